@@ -1,0 +1,184 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// Caller is the part of a connection the Editor and Notifier need. *Conn
+// satisfies it; tests may use their own.
+type Caller interface {
+	// Call sends a request and waits for its reply. When ctx ends first, it
+	// sends $/cancelRequest for the call and returns ctx's error.
+	Call(ctx context.Context, method string, params, result any) error
+	// Notify sends a notification.
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// Wait says whose answer a reverse call waits for, which picks its bound
+// (contract §4): a machine answer is bounded by timeouts.reverseCallMs, a
+// person's by timeouts.humanMs (0: unbounded, agent/stop ends the wait).
+type Wait int
+
+const (
+	// Machine: the editor answers by itself (agent/readFile, applyEdit in apply mode).
+	Machine Wait = iota
+	// Human: a person answers (agent/ask, showMessageRequest, applyEdit in propose mode).
+	Human
+)
+
+// Editor makes the typed reverse calls of contract §4. Each call is bounded
+// by its timeout, is cancelled with $/cancelRequest when ctx ends, and fails
+// with an error wrapping ErrUnsupported when the client did not advertise the
+// capability, so the caller can take the fallback of contract §4. Safe for
+// concurrent use.
+type Editor struct {
+	conn     Caller
+	caps     atomic.Pointer[Caps]
+	timeouts atomic.Pointer[Timeouts]
+}
+
+// NewEditor returns an Editor over conn for a client with caps.
+func NewEditor(conn Caller, caps Caps, t Timeouts) *Editor {
+	e := &Editor{conn: conn}
+	e.caps.Store(&caps)
+	e.SetTimeouts(t)
+	return e
+}
+
+// Caps returns the client's capabilities.
+func (e *Editor) Caps() Caps { return *e.caps.Load() }
+
+// SetCaps replaces the client's capabilities (initialize sets them once).
+func (e *Editor) SetCaps(c Caps) { e.caps.Store(&c) }
+
+// Timeouts returns the bounds in force.
+func (e *Editor) Timeouts() Timeouts { return *e.timeouts.Load() }
+
+// SetTimeouts changes the bounds for calls made afterwards.
+func (e *Editor) SetTimeouts(t Timeouts) { e.timeouts.Store(&t) }
+
+// ReadFile asks for a file's text as the editor has it: the open buffer with
+// unsaved edits, else the disk.
+func (e *Editor) ReadFile(ctx context.Context, path, uri string) (string, error) {
+	if !e.Caps().ReadFile {
+		return "", fmt.Errorf("%s: %w", MethodReadFile, ErrUnsupported)
+	}
+	var res ReadFileResult
+	err := e.call(ctx, e.Timeouts().ReverseCall(), MethodReadFile, ReadFileParams{Path: path, URI: uri}, &res)
+	return res.Content, err
+}
+
+// RunCommand asks the editor to run a shell command in cwd. The call is
+// bounded by the command's own timeout plus the reverse-call margin.
+func (e *Editor) RunCommand(ctx context.Context, p RunCommandParams) (RunCommandResult, error) {
+	if !e.Caps().RunCommand {
+		return RunCommandResult{}, fmt.Errorf("%s: %w", MethodRunCommand, ErrUnsupported)
+	}
+	var res RunCommandResult
+	bound := time.Duration(p.TimeoutMs)*time.Millisecond + e.Timeouts().ReverseCall()
+	err := e.call(ctx, bound, MethodRunCommand, p, &res)
+	return res, err
+}
+
+// Ask puts a question to the person. A nil answer means dismissed.
+func (e *Editor) Ask(ctx context.Context, p AskParams) (*string, error) {
+	if !e.Caps().Ask {
+		return nil, fmt.Errorf("%s: %w", MethodAsk, ErrUnsupported)
+	}
+	var res AskResult
+	err := e.call(ctx, e.Timeouts().Human(), MethodAsk, p, &res)
+	return res.Answer, err
+}
+
+// ApplyEdit asks the editor to apply a workspace edit. w is Human when a
+// person confirms it (propose mode).
+func (e *Editor) ApplyEdit(ctx context.Context, p ApplyWorkspaceEditParams, w Wait) (ApplyWorkspaceEditResult, error) {
+	if !e.Caps().ApplyEdit {
+		return ApplyWorkspaceEditResult{}, fmt.Errorf("%s: %w", MethodApplyEdit, ErrUnsupported)
+	}
+	bound := e.Timeouts().ReverseCall()
+	if w == Human {
+		bound = e.Timeouts().Human()
+	}
+	var res ApplyWorkspaceEditResult
+	err := e.call(ctx, bound, MethodApplyEdit, p, &res)
+	return res, err
+}
+
+// ShowMessageRequest shows a message with actions and returns the chosen one,
+// or nil when the person dismissed it. It waits on a person.
+func (e *Editor) ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	if p.Actions == nil {
+		p.Actions = []protocol.MessageActionItem{}
+	}
+	var res *protocol.MessageActionItem
+	err := e.call(ctx, e.Timeouts().Human(), MethodShowMessageRequest, p, &res)
+	return res, err
+}
+
+// WorkDoneProgressCreate asks the editor to create a progress token.
+func (e *Editor) WorkDoneProgressCreate(ctx context.Context, token *protocol.ProgressToken) error {
+	if !e.Caps().WorkDoneProgress {
+		return fmt.Errorf("%s: %w", MethodWorkDoneProgressCreate, ErrUnsupported)
+	}
+	return e.call(ctx, e.Timeouts().ReverseCall(), MethodWorkDoneProgressCreate, WorkDoneProgressCreateParams{Token: token}, nil)
+}
+
+// call bounds one reverse call. bound 0 means unbounded.
+func (e *Editor) call(ctx context.Context, bound time.Duration, method string, params, result any) error {
+	if bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, bound, fmt.Errorf("%s: %w (%s)", method, ErrTimeout, bound))
+		defer cancel()
+	}
+	err := e.conn.Call(ctx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
+			return cause
+		}
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+// Notifier sends the notifications of contract §5. Safe for concurrent use;
+// notifications leave in the order their calls return.
+type Notifier struct {
+	conn Caller
+}
+
+// NewNotifier returns a Notifier over conn.
+func NewNotifier(conn Caller) *Notifier { return &Notifier{conn: conn} }
+
+// TaskUpdate sends agent/taskUpdate.
+func (n *Notifier) TaskUpdate(ctx context.Context, p *TaskUpdateParams) error {
+	return n.conn.Notify(ctx, MethodTaskUpdate, p)
+}
+
+// HeatUpdate sends agent/heatUpdate.
+func (n *Notifier) HeatUpdate(ctx context.Context, p *HeatUpdateParams) error {
+	return n.conn.Notify(ctx, MethodHeatUpdate, p)
+}
+
+// Progress sends $/progress.
+func (n *Notifier) Progress(ctx context.Context, p *ProgressParams) error {
+	return n.conn.Notify(ctx, MethodProgress, p)
+}
+
+// LogMessage sends window/logMessage.
+func (n *Notifier) LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
+	return n.conn.Notify(ctx, MethodLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
+}
+
+// ShowMessage sends window/showMessage.
+func (n *Notifier) ShowMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
+	return n.conn.Notify(ctx, MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
+}

@@ -1,0 +1,619 @@
+package rpc
+
+import (
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+)
+
+// Method names of contract §3, §4 and §5. Every other package names methods
+// through these constants so a rename is one edit.
+const (
+	MethodInitialize             = "initialize"
+	MethodInitialized            = "initialized"
+	MethodShutdown               = "shutdown"
+	MethodExit                   = "exit"
+	MethodCancelRequest          = "$/cancelRequest"
+	MethodProgress               = "$/progress"
+	MethodSetTrace               = "$/setTrace"
+	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+
+	MethodRun           = "agent/run"
+	MethodStop          = "agent/stop"
+	MethodAddSubtask    = "agent/addSubtask"
+	MethodRemoveSubtask = "agent/removeSubtask"
+	MethodSkipSubtask   = "agent/skipSubtask"
+	MethodSessions      = "agent/sessions"
+	MethodSession       = "agent/session"
+	MethodDeleteSession = "agent/deleteSession"
+	MethodHeatSnapshot  = "agent/heatSnapshot"
+	MethodTrace         = "agent/trace"
+	MethodPing          = "agent/ping"
+
+	MethodReadFile               = "agent/readFile"
+	MethodRunCommand             = "agent/runCommand"
+	MethodAsk                    = "agent/ask"
+	MethodApplyEdit              = "workspace/applyEdit"
+	MethodShowMessageRequest     = "window/showMessageRequest"
+	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"
+
+	MethodTaskUpdate  = "agent/taskUpdate"
+	MethodHeatUpdate  = "agent/heatUpdate"
+	MethodLogMessage  = "window/logMessage"
+	MethodShowMessage = "window/showMessage"
+)
+
+// ---- initialize (contract §2) ----
+
+// InitializeParams holds the parts of LSP's InitializeParams that agentls
+// reads. It is deliberately smaller than protocol.InitializeParams: editors
+// send many fields in shapes that package decodes strictly, and a field we do
+// not read must never fail an initialize.
+type InitializeParams struct {
+	ProcessID             *int32             `json:"processId,omitempty"`
+	ClientInfo            *ClientInfo        `json:"clientInfo,omitempty"`
+	RootURI               *string            `json:"rootUri,omitempty"`
+	RootPath              *string            `json:"rootPath,omitempty"`
+	WorkspaceFolders      []WorkspaceFolder  `json:"workspaceFolders,omitempty"`
+	Capabilities          ClientCapabilities `json:"capabilities"`
+	InitializationOptions json.RawMessage    `json:"initializationOptions,omitempty"`
+}
+
+// ClientInfo names the editor.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// WorkspaceFolder is LSP's WorkspaceFolder.
+type WorkspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// ClientCapabilities holds the capabilities of contract §2 that are read.
+// Every field is optional on the wire; absent means unsupported.
+type ClientCapabilities struct {
+	Workspace *struct {
+		ApplyEdit     bool `json:"applyEdit,omitempty"`
+		WorkspaceEdit *struct {
+			DocumentChanges         bool     `json:"documentChanges,omitempty"`
+			ResourceOperations      []string `json:"resourceOperations,omitempty"`
+			ChangeAnnotationSupport *struct {
+				GroupsOnLabel bool `json:"groupsOnLabel,omitempty"`
+			} `json:"changeAnnotationSupport,omitempty"`
+		} `json:"workspaceEdit,omitempty"`
+	} `json:"workspace,omitempty"`
+	Window *struct {
+		WorkDoneProgress bool `json:"workDoneProgress,omitempty"`
+		ShowMessage      *struct {
+			MessageActionItem *struct {
+				AdditionalPropertiesSupport bool `json:"additionalPropertiesSupport,omitempty"`
+			} `json:"messageActionItem,omitempty"`
+		} `json:"showMessage,omitempty"`
+	} `json:"window,omitempty"`
+	Experimental *struct {
+		Agent *AgentClientCapabilities `json:"agent,omitempty"`
+	} `json:"experimental,omitempty"`
+}
+
+// AgentClientCapabilities is experimental.agent of contract §2.
+type AgentClientCapabilities struct {
+	ReadFile   bool `json:"readFile,omitempty"`
+	RunCommand bool `json:"runCommand,omitempty"`
+	Ask        bool `json:"ask,omitempty"`
+}
+
+// Caps is the flattened view of ClientCapabilities the rest of agentls uses.
+type Caps struct {
+	ApplyEdit        bool // workspace.applyEdit
+	DocumentChanges  bool // workspace.workspaceEdit.documentChanges
+	ChangeAnnotation bool // workspace.workspaceEdit.changeAnnotationSupport
+	WorkDoneProgress bool // window.workDoneProgress
+	ShowMessage      bool // window.showMessage (window/showMessageRequest is part of base LSP; this records explicit support)
+	ReadFile         bool // experimental.agent.readFile
+	RunCommand       bool // experimental.agent.runCommand
+	Ask              bool // experimental.agent.ask
+}
+
+// Flatten turns the wire capabilities into Caps.
+func (c ClientCapabilities) Flatten() Caps {
+	var f Caps
+	if w := c.Workspace; w != nil {
+		f.ApplyEdit = w.ApplyEdit
+		if we := w.WorkspaceEdit; we != nil {
+			f.DocumentChanges = we.DocumentChanges
+			f.ChangeAnnotation = we.ChangeAnnotationSupport != nil
+		}
+	}
+	if w := c.Window; w != nil {
+		f.WorkDoneProgress = w.WorkDoneProgress
+		f.ShowMessage = w.ShowMessage != nil
+	}
+	if e := c.Experimental; e != nil && e.Agent != nil {
+		f.ReadFile = e.Agent.ReadFile
+		f.RunCommand = e.Agent.RunCommand
+		f.Ask = e.Agent.Ask
+	}
+	return f
+}
+
+// InitializeResult is the reply to initialize (contract §2).
+type InitializeResult struct {
+	Capabilities ServerCapabilities  `json:"capabilities"`
+	ServerInfo   protocol.ServerInfo `json:"serverInfo"`
+}
+
+// ServerCapabilities advertises what agentls offers. It is an LSP server
+// only in its transport: no text-document features are offered.
+type ServerCapabilities struct {
+	Experimental ServerExperimental `json:"experimental"`
+}
+
+// ServerExperimental carries capabilities.experimental.agent.
+type ServerExperimental struct {
+	Agent AgentServerCapabilities `json:"agent"`
+}
+
+// AgentServerCapabilities is {"version": 1}.
+type AgentServerCapabilities struct {
+	Version int `json:"version"`
+}
+
+// ---- reverse calls (contract §4) ----
+
+// ReadFileParams are the params of agent/readFile.
+type ReadFileParams struct {
+	Path string `json:"path"`
+	URI  string `json:"uri"`
+}
+
+// ReadFileResult is the reply to agent/readFile.
+type ReadFileResult struct {
+	Content string `json:"content"`
+}
+
+// RunCommandParams are the params of agent/runCommand.
+type RunCommandParams struct {
+	Command   string `json:"command"`
+	Cwd       string `json:"cwd"`
+	TimeoutMs int64  `json:"timeoutMs"`
+}
+
+// RunCommandResult is the reply to agent/runCommand.
+type RunCommandResult struct {
+	ExitCode int    `json:"exitCode"`
+	Output   string `json:"output"`
+	TimedOut bool   `json:"timedOut,omitempty"`
+}
+
+// AskParams are the params of agent/ask.
+type AskParams struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+}
+
+// AskResult is the reply to agent/ask; a nil Answer means dismissed.
+type AskResult struct {
+	Answer *string `json:"answer"`
+}
+
+// OptionalVersionedTextDocumentIdentifier names a document and, when the
+// editor has it open, its version (null otherwise).
+type OptionalVersionedTextDocumentIdentifier struct {
+	URI     string `json:"uri"`
+	Version *int32 `json:"version"`
+}
+
+// AnnotatedTextEdit is a TextEdit with an optional change annotation.
+type AnnotatedTextEdit struct {
+	Range        protocol.Range `json:"range"`
+	NewText      string         `json:"newText"`
+	AnnotationID string         `json:"annotationId,omitempty"`
+}
+
+// TextDocumentEdit is LSP's TextDocumentEdit with annotated edits.
+type TextDocumentEdit struct {
+	TextDocument OptionalVersionedTextDocumentIdentifier `json:"textDocument"`
+	Edits        []AnnotatedTextEdit                     `json:"edits"`
+}
+
+// CreateFileOptions are LSP's CreateFileOptions.
+type CreateFileOptions struct {
+	Overwrite      bool `json:"overwrite,omitempty"`
+	IgnoreIfExists bool `json:"ignoreIfExists,omitempty"`
+}
+
+// CreateFile is LSP's CreateFile resource operation (kind "create").
+type CreateFile struct {
+	Kind         string             `json:"kind"`
+	URI          string             `json:"uri"`
+	Options      *CreateFileOptions `json:"options,omitempty"`
+	AnnotationID string             `json:"annotationId,omitempty"`
+}
+
+// DeleteFileOptions are LSP's DeleteFileOptions.
+type DeleteFileOptions struct {
+	Recursive         bool `json:"recursive,omitempty"`
+	IgnoreIfNotExists bool `json:"ignoreIfNotExists,omitempty"`
+}
+
+// DeleteFile is LSP's DeleteFile resource operation (kind "delete").
+type DeleteFile struct {
+	Kind         string             `json:"kind"`
+	URI          string             `json:"uri"`
+	Options      *DeleteFileOptions `json:"options,omitempty"`
+	AnnotationID string             `json:"annotationId,omitempty"`
+}
+
+// DocumentChange is one entry of WorkspaceEdit.documentChanges: exactly one
+// of its fields is set. It marshals as that field alone and unmarshals by
+// looking at "kind" (absent: a TextDocumentEdit).
+type DocumentChange struct {
+	TextDocumentEdit *TextDocumentEdit
+	CreateFile       *CreateFile
+	DeleteFile       *DeleteFile
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d DocumentChange) MarshalJSON() ([]byte, error) {
+	switch {
+	case d.TextDocumentEdit != nil:
+		return json.Marshal(d.TextDocumentEdit)
+	case d.CreateFile != nil:
+		c := *d.CreateFile
+		c.Kind = "create"
+		return json.Marshal(c)
+	case d.DeleteFile != nil:
+		c := *d.DeleteFile
+		c.Kind = "delete"
+		return json.Marshal(c)
+	}
+	return nil, errEmptyDocumentChange
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *DocumentChange) UnmarshalJSON(data []byte) error {
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return err
+	}
+	*d = DocumentChange{}
+	switch probe.Kind {
+	case "":
+		d.TextDocumentEdit = new(TextDocumentEdit)
+		return json.Unmarshal(data, d.TextDocumentEdit)
+	case "create":
+		d.CreateFile = new(CreateFile)
+		return json.Unmarshal(data, d.CreateFile)
+	case "delete":
+		d.DeleteFile = new(DeleteFile)
+		return json.Unmarshal(data, d.DeleteFile)
+	}
+	return &unsupportedKindError{kind: probe.Kind}
+}
+
+// ChangeAnnotation is LSP's ChangeAnnotation.
+type ChangeAnnotation struct {
+	Label             string `json:"label"`
+	NeedsConfirmation bool   `json:"needsConfirmation,omitempty"`
+	Description       string `json:"description,omitempty"`
+}
+
+// WorkspaceEdit is LSP's WorkspaceEdit with resource operations and change
+// annotations, which protocol v0.12.0 lacks.
+type WorkspaceEdit struct {
+	Changes           map[string][]protocol.TextEdit `json:"changes,omitempty"`
+	DocumentChanges   []DocumentChange               `json:"documentChanges,omitempty"`
+	ChangeAnnotations map[string]ChangeAnnotation    `json:"changeAnnotations,omitempty"`
+}
+
+// ApplyWorkspaceEditParams are the params of workspace/applyEdit.
+type ApplyWorkspaceEditParams struct {
+	Label string        `json:"label,omitempty"`
+	Edit  WorkspaceEdit `json:"edit"`
+}
+
+// ApplyWorkspaceEditResult is the reply to workspace/applyEdit, shaped as the
+// LSP specification has it (an object, not a bool).
+type ApplyWorkspaceEditResult struct {
+	Applied       bool    `json:"applied"`
+	FailureReason string  `json:"failureReason,omitempty"`
+	FailedChange  *uint32 `json:"failedChange,omitempty"`
+}
+
+// WorkDoneProgressCreateParams are the params of window/workDoneProgress/create.
+// The token is a pointer: protocol.ProgressToken marshals to {} by value.
+type WorkDoneProgressCreateParams struct {
+	Token *protocol.ProgressToken `json:"token"`
+}
+
+// ProgressParams are the params of $/progress.
+type ProgressParams struct {
+	Token *protocol.ProgressToken `json:"token"`
+	Value any                     `json:"value"`
+}
+
+// ---- requests from the editor (contract §3) ----
+
+// PingParams are the params of agent/ping. Data is carried back verbatim.
+type PingParams struct {
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// RunParams are the params of agent/run.
+type RunParams struct {
+	Prompt        string                  `json:"prompt"`
+	TaskID        string                  `json:"taskId,omitempty"`
+	SessionID     string                  `json:"sessionId,omitempty"`
+	EditMode      string                  `json:"editMode,omitempty"`
+	IntentID      string                  `json:"intentId,omitempty"`
+	WorkDoneToken *protocol.ProgressToken `json:"workDoneToken,omitempty"`
+}
+
+// Task states (contract §3). Interrupted is only ever read back from disk.
+const (
+	TaskPlanning    = "planning"
+	TaskRunning     = "running"
+	TaskWaiting     = "waiting"
+	TaskDone        = "done"
+	TaskFailed      = "failed"
+	TaskStopped     = "stopped"
+	TaskInterrupted = "interrupted"
+)
+
+// Subtask states (contract §3).
+const (
+	SubtaskPending = "pending"
+	SubtaskRunning = "running"
+	SubtaskDone    = "done"
+	SubtaskFailed  = "failed"
+	SubtaskSkipped = "skipped"
+	SubtaskBlocked = "blocked"
+)
+
+// Subtask is one node of a task's plan.
+type Subtask struct {
+	ID        string   `json:"id"`
+	Content   string   `json:"content"`
+	State     string   `json:"state"`
+	DependsOn []string `json:"dependsOn"`
+	Role      string   `json:"role,omitempty"`
+	Result    string   `json:"result,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Change operations.
+const (
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+)
+
+// Change is one file change of a run.
+type Change struct {
+	Path      string `json:"path"`
+	Operation string `json:"operation"`
+	Applied   bool   `json:"applied"`
+	Diff      string `json:"diff"`
+}
+
+// Usage counts model tokens.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// RunResult is the reply to agent/run, sent when the task ends.
+type RunResult struct {
+	TaskID    string    `json:"taskId"`
+	SessionID string    `json:"sessionId"`
+	State     string    `json:"state"`
+	Summary   string    `json:"summary"`
+	Subtasks  []Subtask `json:"subtasks"`
+	Changes   []Change  `json:"changes"`
+	Usage     Usage     `json:"usage"`
+}
+
+// StopParams are the params of agent/stop.
+type StopParams struct {
+	TaskID string `json:"taskId"`
+}
+
+// StopResult is the reply to agent/stop.
+type StopResult struct {
+	Stopped bool `json:"stopped"`
+}
+
+// AddSubtaskParams are the params of agent/addSubtask.
+type AddSubtaskParams struct {
+	TaskID    string   `json:"taskId"`
+	Content   string   `json:"content"`
+	DependsOn []string `json:"dependsOn,omitempty"`
+}
+
+// AddSubtaskResult is the reply to agent/addSubtask.
+type AddSubtaskResult struct {
+	SubtaskID string `json:"subtaskId"`
+}
+
+// SubtaskParams are the params of agent/removeSubtask and agent/skipSubtask.
+type SubtaskParams struct {
+	TaskID    string `json:"taskId"`
+	SubtaskID string `json:"subtaskId"`
+}
+
+// Empty is the {} result.
+type Empty struct{}
+
+// SessionTask is a task as listed in a session.
+type SessionTask struct {
+	TaskID string `json:"taskId"`
+	Prompt string `json:"prompt"`
+	State  string `json:"state"`
+}
+
+// SessionInfo is one entry of agent/sessions.
+type SessionInfo struct {
+	SessionID string        `json:"sessionId"`
+	Title     string        `json:"title"`
+	CreatedAt string        `json:"createdAt"`
+	UpdatedAt string        `json:"updatedAt"`
+	Tasks     []SessionTask `json:"tasks"`
+}
+
+// SessionsResult is the reply to agent/sessions, newest first.
+type SessionsResult struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionParams are the params of agent/session and agent/deleteSession.
+type SessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// SessionMessage is one message of a session's history.
+type SessionMessage struct {
+	Role      string `json:"role"`
+	Text      string `json:"text"`
+	TaskID    string `json:"taskId"`
+	SubtaskID string `json:"subtaskId,omitempty"`
+	Time      string `json:"time"`
+}
+
+// SessionResult is the reply to agent/session.
+type SessionResult struct {
+	SessionID string           `json:"sessionId"`
+	Title     string           `json:"title"`
+	Messages  []SessionMessage `json:"messages"`
+	Tasks     []SessionTask    `json:"tasks"`
+}
+
+// Heat actions (contract §3).
+const (
+	ActionUserProvided = "userProvided"
+	ActionRead         = "read"
+	ActionWrite        = "write"
+	ActionSearch       = "search"
+	ActionBlocked      = "blocked"
+)
+
+// HeatNode is one file of the heat map.
+type HeatNode struct {
+	Path       string  `json:"path"`
+	Heat       float64 `json:"heat"`
+	InContext  bool    `json:"inContext"`
+	LastAction string  `json:"lastAction"`
+	Turn       int     `json:"turn"`
+}
+
+// HeatSnapshotParams are the params of agent/heatSnapshot.
+type HeatSnapshotParams struct {
+	TaskID string `json:"taskId,omitempty"`
+}
+
+// HeatSnapshot is the reply to agent/heatSnapshot.
+type HeatSnapshot struct {
+	Seq   uint64     `json:"seq"`
+	Nodes []HeatNode `json:"nodes"`
+}
+
+// HeatUpdateParams are the params of agent/heatUpdate.
+type HeatUpdateParams struct {
+	TaskID  string     `json:"taskId,omitempty"`
+	Seq     uint64     `json:"seq"`
+	Updates []HeatNode `json:"updates"`
+	Removed []string   `json:"removed"`
+}
+
+// TraceParams are the params of agent/trace.
+type TraceParams struct {
+	Path string `json:"path"`
+	Line *int   `json:"line,omitempty"`
+}
+
+// TraceRange is a changed line span with the hash of its text.
+type TraceRange struct {
+	StartLine   int    `json:"startLine"`
+	EndLine     int    `json:"endLine"`
+	ContentHash string `json:"contentHash"`
+}
+
+// TraceEntry is one line of .orchestration/agent_trace.jsonl (contract §9).
+type TraceEntry struct {
+	ID        string       `json:"id"`
+	Time      string       `json:"time"`
+	IntentID  *string      `json:"intentId"`
+	SessionID string       `json:"sessionId"`
+	TaskID    string       `json:"taskId"`
+	SubtaskID string       `json:"subtaskId"`
+	Model     string       `json:"model"`
+	Path      string       `json:"path"`
+	Operation string       `json:"operation"`
+	Ranges    []TraceRange `json:"ranges"`
+	FileHash  string       `json:"fileHash"`
+}
+
+// TraceResult is the reply to agent/trace.
+type TraceResult struct {
+	Entries []TraceEntry `json:"entries"`
+}
+
+// ---- notifications (contract §5) ----
+
+// Task event kinds.
+const (
+	EventPlanned          = "planned"
+	EventSubtaskStarted   = "subtaskStarted"
+	EventSubtaskFinished  = "subtaskFinished"
+	EventMessage          = "message"
+	EventMessageDelta     = "messageDelta"
+	EventToolCall         = "toolCall"
+	EventToolResult       = "toolResult"
+	EventAsk              = "ask"
+	EventAnswered         = "answered"
+	EventBlocked          = "blocked"
+	EventUsage            = "usage"
+	EventStateChanged     = "stateChanged"
+	EventSubtaskAdded     = "subtaskAdded"
+	EventSubtaskRemoved   = "subtaskRemoved"
+	EventSubtaskSkipped   = "subtaskSkipped"
+	EventChangeApplied    = "changeApplied"
+	EventChangeRejected   = "changeRejected"
+	EventCommandStarted   = "commandStarted"
+	EventCommandFinished  = "commandFinished"
+	EventIntentSelected   = "intentSelected"
+	EventSessionContinued = "sessionContinued"
+)
+
+// TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
+// are set.
+type TaskEvent struct {
+	Kind         string          `json:"kind"`
+	SubtaskID    string          `json:"subtaskId,omitempty"`
+	Text         string          `json:"text,omitempty"`
+	Tool         string          `json:"tool,omitempty"`
+	Arguments    json.RawMessage `json:"arguments,omitempty"`
+	OK           *bool           `json:"ok,omitempty"`
+	Summary      string          `json:"summary,omitempty"`
+	Path         string          `json:"path,omitempty"`
+	Reason       string          `json:"reason,omitempty"`
+	Question     string          `json:"question,omitempty"`
+	Options      []string        `json:"options,omitempty"`
+	Answer       *string         `json:"answer,omitempty"`
+	InputTokens  int64           `json:"inputTokens,omitempty"`
+	OutputTokens int64           `json:"outputTokens,omitempty"`
+	State        string          `json:"state,omitempty"`
+}
+
+// TaskUpdateParams are the params of agent/taskUpdate.
+type TaskUpdateParams struct {
+	TaskID    string    `json:"taskId"`
+	SessionID string    `json:"sessionId"`
+	Seq       uint64    `json:"seq"`
+	State     string    `json:"state"`
+	Subtasks  []Subtask `json:"subtasks"`
+	Event     TaskEvent `json:"event"`
+}

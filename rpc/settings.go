@@ -1,0 +1,316 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Edit modes of contract §2.
+const (
+	EditApply   = "apply"
+	EditPropose = "propose"
+	EditBranch  = "branch"
+)
+
+// Command policies of contract §2.
+const (
+	CommandsAsk   = "ask"
+	CommandsAllow = "allow"
+	CommandsDeny  = "deny"
+)
+
+// Zones are the workspace-relative doublestar globs an agent may touch; deny
+// wins over allow.
+type Zones struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
+// Timeouts bound the calls of contract §4, in milliseconds. HumanMs 0 means
+// no bound: a person may take their time, and agent/stop ends the wait.
+type Timeouts struct {
+	ReverseCallMs int64 `json:"reverseCallMs"`
+	CommandMs     int64 `json:"commandMs"`
+	ModelMs       int64 `json:"modelMs"`
+	HumanMs       int64 `json:"humanMs"`
+}
+
+// ReverseCall is ReverseCallMs as a duration.
+func (t Timeouts) ReverseCall() time.Duration { return ms(t.ReverseCallMs) }
+
+// Command is CommandMs as a duration.
+func (t Timeouts) Command() time.Duration { return ms(t.CommandMs) }
+
+// Model is ModelMs as a duration.
+func (t Timeouts) Model() time.Duration { return ms(t.ModelMs) }
+
+// Human is HumanMs as a duration; 0 means unbounded.
+func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
+
+func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+
+// Settings are the initializationOptions of contract §2 with every default
+// filled in. The zero value is not useful: start from DefaultSettings.
+type Settings struct {
+	Model         string   `json:"model"`
+	EditMode      string   `json:"editMode"`
+	MaxWorkers    int      `json:"maxWorkers"`
+	Commands      string   `json:"commands"`
+	AllowCommands []string `json:"allowCommands"`
+	Zones         Zones    `json:"zones"`
+	Timeouts      Timeouts `json:"timeouts"`
+	// Trace is nil when unset: then the trace is written when .orchestration/
+	// exists in the workspace.
+	Trace *bool `json:"trace"`
+}
+
+// DefaultSettings returns the defaults of contract §2.
+func DefaultSettings() Settings {
+	return Settings{
+		EditMode:      EditPropose,
+		MaxWorkers:    3,
+		Commands:      CommandsAsk,
+		AllowCommands: []string{},
+		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0},
+	}
+}
+
+// MaxWorkersLimit bounds maxWorkers: more parallel model calls than this is
+// a configuration mistake, not a wish.
+const MaxWorkersLimit = 64
+
+// SettingsError names the key of a bad setting and what was wrong with it.
+type SettingsError struct {
+	Key    string // dotted path, e.g. "timeouts.commandMs"
+	Reason string
+}
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Key, e.Reason)
+}
+
+// ApplySettings decodes raw (a JSON object with any subset of the keys of
+// contract §2) over base and validates the result. On error base is
+// returned unchanged with a *SettingsError naming the key. Unknown keys are
+// returned so the caller can log them; they are not an error, since newer
+// editors may send keys this version does not know.
+func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return base, nil, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return base, nil, &SettingsError{Key: "initializationOptions", Reason: "must be an object, got " + jsonKind(raw)}
+	}
+	s := base
+	s.AllowCommands = append([]string(nil), base.AllowCommands...)
+	s.Zones = Zones{Allow: append([]string(nil), base.Zones.Allow...), Deny: append([]string(nil), base.Zones.Deny...)}
+	var unknown []string
+	for key, v := range fields {
+		if isNull(v) {
+			continue // null means "use the default / keep": editors send it for unset settings
+		}
+		var err error
+		switch key {
+		case "model":
+			err = decodeString(key, v, &s.Model)
+			if err == nil && s.Model != "" && !strings.Contains(s.Model, ":") {
+				err = &SettingsError{Key: key, Reason: fmt.Sprintf("%q is not provider:model (e.g. openai:gpt-4.1-mini, script:/abs/path.json)", s.Model)}
+			}
+		case "editMode":
+			err = decodeEnum(key, v, &s.EditMode, EditApply, EditPropose, EditBranch)
+		case "maxWorkers":
+			err = decodeInt(key, v, &s.MaxWorkers, 1, MaxWorkersLimit)
+		case "commands":
+			err = decodeEnum(key, v, &s.Commands, CommandsAsk, CommandsAllow, CommandsDeny)
+		case "allowCommands":
+			err = decodeStrings(key, v, &s.AllowCommands)
+		case "zones":
+			err = decodeZones(v, &s.Zones)
+		case "timeouts":
+			err = decodeTimeouts(v, &s.Timeouts)
+		case "trace":
+			var b bool
+			if err = decodeBool(key, v, &b); err == nil {
+				s.Trace = &b
+			}
+		default:
+			unknown = append(unknown, key)
+		}
+		if err != nil {
+			return base, nil, err
+		}
+	}
+	sort.Strings(unknown)
+	return s, unknown, nil
+}
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func decodeString(key string, v json.RawMessage, dst *string) error {
+	if err := json.Unmarshal(v, dst); err != nil {
+		return &SettingsError{Key: key, Reason: "must be a string, got " + jsonKind(v)}
+	}
+	return nil
+}
+
+func decodeBool(key string, v json.RawMessage, dst *bool) error {
+	if err := json.Unmarshal(v, dst); err != nil {
+		return &SettingsError{Key: key, Reason: "must be true or false, got " + jsonKind(v)}
+	}
+	return nil
+}
+
+func decodeEnum(key string, v json.RawMessage, dst *string, allowed ...string) error {
+	var s string
+	if err := decodeString(key, v, &s); err != nil {
+		return err
+	}
+	for _, a := range allowed {
+		if s == a {
+			*dst = s
+			return nil
+		}
+	}
+	return &SettingsError{Key: key, Reason: fmt.Sprintf("%q is not one of %s", s, strings.Join(allowed, ", "))}
+}
+
+func decodeInt(key string, v json.RawMessage, dst *int, lo, hi int) error {
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
+		return &SettingsError{Key: key, Reason: "must be a number, got " + jsonKind(v)}
+	}
+	if f != float64(int64(f)) || f < float64(lo) || f > float64(hi) {
+		return &SettingsError{Key: key, Reason: fmt.Sprintf("must be a whole number from %d to %d, got %v", lo, hi, f)}
+	}
+	*dst = int(f)
+	return nil
+}
+
+func decodeMillis(key string, v json.RawMessage, dst *int64) error {
+	var f float64
+	if err := json.Unmarshal(v, &f); err != nil {
+		return &SettingsError{Key: key, Reason: "must be a number of milliseconds, got " + jsonKind(v)}
+	}
+	if f != float64(int64(f)) || f < 0 || f > float64(24*time.Hour/time.Millisecond)*365 {
+		return &SettingsError{Key: key, Reason: fmt.Sprintf("must be a whole, non-negative number of milliseconds, got %v", f)}
+	}
+	*dst = int64(f)
+	return nil
+}
+
+func decodeStrings(key string, v json.RawMessage, dst *[]string) error {
+	var ss []string
+	if err := json.Unmarshal(v, &ss); err != nil {
+		return &SettingsError{Key: key, Reason: "must be an array of strings, got " + jsonKind(v)}
+	}
+	if ss == nil {
+		ss = []string{}
+	}
+	*dst = ss
+	return nil
+}
+
+func decodeZones(v json.RawMessage, z *Zones) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(v, &fields); err != nil {
+		return &SettingsError{Key: "zones", Reason: `must be an object {"allow": [globs], "deny": [globs]}, got ` + jsonKind(v)}
+	}
+	for key, fv := range fields {
+		var dst *[]string
+		switch key {
+		case "allow":
+			dst = &z.Allow
+		case "deny":
+			dst = &z.Deny
+		default:
+			return &SettingsError{Key: "zones." + key, Reason: "unknown key; zones has allow and deny"}
+		}
+		if isNull(fv) {
+			continue
+		}
+		if err := decodeStrings("zones."+key, fv, dst); err != nil {
+			return err
+		}
+		for i, p := range *dst {
+			if err := ValidateGlob(p); err != nil {
+				return &SettingsError{Key: fmt.Sprintf("zones.%s[%d]", key, i), Reason: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+// ValidateGlob checks a workspace-relative doublestar pattern.
+func ValidateGlob(p string) error {
+	if p == "" {
+		return fmt.Errorf("empty pattern")
+	}
+	if strings.HasPrefix(p, "/") {
+		return fmt.Errorf("%q is absolute; zones are workspace-relative", p)
+	}
+	if !doublestar.ValidatePattern(p) {
+		return fmt.Errorf("%q is not a valid glob pattern", p)
+	}
+	return nil
+}
+
+func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(v, &fields); err != nil {
+		return &SettingsError{Key: "timeouts", Reason: "must be an object, got " + jsonKind(v)}
+	}
+	for key, fv := range fields {
+		var dst *int64
+		switch key {
+		case "reverseCallMs":
+			dst = &t.ReverseCallMs
+		case "commandMs":
+			dst = &t.CommandMs
+		case "modelMs":
+			dst = &t.ModelMs
+		case "humanMs":
+			dst = &t.HumanMs
+		default:
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs"}
+		}
+		if isNull(fv) {
+			continue
+		}
+		if err := decodeMillis("timeouts."+key, fv, dst); err != nil {
+			return err
+		}
+	}
+	if t.ReverseCallMs == 0 {
+		return &SettingsError{Key: "timeouts.reverseCallMs", Reason: "must be above 0: an editor that never answers must cost an error, not a hang"}
+	}
+	return nil
+}
