@@ -146,7 +146,9 @@ type providerCase struct {
 var providers = []providerCase{
 	{
 		name: "openai", spec: "openai:gpt-4.1-mini",
-		env:  func(u string) map[string]string { return map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": u + "/v1"} },
+		env: func(u string) map[string]string {
+			return map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": u + "/v1"}
+		},
 		path: "/v1/chat/completions", tools: "openai_stream_tools.sse", text: "openai_stream_text.sse", prefix: "openai", keyVar: "OPENAI_API_KEY",
 	},
 	{

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -185,7 +186,9 @@ func connectProxy(t *testing.T, target string) (*httptest.Server, *int) {
 }
 
 func TestProxyAndCertificatesFromTheEnvironment(t *testing.T) {
-	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sse(t, "openai_stream_text.sse")(w) }))
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sse(t, "openai_stream_text.sse")(w) }))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
+	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	certFile := filepath.Join(t.TempDir(), "ca.pem")
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw})

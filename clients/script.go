@@ -78,6 +78,13 @@ func ParseScript(data []byte) (*Script, error) {
 	if err := strictDecode(data, &top); err != nil {
 		return nil, jsonError(data, err)
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, err
+	}
+	if err := exactKeys(fields, "agents"); err != nil {
+		return nil, err
+	}
 	if len(top.Agents) == 0 || string(top.Agents) == "null" {
 		return nil, errors.New(`no "agents" object: a script is {"agents": {"coordinator": [turns…], "<subtask id>": [turns…]}}`)
 	}
@@ -96,6 +103,9 @@ func ParseScript(data []byte) (*Script, error) {
 		}
 		turns := make([]Turn, len(rawTurns))
 		for j, raw := range rawTurns {
+			if err := checkTurnKeys(raw); err != nil {
+				return nil, fmt.Errorf("agent %q turn %d: %w", key, j+1, err)
+			}
 			if err := strictDecode(raw, &turns[j]); err != nil {
 				return nil, fmt.Errorf("agent %q turn %d: %w", key, j+1, err)
 			}
@@ -220,6 +230,48 @@ func sanitizeID(key string) string {
 		}
 	}
 	return b.String()
+}
+
+// checkTurnKeys refuses keys that are not the contract's, with their exact
+// spelling (encoding/json would take "toolcalls" for "toolCalls").
+func checkTurnKeys(raw json.RawMessage) error {
+	var turn map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &turn); err != nil {
+		return errors.New("a turn must be an object: {text?, toolCalls?, usage?, delayMs?, error?}")
+	}
+	if err := exactKeys(turn, "text", "toolCalls", "usage", "delayMs", "error"); err != nil {
+		return err
+	}
+	if u, ok := turn["usage"]; ok && string(u) != "null" {
+		var usage map[string]json.RawMessage
+		if json.Unmarshal(u, &usage) == nil {
+			if err := exactKeys(usage, "inputTokens", "outputTokens"); err != nil {
+				return fmt.Errorf("usage: %w", err)
+			}
+		}
+	}
+	var calls []map[string]json.RawMessage
+	if json.Unmarshal(turn["toolCalls"], &calls) == nil {
+		for i, c := range calls {
+			if err := exactKeys(c, "name", "arguments"); err != nil {
+				return fmt.Errorf("toolCalls[%d]: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+func exactKeys(obj map[string]json.RawMessage, allowed ...string) error {
+	for k := range obj {
+		found := false
+		for _, a := range allowed {
+			found = found || k == a
+		}
+		if !found {
+			return fmt.Errorf("unknown field %q (fields are %s)", k, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
 }
 
 func strictDecode(data []byte, v any) error {
