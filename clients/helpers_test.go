@@ -25,7 +25,7 @@ type recorded struct {
 // fakeProvider is an httptest server that speaks a provider's wire format
 // from fixtures; answer decides the n-th (1-based) answer.
 type fakeProvider struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -33,7 +33,7 @@ type fakeProvider struct {
 	answer   func(w http.ResponseWriter, r *http.Request, n int)
 }
 
-func newFakeProvider(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, n int)) *fakeProvider {
+func newFakeProvider(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, n int)) *fakeProvider {
 	t.Helper()
 	f := &fakeProvider{t: t, answer: answer}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +65,7 @@ func (f *fakeProvider) request(i int) recorded {
 	return f.requests[i]
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -75,7 +75,7 @@ func fixture(t *testing.T, name string) []byte {
 }
 
 // sse answers with a fixture as an event stream.
-func sse(t *testing.T, name string) func(http.ResponseWriter) {
+func sse(t testing.TB, name string) func(http.ResponseWriter) {
 	body := fixture(t, name)
 	return func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -85,7 +85,7 @@ func sse(t *testing.T, name string) func(http.ResponseWriter) {
 }
 
 // errorAnswer answers with a status and a fixture body.
-func errorAnswer(t *testing.T, status int, name string, header map[string]string) func(http.ResponseWriter) {
+func errorAnswer(t testing.TB, status int, name string, header map[string]string) func(http.ResponseWriter) {
 	body := fixture(t, name)
 	return func(w http.ResponseWriter) {
 		for k, v := range header {
