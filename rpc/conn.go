@@ -105,7 +105,7 @@ type Conn struct {
 	mu       sync.Mutex
 	inflight map[idKey]*inflightCall
 	idle     []chan struct{} // closed when inflight becomes empty
-	notes    []*Request // notifications waiting for the notification goroutine
+	notes    []*Request      // notifications waiting for the notification goroutine
 	noteWake chan struct{}
 
 	handlers sync.WaitGroup
