@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/hexops/gotextdiff v1.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
