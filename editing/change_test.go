@@ -392,9 +392,9 @@ func TestBranchMode(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	cases := map[string]string{
-		"Add a greet function!":  "add-a-greet-function",
-		"  ":                     "task",
-		"Fix bug #12 in parser…": "fix-bug-12-in-parser",
+		"Add a greet function!":    "add-a-greet-function",
+		"  ":                       "task",
+		"Fix bug #12 in parser…":   "fix-bug-12-in-parser",
 		strings.Repeat("abc ", 30): "abc-abc-abc-abc-abc-abc-abc-abc-abc-abc",
 	}
 	for in, want := range cases {
