@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/hexops/gotextdiff v1.0.3
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.uber.org/zap v1.28.0
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/hexops/gotextdiff v1.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
