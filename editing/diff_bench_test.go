@@ -71,24 +71,42 @@ func benchPair(n, k int) (string, string) {
 	return old, mutate(rand.New(rand.NewSource(2)), old, k)
 }
 
+// repetitivePair returns n lines drawn from five, so no line is unique and
+// only the bounded Myers search can align them, and a copy with k changes.
+func repetitivePair(n, k int) (string, string) {
+	rng := rand.New(rand.NewSource(3))
+	atoms := []string{"}\n", "\n", "\treturn nil\n", "\t}\n", "x\n"}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		sb.WriteString(atoms[rng.Intn(len(atoms))])
+	}
+	old := sb.String()
+	lines := strings.SplitAfter(old, "\n")
+	for ; k > 0; k-- {
+		lines[rng.Intn(len(lines)-1)] = atoms[rng.Intn(len(atoms))]
+	}
+	return old, strings.Join(lines, "")
+}
+
 var benchCases = []struct {
-	name    string
-	lines   int
-	changed int
+	name  string
+	lines int
+	pair  func() (string, string)
 }{
-	{"10k_lines_10_changes", 10_000, 10},
-	{"10k_lines_10pct", 10_000, 1_000},
-	{"10k_lines_all_changed", 10_000, 10_000},
-	{"50k_lines_10pct", 50_000, 5_000},
-	{"100k_lines_10pct", 100_000, 10_000},
-	{"100k_lines_all_changed", 100_000, 100_000},
+	{"10k_lines_10_changes", 10_000, func() (string, string) { return benchPair(10_000, 10) }},
+	{"10k_lines_10pct", 10_000, func() (string, string) { return benchPair(10_000, 1_000) }},
+	{"10k_lines_all_changed", 10_000, func() (string, string) { return benchPair(10_000, 10_000) }},
+	{"50k_lines_10pct", 50_000, func() (string, string) { return benchPair(50_000, 5_000) }},
+	{"100k_lines_10pct", 100_000, func() (string, string) { return benchPair(100_000, 10_000) }},
+	{"100k_lines_all_changed", 100_000, func() (string, string) { return benchPair(100_000, 100_000) }},
+	{"100k_lines_repetitive_10pct", 100_000, func() (string, string) { return repetitivePair(100_000, 10_000) }},
 }
 
 // BenchmarkDiff measures the whole change computation an edit costs: the
 // line diff, the UTF-16 TextEdits and the unified diff.
 func BenchmarkDiff(b *testing.B) {
 	for _, c := range benchCases {
-		old, new := benchPair(c.lines, c.changed)
+		old, new := c.pair()
 		if dir := os.Getenv("AGENTLS_BENCH_DIFF_DIR"); dir != "" {
 			// scripts/bench-diff.sh compares with git diff on the same files
 			_ = os.WriteFile(filepath.Join(dir, c.name+".old"), []byte(old), 0o644)
@@ -111,7 +129,7 @@ func TestBenchInputsDiffExactly(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			old, new := benchPair(c.lines, c.changed)
+			old, new := c.pair()
 			checkDiff(t, old, new)
 		})
 	}
