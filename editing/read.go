@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -240,7 +241,7 @@ func (w *Workspace) walk(ctx context.Context, pattern string, fn func(rel string
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			rp, err := w.Resolve(rel)
-			if err != nil {
+			if err != nil || w.denied(rp.Rel) {
 				return nil
 			}
 			if fi, err := os.Stat(rp.Abs); err != nil || !fi.Mode().IsRegular() {
@@ -337,7 +338,7 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 	}
 	var res SearchResult
 	err = w.walk(ctx, pattern, func(rel string) error {
-		abs := w.root + "/" + rel
+		abs := filepath.Join(w.root, filepath.FromSlash(rel))
 		fi, err := os.Stat(abs)
 		if err != nil {
 			return nil
