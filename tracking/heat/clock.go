@@ -27,6 +27,6 @@ func (SystemClock) NewTicker(d time.Duration) Ticker { return sysTicker{time.New
 
 type sysTicker struct{ t *time.Ticker }
 
-func (s sysTicker) C() <-chan time.Time    { return s.t.C }
+func (s sysTicker) C() <-chan time.Time   { return s.t.C }
 func (s sysTicker) Reset(d time.Duration) { s.t.Reset(d) }
 func (s sysTicker) Stop()                 { s.t.Stop() }

@@ -48,7 +48,7 @@ type fakeTicker struct {
 	resets chan time.Duration
 }
 
-func (t *fakeTicker) C() <-chan time.Time    { return t.c }
+func (t *fakeTicker) C() <-chan time.Time   { return t.c }
 func (t *fakeTicker) Reset(d time.Duration) { t.resets <- d }
 func (t *fakeTicker) Stop()                 {}
 
