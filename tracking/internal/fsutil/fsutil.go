@@ -72,11 +72,15 @@ func SyncDir(dir string) error {
 }
 
 // RemoveTemps removes the temporary files an interrupted WriteAtomic left in
-// dir for target's base name.
+// dir for target's base name ("": for any target).
 func RemoveTemps(dir, base string) {
+	prefix := TempPrefix
+	if base != "" {
+		prefix += base + "-"
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), TempPrefix+base+"-") {
+		if strings.HasPrefix(e.Name(), prefix) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
