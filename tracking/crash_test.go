@@ -31,7 +31,7 @@ func TestCrashAtRandomMoments(t *testing.T) {
 		return
 	}
 	rounds := 20
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 6
 	}
 	state, root := t.TempDir(), t.TempDir()

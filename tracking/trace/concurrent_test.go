@@ -25,7 +25,7 @@ func TestTwoProcessesAppendWholeLines(t *testing.T) {
 		return
 	}
 	n := 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 60
 	}
 	root := t.TempDir()
