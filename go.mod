@@ -9,6 +9,7 @@ require (
 	go.lsp.dev/protocol v0.12.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/sys v0.38.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

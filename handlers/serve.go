@@ -76,4 +76,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 
 // close cancels what the server runs and flushes its state. Services of
 // later issues (tasks, sessions) hook in here.
-func (s *Server) close() {}
+func (s *Server) close() {
+	s.closeTracking()
+}
