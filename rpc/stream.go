@@ -204,14 +204,34 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		}
 	}
 	s.flushGarbageNote()
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.in, body); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	body, err := s.readBody(length)
+	if err != nil {
 		return nil, total, fmt.Errorf("reading a body of %d bytes: %w", length, err)
 	}
 	return body, total + int64(length), nil
+}
+
+// eagerBody is the largest body allocated whole before its bytes arrive;
+// past it the buffer grows as they do, so a header that announces a huge
+// body cannot make the sidecar allocate what the client never sends.
+const eagerBody = 4 << 20
+
+func (s *Stream) readBody(n int) ([]byte, error) {
+	size := min(n, eagerBody)
+	body := make([]byte, size)
+	for {
+		if _, err := io.ReadFull(s.in, body[len(body)-size:]); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if len(body) == n {
+			return body, nil
+		}
+		size = min(n-len(body), len(body))
+		body = append(body, make([]byte, size)...)
+	}
 }
 
 func (s *Stream) discard(n int64) error {
