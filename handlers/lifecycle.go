@@ -155,9 +155,10 @@ func URIToPath(uri string) (string, error) {
 }
 
 func (s *Server) shutdown(_ context.Context, _ json.RawMessage) (any, error) {
-	// Later issues stop tasks and flush state here; the lifecycle itself is
-	// already final: Gate refuses every request after shutdown.
+	// Gate refuses every request after shutdown; running tasks are stopped
+	// (their agent/run answers "stopped") and their sessions written.
 	s.log.Info("shutdown")
+	s.closeWork()
 	return nil, nil
 }
 

@@ -74,8 +74,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	return code
 }
 
-// close cancels what the server runs and flushes its state. Services of
-// later issues (tasks, sessions) hook in here.
+// close cancels what the server runs and flushes its state: every task is
+// stopped and its session written before the heat ticker stops.
 func (s *Server) close() {
+	s.closeWork()
 	s.closeTracking()
 }

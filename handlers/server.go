@@ -28,6 +28,12 @@ type Options struct {
 	Base rpc.Settings
 	// Log receives the server's logs; nil discards them.
 	Log *zap.Logger
+	// Record, when set, records every model answer into this file as a
+	// script (contract §8; `agentls serve --record`).
+	Record string
+	// Getenv reads the environment for the model of contract §6 (nil:
+	// os.Getenv).
+	Getenv func(string) string
 }
 
 // Server serves one connection: one editor, one workspace.
@@ -49,6 +55,7 @@ type Server struct {
 	exitOnce sync.Once
 
 	track trackingService
+	work  workService
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -95,6 +102,11 @@ var methods = map[string]method{
 	rpc.MethodSessions:               {call: (*Server).sessions},
 	rpc.MethodSession:                {call: (*Server).session},
 	rpc.MethodDeleteSession:          {call: (*Server).deleteSession},
+	rpc.MethodRun:                    {call: (*Server).run},
+	rpc.MethodStop:                   {call: (*Server).stop},
+	rpc.MethodAddSubtask:             {call: (*Server).addSubtask},
+	rpc.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
+	rpc.MethodSkipSubtask:            {call: (*Server).skipSubtask},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after
