@@ -40,12 +40,12 @@ type runEnv struct {
 }
 
 type runOpts struct {
-	files    map[string]string
-	script   string         // contract §8 script
-	options  map[string]any // initializationOptions over the defaults below
-	caps     *headless.Capabilities
-	noModel  bool
-	getenv   func(string) string
+	files   map[string]string
+	script  string         // contract §8 script
+	options map[string]any // initializationOptions over the defaults below
+	caps    *headless.Capabilities
+	noModel bool
+	getenv  func(string) string
 }
 
 // startRun starts an in-process server whose model is the script; by default

@@ -32,10 +32,10 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	ws := t.e.cfg.Tracking
 	meter := ws.Usage.Meter(t.sessionID, t.id, "", nil)
 	req := &clients.Request{
-		Agent:  clients.AgentCoordinator,
-		Run:    t.runN,
-		System: t.coordinatorPrompt(),
-		Tools:  []clients.Tool{planTool},
+		Agent:    clients.AgentCoordinator,
+		Run:      t.runN,
+		System:   t.coordinatorPrompt(),
+		Tools:    []clients.Tool{planTool},
 		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.prompt}},
 	}
 	for attempt := 1; attempt <= 2; attempt++ {

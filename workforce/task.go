@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/sourcegraph/conc/panics"
-	"go.lsp.dev/protocol"
 	"github.com/sourcegraph/conc/pool"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/editing"
