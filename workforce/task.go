@@ -60,6 +60,7 @@ type task struct {
 	ended    bool
 	summary  string
 	trackers map[string]*heat.Tracker // by agent id
+	ids      map[string]bool          // every subtask id used, removed ones too
 
 	wake chan struct{}
 }
@@ -78,6 +79,7 @@ func newTask(e *Engine, id string, p rpc.RunParams, s rpc.Settings, model Model,
 		log:      e.log.With(zap.String("task", id)),
 		state:    rpc.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
+		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
@@ -131,6 +133,9 @@ func (t *task) run(parent context.Context) *rpc.RunResult {
 	if err == nil {
 		t.mutate(func() []rpc.TaskEvent {
 			t.subs = plan
+			for _, s := range plan {
+				t.ids[s.ID] = true
+			}
 			if !t.stopped {
 				t.state = rpc.TaskRunning
 			}
@@ -513,12 +518,13 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 				return nil
 			}
 		}
-		for n := len(t.subs) + 1; ; n++ {
-			if t.findLocked(strconv.Itoa(n)) == nil {
+		for n := len(t.ids) + 1; ; n++ {
+			if !t.ids[strconv.Itoa(n)] {
 				id = strconv.Itoa(n)
 				break
 			}
 		}
+		t.ids[id] = true
 		s := &subtask{Subtask: rpc.Subtask{ID: id, Content: content, State: rpc.SubtaskPending, DependsOn: append([]string{}, deps...)}}
 		t.subs = append(t.subs, s)
 		return []rpc.TaskEvent{{Kind: rpc.EventSubtaskAdded, SubtaskID: id, Text: content}}
