@@ -90,7 +90,7 @@ func (w *worker) approve(ctx context.Context, command string) error {
 	t.beginWait(rpc.TaskEvent{Kind: rpc.EventAsk, SubtaskID: w.sub.ID, Question: "Run `" + command + "`?", Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
 	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeInfo,
-		Message: fmt.Sprintf("agentls wants to run in %s:\n\n%s", t.e.cfg.Root, command),
+		Message: fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
 		Actions: []protocol.MessageActionItem{{Title: actionRun}, {Title: actionAlwaysAllow}, {Title: actionDeny}},
 	})
 	var answer *string
