@@ -405,8 +405,13 @@ func (s *Store) Append(sessionID string, m rpc.SessionMessage) error {
 		m.Time = s.now().UTC().Format(timeLayout)
 	}
 	path := s.msgPath(sessionID)
-	if _, err := s.checkLog(sessionID, path); err != nil {
-		return err
+	// The log is checked (and a damaged one set aside) once per process;
+	// after that this process only appends whole lines, so re-reading the
+	// whole log before every append would only make appends quadratic.
+	if !s.checked[sessionID] {
+		if _, err := s.checkLog(sessionID, path); err != nil {
+			return err
+		}
 	}
 	line, err := json.Marshal(m)
 	if err != nil {
