@@ -74,6 +74,16 @@ type Handler interface {
 	HandleNotification(ctx context.Context, req *Request)
 }
 
+// InlineHandler is implemented by a Handler some of whose calls are cheap
+// and never wait (agent/ping): Inline reports them, and they run on the read
+// loop itself, sparing a goroutine hand-off per request. An inline call must
+// not block on anything (no reverse call, no lock a waiting goroutine may
+// hold); it cannot be cancelled, since it has finished before the next
+// message, a cancel among them, is read.
+type InlineHandler interface {
+	Inline(req *Request) bool
+}
+
 // Conn is one JSON-RPC connection over a Stream, in both directions: it
 // serves the peer's requests with a Handler and makes calls to the peer.
 //
@@ -83,8 +93,9 @@ type Handler interface {
 //     reading of the next message, and a handler may make calls to the peer
 //     (reverse calls) without deadlock.
 //   - Handler.Gate sees every request and notification in arrival order.
-//   - Calls run concurrently, each on its own goroutine; replies leave in
-//     the order the calls finish.
+//   - Calls run concurrently, each on its own goroutine (or, for the few an
+//     InlineHandler marks as cheap, on the read loop); replies leave in the
+//     order the calls finish.
 //   - Notifications are handled one at a time, in arrival order, on one
 //     goroutine, never concurrently with each other; $/cancelRequest is
 //     handled on the read loop itself, so it is never queued behind them.
@@ -224,6 +235,11 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	}
 	if err := h.Gate(req); err != nil {
 		c.reply(req, nil, err)
+		return
+	}
+	if ih, ok := h.(InlineHandler); ok && ih.Inline(req) {
+		result, err := c.run(c.ctx, h, req)
+		c.reply(req, result, err)
 		return
 	}
 	key := req.id.key()

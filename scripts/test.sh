@@ -50,9 +50,11 @@ for s in "${suites[@]}"; do
 		else
 			echo "== $s: $script"
 			errf=$(mktemp)
-			bash "$script" 2> >(tee "$errf" >&2)
-			rc=$?
-			wait $! 2>/dev/null # let tee finish writing
+			# stdout as it is; stderr shown and kept, for the reason of a skip
+			{
+				bash "$script" 2>&1 1>&3 3>&- | tee "$errf"
+				rc=${PIPESTATUS[0]}
+			} 3>&1 1>&2
 			reason=$(tail -n 1 "$errf")
 			rm -f "$errf"
 		fi
