@@ -1,0 +1,161 @@
+// Command agentls is an AI coding agent that editors run the way they run a
+// language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
+// framing on stdin/stdout. See docs/PROTOCOL.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/rpc"
+)
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise
+// it comes from the module's build info.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `agentls: an AI coding agent that editors run like a language server
+
+Usage:
+  agentls [serve] [flags]   speak JSON-RPC (LSP framing) on stdin/stdout
+  agentls version           print the version
+
+Flags of serve:
+`
+
+func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && (!strings.HasPrefix(args[0], "-") || args[0] == "-h" || args[0] == "--help") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		newServeFlags(stdout, new(serveOptions)).PrintDefaults()
+		return 0
+	}
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve or version)\n", cmd)
+	return 2
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+type serveOptions struct {
+	logLevel string
+	logFile  string
+	zones    stringList
+	deny     stringList
+}
+
+func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
+	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
+	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
+	return fs
+}
+
+func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	var o serveOptions
+	fs := newServeFlags(stderr, &o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+
+	base := rpc.DefaultSettings()
+	if len(o.zones) > 0 {
+		base.Zones.Allow = append([]string(nil), o.zones...)
+	}
+	base.Zones.Deny = append(base.Zones.Deny, o.deny...)
+	for _, g := range append(append([]string(nil), base.Zones.Allow...), base.Zones.Deny...) {
+		if err := rpc.ValidateGlob(g); err != nil {
+			fmt.Fprintf(stderr, "agentls serve: --zone/--deny: %v\n", err)
+			return 2
+		}
+	}
+
+	in, out := prepareStdio(stdin, log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	cwd, _ := os.Getwd()
+	code := handlers.Serve(ctx, in, out, handlers.Options{
+		Version: getVersion(),
+		Cwd:     cwd,
+		Base:    base,
+		Log:     log,
+	})
+	_ = log.Sync()
+	return code
+}
+
+// newLogger logs to stderr, or to file when one is given. Never stdout:
+// stdout carries the protocol.
+func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error) {
+	var lvl zapcore.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	sink := zapcore.AddSync(stderr)
+	closeFn := func() {}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		sink = zapcore.AddSync(f)
+		closeFn = func() { _ = f.Close() }
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(sink), lvl)
+	return zap.New(core).Named("agentls"), closeFn, nil
+}
+
+func getVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,201 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+type lifecycle int
+
+const (
+	stateNew          lifecycle = iota // nothing yet: only initialize and exit
+	stateInitializing                  // initialize received, not yet answered
+	stateInitialized                   // initialize answered
+	stateShutdown                      // shutdown received: only exit
+)
+
+var (
+	errNotInitialized = errors.New("not initialized")
+	errShuttingDown   = errors.New("shutting down")
+)
+
+// awaitReady holds a request that arrived while initialize was still being
+// answered until it has been, so it sees the negotiated state.
+func (s *Server) awaitReady(ctx context.Context) error {
+	s.mu.Lock()
+	ready, state := s.ready, s.state
+	s.mu.Unlock()
+	if state == stateInitialized || state == stateShutdown {
+		return nil
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error) {
+	var p rpc.InitializeParams
+	err := rpc.DecodeParams(raw, &p)
+	var settings rpc.Settings
+	var unknown []string
+	var root string
+	if err == nil {
+		settings, unknown, err = rpc.ApplySettings(s.opts.Base, p.InitializationOptions)
+		var se *rpc.SettingsError
+		if errors.As(err, &se) {
+			err = rpc.Errorf(rpc.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error())
+		}
+	}
+	if err == nil {
+		root, err = workspaceRoot(p, s.opts.Cwd)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.state = stateNew // the client may try again
+		return nil, err
+	}
+	s.settings, s.root = settings, root
+	if p.ClientInfo != nil {
+		s.client = *p.ClientInfo
+	}
+	s.editor.SetCaps(p.Capabilities.Flatten())
+	s.editor.SetTimeouts(settings.Timeouts)
+	if s.state == stateInitializing {
+		s.state = stateInitialized
+	}
+	close(s.ready)
+	s.log.Info("initialized",
+		zap.String("root", root),
+		zap.String("client", s.client.Name),
+		zap.Any("caps", p.Capabilities.Flatten()),
+		zap.String("editMode", settings.EditMode))
+	if len(unknown) > 0 {
+		s.log.Warn("initializationOptions: unknown keys ignored", zap.Strings("keys", unknown))
+	}
+	return &rpc.InitializeResult{
+		ServerInfo: protocol.ServerInfo{Name: "agentls", Version: s.opts.Version},
+		Capabilities: rpc.ServerCapabilities{
+			Experimental: rpc.ServerExperimental{Agent: rpc.AgentServerCapabilities{Version: 1}},
+		},
+	}, nil
+}
+
+// workspaceRoot picks rootUri, else the first workspace folder, else rootPath,
+// else cwd (contract §1), and checks it is a directory.
+func workspaceRoot(p rpc.InitializeParams, cwd string) (string, error) {
+	var root, field string
+	switch {
+	case p.RootURI != nil && *p.RootURI != "":
+		field = "rootUri"
+		path, err := URIToPath(*p.RootURI)
+		if err != nil {
+			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: rootUri: %v", err)
+		}
+		root = path
+	case len(p.WorkspaceFolders) > 0:
+		field = "workspaceFolders[0].uri"
+		path, err := URIToPath(p.WorkspaceFolders[0].URI)
+		if err != nil {
+			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: workspaceFolders[0].uri: %v", err)
+		}
+		root = path
+	case p.RootPath != nil && *p.RootPath != "":
+		field, root = "rootPath", *p.RootPath
+	default:
+		field, root = "the working directory", cwd
+	}
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: no workspace root given and the working directory is unknown: %v", err)
+		}
+		root = wd
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %s: %v", field, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %s: %s is not a directory", field, abs)
+	}
+	return abs, nil
+}
+
+// URIToPath turns a file:// URI into a local path.
+func URIToPath(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URI: %w", uri, err)
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("%q is not a file:// URI", uri)
+	}
+	path := u.Path
+	if runtime.GOOS == "windows" {
+		path = strings.TrimPrefix(path, "/")
+	}
+	return filepath.FromSlash(path), nil
+}
+
+func (s *Server) shutdown(_ context.Context, _ json.RawMessage) (any, error) {
+	// Later issues stop tasks and flush state here; the lifecycle itself is
+	// already final: Gate refuses every request after shutdown.
+	s.log.Info("shutdown")
+	return nil, nil
+}
+
+func (s *Server) exitNote(_ context.Context, _ json.RawMessage) {
+	code := 1
+	if s.ShutDown() {
+		code = 0
+	}
+	s.exitOnce.Do(func() { s.exit <- code })
+}
+
+func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage) {
+	var p struct {
+		Settings struct {
+			Agentls json.RawMessage `json:"agentls"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil || len(p.Settings.Agentls) == 0 {
+		return // not ours, or not pushed: nothing to change
+	}
+	s.mu.Lock()
+	old := s.settings
+	s.mu.Unlock()
+	next, unknown, err := rpc.ApplySettings(old, p.Settings.Agentls)
+	if err != nil {
+		msg := fmt.Sprintf("agentls: settings not changed: %v", err)
+		s.log.Warn("didChangeConfiguration refused", zap.Error(err))
+		if nerr := s.notifier.ShowMessage(ctx, protocol.MessageTypeError, msg); nerr != nil {
+			s.log.Debug("showMessage not sent", zap.Error(nerr))
+		}
+		return
+	}
+	if len(unknown) > 0 {
+		s.log.Warn("settings.agentls: unknown keys ignored", zap.Strings("keys", unknown))
+	}
+	s.mu.Lock()
+	s.settings = next
+	s.mu.Unlock()
+	s.editor.SetTimeouts(next.Timeouts)
+	s.log.Info("settings changed")
+}

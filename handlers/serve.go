@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// drainTimeout bounds how long Serve waits for handlers to return after the
+// connection ended; a handler that ignores its context cannot keep the
+// process alive past it.
+const drainTimeout = 5 * time.Second
+
+// Serve runs one agentls server on in/out until the client sends exit or the
+// input ends, and returns the process exit code of contract §1: exit after
+// shutdown is 0, exit without shutdown is 1, the end of the input is 1
+// unless shutdown came first. Every goroutine it started has ended when it
+// returns, unless a handler ignored its context for longer than the drain
+// bound (logged as a bug).
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+		opts.Log = log
+	}
+	stream := rpc.NewStream(in, out, log)
+	conn := rpc.NewConn(stream, log)
+	srv := New(conn, opts)
+
+	served := make(chan error, 1)
+	go func() { served <- conn.Serve(ctx, srv) }()
+
+	var code int
+	select {
+	case code = <-srv.Exit():
+		log.Info("exit", zap.Int("code", code))
+		_ = conn.Close()
+	case err := <-served:
+		served <- err
+		if err != nil {
+			log.Warn("input ended with an error", zap.Error(err))
+		} else {
+			log.Info("input ended")
+		}
+		code = 1
+		if srv.ShutDown() {
+			code = 0
+		}
+	case <-ctx.Done():
+		_ = conn.Close()
+		code = 1
+	}
+	srv.close()
+	select {
+	case <-served:
+	case <-time.After(drainTimeout):
+		log.Error("bug: handlers still running after the connection ended")
+	}
+	return code
+}
+
+// close cancels what the server runs and flushes its state. Services of
+// later issues (tasks, sessions) hook in here.
+func (s *Server) close() {}

@@ -1,0 +1,180 @@
+// Package handlers is agentls's LSP face: the lifecycle of contract §1,
+// capability negotiation and settings (§2), and one small function per
+// agent/* method that validates its params and hands over to the package
+// that owns the work. No business logic lives here.
+//
+// Every method is registered in one table (methods, below). A method not in
+// the table answers -32601; an unknown notification is ignored.
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Version is reported as serverInfo.version.
+	Version string
+	// Cwd is the workspace root when the client names none.
+	Cwd string
+	// Base are the settings initializationOptions are applied over
+	// (defaults, plus --zone / --deny from the command line).
+	Base rpc.Settings
+	// Log receives the server's logs; nil discards them.
+	Log *zap.Logger
+}
+
+// Server serves one connection: one editor, one workspace.
+type Server struct {
+	opts     Options
+	log      *zap.Logger
+	conn     rpc.Caller
+	editor   *rpc.Editor
+	notifier *rpc.Notifier
+
+	mu       sync.Mutex
+	state    lifecycle
+	ready    chan struct{} // closed when initialize has succeeded
+	settings rpc.Settings
+	root     string
+	client   rpc.ClientInfo
+
+	exit     chan int // receives the exit code when exit arrives
+	exitOnce sync.Once
+}
+
+// New returns a Server that will talk back to the editor over conn.
+func New(conn rpc.Caller, opts Options) *Server {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if opts.Base.MaxWorkers == 0 {
+		opts.Base = rpc.DefaultSettings()
+	}
+	s := &Server{
+		opts:     opts,
+		log:      log,
+		conn:     conn,
+		notifier: rpc.NewNotifier(conn),
+		ready:    make(chan struct{}),
+		settings: opts.Base,
+		exit:     make(chan int, 1),
+	}
+	s.editor = rpc.NewEditor(conn, rpc.Caps{}, opts.Base.Timeouts)
+	return s
+}
+
+type method struct {
+	// call handles a request; nil for a notification-only method.
+	call func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+	// note handles a notification; nil for a request-only method.
+	note func(s *Server, ctx context.Context, params json.RawMessage)
+}
+
+// methods is every method agentls serves. Methods of the contract that are
+// not yet served are simply absent and answer -32601.
+var methods = map[string]method{
+	rpc.MethodInitialize:             {call: (*Server).initialize},
+	rpc.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
+	rpc.MethodShutdown:               {call: (*Server).shutdown},
+	rpc.MethodExit:                   {note: (*Server).exitNote},
+	rpc.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
+	rpc.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	rpc.MethodPing:                   {call: (*Server).ping},
+}
+
+// Exit receives the process exit code once the client sent exit (0 after
+// shutdown, 1 otherwise).
+func (s *Server) Exit() <-chan int { return s.exit }
+
+// ShutDown reports whether shutdown was received: it decides the exit code
+// when the input ends without exit.
+func (s *Server) ShutDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == stateShutdown
+}
+
+// Editor is the editor of this connection (for the services).
+func (s *Server) Editor() *rpc.Editor { return s.editor }
+
+// Settings returns the settings in force.
+func (s *Server) Settings() rpc.Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// Root returns the workspace root (empty before initialize).
+func (s *Server) Root() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.root
+}
+
+// Gate implements rpc.Handler: the lifecycle checks of contract §1, made in
+// arrival order on the read loop.
+func (s *Server) Gate(req *rpc.Request) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := req.Method()
+	if name == rpc.MethodExit {
+		return nil // always accepted; its code depends on the state
+	}
+	switch s.state {
+	case stateNew:
+		if name == rpc.MethodInitialize {
+			s.state = stateInitializing
+			return nil
+		}
+		if req.IsCall() {
+			return rpc.Errorf(rpc.CodeNotInitialized, "%s: the server is not initialized; send initialize first", name)
+		}
+		return errNotInitialized
+	case stateInitializing, stateInitialized:
+		if name == rpc.MethodInitialize {
+			return rpc.Errorf(rpc.CodeInvalidRequest, "initialize: the server is already initialized")
+		}
+		if name == rpc.MethodShutdown {
+			s.state = stateShutdown
+		}
+		return nil
+	default: // stateShutdown
+		if req.IsCall() {
+			return rpc.Errorf(rpc.CodeInvalidRequest, "%s: the server is shutting down; only exit is accepted", name)
+		}
+		return errShuttingDown
+	}
+}
+
+// HandleCall implements rpc.Handler.
+func (s *Server) HandleCall(ctx context.Context, req *rpc.Request) (any, error) {
+	m, ok := methods[req.Method()]
+	if !ok || m.call == nil {
+		return nil, rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %s", req.Method())
+	}
+	if req.Method() != rpc.MethodInitialize {
+		if err := s.awaitReady(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.log.Debug("request", zap.String("method", req.Method()), zap.String("id", req.ID()))
+	return m.call(s, ctx, req.Params())
+}
+
+// HandleNotification implements rpc.Handler.
+func (s *Server) HandleNotification(ctx context.Context, req *rpc.Request) {
+	m, ok := methods[req.Method()]
+	if !ok || m.note == nil {
+		s.log.Debug("notification ignored", zap.String("method", req.Method()))
+		return
+	}
+	m.note(s, ctx, req.Params())
+}

@@ -1,0 +1,402 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.uber.org/zap"
+)
+
+var jsonUnmarshal = json.Unmarshal
+
+// Request is an incoming request or notification. Params are raw: the
+// handler decodes them once (DecodeParams).
+type Request struct {
+	// jsonrpc2's Message interface is closed; embedding one of its types is
+	// how a message of our own reaches its Conn. Never used otherwise.
+	jsonrpc2.Notification
+
+	method string
+	params json.RawMessage
+	id     requestID
+	isCall bool
+}
+
+// Method is the method name.
+func (r *Request) Method() string { return r.method }
+
+// Params are the raw params (nil when absent).
+func (r *Request) Params() json.RawMessage { return r.params }
+
+// IsCall reports whether the request expects a reply.
+func (r *Request) IsCall() bool { return r.isCall }
+
+// ID is the request's id as the client wrote it ("" for a notification).
+func (r *Request) ID() string { return r.id.raw }
+
+// NewRequest builds a request for tests of handlers.
+func NewRequest(method string, params json.RawMessage, id string) *Request {
+	r := &Request{method: method, params: params}
+	if id != "" {
+		r.isCall = true
+		r.id = requestID{raw: id, num: 0}
+		if parsed, err := parseID([]byte(id)); err == nil {
+			r.id = parsed
+		}
+	}
+	return r
+}
+
+// Handler serves one connection's incoming messages.
+//
+// Gate runs on the read loop for every request and notification, in arrival
+// order, before anything else happens to it, so state it changes (the
+// lifecycle) is seen by the next message. It must not block. A non-nil error
+// is sent as the reply to a call; a notification it refuses is dropped.
+//
+// HandleCall runs on a goroutine of its own for each call; its result (or
+// error, turned into a code by AsError) is the reply. HandleNotification runs
+// on the connection's one notification goroutine, one at a time, in arrival
+// order; one that needs to wait for something must hand the waiting to a
+// goroutine it owns.
+type Handler interface {
+	Gate(req *Request) error
+	HandleCall(ctx context.Context, req *Request) (any, error)
+	HandleNotification(ctx context.Context, req *Request)
+}
+
+// Conn is one JSON-RPC connection over a Stream, in both directions: it
+// serves the peer's requests with a Handler and makes calls to the peer.
+//
+// Ordering and concurrency (what every package may rely on):
+//   - Messages are read one at a time, in order, by one goroutine that never
+//     waits on a handler or on a reply: a slow request never delays the
+//     reading of the next message, and a handler may make calls to the peer
+//     (reverse calls) without deadlock.
+//   - Handler.Gate sees every request and notification in arrival order.
+//   - Calls run concurrently, each on its own goroutine; replies leave in
+//     the order the calls finish.
+//   - Notifications are handled one at a time, in arrival order, on one
+//     goroutine, never concurrently with each other; $/cancelRequest is
+//     handled on the read loop itself, so it is never queued behind them.
+//   - $/cancelRequest (numeric or string id) cancels the call's context; the
+//     call then answers -32800 whatever its handler returns.
+//   - Calls and notifications sent to the peer leave in the order they were
+//     made, one write per message, coalesced when several are ready.
+//   - Serve returns after the input ended and every handler goroutine it
+//     started has returned: nothing is left running.
+type Conn struct {
+	stream *Stream
+	jc     jsonrpc2.Conn
+	log    *zap.Logger
+
+	ctx    context.Context // cancelled when the connection ends
+	cancel context.CancelCauseFunc
+
+	mu       sync.Mutex
+	inflight map[idKey]*inflightCall
+	notes    []*Request // notifications waiting for the notification goroutine
+	noteWake chan struct{}
+
+	handlers sync.WaitGroup
+	served   chan struct{}
+}
+
+type inflightCall struct {
+	cancel    context.CancelCauseFunc
+	cancelled bool // by $/cancelRequest
+}
+
+// errCancelledByClient is the cause of a context cancelled by $/cancelRequest.
+var errCancelledByClient = errors.New("request cancelled by the client")
+
+// NewConn returns a connection over stream. Serve starts it.
+func NewConn(stream *Stream, log *zap.Logger) *Conn {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Conn{
+		stream:   stream,
+		jc:       jsonrpc2.NewConn(stream),
+		log:      log,
+		ctx:      ctx,
+		cancel:   cancel,
+		inflight: make(map[idKey]*inflightCall),
+		noteWake: make(chan struct{}, 1),
+		served:   make(chan struct{}),
+	}
+}
+
+// Serve reads and serves messages until the input ends or ctx is done, then
+// cancels every handler's context, waits for all of them, and returns why
+// reading stopped (nil at a clean end of input).
+func (c *Conn) Serve(ctx context.Context, h Handler) error {
+	defer close(c.served)
+	stop := context.AfterFunc(ctx, func() { c.cancel(context.Cause(ctx)); _ = c.jc.Close() })
+	defer stop()
+
+	var notes sync.WaitGroup
+	notes.Go(func() { c.notificationLoop(h) })
+
+	c.jc.Go(c.ctx, func(_ context.Context, _ jsonrpc2.Replier, m jsonrpc2.Request) error {
+		req, ok := m.(*Request)
+		if !ok {
+			return nil // the stream only produces *Request
+		}
+		c.dispatch(h, req)
+		return nil
+	})
+	<-c.jc.Done()
+	err := c.jc.Err()
+	c.cancel(ErrClosed)
+	c.wakeNotes()
+	notes.Wait()
+	c.handlers.Wait()
+	if err == nil || errors.Is(err, ErrClosed) || isEOF(err) {
+		return nil
+	}
+	return err
+}
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, context.Canceled)
+}
+
+// writeTimeoutForCancel bounds the $/cancelRequest sent for an abandoned call.
+const writeTimeoutForCancel = 5 * time.Second
+
+// Done is closed when the connection has ended and Serve has returned.
+func (c *Conn) Done() <-chan struct{} { return c.served }
+
+// Close ends the connection: reading stops and Serve returns.
+func (c *Conn) Close() error {
+	c.cancel(ErrClosed)
+	return c.jc.Close()
+}
+
+func (c *Conn) dispatch(h Handler, req *Request) {
+	if !req.isCall {
+		if req.method == MethodCancelRequest {
+			c.cancelRequest(req.params)
+			return
+		}
+		if err := h.Gate(req); err != nil {
+			c.log.Debug("rpc: notification refused", zap.String("method", req.method), zap.Error(err))
+			return
+		}
+		c.mu.Lock()
+		c.notes = append(c.notes, req)
+		c.mu.Unlock()
+		c.wakeNotes()
+		return
+	}
+	if err := h.Gate(req); err != nil {
+		c.reply(req, nil, err)
+		return
+	}
+	key := req.id.key()
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	call := &inflightCall{cancel: cancel}
+	c.mu.Lock()
+	if _, dup := c.inflight[key]; dup {
+		c.mu.Unlock()
+		cancel(nil)
+		c.reply(req, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight", req.id.raw))
+		return
+	}
+	c.inflight[key] = call
+	c.mu.Unlock()
+	c.handlers.Go(func() {
+		result, err := c.run(ctx, h, req)
+		c.mu.Lock()
+		delete(c.inflight, key)
+		cancelled := call.cancelled
+		c.mu.Unlock()
+		cancel(nil)
+		if cancelled {
+			result, err = nil, Errorf(CodeRequestCancelled, "%s: request cancelled by the client", req.method)
+		}
+		if c.ctx.Err() != nil {
+			return // the connection is gone: nobody to reply to
+		}
+		c.reply(req, result, err)
+	})
+}
+
+// run calls the handler, turning a panic into an internal error so the
+// connection keeps serving.
+func (c *Conn) run(ctx context.Context, h Handler, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("rpc: bug: handler panicked", zap.String("method", req.method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "internal error in %s: %v", req.method, p)
+		}
+	}()
+	return h.HandleCall(ctx, req)
+}
+
+func (c *Conn) reply(req *Request, result any, err error) {
+	id := req.id
+	if werr := c.stream.writeReply(&id, result, err); werr != nil {
+		c.log.Debug("rpc: reply not sent", zap.String("method", req.method), zap.Error(werr))
+	}
+}
+
+func (c *Conn) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || len(p.ID) == 0 {
+		c.log.Warn("rpc: $/cancelRequest without a valid id", zap.ByteString("params", truncateBytes(params)))
+		return
+	}
+	id, err := parseID(bytes.TrimSpace(p.ID))
+	if err != nil {
+		c.log.Warn("rpc: $/cancelRequest with a bad id", zap.Error(err))
+		return
+	}
+	c.mu.Lock()
+	call, ok := c.inflight[id.key()]
+	if ok {
+		call.cancelled = true
+	}
+	c.mu.Unlock()
+	if ok {
+		call.cancel(errCancelledByClient)
+	}
+	// A cancel for a request that already finished is normal and ignored.
+}
+
+func (c *Conn) wakeNotes() {
+	select {
+	case c.noteWake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Conn) notificationLoop(h Handler) {
+	for {
+		c.mu.Lock()
+		batch := c.notes
+		c.notes = nil
+		c.mu.Unlock()
+		for _, req := range batch {
+			c.runNotification(h, req)
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		select {
+		case <-c.noteWake:
+		case <-c.ctx.Done():
+			// Drain what arrived before the end (exit among them).
+			c.mu.Lock()
+			batch := c.notes
+			c.notes = nil
+			c.mu.Unlock()
+			for _, req := range batch {
+				c.runNotification(h, req)
+			}
+			return
+		}
+	}
+}
+
+func (c *Conn) runNotification(h Handler, req *Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("rpc: bug: notification handler panicked", zap.String("method", req.method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	h.HandleNotification(c.ctx, req)
+}
+
+// Call sends a request to the peer and decodes its result into result
+// (which may be nil). When ctx ends first, $/cancelRequest is sent for the
+// call and ctx's cause is returned; when the connection ends, ErrClosed. An
+// error reply is returned as *Error.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	if err := c.ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(c.ctx, func() { cancel(ErrClosed) })
+	defer stop()
+	id, err := c.jc.Call(callCtx, method, params, result)
+	if err == nil {
+		return nil
+	}
+	if callCtx.Err() != nil {
+		cause := context.Cause(callCtx)
+		if !errors.Is(cause, ErrClosed) {
+			// Tell the peer it may stop working on it.
+			nctx, ncancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeoutForCancel)
+			_ = c.jc.Notify(nctx, MethodCancelRequest, cancelParams{ID: &id})
+			ncancel()
+		}
+		return cause
+	}
+	return err
+}
+
+type cancelParams struct {
+	ID *jsonrpc2.ID `json:"id"`
+}
+
+// Notify sends a notification to the peer.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	if err := c.ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	return c.jc.Notify(ctx, method, params)
+}
+
+// DecodeParams decodes raw params into v. Absent or null params decode as
+// {}. A type mismatch is an *Error with -32602 whose message names the field.
+func DecodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				return Errorf(CodeInvalidParams, "invalid params: must be %s, got %s", describeType(te.Type.String()), te.Value)
+			}
+			return Errorf(CodeInvalidParams, "invalid params: %q must be %s, got %s", field, describeType(te.Type.String()), te.Value)
+		}
+		return Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+func describeType(t string) string {
+	switch t {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int32", "int64", "uint32", "uint64", "float64":
+		return "a number"
+	}
+	if len(t) > 2 && t[:2] == "[]" {
+		return "an array"
+	}
+	if len(t) > 4 && t[:4] == "map[" {
+		return "an object"
+	}
+	return "an object (" + t + ")"
+}
