@@ -36,6 +36,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# The driver runs from the repository root, so the servers' commands are
+# relative and the report shows no machine-specific paths.
 cache="$root/.cache/bench-wire"
 mkdir -p "$cache" "$root/bin"
 servers=()
@@ -66,20 +68,20 @@ else
 		fi
 	fi
 	if [ -n "$want" ]; then
-		servers+=(-server "vscode-jsonrpc=node $(printf '%q' "$node_dir/server.js")")
+		servers+=(-server "vscode-jsonrpc=node bench/wire/node/server.js")
 		notes+=("node $(node --version), vscode-jsonrpc $want")
 	fi
 fi
 
 # 2. stock go.lsp.dev/jsonrpc2.
-servers+=(-server "stock jsonrpc2=$(printf '%q' "$cache/stockserver")")
+servers+=(-server "stock jsonrpc2=.cache/bench-wire/stockserver")
 notes+=("go.lsp.dev/jsonrpc2 $(go list -m -f '{{.Version}}' go.lsp.dev/jsonrpc2)")
 
 # 3. agentls.
 if [ -d "$root/cmd/agentls" ]; then
 	echo "bench-wire: building bin/agentls" >&2
 	go build -o "$root/bin/agentls" ./cmd/agentls
-	servers+=(-server "agentls=$(printf '%q' "$root/bin/agentls") serve")
+	servers+=(-server "agentls=bin/agentls serve")
 	notes+=("agentls $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)")
 else
 	skipped+=("agentls: cmd/agentls does not exist in this tree yet")
