@@ -226,7 +226,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rows := res.table()
-	fmt.Fprintf(stdout, "\nmedians of %d rounds; (Nx) is the ratio to %s: above 1 is faster for rates, below 1 is less for times and memory\n\n", cfg.rounds, *baseline)
+	fmt.Fprintf(stdout, "\nmedians of %d rounds; (Nx) is the median of the per-round ratios to %s: above 1 is faster for rates, below 1 is less for times and memory\n\n", cfg.rounds, *baseline)
 	writeText(stdout, rows)
 	failed := false
 	for i, err := range res.errs {
@@ -300,7 +300,7 @@ func writeReport(path string, r *results, rows [][]string, cfg *config, note, lo
 	for _, s := range r.servers {
 		fmt.Fprintf(&b, "- %s: `%s`\n", s.Name, strings.Join(s.Argv, " "))
 	}
-	b.WriteString("\nMedians of the rounds; (Nx) is the ratio to the baseline: above 1 is faster for rates, below 1 is less for times and memory.\n\n")
+	b.WriteString("\nMedians of the rounds; (Nx) is the median of the per-round ratios to the baseline: above 1 is faster for rates, below 1 is less for times and memory.\n\n")
 	writeMarkdown(&b, rows)
 	if rr := r.roundRatios(); rr != nil {
 		b.WriteString("\nRatios to the baseline, per round:\n\n")

@@ -117,6 +117,23 @@ func (r *results) medians(i int) sample {
 	return out
 }
 
+// pairedRatio is the median over rounds of server i's figure f divided by the
+// baseline's in the same round. Rounds are interleaved, so a slow spell of
+// the machine weighs on both sides of each ratio; the median of the ratios
+// keeps that out better than the ratio of the medians. A server that failed
+// stops, so round k is index k of both sample lists.
+func (r *results) pairedRatio(i int, f figID) float64 {
+	if r.baseline < 0 {
+		return math.NaN()
+	}
+	n := min(len(r.samples[i]), len(r.samples[r.baseline]))
+	rs := make([]float64, 0, n)
+	for k := range n {
+		rs = append(rs, ratio(r.samples[i][k][f], r.samples[r.baseline][k][f]))
+	}
+	return median(rs)
+}
+
 func ratio(v, base float64) float64 {
 	if math.IsNaN(v) || math.IsNaN(base) || base == 0 {
 		return math.NaN()
@@ -133,8 +150,12 @@ func formatValue(f figID, v float64) string {
 
 // cell is a figure's value with its ratio to the baseline, e.g. "1234 (1.65x)".
 func cell(f figID, v, base float64, isBaseline bool) string {
+	return cellRatio(f, v, ratio(v, base), isBaseline)
+}
+
+func cellRatio(f figID, v, r float64, isBaseline bool) string {
 	s := formatValue(f, v)
-	if r := ratio(v, base); !isBaseline && !math.IsNaN(r) {
+	if !isBaseline && !math.IsNaN(r) {
 		s += fmt.Sprintf(" (%.2fx)", r)
 	}
 	return s
@@ -151,8 +172,8 @@ func roundLine(name string, s, base sample, isBaseline bool) string {
 }
 
 // table builds the final table: a row per figure, a column per server with
-// the median over rounds and its ratio to the baseline, and the targets of
-// the server under test.
+// the median over rounds and the median of its per-round ratios to the
+// baseline, and the targets of the server under test.
 func (r *results) table() [][]string {
 	head := []string{"figure (median of rounds)"}
 	for i, s := range r.servers {
@@ -170,10 +191,6 @@ func (r *results) table() [][]string {
 	for i := range r.servers {
 		med[i] = r.medians(i)
 	}
-	base := newSample()
-	if r.baseline >= 0 {
-		base = med[r.baseline]
-	}
 	for f := range numFigs {
 		row := []string{figs[f].label}
 		for i := range r.servers {
@@ -181,14 +198,14 @@ func (r *results) table() [][]string {
 				row = append(row, "failed")
 				continue
 			}
-			row = append(row, cell(f, med[i][f], base[f], i == r.baseline))
+			row = append(row, cellRatio(f, med[i][f], r.pairedRatio(i, f), i == r.baseline))
 		}
 		if r.target >= 0 {
 			goal, verdict := "", ""
 			for _, t := range targets {
 				if t.fig == f {
 					goal = t.text
-					verdict = t.verdict(med[r.target][f], ratio(med[r.target][f], base[f]))
+					verdict = t.verdict(med[r.target][f], r.pairedRatio(r.target, f))
 					if len(r.samples[r.target]) == 0 {
 						verdict = "n/a"
 					}
@@ -282,5 +299,18 @@ func (r *results) roundRatios() [][]string {
 		}
 		rows = append(rows, row)
 	}
-	return rows
+	row := []string{"median"}
+	for i := range r.servers {
+		if i == r.baseline {
+			continue
+		}
+		for _, f := range []figID{figPing, figInflight, figPayload} {
+			c := "n/a"
+			if x := r.pairedRatio(i, f); !math.IsNaN(x) {
+				c = fmt.Sprintf("%.2fx", x)
+			}
+			row = append(row, c)
+		}
+	}
+	return append(rows, row)
 }

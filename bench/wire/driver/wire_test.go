@@ -299,3 +299,32 @@ func TestSplitCommand(t *testing.T) {
 		})
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	samples := func(vals ...float64) []sample {
+		out := make([]sample, len(vals))
+		for i, v := range vals {
+			out[i] = newSample()
+			out[i][figPing] = v
+		}
+		return out
+	}
+	t.Run("is the median of the ratios of each round, not the ratio of the medians", func(t *testing.T) {
+		r := &results{samples: [][]sample{samples(10, 20, 30), samples(30, 10, 90)}, baseline: 0}
+		if got := r.pairedRatio(1, figPing); got != 3 {
+			t.Errorf("paired ratio = %v, want 3 (ratios 3, 0.5, 3)", got)
+		}
+	})
+	t.Run("pairs only the rounds both servers finished", func(t *testing.T) {
+		r := &results{samples: [][]sample{samples(10, 10, 10), samples(20)}, baseline: 0}
+		if got := r.pairedRatio(1, figPing); got != 2 {
+			t.Errorf("paired ratio = %v, want 2", got)
+		}
+	})
+	t.Run("is missing without a baseline", func(t *testing.T) {
+		r := &results{samples: [][]sample{samples(10)}, baseline: -1}
+		if got := r.pairedRatio(0, figPing); !math.IsNaN(got) {
+			t.Errorf("paired ratio = %v, want NaN", got)
+		}
+	})
+}
