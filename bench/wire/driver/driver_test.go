@@ -100,6 +100,19 @@ func TestRun(t *testing.T) {
 		}
 	})
 
+	t.Run("a missed target exits 3 when targets are required", func(t *testing.T) {
+		// The same server as its own baseline cannot be 3x as fast as itself.
+		var out, errOut bytes.Buffer
+		args := append([]string{"-server", "base=" + stockServer, "-server", "agentls=" + stockServer,
+			"-baseline", "base", "-require-targets"}, small...)
+		if code := run(args, &out, &errOut); code != 3 {
+			t.Fatalf("exit %d, want 3\n%s", code, &out)
+		}
+		if !strings.Contains(out.String(), "missed") {
+			t.Errorf("output shows no missed target:\n%s", &out)
+		}
+	})
+
 	t.Run("a server that dies is reported and the others are still measured", func(t *testing.T) {
 		var out, errOut bytes.Buffer
 		args := append([]string{"-server", "jsonrpc2=" + stockServer, "-server", "dead=false"}, small...)
