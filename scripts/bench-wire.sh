@@ -13,7 +13,7 @@
 # driver into .cache/bench-wire/, installs the Node server's locked
 # dependencies with `npm ci` only when they are missing or stale, and says
 # which server it skipped and why. Exit status: the driver's (0 all measured,
-# 1 a server failed, 2 usage), or 1 when nothing could be measured.
+# 1 a server failed, 2 usage), or the failing build's.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--rounds=*) rounds=${1#--rounds=}; shift ;;
 	--quick) quick=1; shift ;;
 	--) shift; driver_args+=("$@"); break ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p;}' "$0"; exit 0 ;;
 	*) echo "bench-wire: unknown argument $1 (try --help)" >&2; exit 2 ;;
 	esac
 done
