@@ -15,6 +15,10 @@ import (
 // process alive past it.
 const drainTimeout = 5 * time.Second
 
+// exitGrace bounds how long exit waits for requests already in flight to be
+// answered.
+const exitGrace = time.Second
+
 // Serve runs one agentls server on in/out until the client sends exit or the
 // input ends, and returns the process exit code of contract §1: exit after
 // shutdown is 0, exit without shutdown is 1, the end of the input is 1
@@ -38,6 +42,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	select {
 	case code = <-srv.Exit():
 		log.Info("exit", zap.Int("code", code))
+		// Requests that arrived before exit still get their answers, within
+		// a short grace; then everything is cancelled.
+		grace, cancel := context.WithTimeout(ctx, exitGrace)
+		if err := conn.WaitIdle(grace); err != nil {
+			log.Warn("exit: requests still in flight are cancelled", zap.Error(err))
+		}
+		cancel()
 		_ = conn.Close()
 	case err := <-served:
 		served <- err
@@ -65,4 +76,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 
 // close cancels what the server runs and flushes its state. Services of
 // later issues (tasks, sessions) hook in here.
-func (s *Server) close() {}
+func (s *Server) close() {
+	s.closeTracking()
+}

@@ -47,6 +47,8 @@ type Server struct {
 
 	exit     chan int // receives the exit code when exit arrives
 	exitOnce sync.Once
+
+	track trackingService
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -88,6 +90,11 @@ var methods = map[string]method{
 	rpc.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	rpc.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
 	rpc.MethodPing:                   {call: (*Server).ping},
+	rpc.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
+	rpc.MethodTrace:                  {call: (*Server).trace},
+	rpc.MethodSessions:               {call: (*Server).sessions},
+	rpc.MethodSession:                {call: (*Server).session},
+	rpc.MethodDeleteSession:          {call: (*Server).deleteSession},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

@@ -104,7 +104,9 @@ type Conn struct {
 
 	mu       sync.Mutex
 	inflight map[idKey]*inflightCall
-	notes    []*Request // notifications waiting for the notification goroutine
+	replying int             // calls whose reply is being written
+	idle     []chan struct{} // closed when no call is in flight or replying
+	notes    []*Request      // notifications waiting for the notification goroutine
 	noteWake chan struct{}
 
 	handlers sync.WaitGroup
@@ -176,6 +178,25 @@ func isEOF(err error) bool {
 // writeTimeoutForCancel bounds the $/cancelRequest sent for an abandoned call.
 const writeTimeoutForCancel = 5 * time.Second
 
+// WaitIdle waits until no call of the peer is in flight (every one has been
+// answered) or ctx ends.
+func (c *Conn) WaitIdle(ctx context.Context) error {
+	c.mu.Lock()
+	if len(c.inflight) == 0 && c.replying == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	c.idle = append(c.idle, ch)
+	c.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
 // Done is closed when the connection has ended and Serve has returned.
 func (c *Conn) Done() <-chan struct{} { return c.served }
 
@@ -219,18 +240,27 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	c.mu.Unlock()
 	c.handlers.Go(func() {
 		result, err := c.run(ctx, h, req)
+		// The id is free again before the reply leaves: a client may reuse
+		// it as soon as it has the reply.
 		c.mu.Lock()
-		delete(c.inflight, key)
 		cancelled := call.cancelled
+		delete(c.inflight, key)
+		c.replying++
 		c.mu.Unlock()
 		cancel(nil)
 		if cancelled {
 			result, err = nil, Errorf(CodeRequestCancelled, "%s: request cancelled by the client", req.method)
 		}
-		if c.ctx.Err() != nil {
-			return // the connection is gone: nobody to reply to
+		c.reply(req, result, err) // fails quietly when the stream is closed
+		c.mu.Lock()
+		c.replying--
+		if len(c.inflight) == 0 && c.replying == 0 {
+			for _, ch := range c.idle {
+				close(ch)
+			}
+			c.idle = nil
 		}
-		c.reply(req, result, err)
+		c.mu.Unlock()
 	})
 }
 

@@ -22,6 +22,9 @@ const (
 	CodeWrongState       = jsonrpc2.Code(-32012)
 )
 
+// Code is a JSON-RPC error code.
+type Code = jsonrpc2.Code
+
 // Error is a JSON-RPC error with its code. It is the only error type that
 // leaves the process: every other error is turned into one at the edge by
 // AsError.

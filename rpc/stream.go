@@ -60,14 +60,14 @@ type Stream struct {
 	spare    []byte     // the buffer last written, reused for the next queue
 	flushing bool
 	werr     error // sticky: once a write failed, every later one fails
-	closer   io.Closer
 
 	// resync bookkeeping (read side only)
 	skipped int
 }
 
-// NewStream returns a Stream reading r and writing w. Close closes both
-// (each once) when they are io.Closers.
+// NewStream returns a Stream reading r and writing w. Close closes r when it
+// is an io.Closer; w stays open so that replies still in flight when the
+// input ends can be sent: its owner closes it.
 func NewStream(r io.Reader, w io.Writer, log *zap.Logger) *Stream {
 	if log == nil {
 		log = zap.NewNop()
@@ -77,24 +77,18 @@ func NewStream(r io.Reader, w io.Writer, log *zap.Logger) *Stream {
 	if rc, ok := r.(io.ReadCloser); ok {
 		s.rc = rc
 	}
-	if wc, ok := w.(io.Closer); ok && any(w) != any(r) {
-		s.closer = wc
-	}
 	return s
 }
 
 var _ jsonrpc2.Stream = (*Stream)(nil)
 
-// Close closes the underlying reader and writer.
+// Close closes the reader: a Read in progress returns, and no message is
+// read afterwards. Writing goes on until the writer's owner closes it.
 func (s *Stream) Close() error {
-	var errs []error
 	if s.rc != nil {
-		errs = append(errs, s.rc.Close())
+		return s.rc.Close()
 	}
-	if s.closer != nil {
-		errs = append(errs, s.closer.Close())
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // Read returns the next message. It answers and skips what is not a message,
@@ -159,6 +153,12 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 			line = line[idx:]
 			resync = false
 		}
+		if idx := indexFold(line, "content-length:"); idx > 0 {
+			// A header that starts mid-line: what precedes it is the tail of
+			// something that was not a frame.
+			s.noteGarbage(idx)
+			line, length, headers = line[idx:], -1, 0
+		}
 		trimmed := bytes.TrimRight(line, "\r\n")
 		if len(trimmed) == 0 {
 			if headers == 0 {
@@ -204,14 +204,34 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		}
 	}
 	s.flushGarbageNote()
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.in, body); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	body, err := s.readBody(length)
+	if err != nil {
 		return nil, total, fmt.Errorf("reading a body of %d bytes: %w", length, err)
 	}
 	return body, total + int64(length), nil
+}
+
+// eagerBody is the largest body allocated whole before its bytes arrive;
+// past it the buffer grows as they do, so a header that announces a huge
+// body cannot make the sidecar allocate what the client never sends.
+const eagerBody = 4 << 20
+
+func (s *Stream) readBody(n int) ([]byte, error) {
+	size := min(n, eagerBody)
+	body := make([]byte, size)
+	for {
+		if _, err := io.ReadFull(s.in, body[len(body)-size:]); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if len(body) == n {
+			return body, nil
+		}
+		size = min(n-len(body), len(body))
+		body = append(body, make([]byte, size)...)
+	}
 }
 
 func (s *Stream) discard(n int64) error {

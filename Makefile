@@ -1,0 +1,41 @@
+# agentls — build, test and measure. `make test` runs every suite and says
+# what it ran and what it skipped; with CI=true nothing may be skipped.
+
+GO      ?= go
+BIN     ?= bin/agentls
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build test test-go test-race bench bench-wire fuzz demo clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
+
+# Every suite: Go (vet, gofmt, tests, race), then each editor plugin in its
+# real editor. scripts/test.sh prints the summary.
+test:
+	@bash scripts/test.sh
+
+test-go:
+	@bash scripts/test.sh go
+
+test-race:
+	$(GO) test -race -timeout 600s ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 1200s ./...
+
+# The transport figures of docs/BENCHMARKS.md: agentls against stock
+# jsonrpc2 and vscode-jsonrpc echo servers, side by side, over stdio pipes.
+bench-wire:
+	@bash scripts/bench-wire.sh
+
+# A few minutes of each fuzz target (FUZZTIME per target).
+FUZZTIME ?= 60s
+fuzz:
+	@bash scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin .cache

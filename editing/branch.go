@@ -1,0 +1,97 @@
+package editing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// errNotRepo: branch mode in a workspace that is not a git work tree.
+var errNotRepo = errors.New("not a git repository")
+
+// gitTimeout bounds each git command branch mode runs.
+const gitTimeout = 30 * time.Second
+
+// effectiveMode returns the mode a change of the task is made in. In branch
+// mode the first change creates the task's branch (agent/<slug>, with a
+// number added when that exists) and later changes are applied on it; a
+// workspace that is not a git work tree falls back to propose, once, with a
+// warning. Branch mode then applies like apply mode.
+func (t *Task) effectiveMode(ctx context.Context) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.mode != rpc.EditBranch || t.branch != "" {
+		if t.mode == rpc.EditBranch {
+			return rpc.EditApply, nil
+		}
+		return t.mode, nil
+	}
+	name, err := t.ws.createBranch(ctx, t.slug)
+	if errors.Is(err, errNotRepo) {
+		t.mode = rpc.EditPropose
+		msg := fmt.Sprintf("agentls: editMode branch needs a git repository (%v); the changes of this task are proposed for approval instead", err)
+		t.ws.log.Warn("branch mode falls back to propose", zap.String("task", t.id), zap.Error(err))
+		if t.ws.warn != nil {
+			t.ws.warn(ctx, msg)
+		}
+		return t.mode, nil
+	}
+	if err != nil {
+		return t.mode, err
+	}
+	t.branch = name
+	t.ws.log.Info("branch created", zap.String("task", t.id), zap.String("branch", name))
+	return rpc.EditApply, nil
+}
+
+// createBranch runs git switch -c agent/<slug> in the workspace root.
+func (w *Workspace) createBranch(ctx context.Context, slug string) (string, error) {
+	out, err := w.git(ctx, "rev-parse", "--is-inside-work-tree")
+	if err != nil || strings.TrimSpace(out) != "true" {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", fmt.Errorf("%w: git is not installed", errNotRepo)
+		}
+		return "", fmt.Errorf("%w: %s", errNotRepo, firstLine(out))
+	}
+	base := "agent/" + slug
+	for i := 1; i <= 50; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		if _, err := w.git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil {
+			continue // taken
+		}
+		if out, err := w.git(ctx, "switch", "-c", name); err != nil {
+			return "", fmt.Errorf("%w: git switch -c %s: %s", ErrBranch, name, firstLine(out))
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%w: branches %s to %s-50 all exist", ErrBranch, base, base)
+}
+
+func (w *Workspace) git(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = w.root
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

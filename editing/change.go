@@ -1,0 +1,305 @@
+package editing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// Change is the outcome of write_file, edit_file or delete_file: what the
+// model reads, and the structured record the run's changes and the trace log
+// are made of.
+type Change struct {
+	Path      string // workspace-relative
+	Operation string // rpc.OpCreate, rpc.OpUpdate or rpc.OpDelete
+	Applied   bool
+	Reason    string // why it was not applied ("" when it was)
+	Diff      string // unified diff of the change
+	// NewContent is the file after the change ("" after a delete), and Spans
+	// its changed lines (1-based, inclusive), for the trace log.
+	NewContent string
+	Spans      []LineSpan
+	Stage      string // edit_file: the match stage that found old_string
+	Text       string // what the model reads
+}
+
+// RPC returns the change as the run result lists it.
+func (c Change) RPC() rpc.Change {
+	return rpc.Change{Path: c.Path, Operation: c.Operation, Applied: c.Applied, Diff: c.Diff}
+}
+
+// Write replaces the content of a file, or creates it (with its
+// directories). Overwriting a file needs a read of it first.
+func (a *Agent) Write(ctx context.Context, p, content string) (Change, error) {
+	return a.change(ctx, p, func(rel, cur string, exists bool) (string, string, string, error) {
+		if !exists {
+			return rpc.OpCreate, content, "", nil
+		}
+		if _, ok := a.lastSeen(rel); !ok {
+			return "", "", "", fmt.Errorf("%w: %s exists and you have not read it; read it before overwriting it, or use edit_file", ErrNotRead, rel)
+		}
+		if cur == content {
+			return "", "", "", fmt.Errorf("%w: %s already has this content", ErrNoChange, rel)
+		}
+		return rpc.OpUpdate, content, "", nil
+	})
+}
+
+// Edit replaces old with new in a file, with the staged matching of Replace.
+func (a *Agent) Edit(ctx context.Context, p, old, new string, all bool) (Change, error) {
+	return a.change(ctx, p, func(rel, cur string, exists bool) (string, string, string, error) {
+		if !exists {
+			return "", "", "", fmt.Errorf("%w: %s; use write_file to create it", ErrNotFound, rel)
+		}
+		r, err := Replace(rel, cur, old, new, all)
+		if err != nil {
+			return "", "", "", err
+		}
+		if r.Content == cur {
+			return "", "", "", fmt.Errorf("%w: the edit leaves %s as it is", ErrNoChange, rel)
+		}
+		return rpc.OpUpdate, r.Content, r.Stage, nil
+	})
+}
+
+// Delete deletes a file. It needs a read of the file first.
+func (a *Agent) Delete(ctx context.Context, p string) (Change, error) {
+	return a.change(ctx, p, func(rel, cur string, exists bool) (string, string, string, error) {
+		if !exists {
+			return "", "", "", fmt.Errorf("%w: %s", ErrNotFound, rel)
+		}
+		if _, ok := a.lastSeen(rel); !ok {
+			return "", "", "", fmt.Errorf("%w: read %s before deleting it", ErrNotRead, rel)
+		}
+		return rpc.OpDelete, "", "", nil
+	})
+}
+
+// buildFunc decides a change from the current text: the operation, the new
+// content and the match stage.
+type buildFunc func(rel, cur string, exists bool) (op, next, stage string, err error)
+
+func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, error) {
+	w := a.task.ws
+	ch := Change{Path: p}
+	fail := func(err error) (Change, error) {
+		ch.Applied = false
+		ch.Reason = err.Error()
+		ch.Text = err.Error()
+		return ch, err
+	}
+	rp, err := w.Access(a.who, p, true, a.Scope())
+	if err != nil {
+		return fail(err)
+	}
+	ch.Path = rp.Rel
+	if rp.Rel == "." {
+		return fail(fmt.Errorf("%w: the workspace root is not a file", ErrIsDir))
+	}
+	unlock, err := w.locks.lock(ctx, rp.Rel)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+
+	cur, exists, err := w.current(ctx, rp)
+	if err != nil {
+		return fail(err)
+	}
+	if h, ok := a.lastSeen(rp.Rel); ok {
+		switch {
+		case !exists:
+			return fail(fmt.Errorf("%w: %s was deleted since you last read it; list or read again before changing it", ErrConflict, rp.Rel))
+		case HashContent(cur) != h:
+			return fail(fmt.Errorf("%w: %s changed since you last read it (edited in the editor or by another agent); read it again and redo the change", ErrConflict, rp.Rel))
+		}
+	}
+	op, next, stage, err := build(rp.Rel, cur, exists)
+	if err != nil {
+		return fail(err)
+	}
+	ch.Operation, ch.Stage = op, stage
+	d := ComputeDiff(cur, next)
+	from, to := "a/"+rp.Rel, "b/"+rp.Rel
+	switch op {
+	case rpc.OpCreate:
+		from = "/dev/null"
+	case rpc.OpDelete:
+		to = "/dev/null"
+	}
+	ch.Diff = d.Unified(from, to)
+	if op != rpc.OpDelete {
+		ch.NewContent = next
+		ch.Spans = d.Spans()
+	}
+
+	mode, err := a.task.apply(ctx, rp, op, cur, next, d)
+	if err != nil {
+		w.log.Info("change not applied", zap.String("task", a.who.TaskID), zap.String("agent", a.who.AgentID),
+			zap.String("path", rp.Rel), zap.String("operation", op), zap.Error(err))
+		return fail(err)
+	}
+	ch.Applied = true
+	if op == rpc.OpDelete {
+		a.forget(rp.Rel)
+	} else {
+		a.remember(rp.Rel, next)
+	}
+	w.accessed(a.who, rp.Rel, rpc.ActionWrite)
+	ch.Text = changeText(rp.Rel, op, stage, mode, a.task.Branch(), d)
+	return ch, nil
+}
+
+func changeText(rel, op, stage, mode, branch string, d *Diff) string {
+	add, del := d.Stat()
+	var s string
+	switch op {
+	case rpc.OpCreate:
+		s = fmt.Sprintf("Created %s (%d lines).", rel, add)
+	case rpc.OpDelete:
+		s = fmt.Sprintf("Deleted %s.", rel)
+	default:
+		s = fmt.Sprintf("Updated %s (+%d -%d lines).", rel, add, del)
+	}
+	if stage != "" && stage != StageExact {
+		s += " old_string matched " + stage + "."
+	}
+	switch {
+	case mode == rpc.EditPropose:
+		s += " The user approved it."
+	case branch != "":
+		s += " On branch " + branch + "."
+	}
+	return s
+}
+
+// Actions of the propose question.
+const (
+	actionApply  = "Apply"
+	actionReject = "Reject"
+)
+
+// apply carries a change out in the task's edit mode and returns the mode
+// used. It returns nil only when the change is in the editor (or on disk).
+func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (string, error) {
+	w := t.ws
+	mode, err := t.effectiveMode(ctx)
+	if err != nil {
+		return mode, err
+	}
+	caps := w.ed.Caps()
+	annotated := mode == rpc.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation
+	if mode == rpc.EditPropose && !annotated {
+		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
+			return mode, err
+		}
+	}
+	if caps.ApplyEdit && (op == rpc.OpUpdate || caps.DocumentChanges) {
+		wait := rpc.Machine
+		if annotated {
+			wait = rpc.Human
+		}
+		res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, annotated), wait)
+		switch {
+		case err == nil && res.Applied:
+			return mode, nil
+		case err == nil:
+			reason := res.FailureReason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			if annotated {
+				return mode, fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
+			}
+			return mode, fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
+		case errors.Is(err, rpc.ErrTimeout):
+			return mode, fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
+		case !errors.Is(err, rpc.ErrUnsupported):
+			return mode, fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
+		}
+	}
+	return mode, w.writeOwn(rp, op, old, next)
+}
+
+// confirm asks the person to approve a change with window/showMessageRequest.
+func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error {
+	add, del := d.Stat()
+	verb := map[string]string{rpc.OpCreate: "create", rpc.OpUpdate: "change", rpc.OpDelete: "delete"}[op]
+	msg := fmt.Sprintf("agentls wants to %s %s (+%d -%d lines).", verb, rel, add, del)
+	if preview := d.Unified("a/"+rel, "b/"+rel); preview != "" {
+		lines := strings.SplitAfter(preview, "\n")
+		if len(lines) > 40 {
+			lines = append(lines[:40], fmt.Sprintf("… %d more diff lines\n", len(lines)-40))
+		}
+		msg += "\n\n" + strings.Join(lines, "")
+	}
+	item, err := w.ed.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: msg,
+		Actions: []protocol.MessageActionItem{{Title: actionApply}, {Title: actionReject}},
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: asking the user to approve the change to %s: %w", ErrNotApplied, rel, err)
+	case item == nil:
+		return fmt.Errorf("%w: the user dismissed the change to %s", ErrRejected, rel)
+	case item.Title != actionApply:
+		return fmt.Errorf("%w: the user chose %q for the change to %s", ErrRejected, item.Title, rel)
+	}
+	return nil
+}
+
+// workspaceEdit builds the edit of one change: documentChanges where the
+// client has them (TextDocumentEdit with a null version: the sidecar keeps
+// no text in sync, the conflict check guards unsaved text), else changes.
+// annotated marks every part with a change annotation that needs
+// confirmation.
+func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, annotated bool) rpc.ApplyWorkspaceEditParams {
+	add, del := d.Stat()
+	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
+	p := rpc.ApplyWorkspaceEditParams{Label: label}
+	var ann string
+	if annotated {
+		t.mu.Lock()
+		t.seq++
+		ann = fmt.Sprintf("agentls/%s/%d", t.id, t.seq)
+		t.mu.Unlock()
+		p.Edit.ChangeAnnotations = map[string]rpc.ChangeAnnotation{ann: {
+			Label:             label,
+			NeedsConfirmation: true,
+			Description:       fmt.Sprintf("+%d -%d lines", add, del),
+		}}
+	}
+	if !docChanges {
+		p.Edit.Changes = map[string][]protocol.TextEdit{rp.URI: d.TextEdits()}
+		return p
+	}
+	textEdit := func(edits []protocol.TextEdit) rpc.DocumentChange {
+		ae := make([]rpc.AnnotatedTextEdit, len(edits))
+		for i, e := range edits {
+			ae[i] = rpc.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: ann}
+		}
+		return rpc.DocumentChange{TextDocumentEdit: &rpc.TextDocumentEdit{
+			TextDocument: rpc.OptionalVersionedTextDocumentIdentifier{URI: rp.URI},
+			Edits:        ae,
+		}}
+	}
+	switch op {
+	case rpc.OpCreate:
+		p.Edit.DocumentChanges = []rpc.DocumentChange{{CreateFile: &rpc.CreateFile{URI: rp.URI, Options: &rpc.CreateFileOptions{}, AnnotationID: ann}}}
+		if next != "" {
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit([]protocol.TextEdit{{NewText: next}}))
+		}
+	case rpc.OpDelete:
+		p.Edit.DocumentChanges = []rpc.DocumentChange{{DeleteFile: &rpc.DeleteFile{URI: rp.URI, Options: &rpc.DeleteFileOptions{}, AnnotationID: ann}}}
+	default:
+		p.Edit.DocumentChanges = []rpc.DocumentChange{textEdit(d.TextEdits())}
+	}
+	return p
+}

@@ -1,0 +1,398 @@
+// Package editing is the workspace as an agent may touch it: it resolves the
+// paths an agent names, decides whether the agent may read or change them
+// (the workspace root, zones and the intent's owned_scope), reads, lists and
+// searches files, and turns an agent's intended change into a WorkspaceEdit
+// the editor applies, in the task's edit mode, with a unified diff of it.
+//
+// Guarantees:
+//   - No path outside the workspace root is read or written: paths are
+//     cleaned and their symlinks resolved before the check.
+//   - A change is applied whole or not at all, and is reported as applied
+//     only when the editor said so (or the sidecar's own atomic write
+//     succeeded). A change to a file that changed since the agent last read
+//     it is refused as a conflict.
+//   - The edits sent to the editor reproduce the new text exactly; their
+//     ranges are in UTF-16 code units.
+//
+// A Workspace and its Tasks and Agents are safe for concurrent use. Changes
+// to one file are serialised; changes to different files run in parallel.
+package editing
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// Editor is the part of the editor connection editing uses. *rpc.Editor
+// satisfies it. Each call fails with an error wrapping rpc.ErrUnsupported
+// when the client lacks the capability; editing then takes the fallback of
+// contract §4 (read the disk, write the file itself).
+type Editor interface {
+	Caps() rpc.Caps
+	ReadFile(ctx context.Context, path, uri string) (string, error)
+	ApplyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams, w rpc.Wait) (rpc.ApplyWorkspaceEditResult, error)
+	ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
+}
+
+// Actor names who made an access: the task and the agent (a subtask id, or
+// "coordinator") within it.
+type Actor struct {
+	TaskID  string
+	AgentID string
+}
+
+// Observer hears of every access an agent makes and every access refused.
+// The tracking package implements it (heat map, blocked notifications).
+// Calls are made synchronously from the agent's goroutine, so they must be
+// quick and safe for concurrent use.
+type Observer interface {
+	// Access reports a read, write or search (rpc.ActionRead, ActionWrite,
+	// ActionSearch) of a workspace-relative path.
+	Access(who Actor, path, action string)
+	// Blocked reports a refused access: the workspace-relative path (or the
+	// path as given when it is outside the workspace) and the reason.
+	Blocked(who Actor, path, reason string)
+}
+
+// Limits bound what the file tools return. Zero fields take the defaults.
+type Limits struct {
+	ReadLines       int   // lines read_file returns at most (2000)
+	ReadBytes       int   // bytes read_file returns at most (256 KiB)
+	LineChars       int   // characters of one line shown by read_file and search_files (2000)
+	ListEntries     int   // paths list_files returns at most (500)
+	SearchMatches   int   // matches search_files returns at most (100)
+	SearchFileBytes int64 // larger files are not searched (4 MiB)
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.ReadLines, 2000)
+	def(&l.ReadBytes, 256<<10)
+	def(&l.LineChars, 2000)
+	def(&l.ListEntries, 500)
+	def(&l.SearchMatches, 100)
+	if l.SearchFileBytes <= 0 {
+		l.SearchFileBytes = 4 << 20
+	}
+	return l
+}
+
+// Config builds a Workspace.
+type Config struct {
+	Root     string    // the workspace root; must exist
+	Zones    rpc.Zones // from rpc.Settings; empty Allow means "**"
+	EditMode string    // default mode of tasks: rpc.EditApply, EditPropose or EditBranch
+	Editor   Editor
+	Observer Observer    // nil: none
+	Logger   *zap.Logger // nil: none
+	// Warn shows the person a warning (window/logMessage), e.g. that branch
+	// mode fell back to propose. nil: logged only.
+	Warn   func(ctx context.Context, msg string)
+	Limits Limits
+}
+
+// Workspace is the root an agent works in, with its zones.
+type Workspace struct {
+	root     string // absolute, symlinks resolved
+	given    string // absolute as configured (may contain symlinks)
+	allow    []string
+	deny     []string
+	mode     string
+	ed       Editor
+	obs      Observer
+	log      *zap.Logger
+	warn     func(ctx context.Context, msg string)
+	limits   Limits
+	locks    *pathLocks
+	renameFn func(oldpath, newpath string) error // os.Rename; tests interrupt writes here
+}
+
+// New returns the Workspace of cfg.
+func New(cfg Config) (*Workspace, error) {
+	if cfg.Editor == nil {
+		return nil, fmt.Errorf("editing: Config.Editor is nil")
+	}
+	given, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", cfg.Root, err)
+	}
+	root, err := filepath.EvalSymlinks(given)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", cfg.Root, err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("workspace root %q is not a directory", cfg.Root)
+	}
+	w := &Workspace{
+		root: root, given: given,
+		allow: cfg.Zones.Allow, deny: cfg.Zones.Deny,
+		mode: cfg.EditMode, ed: cfg.Editor, obs: cfg.Observer, log: cfg.Logger,
+		warn: cfg.Warn, limits: cfg.Limits.withDefaults(),
+		locks: newPathLocks(), renameFn: os.Rename,
+	}
+	if len(w.allow) == 0 {
+		w.allow = []string{"**"}
+	}
+	for _, p := range append(append([]string(nil), w.allow...), w.deny...) {
+		if err := rpc.ValidateGlob(p); err != nil {
+			return nil, fmt.Errorf("zones: %w: %w", ErrBadPattern, err)
+		}
+	}
+	switch w.mode {
+	case "":
+		w.mode = rpc.EditPropose
+	case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+	default:
+		return nil, fmt.Errorf("editMode %q is not one of apply, propose, branch", w.mode)
+	}
+	if w.log == nil {
+		w.log = zap.NewNop()
+	}
+	return w, nil
+}
+
+// Root returns the workspace root (absolute, symlinks resolved).
+func (w *Workspace) Root() string { return w.root }
+
+// Path is a resolved path inside the workspace.
+type Path struct {
+	Rel string // workspace-relative with "/" separators; "." is the root
+	Abs string // absolute, symlinks resolved
+	URI string // file:// URI of Abs
+}
+
+// FileURI returns the file:// URI of an absolute path.
+func FileURI(abs string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// Resolve turns a path as an agent or editor names it (workspace-relative,
+// absolute, with "./", "..", backslashes, or a file:// URI) into a Path in
+// the workspace, resolving symlinks. It does not check zones.
+func (w *Workspace) Resolve(p string) (Path, error) {
+	raw := p
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return Path{}, fmt.Errorf("%w: the path is empty", ErrBadPath)
+	case strings.ContainsRune(p, 0):
+		return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
+	}
+	if strings.HasPrefix(strings.ToLower(p), "file:") {
+		u, err := url.Parse(p)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+			return Path{}, fmt.Errorf("%w: %q is not a local file:// URI", ErrBadPath, raw)
+		}
+		p = u.Path
+		if strings.ContainsRune(p, 0) {
+			return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
+		}
+	} else if strings.Contains(p, "://") {
+		return Path{}, fmt.Errorf("%w: %q is a URL; give a workspace-relative path", ErrBadPath, raw)
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
+		return Path{}, fmt.Errorf("%w: %q is a drive path; give a workspace-relative path", ErrOutside, raw)
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return Path{}, fmt.Errorf("%w: %q is in the home directory; give a workspace-relative path", ErrOutside, raw)
+	}
+	var abs string
+	if path.IsAbs(p) {
+		abs = filepath.Clean(filepath.FromSlash(p))
+	} else {
+		abs = filepath.Join(w.root, filepath.FromSlash(p))
+	}
+	if _, ok := within(w.root, abs); !ok {
+		if _, ok := within(w.given, abs); !ok {
+			return Path{}, fmt.Errorf("%w: %q is not under the workspace root", ErrOutside, raw)
+		}
+	}
+	real, err := resolveSymlinks(abs)
+	if err != nil {
+		return Path{}, fmt.Errorf("%w: %q: %w", ErrBadPath, raw, err)
+	}
+	rel, ok := within(w.root, real)
+	if !ok {
+		return Path{}, fmt.Errorf("%w: %q leads through a symlink to %s, outside the workspace", ErrOutside, raw, real)
+	}
+	return Path{Rel: rel, Abs: real, URI: FileURI(real)}, nil
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// within returns abs relative to root with "/" separators, or false when abs
+// is not root or under it.
+func within(root, abs string) (string, bool) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// resolveSymlinks resolves the symlinks of the longest existing prefix of abs
+// and appends the rest. A dangling symlink on the way is refused: its target
+// could be anywhere.
+func resolveSymlinks(abs string) (string, error) {
+	var rest []string
+	cur := abs
+	for {
+		real, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				real = filepath.Join(real, rest[i])
+			}
+			return real, nil
+		}
+		if !os.IsNotExist(err) {
+			return "", err
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symlink to a missing target", cur)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return "", err
+		}
+		rest = append(rest, filepath.Base(cur))
+		cur = parent
+	}
+}
+
+// zoneReason returns why the zones refuse rel, or "".
+func (w *Workspace) zoneReason(rel string) string {
+	if rel == "." {
+		return ""
+	}
+	for _, p := range w.deny {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return fmt.Sprintf("denied by zones.deny %q", p)
+		}
+	}
+	for _, p := range w.allow {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return ""
+		}
+	}
+	return fmt.Sprintf("not in zones.allow %q", w.allow)
+}
+
+// denied reports whether a zone hides rel from listings and searches.
+func (w *Workspace) denied(rel string) bool { return w.zoneReason(rel) != "" }
+
+// Access resolves p for an agent's access and checks it: the workspace
+// root, the zones, and for writes the owned scope (nil: no scope). A refusal
+// is reported to the observer and returned as an error wrapping ErrOutside,
+// ErrBadPath or a *BlockedError.
+func (w *Workspace) Access(who Actor, p string, write bool, scope *Scope) (Path, error) {
+	rp, err := w.Resolve(p)
+	if err != nil {
+		w.blocked(who, p, err.Error())
+		return Path{}, err
+	}
+	// The path as written may name a denied place the symlinks lead away from.
+	reason := w.zoneReason(rp.Rel)
+	if reason == "" {
+		if lex, ok := lexicalRel(w.root, p); ok && lex != rp.Rel {
+			reason = w.zoneReason(lex)
+		}
+	}
+	if reason == "" && write && scope != nil {
+		if ok, rule := scope.Match(rp.Rel); !ok {
+			if rule != "" {
+				reason = fmt.Sprintf("outside the intent's owned_scope: excluded by %q", rule)
+			} else {
+				reason = fmt.Sprintf("outside the intent's owned_scope %q", scope.Patterns())
+			}
+		}
+	}
+	if reason != "" {
+		w.blocked(who, rp.Rel, reason)
+		return Path{}, &BlockedError{Path: rp.Rel, Reason: reason}
+	}
+	return rp, nil
+}
+
+// lexicalRel is the workspace-relative form of p before symlinks.
+func lexicalRel(root, p string) (string, bool) {
+	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+	if strings.Contains(p, "://") || strings.HasPrefix(p, "file:") {
+		return "", false
+	}
+	abs := filepath.Join(root, filepath.FromSlash(p))
+	if path.IsAbs(p) {
+		abs = filepath.Clean(p)
+	}
+	return within(root, abs)
+}
+
+func (w *Workspace) blocked(who Actor, p, reason string) {
+	w.log.Debug("access blocked", zap.String("task", who.TaskID), zap.String("agent", who.AgentID),
+		zap.String("path", p), zap.String("reason", reason))
+	if w.obs != nil {
+		w.obs.Blocked(who, p, reason)
+	}
+}
+
+func (w *Workspace) accessed(who Actor, rel, action string) {
+	if w.obs != nil {
+		w.obs.Access(who, rel, action)
+	}
+}
+
+// pathLocks serialises changes per file. A lock is a one-slot channel so
+// waiting on it can be cancelled.
+type pathLocks struct {
+	mu sync.Mutex
+	m  map[string]*pathLock
+}
+
+type pathLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+func newPathLocks() *pathLocks { return &pathLocks{m: map[string]*pathLock{}} }
+
+// lock takes the lock of rel, or fails when ctx ends first.
+func (l *pathLocks) lock(ctx context.Context, rel string) (unlock func(), err error) {
+	l.mu.Lock()
+	pl := l.m[rel]
+	if pl == nil {
+		pl = &pathLock{ch: make(chan struct{}, 1)}
+		l.m[rel] = pl
+	}
+	pl.refs++
+	l.mu.Unlock()
+	release := func() {
+		l.mu.Lock()
+		if pl.refs--; pl.refs == 0 {
+			delete(l.m, rel)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case pl.ch <- struct{}{}:
+		return func() { <-pl.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, context.Cause(ctx)
+	}
+}

@@ -1,0 +1,106 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// clientHandler serves the server's reverse calls and records its
+// notifications.
+type clientHandler Editor
+
+func (h *clientHandler) Gate(*rpc.Request) error { return nil }
+
+func (h *clientHandler) HandleNotification(_ context.Context, req *rpc.Request) {
+	e := (*Editor)(h)
+	e.mu.Lock()
+	n := Notification{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...), Seq: len(e.notes) + 1}
+	e.notes = append(e.notes, n)
+	close(e.noteCond)
+	e.noteCond = make(chan struct{})
+	e.mu.Unlock()
+}
+
+func (h *clientHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, error) {
+	e := (*Editor)(h)
+	e.mu.Lock()
+	e.calls = append(e.calls, ReverseCall{Method: req.Method(), Params: append(json.RawMessage(nil), req.Params()...)})
+	override := e.overrides[req.Method()]
+	e.mu.Unlock()
+	if override != nil {
+		return override(ctx, req.Params())
+	}
+	switch req.Method() {
+	case rpc.MethodReadFile:
+		var p rpc.ReadFileParams
+		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
+			return nil, err
+		}
+		return e.readFile(p)
+	case rpc.MethodApplyEdit:
+		var p rpc.ApplyWorkspaceEditParams
+		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
+			return nil, err
+		}
+		return e.applyEdit(ctx, p)
+	case rpc.MethodRunCommand:
+		var p rpc.RunCommandParams
+		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
+			return nil, err
+		}
+		return RunShell(ctx, p), nil
+	case rpc.MethodShowMessageRequest, rpc.MethodAsk:
+		// Nobody is at this editor: a question or an approval is dismissed
+		// unless a test scripted an answer with Handle.
+		if req.Method() == rpc.MethodAsk {
+			return rpc.AskResult{Answer: nil}, nil
+		}
+		return nil, nil
+	case rpc.MethodWorkDoneProgressCreate:
+		return nil, nil
+	}
+	return nil, rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %s", req.Method())
+}
+
+func (e *Editor) readFile(p rpc.ReadFileParams) (any, error) {
+	path, err := e.pathOf(p.URI, p.Path)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	e.mu.Lock()
+	b, ok := e.buffers[path]
+	var text string
+	if ok {
+		text = b.text
+	}
+	e.mu.Unlock()
+	if ok {
+		return rpc.ReadFileResult{Content: text}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "cannot read %s: %v", p.Path, err)
+	}
+	return rpc.ReadFileResult{Content: string(data)}, nil
+}
+
+// pathOf resolves a reverse call's file: the uri when given, else the
+// workspace-relative path.
+func (e *Editor) pathOf(uri, rel string) (string, error) {
+	if uri != "" {
+		path, err := uriToPath(uri)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Clean(path), nil
+	}
+	if rel == "" {
+		return "", fmt.Errorf("neither uri nor path given")
+	}
+	return e.abs(rel), nil
+}

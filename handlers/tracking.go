@@ -1,0 +1,185 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking"
+)
+
+// trackingService is the server's tracking.Workspace, opened on first use
+// (after initialize, when the root is known), with the heat ticker it owns.
+type trackingService struct {
+	mu     sync.Mutex
+	ws     *tracking.Workspace
+	err    error
+	cancel context.CancelFunc
+	done   chan struct{}
+	closed bool
+}
+
+// Tracking returns the workspace's tracking (heat map, intents, trace,
+// sessions, usage), opening it on first use. It starts the heat ticker,
+// which sends agent/heatUpdate until the server closes.
+func (s *Server) Tracking() (*tracking.Workspace, error) {
+	t := &s.track
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ws != nil || t.err != nil {
+		return t.ws, t.err
+	}
+	if t.closed {
+		return nil, fmt.Errorf("tracking: %w", rpc.ErrClosed)
+	}
+	ws, err := tracking.Open(tracking.Config{
+		Root:   s.Root(),
+		Trace:  func() *bool { return s.Settings().Trace },
+		Heat:   s.notifier,
+		Report: s.reportToUser,
+		Logger: s.log,
+	})
+	if err != nil {
+		t.err = err
+		s.log.Error("tracking unavailable", zap.Error(err))
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.ws, t.cancel, t.done = ws, cancel, make(chan struct{})
+	go func() {
+		defer close(t.done)
+		_ = ws.Run(ctx)
+	}()
+	return ws, nil
+}
+
+// closeTracking stops the heat ticker and waits for it.
+func (s *Server) closeTracking() {
+	t := &s.track
+	t.mu.Lock()
+	t.closed = true
+	cancel, done := t.cancel, t.done
+	t.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// reportToUser shows a warning the person should see (window/logMessage).
+func (s *Server) reportToUser(msg string) {
+	if err := s.notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, msg); err != nil {
+		s.log.Debug("logMessage not sent", zap.Error(err))
+	}
+}
+
+// trackingError turns tracking's sentinel errors into the codes of
+// contract §10.
+func trackingError(method string, err error) error {
+	switch {
+	case errors.Is(err, tracking.ErrUnknownSession), errors.Is(err, tracking.ErrUnknownTask):
+		return rpc.Errorf(rpc.CodeUnknownTask, "%s: %v", method, err)
+	case errors.Is(err, tracking.ErrSessionBusy):
+		return rpc.Errorf(rpc.CodeWrongState, "%s: %v", method, err)
+	case errors.Is(err, tracking.ErrInvalidParams):
+		return rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+func (s *Server) heatSnapshot(_ context.Context, raw json.RawMessage) (any, error) {
+	var p rpc.HeatSnapshotParams
+	if err := rpc.DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	ws, err := s.Tracking()
+	if err != nil {
+		return nil, err
+	}
+	res, err := ws.HeatSnapshot(p)
+	if err != nil {
+		return nil, trackingError(rpc.MethodHeatSnapshot, err)
+	}
+	return &res, nil
+}
+
+func (s *Server) trace(_ context.Context, raw json.RawMessage) (any, error) {
+	var p rpc.TraceParams
+	if err := rpc.DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Path == "" {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
+	}
+	ws, err := s.Tracking()
+	if err != nil {
+		return nil, err
+	}
+	res, err := ws.TraceEntries(p)
+	if err != nil {
+		return nil, trackingError(rpc.MethodTrace, err)
+	}
+	return &res, nil
+}
+
+func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
+	var p struct{}
+	if err := rpc.DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	ws, err := s.Tracking()
+	if err != nil {
+		return nil, err
+	}
+	res := ws.ListSessions()
+	return &res, nil
+}
+
+func (s *Server) sessionParams(raw json.RawMessage) (rpc.SessionParams, error) {
+	var p rpc.SessionParams
+	if err := rpc.DecodeParams(raw, &p); err != nil {
+		return p, err
+	}
+	if p.SessionID == "" {
+		return p, rpc.Errorf(rpc.CodeInvalidParams, `invalid params: "sessionId" is required`)
+	}
+	return p, nil
+}
+
+func (s *Server) session(_ context.Context, raw json.RawMessage) (any, error) {
+	p, err := s.sessionParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.Tracking()
+	if err != nil {
+		return nil, err
+	}
+	res, err := ws.Session(p)
+	if err != nil {
+		return nil, trackingError(rpc.MethodSession, err)
+	}
+	return &res, nil
+}
+
+func (s *Server) deleteSession(_ context.Context, raw json.RawMessage) (any, error) {
+	p, err := s.sessionParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.Tracking()
+	if err != nil {
+		return nil, err
+	}
+	res, err := ws.DeleteSession(p)
+	if err != nil {
+		return nil, trackingError(rpc.MethodDeleteSession, err)
+	}
+	return &res, nil
+}

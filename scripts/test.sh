@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Runs agentls's test suites and reports what ran and what was skipped.
+#
+#   scripts/test.sh            every suite
+#   scripts/test.sh go nvim    only these
+#
+# Each editor suite is editors/<name>/test/run.sh: it installs what it needs
+# where it can (Debian packages, npm), exits 0 on success, 1 on failure and
+# 77 when it cannot run here, with the reason as its last line on stderr.
+# With CI=true a skipped suite is a failure: CI runs everything.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(go nvim emacs vscode)
+
+passed=() failed=() skipped=()
+GO=${GO:-go}
+
+run_go() {
+	echo "== go: build, vet, gofmt, tests"
+	$GO build ./... || return 1
+	$GO vet ./... || return 1
+	local unformatted
+	unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
+	if [ -n "$unformatted" ]; then
+		echo "not gofmt-ed:"; echo "$unformatted"; return 1
+	fi
+	$GO test -count=1 -timeout 900s ./... || return 1
+	echo "== go: race detector on the concurrent core"
+	local race=()
+	for d in rpc handlers editors/headless workforce; do
+		[ -d "$d" ] && race+=("./$d/...")
+	done
+	$GO test -count=1 -race -short -timeout 900s "${race[@]}" || return 1
+	return 0
+}
+
+for s in "${suites[@]}"; do
+	start=$(date +%s)
+	if [ "$s" = go ]; then
+		run_go
+		rc=$?
+	else
+		script="editors/$s/test/run.sh"
+		if [ ! -x "$script" ]; then
+			echo "== $s: no suite at $script"
+			rc=77
+			reason="no test suite in this checkout"
+		else
+			echo "== $s: $script"
+			errf=$(mktemp)
+			bash "$script" 2> >(tee "$errf" >&2)
+			rc=$?
+			wait $! 2>/dev/null # let tee finish writing
+			reason=$(tail -n 1 "$errf")
+			rm -f "$errf"
+		fi
+	fi
+	took=$(( $(date +%s) - start ))
+	case $rc in
+	0) passed+=("$s (${took}s)") ;;
+	77) skipped+=("$s: ${reason:-no reason given}") ;;
+	*) failed+=("$s (exit $rc, ${took}s)") ;;
+	esac
+done
+
+echo
+echo "== summary"
+for p in "${passed[@]}"; do echo "ran and passed: $p"; done
+for f in "${failed[@]}"; do echo "FAILED: $f"; done
+for k in "${skipped[@]}"; do echo "skipped: $k"; done
+if [ "${CI:-}" = true ] && [ ${#skipped[@]} -gt 0 ]; then
+	echo "CI=true: a skipped suite is a failure"
+	failed+=("${skipped[@]}")
+	skipped=()
+fi
+echo "suites: ${#passed[@]} passed, ${#failed[@]} failed, ${#skipped[@]} skipped"
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,404 @@
+// Package heat is the heat map of contract §3 and §5: which files the agents
+// touch, which are in a model's context, and how hot they are.
+//
+// Each worker has its own Tracker, fed by the editing layer (Access, Blocked)
+// and by the worker loop (Turn). A Map owns the trackers and two kinds of
+// view: one per task (its workers merged) and one for the whole workspace
+// (every worker merged). Views merge last-write-wins by access time; at the
+// same instant write beats blocked, search, read and userProvided.
+//
+// A ticker (Run) drives the map: each tick decays files out of context
+// (heat × Decay per Interval), prunes them below PruneBelow, and sends each
+// view's changes as one agent/heatUpdate with a seq that rises by one per
+// update. Guarantees:
+//   - the work of a tick is proportional to the files that changed or are
+//     cooling, not to the files tracked;
+//   - at most one update per MinInterval per view, and none while nothing
+//     changes; after IdleAfter without change the ticker slows to
+//     IdleInterval, and the next access wakes it;
+//   - updates of one view leave in seq order; a Snapshot gives the view as of
+//     the last tick with the seq of the last update sent, so a client that
+//     applies later updates over it (updates are whole nodes, removals are
+//     paths) converges.
+package heat
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// Emitter sends agent/heatUpdate. *rpc.Notifier satisfies it.
+type Emitter interface {
+	HeatUpdate(ctx context.Context, p *rpc.HeatUpdateParams) error
+}
+
+// Options tune a Map. Zero fields take the defaults of DefaultOptions.
+type Options struct {
+	Decay        float64       // heat multiplier per Interval for files out of context (0.95)
+	PruneBelow   float64       // files cooler than this are dropped (0.01)
+	ContextTurns int           // model turns without access before a file leaves context (3)
+	Interval     time.Duration // tick period while active (100 ms)
+	MinInterval  time.Duration // at most one update per view per this (100 ms)
+	IdleAfter    time.Duration // no change for this long slows the ticker (2 s)
+	IdleInterval time.Duration // tick period while idle (500 ms)
+	Ignore       []string      // folder names never tracked (DefaultIgnore)
+	Clock        Clock         // SystemClock
+	Logger       *zap.Logger   // zap.NewNop()
+}
+
+// DefaultOptions returns the defaults of the contract.
+func DefaultOptions() Options {
+	return Options{
+		Decay:        0.95,
+		PruneBelow:   0.01,
+		ContextTurns: 3,
+		Interval:     100 * time.Millisecond,
+		MinInterval:  100 * time.Millisecond,
+		IdleAfter:    2 * time.Second,
+		IdleInterval: 500 * time.Millisecond,
+		Ignore:       DefaultIgnore,
+		Clock:        SystemClock{},
+		Logger:       zap.NewNop(),
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.Decay <= 0 || o.Decay > 1 {
+		o.Decay = d.Decay
+	}
+	if o.PruneBelow <= 0 || o.PruneBelow >= 1 {
+		o.PruneBelow = d.PruneBelow
+	}
+	if o.ContextTurns <= 0 {
+		o.ContextTurns = d.ContextTurns
+	}
+	if o.Interval <= 0 {
+		o.Interval = d.Interval
+	}
+	if o.MinInterval <= 0 {
+		o.MinInterval = d.MinInterval
+	}
+	if o.IdleAfter <= 0 {
+		o.IdleAfter = d.IdleAfter
+	}
+	if o.IdleInterval <= 0 {
+		o.IdleInterval = d.IdleInterval
+	}
+	if o.Ignore == nil {
+		o.Ignore = d.Ignore
+	}
+	if o.Clock == nil {
+		o.Clock = d.Clock
+	}
+	if o.Logger == nil {
+		o.Logger = d.Logger
+	}
+	return o
+}
+
+// Map owns the trackers and views of one workspace. Safe for concurrent use.
+type Map struct {
+	opts   Options
+	clock  Clock
+	log    *zap.Logger
+	emit   Emitter
+	ignore map[string]bool
+
+	tickMu sync.Mutex // serialises ticks, so updates leave in seq order
+
+	mu       sync.Mutex
+	nextID   uint64
+	trackers map[*Tracker]struct{}
+	views    map[string]*view // "" is the workspace view
+	lastTick time.Time
+	scratch  []change
+
+	idle   atomic.Bool
+	wakeCh chan struct{}
+}
+
+// New returns a Map that sends its updates to emit (nil: updates are only
+// kept for Snapshot).
+func New(emit Emitter, opts Options) *Map {
+	opts = opts.withDefaults()
+	m := &Map{
+		opts:     opts,
+		clock:    opts.Clock,
+		log:      opts.Logger,
+		emit:     emit,
+		ignore:   make(map[string]bool, len(opts.Ignore)),
+		trackers: make(map[*Tracker]struct{}),
+		views:    map[string]*view{"": newView("")},
+		wakeCh:   make(chan struct{}, 1),
+	}
+	for _, s := range opts.Ignore {
+		m.ignore[s] = true
+	}
+	return m
+}
+
+// Tracker returns a new tracker for one worker of task taskID. Call Close on
+// it when the worker ends.
+func (m *Map) Tracker(taskID, worker string) *Tracker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	t := &Tracker{
+		m:        m,
+		id:       m.nextID,
+		taskID:   taskID,
+		worker:   worker,
+		nodes:    make(map[string]*node),
+		dirty:    make(map[string]struct{}),
+		decaying: make(map[string]struct{}),
+		byTurn:   make(map[int]map[string]struct{}),
+	}
+	m.trackers[t] = struct{}{}
+	v := m.views[taskID]
+	if v == nil {
+		v = newView(taskID)
+		m.views[taskID] = v
+	}
+	v.trackers++
+	return t
+}
+
+// Snapshot returns a view as of the last tick: the task's when taskID is
+// set, else the workspace's. Nodes are sorted by path.
+func (m *Map) Snapshot(taskID string) (rpc.HeatSnapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v := m.views[taskID]
+	if v == nil {
+		return rpc.HeatSnapshot{}, ErrUnknownTask
+	}
+	nodes := make([]rpc.HeatNode, 0, len(v.entries))
+	for p, e := range v.entries {
+		nodes = append(nodes, e.winner.wire(p))
+	}
+	slices.SortFunc(nodes, func(a, b rpc.HeatNode) int { return strings.Compare(a.Path, b.Path) })
+	return rpc.HeatSnapshot{Seq: v.seq, Nodes: nodes}, nil
+}
+
+// wake tells an idle Run loop that something changed.
+func (m *Map) wake() {
+	if m.idle.Load() {
+		select {
+		case m.wakeCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Run ticks the map until ctx ends: every Interval while files change or
+// cool, every IdleInterval after IdleAfter without change, and at once when
+// an access wakes it from idle. It returns ctx's error.
+func (m *Map) Run(ctx context.Context) error {
+	tk := m.clock.NewTicker(m.opts.Interval)
+	defer tk.Stop()
+	lastChange := m.clock.Now()
+	idle := false
+	setIdle := func(v bool) {
+		if v == idle {
+			return
+		}
+		idle = v
+		m.idle.Store(v)
+		if v {
+			tk.Reset(m.opts.IdleInterval)
+		} else {
+			tk.Reset(m.opts.Interval)
+		}
+	}
+	for {
+		var now time.Time
+		select {
+		case <-ctx.Done():
+			m.idle.Store(false)
+			return ctx.Err()
+		case <-m.wakeCh:
+			now = m.clock.Now()
+		case now = <-tk.C():
+		}
+		if m.Tick(ctx, now) {
+			lastChange = now
+			setIdle(false)
+		} else if now.Sub(lastChange) >= m.opts.IdleAfter {
+			setIdle(true)
+		}
+	}
+}
+
+// Tick runs one tick at now and sends the views' updates. It reports whether
+// anything changed or is still waiting to be sent. Run calls it; tests and
+// benchmarks call it directly with a steady clock.
+func (m *Map) Tick(ctx context.Context, now time.Time) bool {
+	m.tickMu.Lock()
+	defer m.tickMu.Unlock()
+	updates, active := m.tick(now)
+	if m.emit != nil {
+		for _, u := range updates {
+			if err := m.emit.HeatUpdate(ctx, u); err != nil {
+				m.log.Warn("heat: update not sent", zap.String("taskId", u.TaskID), zap.Uint64("seq", u.Seq), zap.Error(err))
+			}
+		}
+	}
+	return active
+}
+
+func (m *Map) tick(now time.Time) ([]*rpc.HeatUpdateParams, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	factor := m.opts.Decay
+	if !m.lastTick.IsZero() {
+		steps := float64(now.Sub(m.lastTick)) / float64(m.opts.Interval)
+		factor = math.Pow(m.opts.Decay, min(max(steps, 0), 50))
+	}
+	m.lastTick = now
+
+	active := false
+	all := m.views[""]
+	for t := range m.trackers {
+		changes, done := t.collect(factor, m.opts.PruneBelow, m.scratch[:0])
+		m.scratch = changes
+		if len(changes) > 0 {
+			active = true
+		}
+		tv := m.views[t.taskID]
+		for _, c := range changes {
+			all.apply(t, c)
+			tv.apply(t, c)
+		}
+		if done {
+			delete(m.trackers, t)
+			tv.trackers--
+		}
+	}
+
+	var out []*rpc.HeatUpdateParams
+	for id, v := range m.views {
+		if len(v.dirty) > 0 {
+			if now.Sub(v.lastEmit) < m.opts.MinInterval {
+				active = true
+				continue
+			}
+			out = append(out, v.delta(now))
+		}
+		if id != "" && v.trackers == 0 && len(v.entries) == 0 {
+			delete(m.views, id)
+		}
+	}
+	// The workspace view first, then tasks by id: a steady order for clients
+	// and tests.
+	slices.SortFunc(out, func(a, b *rpc.HeatUpdateParams) int { return strings.Compare(a.TaskID, b.TaskID) })
+	return out, active
+}
+
+// view is the merge of some trackers: a task's, or all of them.
+type view struct {
+	taskID   string
+	trackers int // live trackers feeding a task view
+	entries  map[string]*entry
+	dirty    map[string]struct{}
+	seq      uint64
+	lastEmit time.Time
+}
+
+type entry struct {
+	holders []holder
+	winner  node
+}
+
+type holder struct {
+	t *Tracker
+	n node
+}
+
+func newView(taskID string) *view {
+	return &view{taskID: taskID, entries: make(map[string]*entry), dirty: make(map[string]struct{})}
+}
+
+// apply records one tracker's change of one file and re-elects the file's
+// winner among the trackers that hold it.
+func (v *view) apply(t *Tracker, c change) {
+	e := v.entries[c.path]
+	if e == nil {
+		if c.n == nil {
+			return
+		}
+		e = &entry{}
+		v.entries[c.path] = e
+	}
+	i := slices.IndexFunc(e.holders, func(h holder) bool { return h.t == t })
+	switch {
+	case c.n == nil && i >= 0:
+		e.holders = slices.Delete(e.holders, i, i+1)
+	case c.n != nil && i >= 0:
+		e.holders[i].n = *c.n
+	case c.n != nil:
+		e.holders = append(e.holders, holder{t: t, n: *c.n})
+	}
+	v.dirty[c.path] = struct{}{}
+	if len(e.holders) == 0 {
+		delete(v.entries, c.path)
+		return
+	}
+	best := 0
+	for j := 1; j < len(e.holders); j++ {
+		if wins(e.holders[j], e.holders[best]) {
+			best = j
+		}
+	}
+	e.winner = e.holders[best].n
+}
+
+// wins reports whether a beats b: the later access, then the stronger
+// action, then the older tracker (so the choice is steady).
+func wins(a, b holder) bool {
+	if !a.n.at.Equal(b.n.at) {
+		return a.n.at.After(b.n.at)
+	}
+	if ra, rb := rank(a.n.action), rank(b.n.action); ra != rb {
+		return ra > rb
+	}
+	return a.t.id < b.t.id
+}
+
+// delta turns the dirty set into one update and clears it.
+func (v *view) delta(now time.Time) *rpc.HeatUpdateParams {
+	u := &rpc.HeatUpdateParams{TaskID: v.taskID, Updates: []rpc.HeatNode{}, Removed: []string{}}
+	for p := range v.dirty {
+		if e := v.entries[p]; e != nil {
+			u.Updates = append(u.Updates, e.winner.wire(p))
+		} else {
+			u.Removed = append(u.Removed, p)
+		}
+	}
+	slices.SortFunc(u.Updates, func(a, b rpc.HeatNode) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(u.Removed)
+	v.dirty = reset(v.dirty)
+	v.seq++
+	u.Seq = v.seq
+	v.lastEmit = now
+	return u
+}
+
+func (n node) wire(path string) rpc.HeatNode {
+	return rpc.HeatNode{
+		Path:       path,
+		Heat:       math.Round(n.heat*1000) / 1000,
+		InContext:  n.inContext,
+		LastAction: n.action,
+		Turn:       n.turn,
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tracking
+
+const raceEnabled = false

@@ -1,0 +1,157 @@
+// Package tracking is what happened in a workspace, kept so that a person
+// can see it live and find it again later: the heat map (package heat), the
+// intents and their gate (intents), the trace of applied changes (trace),
+// the sessions on disk (sessions) and token usage (usage).
+//
+// A Workspace ties them together for one workspace root and answers the
+// agent/* methods of contract §3 that read them: agent/heatSnapshot,
+// agent/trace, agent/sessions, agent/session and agent/deleteSession. Each
+// answer is exactly the rpc result type; errors wrap the sentinels of
+// errors.go. A Workspace is safe for concurrent use.
+package tracking
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking/heat"
+	"github.com/agentls/agentls/tracking/intents"
+	"github.com/agentls/agentls/tracking/sessions"
+	"github.com/agentls/agentls/tracking/trace"
+	"github.com/agentls/agentls/tracking/usage"
+)
+
+// Config opens a Workspace.
+type Config struct {
+	Root     string // absolute workspace root
+	StateDir string // "" resolves contract §9's places from the environment
+	// Trace is the trace setting of contract §2 (nil: on when
+	// .orchestration/ exists). It is read at every change.
+	Trace func() *bool
+	// Heat receives agent/heatUpdate; *rpc.Notifier satisfies it.
+	Heat heat.Emitter
+	// Report is told, in words for the person, of damaged files set aside
+	// and of a broken intents file (window/logMessage). It may be nil.
+	Report      func(msg string)
+	HeatOptions heat.Options // Logger and Clock default to the Workspace's
+	Logger      *zap.Logger
+}
+
+// Workspace is the tracking of one workspace.
+type Workspace struct {
+	Root     string
+	Heat     *heat.Map
+	Intents  *intents.Store
+	Trace    *trace.Log
+	Sessions *sessions.Store
+	Usage    *usage.Counter
+
+	traceSetting func() *bool
+	log          *zap.Logger
+}
+
+// Open opens the tracking of cfg.Root: the session registry is read (damaged
+// files set aside and reported), the rest is read on use.
+func Open(cfg Config) (*Workspace, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	report := func(msg string) {
+		if cfg.Report != nil {
+			cfg.Report(msg)
+		}
+	}
+	state := cfg.StateDir
+	if state == "" {
+		var err error
+		if state, err = sessions.StateDir(os.Getenv, os.UserHomeDir); err != nil {
+			return nil, fmt.Errorf("tracking: %w", err)
+		}
+	}
+	reg, err := sessions.Open(state, cfg.Root, sessions.Options{OnReport: report, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("tracking: %w", err)
+	}
+	ho := cfg.HeatOptions
+	if ho.Logger == nil {
+		ho.Logger = cfg.Logger
+	}
+	in := intents.NewStore(cfg.Root, intents.Options{
+		OnBroken: func(err error) { report("agentls: " + err.Error()) },
+		Logger:   cfg.Logger,
+	})
+	w := &Workspace{
+		Root:     cfg.Root,
+		Heat:     heat.New(cfg.Heat, ho),
+		Intents:  in,
+		Sessions: reg,
+		Usage:    usage.New(),
+		log:      cfg.Logger,
+		traceSetting: func() *bool {
+			if cfg.Trace == nil {
+				return nil
+			}
+			return cfg.Trace()
+		},
+	}
+	w.Trace = trace.Open(cfg.Root, trace.Options{IntentName: w.intentName, Logger: cfg.Logger})
+	return w, nil
+}
+
+func (w *Workspace) intentName(id string) string {
+	in, err := w.Intents.Get(id)
+	if err != nil {
+		return ""
+	}
+	return in.Name
+}
+
+// Run drives the heat map's ticker until ctx ends.
+func (w *Workspace) Run(ctx context.Context) error { return w.Heat.Run(ctx) }
+
+// TraceEnabled reports whether applied changes are traced now.
+func (w *Workspace) TraceEnabled() bool { return trace.Enabled(w.Root, w.traceSetting()) }
+
+// RecordChange traces one applied change when the trace is on. It returns
+// the entry written, or nil when the trace is off.
+func (w *Workspace) RecordChange(c trace.Change) (*rpc.TraceEntry, error) {
+	if !w.TraceEnabled() {
+		return nil, nil
+	}
+	e, err := w.Trace.Record(c)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// HeatSnapshot answers agent/heatSnapshot.
+func (w *Workspace) HeatSnapshot(p rpc.HeatSnapshotParams) (rpc.HeatSnapshot, error) {
+	s, err := w.Heat.Snapshot(p.TaskID)
+	if err != nil {
+		return rpc.HeatSnapshot{}, fmt.Errorf("taskId %q: %w", p.TaskID, err)
+	}
+	return s, nil
+}
+
+// TraceEntries answers agent/trace.
+func (w *Workspace) TraceEntries(p rpc.TraceParams) (rpc.TraceResult, error) {
+	return w.Trace.Query(p.Path, p.Line)
+}
+
+// ListSessions answers agent/sessions.
+func (w *Workspace) ListSessions() rpc.SessionsResult { return w.Sessions.Sessions() }
+
+// Session answers agent/session.
+func (w *Workspace) Session(p rpc.SessionParams) (rpc.SessionResult, error) {
+	return w.Sessions.Session(p.SessionID)
+}
+
+// DeleteSession answers agent/deleteSession.
+func (w *Workspace) DeleteSession(p rpc.SessionParams) (rpc.Empty, error) {
+	return rpc.Empty{}, w.Sessions.Delete(p.SessionID)
+}

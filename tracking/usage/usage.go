@@ -1,0 +1,92 @@
+// Package usage sums the model tokens of every model call per subtask, task
+// and session, and passes each call's input tokens on to the heat tracker's
+// turn hook (which detects context compaction from them). A Counter is safe
+// for concurrent use.
+package usage
+
+import (
+	"sync"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// TurnObserver is told of every model turn with the input tokens it used;
+// *heat.Tracker satisfies it.
+type TurnObserver interface {
+	Turn(inputTokens int64)
+}
+
+type subtaskKey struct{ task, subtask string }
+
+// Counter holds the sums of one process.
+type Counter struct {
+	mu       sync.Mutex
+	subtasks map[subtaskKey]rpc.Usage
+	tasks    map[string]rpc.Usage
+	sessions map[string]rpc.Usage
+}
+
+// New returns an empty Counter.
+func New() *Counter {
+	return &Counter{subtasks: map[subtaskKey]rpc.Usage{}, tasks: map[string]rpc.Usage{}, sessions: map[string]rpc.Usage{}}
+}
+
+// Add counts one model call of a subtask (subtaskID "" for the
+// coordinator). Negative counts are taken as 0.
+func (c *Counter) Add(sessionID, taskID, subtaskID string, u rpc.Usage) {
+	u.InputTokens, u.OutputTokens = max(u.InputTokens, 0), max(u.OutputTokens, 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := subtaskKey{taskID, subtaskID}
+	c.subtasks[k] = sum(c.subtasks[k], u)
+	c.tasks[taskID] = sum(c.tasks[taskID], u)
+	if sessionID != "" {
+		c.sessions[sessionID] = sum(c.sessions[sessionID], u)
+	}
+}
+
+func sum(a, b rpc.Usage) rpc.Usage {
+	return rpc.Usage{InputTokens: a.InputTokens + b.InputTokens, OutputTokens: a.OutputTokens + b.OutputTokens}
+}
+
+// Subtask returns a subtask's sum ("" is the coordinator).
+func (c *Counter) Subtask(taskID, subtaskID string) rpc.Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.subtasks[subtaskKey{taskID, subtaskID}]
+}
+
+// Task returns a task's sum: its coordinator and every subtask.
+func (c *Counter) Task(taskID string) rpc.Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tasks[taskID]
+}
+
+// Session returns a session's sum over the tasks of this process.
+func (c *Counter) Session(sessionID string) rpc.Usage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessions[sessionID]
+}
+
+// Meter is the counter of one worker's model calls.
+type Meter struct {
+	c                         *Counter
+	sessionID, taskID, subtID string
+	turns                     TurnObserver
+}
+
+// Meter returns the meter of one subtask; turns (may be nil) is told of
+// every call's input tokens.
+func (c *Counter) Meter(sessionID, taskID, subtaskID string, turns TurnObserver) *Meter {
+	return &Meter{c: c, sessionID: sessionID, taskID: taskID, subtID: subtaskID, turns: turns}
+}
+
+// ModelCall counts one model call and ends the worker's turn.
+func (m *Meter) ModelCall(u rpc.Usage) {
+	m.c.Add(m.sessionID, m.taskID, m.subtID, u)
+	if m.turns != nil {
+		m.turns.Turn(max(u.InputTokens, 0))
+	}
+}
