@@ -58,6 +58,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 	}
 	i++
 	first := true
+	var badVersion error
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
@@ -91,10 +92,12 @@ func parseEnvelope(b []byte) (envelope, error) {
 		val := b[vstart:i]
 		switch string(key) { // no allocation: the compiler recognises this form
 		case "jsonrpc":
-			if string(val) != `"2.0"` {
-				return env, fmt.Errorf(`"jsonrpc" must be "2.0", got %s`, truncate(val))
+			// Not returned yet: a body that is not JSON at all must be
+			// reported as such (-32700) even when this member comes first.
+			if string(val) != `"2.0"` && badVersion == nil {
+				badVersion = fmt.Errorf(`"jsonrpc" must be "2.0", got %s`, truncate(val))
 			}
-			env.version = true
+			env.version = badVersion == nil
 		case "id":
 			env.id = val
 		case "method":
@@ -125,7 +128,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 	if j := skipSpace(b, i); j != len(b) {
 		return env, &syntaxError{off: j, msg: "data after the JSON value"}
 	}
-	return env, nil
+	return env, badVersion
 }
 
 func truncate(b []byte) string {
