@@ -155,8 +155,8 @@ function State:task_update(p)
   elseif e.kind == 'answered' then
     t.question = nil
   elseif e.kind == 'usage' then
-    t.usage.inputTokens = t.usage.inputTokens + (tonumber(e.inputTokens) or 0)
-    t.usage.outputTokens = t.usage.outputTokens + (tonumber(e.outputTokens) or 0)
+    -- The event carries the task's running total.
+    t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0 }
   end
   self:changed('tasks')
 end
