@@ -10,13 +10,17 @@ local function out(s)
 end
 
 -- wait_for waits (processing events) until pred() is true, or fails the
--- test naming what it waited for.
+-- test naming what it waited for (what may be a function that describes
+-- what it saw).
 function R.wait_for(pred, what, ms)
   local ok = vim.wait(ms or 10000, function()
     local good, v = pcall(pred)
     return good and v
   end, 10)
   if not ok then
+    if type(what) == 'function' then
+      what = what() -- describes what was seen instead
+    end
     error('timed out waiting for ' .. what, 2)
   end
 end

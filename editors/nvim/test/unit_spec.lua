@@ -294,4 +294,19 @@ test(':checkhealth agentls reports the binary, its version and the model', funct
   R.contains(R.buf_lines(0), 'not found', 'missing binary')
 end)
 
+test('the help page builds its tags and every command has one', function()
+  local d = R.tmpdir()
+  vim.fn.mkdir(d .. '/doc', 'p')
+  local help = debug.getinfo(1, 'S').source:sub(2):gsub('test/unit_spec.lua$', 'doc/agentls.txt')
+  R.write(d .. '/doc/agentls.txt', assert(R.read(help), help))
+  vim.cmd('helptags ' .. d .. '/doc')
+  local tags = R.read(d .. '/doc/tags')
+  for _, cmd in ipairs(vim.tbl_keys(vim.api.nvim_get_commands({}))) do
+    if cmd:match('^Agent') then
+      R.contains(tags, ':' .. cmd .. '\t', 'help tag of :' .. cmd)
+    end
+  end
+  R.contains(tags, 'agentls.setup()', 'setup tag')
+end)
+
 return T
