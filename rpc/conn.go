@@ -104,7 +104,8 @@ type Conn struct {
 
 	mu       sync.Mutex
 	inflight map[idKey]*inflightCall
-	idle     []chan struct{} // closed when inflight becomes empty
+	replying int             // calls whose reply is being written
+	idle     []chan struct{} // closed when no call is in flight or replying
 	notes    []*Request      // notifications waiting for the notification goroutine
 	noteWake chan struct{}
 
@@ -181,7 +182,7 @@ const writeTimeoutForCancel = 5 * time.Second
 // answered) or ctx ends.
 func (c *Conn) WaitIdle(ctx context.Context) error {
 	c.mu.Lock()
-	if len(c.inflight) == 0 {
+	if len(c.inflight) == 0 && c.replying == 0 {
 		c.mu.Unlock()
 		return nil
 	}
@@ -239,8 +240,12 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	c.mu.Unlock()
 	c.handlers.Go(func() {
 		result, err := c.run(ctx, h, req)
+		// The id is free again before the reply leaves: a client may reuse
+		// it as soon as it has the reply.
 		c.mu.Lock()
 		cancelled := call.cancelled
+		delete(c.inflight, key)
+		c.replying++
 		c.mu.Unlock()
 		cancel(nil)
 		if cancelled {
@@ -248,8 +253,8 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		}
 		c.reply(req, result, err) // fails quietly when the stream is closed
 		c.mu.Lock()
-		delete(c.inflight, key)
-		if len(c.inflight) == 0 {
+		c.replying--
+		if len(c.inflight) == 0 && c.replying == 0 {
 			for _, ch := range c.idle {
 				close(ch)
 			}
