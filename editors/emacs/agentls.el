@@ -53,7 +53,7 @@
   :link '(url-link :tag "Home page" "https://github.com/agentls/agentls"))
 
 (defcustom agentls-program "agentls"
-  "The agentls executable: a file name, or a name looked up in variable `exec-path'."
+  "The agentls executable: a file name, or a name found in variable `exec-path'."
   :type 'string)
 
 (defcustom agentls-program-args '("serve")
@@ -586,7 +586,9 @@ Signal a -32602 error when it names none or one outside the project."
                    (agentls--reply-resolve
                     reply (list :result (append (list :exitCode code :output output)
                                                 (and timed-out (list :timedOut t)))))))))))
-      (process-send-eof process)
+      ;; No input: a command that reads stdin sees its end.  A quick
+      ;; command may be gone already, which is fine.
+      (ignore-errors (process-send-eof process))
       (when (and (numberp timeout-ms) (> timeout-ms 0))
         (setq timer (run-at-time (/ timeout-ms 1000.0) nil
                                  (lambda ()
