@@ -815,8 +815,8 @@ Return the list of `agentls--file' it changes, in order.  Signal
         (error (ignore-errors (delete-file temp))
                (signal (car err) (cdr err)))))))
 
-(defun agentls--commit-edit (files label)
-  "Apply the checked FILES of a workspace edit labelled LABEL.
+(defun agentls--commit-edit (files)
+  "Apply the checked FILES of a workspace edit.
 Buffers change in one undo step each; files nobody visits are
 replaced atomically.  Return nil, or the reason nothing was applied."
   (catch 'refused
@@ -846,12 +846,12 @@ replaced atomically.  Return nil, or the reason nothing was applied."
             (when (buffer-live-p buffer)
               (with-current-buffer buffer (set-buffer-modified-p nil))
               (kill-buffer buffer)))
-           (buffer (agentls--edit-buffer buffer f label))
+           (buffer (agentls--edit-buffer buffer f))
            (t (rename-file (cdr (assq f temps)) name t))))))
     nil))
 
-(defun agentls--edit-buffer (buffer f label)
-  "Apply F's edits to BUFFER as one undo step labelled LABEL."
+(defun agentls--edit-buffer (buffer f)
+  "Apply F's edits to BUFFER as one undo step."
   (with-current-buffer buffer
     (save-restriction
       (widen)
@@ -873,7 +873,7 @@ replaced atomically.  Return nil, or the reason nothing was applied."
                      (undo-amalgamate-change-group group))
             (cancel-change-group group)))
         (undo-boundary)
-        (when label (message "agentls: %s" label))))))
+        (message "agentls: edited %s" (buffer-name))))))
 
 (defun agentls-confirm-edit (label files diff-buffer)
   "Show DIFF-BUFFER and ask whether to apply the change LABEL to FILES."
@@ -922,7 +922,7 @@ Return the ApplyWorkspaceEditResult plist."
                                  (mapcar #'agentls--file-name files)
                                  (agentls--diff-buffer files (agentls-connection-root conn)))))
               (list :applied :json-false :failureReason "the user rejected the change")
-            (let ((why (agentls--commit-edit files label)))
+            (let ((why (agentls--commit-edit files)))
               (if why
                   (list :applied :json-false :failureReason why)
                 (list :applied t)))))

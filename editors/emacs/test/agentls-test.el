@@ -34,7 +34,19 @@ Fail the test, naming WHAT, after `agentls-test--deadline' seconds."
     (while (and (not (setq value (funcall predicate)))
                 (< (float-time) end))
       (accept-process-output nil 0.05))
-    (or value (ert-fail (list "timed out waiting for" what)))))
+    (or value (ert-fail (list "timed out waiting for" what (agentls-test--recent-traffic))))))
+
+(defun agentls-test--recent-traffic ()
+  "Return the end of every agentls events and stderr buffer, for a failure report."
+  (mapconcat (lambda (buffer)
+               (with-current-buffer buffer
+                 (format "==== %s\n%s" (buffer-name)
+                         (buffer-substring-no-properties (max (point-min) (- (point-max) 4000))
+                                                         (point-max)))))
+             (cl-remove-if-not (lambda (b) (string-match-p "\\`[ *]*agentls\\[.*\\(events\\|stderr\\)"
+                                                           (buffer-name b)))
+                               (buffer-list))
+             "\n"))
 
 (defun agentls-test--write (file text)
   "Write TEXT to FILE, making its directory."
@@ -601,7 +613,7 @@ SPEC is (ROOT CONN)."
 (ert-deftest agentls-test-run-edits-files-nobody-visits ()
   "The agent's edits to files that are not open are written to disk."
   (agentls-test--with-project
-      (root conn :files '(("lib/util.txt" . "old line\n"))
+      (root conn :files '(("lib/util.txt" . "old line\n") (".orchestration/.keep" . ""))
             :edit-mode 'apply
             :script (agentls-test--script
                      "coordinator" (list (list :text "One step."))
@@ -614,7 +626,31 @@ SPEC is (ROOT CONN)."
       (should (equal (agentls-task-state task) "done"))
       (should (equal (agentls-test--read (expand-file-name "lib/util.txt" root)) "new line\n"))
       (should (equal (agentls-test--read (expand-file-name "lib/fresh.txt" root)) "fresh\n"))
-      (should-not (find-buffer-visiting (expand-file-name "lib/util.txt" root))))))
+      (should-not (find-buffer-visiting (expand-file-name "lib/util.txt" root)))
+      ;; The heat buffer lists the file (from the snapshot, or from the
+      ;; agent/heatUpdate that follows the run); RET visits it.
+      (agentls-heat)
+      (with-current-buffer "*agentls-heat*"
+        (agentls-test--wait "lib/util.txt in the heat buffer"
+                            (lambda () (assoc "lib/util.txt" tabulated-list-entries)))
+        (goto-char (point-min))
+        (should (re-search-forward "lib/util\\.txt" nil t))
+        (agentls-heat-visit)
+        (should (equal buffer-file-name (expand-file-name "lib/util.txt" root))))
+      ;; The trace names the task that changed line 1.
+      (with-current-buffer (find-buffer-visiting (expand-file-name "lib/util.txt" root))
+        (goto-char (point-min))
+        (let ((entries (agentls-trace-at-point)))
+          (should (equal (mapcar (lambda (e) (plist-get e :taskId)) entries)
+                         (list (agentls-task-id task))))))
+      ;; The session of the run is listed and shows its messages.
+      (agentls-sessions)
+      (with-current-buffer "*agentls-sessions*"
+        (should (equal (mapcar #'car tabulated-list-entries) (list (agentls-task-session task))))
+        (goto-char (point-min))
+        (agentls-sessions-show))
+      (with-current-buffer "*agentls-session*"
+        (should (string-match-p "Update util" (buffer-string)))))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
@@ -645,7 +681,10 @@ SPEC is (ROOT CONN)."
           (should (cl-some (lambda (p) (string-match-p "Which greeting" p)) prompts))
           (should (equal (agentls-test--read (expand-file-name "ran.txt" root)) "ran\n"))
           (should (equal (agentls-test--read (expand-file-name "greeting.txt" root)) "hi\n"))
-          (should (or confirmed (cl-some (lambda (p) (string-match-p "greeting.txt" p)) prompts)))
+          ;; Emacs advertises changeAnnotationSupport: the edit comes
+          ;; annotated and Emacs itself asks, showing the diff.
+          (should (equal confirmed (list (list (expand-file-name "greeting.txt" root)))))
+          (should (cl-some (lambda (p) (string-match-p "echo ran" p)) prompts))
           (let ((answered (agentls-test--events task "answered")))
             (should (equal (plist-get (car answered) :answer) "hi"))))))))
 
