@@ -299,6 +299,7 @@ Without a project it is DIR itself."
           (setf (agentls-connection-server-info conn) (plist-get result :serverInfo))
           (jsonrpc-notify conn 'initialized (make-hash-table))
           (agentls--mode-line-install)
+          (add-hook 'kill-emacs-hook #'agentls-shutdown-all)
           conn)
       (error
        (remhash root agentls--connections)
@@ -357,8 +358,6 @@ Without a project it is DIR itself."
   (interactive)
   (dolist (conn (hash-table-values agentls--connections))
     (ignore-errors (agentls--stop-connection conn))))
-
-(add-hook 'kill-emacs-hook #'agentls-shutdown-all)
 
 (defun agentls-reconfigure ()
   "Send the current customizations to every running agentls.
@@ -1029,10 +1028,11 @@ The context is a string naming where the text comes from, or nil."
     (cond ((use-region-p) (setq beg (region-beginning) end (region-end)))
           (current-prefix-arg (setq beg (point-min) end (point-max))))
     (when beg
-      (format "\n\nContext from %s, lines %d-%d:\n```\n%s\n```"
-              (or file (buffer-name))
-              (line-number-at-pos beg) (line-number-at-pos end)
-              (buffer-substring-no-properties beg end)))))
+      (let ((last (if (and (> end beg) (save-excursion (goto-char end) (bolp))) (1- end) end)))
+        (format "\n\nContext from %s, lines %d-%d:\n```\n%s\n```"
+                (or file (buffer-name))
+                (line-number-at-pos beg) (line-number-at-pos last)
+                (string-remove-suffix "\n" (buffer-substring-no-properties beg end)))))))
 
 ;;;###autoload
 (defun agentls-run (prompt &optional context session-id)

@@ -278,6 +278,26 @@ SPEC is (ROOT CONN)."
     (with-current-buffer (find-file-noselect (expand-file-name "a.txt" root))
       (should (null (agentls-trace-at-point))))))
 
+(ert-deftest agentls-test-region-goes-along-as-context ()
+  "The active region, or the buffer with a prefix argument, becomes context."
+  (let ((root (file-name-as-directory (make-temp-file "agentls-project" t))))
+    (unwind-protect
+        (with-current-buffer (find-file-noselect (expand-file-name "f.txt" root))
+          (insert "one\ntwo\nthree\n")
+          (let ((default-directory root) (transient-mark-mode t))
+            (goto-char (point-min)) (forward-line 1)
+            (push-mark (point) t t) (forward-line 1)
+            (should (equal (agentls--region-context)
+                           "\n\nContext from f.txt, lines 2-2:\n```\ntwo\n```"))
+            (deactivate-mark)
+            (should-not (agentls--region-context))
+            (let ((current-prefix-arg '(4)))
+              (should (string-match-p "lines 1-3:\n```\none\ntwo\nthree\n```\\'"
+                                      (agentls--region-context)))))
+          (set-buffer-modified-p nil)
+          (kill-buffer))
+      (delete-directory root t))))
+
 ;;;; Reverse calls, each on its own
 
 (ert-deftest agentls-test-read-file-sees-unsaved-text ()
