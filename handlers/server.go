@@ -74,6 +74,9 @@ func New(conn rpc.Caller, opts Options) *Server {
 }
 
 type method struct {
+	// inline marks a call that is cheap and never waits: once initialized,
+	// it runs on the read loop (rpc.InlineHandler).
+	inline bool
 	// call handles a request; nil for a notification-only method.
 	call func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
 	// note handles a notification; nil for a request-only method.
@@ -89,7 +92,7 @@ var methods = map[string]method{
 	rpc.MethodExit:                   {note: (*Server).exitNote},
 	rpc.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	rpc.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
-	rpc.MethodPing:                   {call: (*Server).ping},
+	rpc.MethodPing:                   {call: (*Server).ping, inline: true},
 	rpc.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
 	rpc.MethodTrace:                  {call: (*Server).trace},
 	rpc.MethodSessions:               {call: (*Server).sessions},
@@ -159,6 +162,18 @@ func (s *Server) Gate(req *rpc.Request) error {
 		}
 		return errShuttingDown
 	}
+}
+
+// Inline implements rpc.InlineHandler: the methods marked inline run on the
+// read loop once initialize has been answered.
+func (s *Server) Inline(req *rpc.Request) bool {
+	m, ok := methods[req.Method()]
+	if !ok || !m.inline {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == stateInitialized
 }
 
 // HandleCall implements rpc.Handler.

@@ -91,6 +91,9 @@ type session struct {
 	CreatedAt string  `json:"createdAt"`
 	UpdatedAt string  `json:"updatedAt"`
 	Tasks     []*task `json:"tasks"`
+	// touched orders sessions changed within one timestamp tick: it rises
+	// with every change made by this process (0 for sessions only loaded).
+	touched uint64
 }
 
 type task struct {
@@ -111,6 +114,7 @@ type Store struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	checked  map[string]bool // message logs checked for damage in this process
+	touches  uint64          // last session.touched given out
 }
 
 // Open opens (creating it when needed) the registry of the workspace at
@@ -310,6 +314,12 @@ func sortNewestFirst(list []*session) {
 		if c := strings.Compare(b.UpdatedAt, a.UpdatedAt); c != 0 {
 			return c
 		}
+		if a.touched != b.touched { // same millisecond: the later change first
+			if b.touched > a.touched {
+				return 1
+			}
+			return -1
+		}
 		return strings.Compare(a.ID, b.ID)
 	})
 }
@@ -347,6 +357,8 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 	}
 	se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: rpc.TaskPlanning})
 	se.UpdatedAt = now
+	s.touches++
+	se.touched = s.touches
 	return se.ID, s.persist()
 }
 
@@ -373,6 +385,8 @@ func (s *Store) updateTask(sessionID, taskID string, f func(*task)) error {
 	}
 	f(se.Tasks[i])
 	se.UpdatedAt = s.now().UTC().Format(timeLayout)
+	s.touches++
+	se.touched = s.touches
 	return s.persist()
 }
 
