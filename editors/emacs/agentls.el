@@ -283,7 +283,7 @@ Without a project it is DIR itself."
               :stderr (get-buffer-create (format "*%s stderr*" name)))))))
     (puthash root conn agentls--connections)
     (condition-case err
-        (let ((result (jsonrpc-request
+        (let ((result (agentls--request
                        conn 'initialize
                        (list :processId (emacs-pid)
                              :clientInfo (list :name "Emacs" :version emacs-version)
@@ -325,7 +325,7 @@ Without a project it is DIR itself."
   "Shut CONN down the way LSP asks: shutdown, exit, then wait for the process."
   (let ((process (jsonrpc--process conn)))
     (when (jsonrpc-running-p conn)
-      (ignore-errors (jsonrpc-request conn 'shutdown nil :timeout 5))
+      (ignore-errors (agentls--request conn 'shutdown nil :timeout 5))
       (ignore-errors (jsonrpc-notify conn 'exit nil))
       ;; `jsonrpc-shutdown' kills the process at once: give it the time to
       ;; flush its state and exit by itself first.
@@ -367,6 +367,20 @@ They apply to tasks started afterwards."
     (when (jsonrpc-running-p conn)
       (jsonrpc-notify conn 'workspace/didChangeConfiguration
                       (list :settings (list :agentls (agentls--initialization-options)))))))
+
+;;;; Requests to the server
+
+(defun agentls--request (conn method params &rest args)
+  "Send the request METHOD with PARAMS on CONN and wait for its result.
+ARGS are those of `jsonrpc-request'.  jsonrpc.el 1.0.14 returns from
+its process filter by a throw as soon as the reply is read, leaving
+any message that came in the same read unparsed until more output
+arrives (a run's final reply right after the reply to agent/stop would
+wait forever): parse what is left once the result is in."
+  (unwind-protect (apply #'jsonrpc-request conn method params args)
+    (let ((process (jsonrpc--process conn)))
+      (when (buffer-live-p (process-buffer process))
+        (jsonrpc--process-filter process "")))))
 
 ;;;; Replies that come later
 
@@ -1113,7 +1127,7 @@ conversation.  The task runs in the background: see `agentls-tasks'."
 Return non-nil if the server stopped it."
   (interactive (list (agentls--read-running-task)))
   (let* ((task (if (stringp task) (agentls--find-task task) task))
-         (result (jsonrpc-request (agentls-task-connection task) 'agent/stop
+         (result (agentls--request (agentls-task-connection task) 'agent/stop
                                   (list :taskId (agentls-task-id task))))
          (stopped (eq t (plist-get result :stopped))))
     (message "agentls: task %s %s" (agentls-task-id task)
@@ -1340,7 +1354,7 @@ Return non-nil if the server stopped it."
   "Fetch a fresh heat snapshot for this buffer's connection."
   (let ((conn agentls--heat-connection))
     (when (and conn (jsonrpc-running-p conn))
-      (let ((snapshot (jsonrpc-request conn 'agent/heatSnapshot (make-hash-table)))
+      (let ((snapshot (agentls--request conn 'agent/heatSnapshot (make-hash-table)))
             (heat (agentls-connection-heat conn)))
         (clrhash heat)
         (cl-loop for node across (or (plist-get snapshot :nodes) [])
@@ -1415,7 +1429,7 @@ Return non-nil if the server stopped it."
 
 (defun agentls--sessions-entries ()
   "Fill `tabulated-list-entries' with the sessions of this buffer's connection."
-  (let ((result (jsonrpc-request agentls--sessions-connection 'agent/sessions (make-hash-table))))
+  (let ((result (agentls--request agentls--sessions-connection 'agent/sessions (make-hash-table))))
     (setq tabulated-list-entries
           (cl-loop for s across (or (plist-get result :sessions) [])
                    collect (list (plist-get s :sessionId)
@@ -1445,7 +1459,7 @@ Return non-nil if the server stopped it."
   "Show the messages of the session on this line."
   (interactive)
   (let* ((id (agentls--session-at-point))
-         (session (jsonrpc-request agentls--sessions-connection 'agent/session
+         (session (agentls--request agentls--sessions-connection 'agent/session
                                    (list :sessionId id)))
          (buffer (get-buffer-create "*agentls-session*")))
     (with-current-buffer buffer
@@ -1472,7 +1486,7 @@ Return non-nil if the server stopped it."
   (interactive)
   (let ((id (agentls--session-at-point)))
     (when (yes-or-no-p (format "Delete agentls session %s? " id))
-      (jsonrpc-request agentls--sessions-connection 'agent/deleteSession (list :sessionId id))
+      (agentls--request agentls--sessions-connection 'agent/deleteSession (list :sessionId id))
       (revert-buffer))))
 
 ;;;; Trace
@@ -1485,7 +1499,7 @@ Return non-nil if the server stopped it."
   (let* ((conn (agentls--connection))
          (path (file-relative-name buffer-file-name (agentls-connection-root conn)))
          (line (line-number-at-pos))
-         (result (jsonrpc-request conn 'agent/trace (list :path path :line line)))
+         (result (agentls--request conn 'agent/trace (list :path path :line line)))
          (entries (append (plist-get result :entries) nil)))
     (if (null entries)
         (message "agentls: no agent change recorded for %s line %d" path line)
