@@ -25,7 +25,7 @@ func BenchmarkScriptComplete(b *testing.B) {
 	}
 }
 
-// BenchmarkParseScript measures loading the contract's example script.
+// BenchmarkParseScript measures loading the protocol's example script.
 func BenchmarkParseScript(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(demoScript)))

@@ -12,7 +12,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// Default models when only a key is set (contract §6).
+// Default models when only a key is set (docs/MODELS.md).
 const (
 	DefaultAnthropicModel = "claude-sonnet-4-5"
 	DefaultOpenAIModel    = "gpt-4.1-mini"
@@ -56,7 +56,7 @@ type Resolved struct {
 	Source string
 }
 
-// Resolve finds the model of contract §6: spec (initializationOptions.model),
+// Resolve finds the model of docs/MODELS.md: spec (initializationOptions.model),
 // else AGENTLS_MODEL, else anthropic:DefaultAnthropicModel when
 // ANTHROPIC_API_KEY is set, else openai:DefaultOpenAIModel when
 // OPENAI_API_KEY is set. env reads the environment (os.Getenv in the

@@ -16,7 +16,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// Turn is one scripted model answer (contract §8).
+// Turn is one scripted model answer (docs/MODELS.md (scripted model)).
 type Turn struct {
 	Text      string           `json:"text,omitempty"`
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
@@ -232,7 +232,7 @@ func sanitizeID(key string) string {
 	return b.String()
 }
 
-// checkTurnKeys refuses keys that are not the contract's, with their exact
+// checkTurnKeys refuses keys that are not the protocol's, with their exact
 // spelling (encoding/json would take "toolcalls" for "toolCalls").
 func checkTurnKeys(raw json.RawMessage) error {
 	var turn map[string]json.RawMessage

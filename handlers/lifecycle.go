@@ -97,7 +97,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 }
 
 // workspaceRoot picks rootUri, else the first workspace folder, else rootPath,
-// else cwd (contract §1), and checks it is a directory.
+// else cwd (docs/PROTOCOL.md §1), and checks it is a directory.
 func workspaceRoot(p rpc.InitializeParams, cwd string) (string, error) {
 	var root, field string
 	switch {

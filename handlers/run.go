@@ -75,7 +75,7 @@ func (s *Server) closeWork() {
 	}
 }
 
-// workError turns the workforce's errors into the codes of contract §10.
+// workError turns the workforce's errors into the codes of docs/PROTOCOL.md §7.
 func workError(method string, err error) error {
 	var we *rpc.Error
 	switch {

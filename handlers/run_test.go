@@ -43,7 +43,7 @@ type runEnv struct {
 
 type runOpts struct {
 	files   map[string]string
-	script  string         // contract §8 script
+	script  string         // docs/MODELS.md (scripted model) script
 	options map[string]any // initializationOptions over the defaults below
 	caps    *headless.Capabilities
 	noModel bool

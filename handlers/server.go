@@ -1,4 +1,4 @@
-// Package handlers is agentls's LSP face: the lifecycle of contract §1,
+// Package handlers is agentls's LSP face: the lifecycle of docs/PROTOCOL.md §1,
 // capability negotiation and settings (§2), and one small function per
 // agent/* method that validates its params and hands over to the package
 // that owns the work. No business logic lives here.
@@ -29,9 +29,9 @@ type Options struct {
 	// Log receives the server's logs; nil discards them.
 	Log *zap.Logger
 	// Record, when set, records every model answer into this file as a
-	// script (contract §8; `agentls serve --record`).
+	// script (docs/MODELS.md (scripted model); `agentls serve --record`).
 	Record string
-	// Getenv reads the environment for the model of contract §6 (nil:
+	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).
 	Getenv func(string) string
 }
@@ -90,7 +90,7 @@ type method struct {
 	note func(s *Server, ctx context.Context, params json.RawMessage)
 }
 
-// methods is every method agentls serves. Methods of the contract that are
+// methods is every method agentls serves. Methods of the protocol that are
 // not yet served are simply absent and answer -32601.
 var methods = map[string]method{
 	rpc.MethodInitialize:             {call: (*Server).initialize},
@@ -141,7 +141,7 @@ func (s *Server) Root() string {
 	return s.root
 }
 
-// Gate implements rpc.Handler: the lifecycle checks of contract §1, made in
+// Gate implements rpc.Handler: the lifecycle checks of docs/PROTOCOL.md §1, made in
 // arrival order on the read loop.
 func (s *Server) Gate(req *rpc.Request) error {
 	s.mu.Lock()

@@ -18,7 +18,7 @@ import (
 
 // Bounds of command output.
 const (
-	// shellOutputCap is what the sidecar's own shell keeps (contract §4: 1 MiB).
+	// shellOutputCap is what the sidecar's own shell keeps (docs/PROTOCOL.md §4: 1 MiB).
 	shellOutputCap = 1 << 20
 	// modelOutputHead and modelOutputTail are what the model reads of a
 	// longer output: its start and its end, where errors and summaries are.
@@ -26,7 +26,7 @@ const (
 	modelOutputTail = 16 << 10
 )
 
-// Actions of the command approval (contract §4).
+// Actions of the command approval (docs/PROTOCOL.md §4).
 const (
 	actionRun         = "Run"
 	actionAlwaysAllow = "Always allow"

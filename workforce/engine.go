@@ -22,7 +22,7 @@ import (
 // Editor is the part of the editor connection the workforce uses: every
 // read, command, edit and question goes through it. *rpc.Editor satisfies
 // it. A call the client cannot take fails with an error wrapping
-// rpc.ErrUnsupported, and the workforce takes the fallback of contract §4.
+// rpc.ErrUnsupported, and the workforce takes the fallback of docs/PROTOCOL.md §4.
 type Editor interface {
 	editing.Editor
 	RunCommand(ctx context.Context, p rpc.RunCommandParams) (rpc.RunCommandResult, error)
@@ -30,7 +30,7 @@ type Editor interface {
 	WorkDoneProgressCreate(ctx context.Context, token *protocol.ProgressToken) error
 }
 
-// Notifier sends the notifications of contract §5. *rpc.Notifier satisfies
+// Notifier sends the notifications of docs/PROTOCOL.md §5. *rpc.Notifier satisfies
 // it.
 type Notifier interface {
 	TaskUpdate(ctx context.Context, p *rpc.TaskUpdateParams) error
@@ -43,7 +43,7 @@ type Model interface {
 	Complete(ctx context.Context, req *clients.Request, onDelta func(clients.Delta)) (*clients.Response, error)
 }
 
-// ModelSource turns the model setting of contract §2 into a Model. It
+// ModelSource turns the model setting of docs/PROTOCOL.md §2 into a Model. It
 // returns the effective "provider:model" spec (for the trace), or an
 // *rpc.Error with code rpc.CodeModelUnavailable saying how to configure one.
 type ModelSource interface {
@@ -62,7 +62,7 @@ type Config struct {
 	Tracking *tracking.Workspace
 	// Models resolves the model of each agent/run.
 	Models ModelSource
-	// MaxTurns bounds a worker's model calls (contract §7: 30).
+	// MaxTurns bounds a worker's model calls (docs/WORKFORCE.md (tools): 30).
 	MaxTurns int
 	// MaxSubtasks bounds a plan (20).
 	MaxSubtasks int
@@ -86,7 +86,7 @@ type Engine struct {
 	tasks   map[string]*task // running
 	ended   map[string]*task // finished, the most recent ones
 	order   []string         // ended, oldest first
-	runs    int              // agent/run calls so far (contract §8's N)
+	runs    int              // agent/run calls so far (docs/MODELS.md (scripted model)'s N)
 	closed  bool
 	allowed map[string]bool // commands the person chose "Always allow" for
 	running sync.WaitGroup

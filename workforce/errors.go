@@ -4,8 +4,8 @@ import "errors"
 
 // Sentinel errors. Every error the Engine returns to a caller wraps one of
 // these (or is an *rpc.Error already carrying its code, for the model
-// resolution of contract §6), so handlers can map them to the codes of
-// contract §10.
+// resolution of docs/MODELS.md), so handlers can map them to the codes of
+// docs/PROTOCOL.md §7.
 var (
 	// ErrUnknownTask: no task with that id (-32011).
 	ErrUnknownTask = errors.New("unknown task")

@@ -8,7 +8,7 @@ import (
 	"github.com/agentls/agentls/clients"
 )
 
-// Models is the ModelSource of the sidecar: clients.Resolve per contract §6,
+// Models is the ModelSource of the sidecar: clients.Resolve per docs/MODELS.md,
 // keeping each resolved model for later runs (a script's cursors, a
 // provider's connections), optionally recording every answer into a script
 // file (`agentls run --record`). Safe for concurrent use.

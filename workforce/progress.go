@@ -10,7 +10,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// progress mirrors a task on $/progress (contract §5): begin with the
+// progress mirrors a task on $/progress (docs/PROTOCOL.md §5): begin with the
 // prompt, report with the running subtasks and done/total, end with the
 // summary. Without a token (none given, and the client cannot create one)
 // it does nothing.

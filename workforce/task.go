@@ -35,7 +35,7 @@ type task struct {
 	settings  rpc.Settings
 	model     Model
 	spec      string
-	runN      int // contract §8's N
+	runN      int // docs/MODELS.md (scripted model)'s N
 	log       *zap.Logger
 
 	ctx    context.Context

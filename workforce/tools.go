@@ -17,7 +17,7 @@ import (
 	"github.com/agentls/agentls/tracking/trace"
 )
 
-// The tools of contract §7. Their names are fixed: scripts use them.
+// The tools of docs/WORKFORCE.md (tools). Their names are fixed: scripts use them.
 var planTool = clients.Tool{
 	Name:        "plan",
 	Description: "Submit the plan: the subtasks workers will carry out. Subtasks without dependencies between them run in parallel.",

@@ -171,7 +171,7 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
   (connection nil :documentation "The `agentls-connection' running it.")
   (prompt "" :documentation "What was asked.")
   (session nil :documentation "The session id, once known.")
-  (state "planning" :documentation "The task state of the contract.")
+  (state "planning" :documentation "The task state of the protocol.")
   (subtasks nil :documentation "A list of subtask plists.")
   (seq -1 :documentation "Sequence number of the last update applied.")
   (events nil :documentation "The latest events, newest first.")

@@ -1,5 +1,5 @@
 // Package sessions keeps the conversations of one workspace on disk
-// (contract §9) so that they survive a restart or a crash:
+// (docs/PROTOCOL.md §6) so that they survive a restart or a crash:
 //
 //	<state>/workspaces/<first 16 hex of sha256(root)>/sessions.json
 //	<state>/workspaces/<…>/sessions/<sessionId>.jsonl
@@ -11,7 +11,7 @@
 // corrupt or truncated file is never emptied: it is kept aside under a
 // timestamped name, what can be read of it is kept, and the loss is
 // reported (log and OnReport). A store assumes one process per workspace,
-// as the contract does. A Store is safe for concurrent use.
+// as the protocol does. A Store is safe for concurrent use.
 package sessions
 
 import (
@@ -47,7 +47,7 @@ const (
 	maxTitle   = 80
 )
 
-// StateDir resolves the state directory of contract §9: $AGENTLS_STATE_DIR,
+// StateDir resolves the state directory of docs/PROTOCOL.md §6: $AGENTLS_STATE_DIR,
 // else $XDG_STATE_HOME/agentls, else ~/.local/state/agentls. getenv and home
 // are os.Getenv and os.UserHomeDir outside tests.
 func StateDir(getenv func(string) string, home func() (string, error)) (string, error) {

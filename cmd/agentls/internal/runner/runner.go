@@ -1,4 +1,4 @@
-// Package runner is `agentls run` (contract §11): it starts `agentls serve`
+// Package runner is `agentls run` (docs/WORKFORCE.md (agentls run)): it starts `agentls serve`
 // as a child process and is its editor on the real disk, over real pipes,
 // with editors/headless. It answers the reverse calls (file reads, commands,
 // atomic edits that refuse stale versions), puts approvals and questions to
@@ -29,7 +29,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// Exit codes of contract §11.
+// Exit codes of docs/WORKFORCE.md (agentls run).
 const (
 	ExitDone    = 0
 	ExitFailed  = 1
@@ -40,7 +40,7 @@ const (
 // Options are the flags and the surroundings of one `agentls run`.
 type Options struct {
 	Workspace  string // the workspace root
-	Model      string // provider:model; "" leaves it to the environment (contract §6)
+	Model      string // provider:model; "" leaves it to the environment (docs/MODELS.md)
 	Mode       string // apply, propose or branch
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default

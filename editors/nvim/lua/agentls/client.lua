@@ -63,7 +63,7 @@ function M.root_for_buf(bufnr, markers)
   return M.find_root(cwd, markers) or vim.loop.fs_realpath(cwd) or cwd
 end
 
--- capabilities are Neovim's own, plus what agentls reads (contract §2).
+-- capabilities are Neovim's own, plus what agentls reads (docs/PROTOCOL.md §2).
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.workspace = caps.workspace or {}
@@ -79,7 +79,7 @@ function M.capabilities()
   caps.experimental = caps.experimental or {}
   -- runCommand is false: Neovim answers server requests on its main loop,
   -- and a long command would freeze the editor; the server runs commands
-  -- itself with the same approval and timeout (contract §4).
+  -- itself with the same approval and timeout (docs/PROTOCOL.md §4).
   caps.experimental.agent = { readFile = true, runCommand = false, ask = true }
   return caps
 end

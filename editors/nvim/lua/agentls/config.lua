@@ -1,5 +1,5 @@
 -- Configuration of the agentls plugin: defaults, validation, and the
--- initializationOptions sent to the server (contract §2).
+-- initializationOptions sent to the server (docs/PROTOCOL.md §2).
 local M = {}
 
 M.defaults = {
@@ -134,7 +134,7 @@ function M.resolve(opts)
   return c
 end
 
--- init_options turns a config into the initializationOptions of contract §2.
+-- init_options turns a config into the initializationOptions of docs/PROTOCOL.md §2.
 -- Unset options are left out, so the server's defaults and environment fill
 -- the gaps.
 function M.init_options(c)

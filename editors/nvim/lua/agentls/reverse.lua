@@ -1,4 +1,4 @@
--- The editor's side of contract §4 and §5: handlers for the requests the
+-- The editor's side of docs/PROTOCOL.md §4 and §5: handlers for the requests the
 -- server sends (agent/readFile, agent/ask, window/showMessageRequest,
 -- workspace/applyEdit) and for its notifications (agent/taskUpdate,
 -- agent/heatUpdate, window/logMessage, $/progress).
