@@ -15,7 +15,7 @@ import (
 )
 
 // Recorder wraps a Model and writes what it answered, per agent and in
-// order, as a script (docs/MODELS.md (scripted model)), so a real session can be replayed
+// order, as a script (docs/MODELS.md, scripted model), so a real session can be replayed
 // offline with script:PATH. The file is replaced atomically after every
 // answer, so a crash keeps every turn recorded before it. Safe for
 // concurrent use.

@@ -16,7 +16,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// Turn is one scripted model answer (docs/MODELS.md (scripted model)).
+// Turn is one scripted model answer (docs/MODELS.md, scripted model).
 type Turn struct {
 	Text      string           `json:"text,omitempty"`
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`

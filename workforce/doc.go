@@ -1,7 +1,7 @@
 // Package workforce runs agentls's tasks: one agent/run each. A coordinator
 // plans the user's request into subtasks (the plan tool); a scheduler runs
 // every subtask whose dependencies are done, at most maxWorkers at once;
-// each worker is a loop of model calls and tool calls (docs/WORKFORCE.md (tools)) whose
+// each worker is a loop of model calls and tool calls (docs/WORKFORCE.md, tools) whose
 // every read, command, edit and question goes through the editor.
 //
 // Guarantees:

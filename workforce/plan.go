@@ -14,7 +14,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// planArgs are the arguments of the plan tool (docs/WORKFORCE.md (tools)).
+// planArgs are the arguments of the plan tool (docs/WORKFORCE.md, tools).
 type planArgs struct {
 	Subtasks []struct {
 		ID        string   `json:"id"`
@@ -26,7 +26,7 @@ type planArgs struct {
 
 // plan asks the coordinator for a plan. An invalid plan goes back to the
 // model once with the reason; a second invalid plan, or an answer without
-// the plan tool, becomes one subtask holding the whole prompt (docs/WORKFORCE.md (tools)).
+// the plan tool, becomes one subtask holding the whole prompt (docs/WORKFORCE.md, tools).
 // It fails only when the model call itself fails.
 func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	ws := t.e.cfg.Tracking

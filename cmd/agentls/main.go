@@ -82,7 +82,7 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
-	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md (scripted model))")
+	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md, scripted model)")
 	return fs
 }
 

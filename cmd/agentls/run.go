@@ -23,7 +23,7 @@ and the diff of every change are printed on stdout. Exit codes: 0 done,
 Flags:
 `
 
-// runCmd is `agentls run` (docs/WORKFORCE.md (agentls run)).
+// runCmd is `agentls run` (docs/WORKFORCE.md, agentls run).
 func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	var o runner.Options
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)

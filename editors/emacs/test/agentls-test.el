@@ -8,7 +8,7 @@
 ;;     -l editors/emacs/test/agentls-test.el -f ert-run-tests-batch-and-exit
 ;;
 ;; Every test that talks to agentls starts the real binary in a fresh
-;; temporary project, with a scripted model (docs/MODELS.md (scripted model)) where a task runs,
+;; temporary project, with a scripted model (docs/MODELS.md, scripted model) where a task runs,
 ;; and waits for what it expects with a deadline, never a fixed sleep.
 
 ;;; Code:

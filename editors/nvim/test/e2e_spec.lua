@@ -1,5 +1,5 @@
 -- End to end: real Neovim, the plugin, the real agentls binary and a
--- scripted model (docs/MODELS.md (scripted model)), in a fresh workspace per test.
+-- scripted model (docs/MODELS.md, scripted model), in a fresh workspace per test.
 local R = require('agentls_test')
 local agentls = require('agentls')
 

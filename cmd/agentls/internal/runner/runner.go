@@ -1,4 +1,4 @@
-// Package runner is `agentls run` (docs/WORKFORCE.md (agentls run)): it starts `agentls serve`
+// Package runner is `agentls run` (docs/WORKFORCE.md, agentls run): it starts `agentls serve`
 // as a child process and is its editor on the real disk, over real pipes,
 // with editors/headless. It answers the reverse calls (file reads, commands,
 // atomic edits that refuse stale versions), puts approvals and questions to
