@@ -1,6 +1,6 @@
 // Package clients holds the sidecar's outbound connections to the models
 // that think for it: OpenAI and any OpenAI-compatible server, Anthropic,
-// Ollama, and the scripted model of docs/MODELS.md (scripted model), all behind one small
+// Ollama, and the scripted model, all behind one small
 // interface, plus a Recorder that turns any session into a replayable script.
 //
 // # Guarantees

@@ -29,7 +29,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// Exit codes of docs/WORKFORCE.md (agentls run).
+// Exit codes of `agentls run` (docs/WORKFORCE.md).
 const (
 	ExitDone    = 0
 	ExitFailed  = 1
