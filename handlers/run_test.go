@@ -43,7 +43,7 @@ type runEnv struct {
 
 type runOpts struct {
 	files   map[string]string
-	script  string         // docs/MODELS.md (scripted model) script
+	script  string         // a scripted model's script (docs/MODELS.md)
 	options map[string]any // initializationOptions over the defaults below
 	caps    *headless.Capabilities
 	noModel bool

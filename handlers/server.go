@@ -29,7 +29,7 @@ type Options struct {
 	// Log receives the server's logs; nil discards them.
 	Log *zap.Logger
 	// Record, when set, records every model answer into this file as a
-	// script (docs/MODELS.md (scripted model); `agentls serve --record`).
+	// script (docs/MODELS.md; `agentls serve --record`).
 	Record string
 	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).

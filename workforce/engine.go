@@ -62,7 +62,7 @@ type Config struct {
 	Tracking *tracking.Workspace
 	// Models resolves the model of each agent/run.
 	Models ModelSource
-	// MaxTurns bounds a worker's model calls (docs/WORKFORCE.md (tools): 30).
+	// MaxTurns bounds a worker's model calls (30 by default, docs/WORKFORCE.md).
 	MaxTurns int
 	// MaxSubtasks bounds a plan (20).
 	MaxSubtasks int
@@ -86,7 +86,7 @@ type Engine struct {
 	tasks   map[string]*task // running
 	ended   map[string]*task // finished, the most recent ones
 	order   []string         // ended, oldest first
-	runs    int              // agent/run calls so far (docs/MODELS.md (scripted model)'s N)
+	runs    int              // agent/run calls so far (the N of a script's "N:" keys, docs/MODELS.md)
 	closed  bool
 	allowed map[string]bool // commands the person chose "Always allow" for
 	running sync.WaitGroup

@@ -35,7 +35,7 @@ type task struct {
 	settings  rpc.Settings
 	model     Model
 	spec      string
-	runN      int // docs/MODELS.md (scripted model)'s N
+	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
 	log       *zap.Logger
 
 	ctx    context.Context

@@ -17,7 +17,7 @@ import (
 	"github.com/agentls/agentls/tracking/trace"
 )
 
-// The tools of docs/WORKFORCE.md (tools). Their names are fixed: scripts use them.
+// The tools the model is given (docs/WORKFORCE.md). Their names are fixed: scripts use them.
 var planTool = clients.Tool{
 	Name:        "plan",
 	Description: "Submit the plan: the subtasks workers will carry out. Subtasks without dependencies between them run in parallel.",
