@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs agentls's test suites and reports what ran and what was skipped.
 #
-#   scripts/test.sh            every suite
+#   scripts/test.sh            every suite: go, then editors/*/test/run.sh
 #   scripts/test.sh go nvim    only these
 #
 # Each editor suite is editors/<name>/test/run.sh: it installs what it needs
@@ -12,7 +12,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(go nvim emacs vscode)
+if [ ${#suites[@]} -eq 0 ]; then
+	# Go, then every editor plugin that has a suite.
+	suites=(go)
+	for run in editors/*/test/run.sh; do
+		[ -x "$run" ] && suites+=("$(basename "$(dirname "$(dirname "$run")")")")
+	done
+fi
 
 passed=() failed=() skipped=()
 GO=${GO:-go}
