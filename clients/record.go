@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/internal/fsutil"
 )
 
 // Recorder wraps a Model and writes what it answered, per agent and in
@@ -122,45 +121,5 @@ func (r *Recorder) writeLocked() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(r.path, data, 0o644)
-}
-
-// writeFileAtomic replaces path with data: a temporary file in the same
-// directory, synced, renamed over path, the directory synced. An existing
-// file keeps its mode; a new one gets perm.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return fsutil.WriteAtomic(r.path, data, 0o644)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -102,17 +103,5 @@ func (w *Workspace) writeAtomic(abs, data string, create bool) (err error) {
 	} else if err = w.renameFn(tmp, abs); err != nil {
 		return err
 	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("syncing %s: %w", dir, err)
-	}
-	return nil
+	return fsutil.SyncDir(dir)
 }

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -220,51 +221,13 @@ func uriToPath(uri string) (string, error) {
 }
 
 // WriteFileAtomic replaces path with data so that a reader (or a crash) sees
-// either the old file or the new one, never a part: a temporary file in the
-// same directory, fsync, rename. An existing file's mode is kept; a new one
-// gets 0644. Missing parent directories are created.
+// either the old file or the new one, never a part. An existing file's mode
+// is kept; a new one gets 0644. Missing parent directories are created.
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return fsutil.WriteAtomic(path, data, 0o644)
 }
 
 // ApplyTextEdits applies LSP text edits to text as an LSP client must:

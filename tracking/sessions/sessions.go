@@ -36,7 +36,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/rpc"
-	"github.com/agentls/agentls/tracking/internal/fsutil"
+	"github.com/agentls/agentls/internal/fsutil"
 )
 
 const (

@@ -41,7 +41,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/rpc"
-	"github.com/agentls/agentls/tracking/internal/fsutil"
+	"github.com/agentls/agentls/internal/fsutil"
 )
 
 // Places in the workspace.

@@ -1,4 +1,4 @@
-// Package fsutil holds the two disk writes tracking relies on: a whole-file
+// Package fsutil holds the two disk writes agentls relies on: a whole-file
 // replace that is atomic (readers see the old or the new file, never a part)
 // and a line append that is one write under an exclusive lock (concurrent
 // appenders, even in other processes, never interleave a line).
