@@ -1,25 +1,20 @@
 package workforce
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/internal/shell"
 	"github.com/agentls/agentls/rpc"
 )
 
 // Bounds of command output.
 const (
-	// shellOutputCap is what the sidecar's own shell keeps (docs/PROTOCOL.md §4: 1 MiB).
-	shellOutputCap = 1 << 20
 	// modelOutputHead and modelOutputTail are what the model reads of a
 	// longer output: its start and its end, where errors and summaries are.
 	modelOutputHead = 8 << 10
@@ -154,77 +149,8 @@ func capOutput(s string) string {
 	return fmt.Sprintf("%s\n[… %d bytes of output cut here …]\n%s", head, cut, tail)
 }
 
-// RunShell runs command with `sh -c` in dir, in a process group of its own,
-// stdout and stderr together (cut at 1 MiB). When timeout (0: none) passes
-// or ctx ends, the whole group is killed: no child outlives a stopped task.
+// RunShell is the sidecar's own way to run a command when the editor cannot
+// (see internal/shell).
 func RunShell(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := &capBuffer{limit: shellOutputCap}
-	cmd.Stdout, cmd.Stderr = out, out
-	// A background child holding the output open must not hold us once the
-	// command itself has ended.
-	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		return rpc.RunCommandResult{ExitCode: 127, Output: "cannot start sh: " + err.Error()}
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	timedOut := false
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
-		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-	}
-	// Children the command left in the background go with it.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	code := 0
-	if err != nil {
-		code = -1
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-	}
-	return rpc.RunCommandResult{ExitCode: code, Output: out.String(), TimedOut: timedOut}
-}
-
-type capBuffer struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	limit int
-	cut   int
-}
-
-func (c *capBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.limit - c.buf.Len()
-	if room >= len(p) {
-		c.buf.Write(p)
-	} else {
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		c.cut += len(p) - max(room, 0)
-	}
-	return len(p), nil
-}
-
-func (c *capBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cut > 0 {
-		return c.buf.String() + fmt.Sprintf("\n[output cut: %d more bytes]\n", c.cut)
-	}
-	return c.buf.String()
+	return shell.Run(ctx, dir, command, timeout)
 }
