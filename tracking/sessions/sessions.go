@@ -35,8 +35,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/rpc"
 )
 
 const (

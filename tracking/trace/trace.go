@@ -40,8 +40,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/rpc"
 )
 
 // Places in the workspace.
