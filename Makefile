@@ -10,8 +10,10 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 
 all: build
 
+# A static binary (no libc): it starts faster, maps less and runs on any
+# Linux of the same architecture.
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
 
 # Every suite: Go (vet, gofmt, tests, race), then each editor plugin in its
 # real editor. scripts/test.sh prints the summary.

@@ -80,7 +80,7 @@ notes+=("go.lsp.dev/jsonrpc2 $(go list -m -f '{{.Version}}' go.lsp.dev/jsonrpc2)
 # 3. agentls.
 if [ -d "$root/cmd/agentls" ]; then
 	echo "bench-wire: building bin/agentls" >&2
-	go build -o "$root/bin/agentls" ./cmd/agentls
+	make -C "$root" --no-print-directory build >/dev/null
 	servers+=(-server "agentls=bin/agentls serve")
 	notes+=("agentls $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)")
 else
