@@ -100,9 +100,7 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
-	t.Run("a slow reverse call does not delay agent/ping", func(t *testing.T) {
-		// No method of this issue waits on the editor, so the guarantee is
-		// shown on the wire: many pings in flight at once all answer.
+	t.Run("answers 64 pings in flight at once, each with its own data", func(t *testing.T) {
 		ed := startBinary(t)
 		errs := make(chan error, 64)
 		for i := range 64 {
@@ -182,5 +180,58 @@ func TestLogFile(t *testing.T) {
 	data, _ := os.ReadFile(log)
 	if !strings.Contains(string(data), "initialized") || stderr.Len() != 0 {
 		t.Fatalf("log file %q, stderr %q", data, stderr.String())
+	}
+}
+
+// TestWaitingRunDoesNotBlockTheReader drives the built binary with a task
+// whose worker waits on a question the editor never answers: agent/ping and
+// agent/stop must still be read and answered while agent/run is open.
+func TestWaitingRunDoesNotBlockTheReader(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(t.TempDir(), "ask.json")
+	if err := os.WriteFile(script, []byte(`{"agents": {
+		"coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "ask"}]}}]}],
+		"1": [{"toolCalls": [{"name": "ask_human", "arguments": {"question": "Which one?"}}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed, err := headless.Start(ctxT(t), headless.Options{
+		Root:                  dir,
+		Command:               []string{binary, "serve"},
+		Env:                   append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state")),
+		Caps:                  headless.FullCapabilities(),
+		InitializationOptions: map[string]any{"model": "script:" + script},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	asked := make(chan struct{})
+	ed.Handle(rpc.MethodAsk, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(asked)
+		<-ctx.Done() // never answered: the task waits until it is stopped
+		return nil, ctx.Err()
+	})
+	runDone := make(chan rpc.RunResult, 1)
+	go func() {
+		var res rpc.RunResult
+		if err := ed.Call(ctxT(t), rpc.MethodRun, rpc.RunParams{Prompt: "ask me", TaskID: "t1"}, &res); err != nil {
+			t.Error(err)
+		}
+		runDone <- res
+	}()
+	<-asked
+	var pong struct{ Data string }
+	if err := ed.Call(ctxT(t), rpc.MethodPing, map[string]string{"data": "alive"}, &pong); err != nil || pong.Data != "alive" {
+		t.Fatalf("ping while a run waits: %v, %v", pong, err)
+	}
+	var stop rpc.StopResult
+	if err := ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
+		t.Fatalf("stop while a run waits: %v, %v", stop, err)
+	}
+	if res := <-runDone; res.State != rpc.TaskStopped {
+		t.Fatalf("run ended %q, want stopped", res.State)
+	}
+	if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {
+		t.Fatalf("exit code %d, %v", code, err)
 	}
 }
