@@ -48,7 +48,21 @@ export function activate(context: vscode.ExtensionContext): void {
   const commandOutput = vscode.window.createOutputChannel('agentls: commands');
   const tasks = new TaskStore();
   const heat = new HeatDecorations(new HeatStore(), root);
-  const runner = new CommandRunner(commandOutput);
+  const runner = new CommandRunner(commandOutput, async () => {
+    if (!vscode.workspace.getConfiguration('agentls').get<boolean>('saveBeforeCommand', true)) {
+      return;
+    }
+    const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty && !d.isUntitled);
+    const saved: string[] = [];
+    for (const d of dirty) {
+      if (await d.save()) {
+        saved.push(vscode.workspace.asRelativePath(d.uri, false));
+      }
+    }
+    if (saved.length > 0) {
+      commandOutput.appendLine(`  (saved ${saved.join(', ')} first)`);
+    }
+  });
   const keys = new ProviderKeys(context.secrets);
   const client = new AgentClient(context, output, keys, {
     readFile: defaultReadFileDeps(),

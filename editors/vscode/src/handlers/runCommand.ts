@@ -50,27 +50,41 @@ export class CappedOutput {
   }
 }
 
+/**
+ * Runs before each command. The extension saves the dirty documents there,
+ * as VS Code does before a task (task.saveBeforeRun): an edit the agent made
+ * in an open document must be on disk for the command that tests it.
+ */
+export type BeforeCommand = () => Thenable<unknown>;
+
 /** CommandRunner runs agent/runCommand requests and ends them all on dispose. */
 export class CommandRunner {
   private readonly running = new Set<number>();
 
   constructor(
     private readonly sink: OutputSink,
+    private readonly before: BeforeCommand = () => Promise.resolve(),
     private readonly shell: string = process.platform === 'win32' ? 'cmd.exe' : '/bin/sh',
   ) {}
 
-  run(params: RunCommandParams, token?: Cancellation): Promise<RunCommandResult> {
+  async run(params: RunCommandParams, token?: Cancellation): Promise<RunCommandResult> {
     const command = typeof params.command === 'string' ? params.command : '';
     const cwd = typeof params.cwd === 'string' ? params.cwd : '';
     if (command.trim() === '') {
-      return Promise.resolve({ exitCode: 127, output: 'cannot start: empty command' });
+      return { exitCode: 127, output: 'cannot start: empty command' };
     }
     if (!path.isAbsolute(cwd)) {
-      return Promise.resolve({ exitCode: 127, output: `cannot start: cwd ${JSON.stringify(cwd)} is not an absolute path` });
+      return { exitCode: 127, output: `cannot start: cwd ${JSON.stringify(cwd)} is not an absolute path` };
     }
+
     const timeoutMs = typeof params.timeoutMs === 'number' && params.timeoutMs > 0 ? params.timeoutMs : 0;
     this.sink.show(true);
     this.sink.append(`\n$ ${command}\n  (in ${cwd}${timeoutMs > 0 ? `, timeout ${timeoutMs} ms` : ''})\n`);
+    try {
+      await this.before();
+    } catch (e) {
+      this.sink.append(`could not save the open documents before the command: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
 
     return new Promise<RunCommandResult>((resolve) => {
       const out = new CappedOutput();

@@ -147,3 +147,23 @@ describe('CappedOutput', () => {
     assert.equal(c.toString(), 'abcd\n[output cut: 4 more bytes]\n');
   });
 });
+
+describe('saving before a command', () => {
+  it('runs the before hook first, so the command sees what it saved', async () => {
+    const file = path.join(dir, 'saved.txt');
+    const runner = new CommandRunner(new Sink(), () => {
+      fs.writeFileSync(file, 'saved by the editor\n');
+      return Promise.resolve();
+    });
+    const res = await runner.run({ command: 'cat saved.txt', cwd: dir, timeoutMs: 10000 });
+    assert.equal(res.output, 'saved by the editor\n');
+  });
+
+  it('still runs the command when saving fails, and says so', async () => {
+    const sink = new Sink();
+    const runner = new CommandRunner(sink, () => Promise.reject(new Error('disk full')));
+    const res = await runner.run({ command: 'echo ran', cwd: dir, timeoutMs: 10000 });
+    assert.equal(res.exitCode, 0);
+    assert.match(sink.text, /could not save the open documents before the command: disk full/);
+  });
+});
