@@ -14,16 +14,14 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice } from './config';
-import { agentClientCapabilities, HeatSnapshot, Methods } from './protocol';
+import { fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
 
 /** AgentFeature advertises experimental.agent (contract §2). */
 export class AgentFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
-    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.agent = { ...agentClientCapabilities };
-    capabilities.experimental = experimental;
+    fillAgentCapabilities(capabilities);
   }
   initialize(): void {
     // Nothing to set up: the reverse calls are registered by the wiring.

@@ -183,3 +183,11 @@ export interface TraceResult {
 
 /** experimental.agent of the client capabilities (contract §2). */
 export const agentClientCapabilities = { readFile: true, runCommand: true, ask: true } as const;
+
+/** fillAgentCapabilities adds experimental.agent to client capabilities. */
+export function fillAgentCapabilities(capabilities: { experimental?: unknown }): void {
+  const e = capabilities.experimental;
+  const experimental: Record<string, unknown> = typeof e === 'object' && e !== null ? { ...(e as Record<string, unknown>) } : {};
+  experimental.agent = { ...agentClientCapabilities };
+  capabilities.experimental = experimental;
+}
