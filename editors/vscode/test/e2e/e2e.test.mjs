@@ -89,9 +89,22 @@ async function palette(title) {
   await input.press('Enter');
 }
 
+/** step is an it that leaves a screenshot of the page when it fails. */
+function step(name, fn) {
+  it(name, async () => {
+    try {
+      await fn();
+    } catch (e) {
+      await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
+      throw e;
+    }
+  });
+}
+
 describe('agentls in VS Code', { timeout: 300000 }, () => {
   before(async () => {
     fs.mkdirSync(ws);
+    fs.mkdirSync(path.join(ws, '.orchestration')); // turns the trace on
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
     const script = path.join(tmp, 'task.script.json');
@@ -153,7 +166,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     }
   });
 
-  it('starts agentls from the .vsix and shows its status bar item', async () => {
+  step('starts agentls from the .vsix and shows its status bar item', async () => {
     await page.locator('.statusbar-item', { hasText: 'agentls' }).first().waitFor({ timeout: 60000 });
     const log = await waitFor('the agentls log', () => {
       const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
@@ -166,14 +179,10 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('1-started');
   });
 
-  it('starts a task from the palette that reads the unsaved editor and asks before running a command', async () => {
+  step('starts a task from the palette that reads the unsaved editor and asks before running a command', async () => {
     // Open notes.txt and change it without saving: only the editor has this text.
-    await palette('Go to File');
-    await page.keyboard.type('notes.txt');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'notes.txt' }).first().waitFor();
-    await page.keyboard.press('Enter');
+    await openFile('notes.txt');
     const editor = page.locator('.monaco-editor textarea').first();
-    await page.locator('.tab.active', { hasText: 'notes.txt' }).waitFor();
     await editor.focus();
     await page.keyboard.press('Control+A');
     await page.keyboard.type('draft from the editor\n');
@@ -192,7 +201,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'nothing runs before the approval');
   });
 
-  it('badges the files the agent touched with their heat in the explorer', async () => {
+  step('badges the files the agent touched with their heat in the explorer', async () => {
     await palette('View: Show Explorer');
     const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'notes.txt' });
     await row.waitFor();
@@ -220,7 +229,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('3-heat');
   });
 
-  it('runs the command once approved; the edits and the command reach the disk', async () => {
+  step('runs the command once approved; the edits and the command reach the disk', async () => {
     await approval().click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).waitFor({ timeout: 60000 });
     await shot('4-done');
@@ -240,7 +249,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.equal(fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8'), 'hello from agentls\n');
   });
 
-  it('shows the task, its subtasks and their states in the Tasks view', async () => {
+  step('shows the task, its subtasks and their states in the Tasks view', async () => {
     await palette('agentls: Focus on Tasks View');
     const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tasks' }) });
     const rows = tree.locator('.monaco-list-row');
@@ -257,7 +266,59 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.match(status, /agentls: done 2\/2/);
     await shot('5-tree');
   });
+  step('shows the agent\'s change behind a line with Show Trace for Line', async () => {
+    await openFile('notes.txt');
+    await palette('Go to Line/Column');
+    await page.keyboard.type('1');
+    await page.keyboard.press('Enter');
+    await page.locator('.statusbar-item', { hasText: 'Ln 1, Col 1' }).waitFor();
+    await palette('agentls: Show Trace for Line');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'update notes.txt:1' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /script:/, 'the entry names the model');
+    await shot('6-trace');
+    await page.keyboard.press('Escape');
+  });
+
+  step('lists the session and opens its transcript with Show Sessions', async () => {
+    await palette('agentls: Show Sessions');
+    const session = page.locator('.quick-input-list .monaco-list-row', { hasText: '1 task · done' });
+    await session.waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open Transcript' }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'Finish the notes and run the check' }).waitFor();
+    // Monaco draws spaces as no-break spaces.
+    const text = async () => (await page.locator('.monaco-editor .view-lines').filter({ visible: true }).first().innerText()).replace(/\u00a0/g, ' ');
+    await waitFor('the transcript', async () => /## Messages/.test(await text()));
+    assert.match(await text(), /# Finish the notes and run the check/);
+    assert.match(await text(), /\*\*done\*\* Finish the notes and run the check/);
+    await shot('7-transcript');
+  });
+
+  step('stops a running task with agentls: Stop', async () => {
+    await palette('agentls: Run Task…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Think for a long time');
+    await input.press('Enter');
+    await page.locator('.statusbar-item', { hasText: 'agentls: planning' }).waitFor({ timeout: 30000 });
+    await palette('agentls: Stop');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task stopped' }).waitFor({ timeout: 30000 });
+    const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tasks' }) });
+    await waitFor('the stopped task in the tree', async () => /Think for a long time\s*stopped/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+    await shot('8-stopped');
+  });
 });
+
+/** openFile opens a workspace file with Go to File. */
+async function openFile(name) {
+  await palette('Go to File');
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor();
+}
 
 /** approval is the Run button of the command's approval notification. */
 function approval() {
