@@ -37,5 +37,11 @@ FUZZTIME ?= 60s
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
+# The offline demo: agentls plans, edits, creates and tests a copy of
+# examples/greeter with a scripted model. Needs only Go; leaves the
+# repository as it was.
+demo:
+	@bash scripts/demo.sh
+
 clean:
 	rm -rf bin .cache

@@ -98,7 +98,7 @@ func (a *Agent) lastSeen(rel string) (string, bool) {
 	return h, ok
 }
 
-// HashContent returns "sha256:<hex>" of s, the form of contract §9.
+// HashContent returns "sha256:<hex>" of s, the form of docs/PROTOCOL.md §6.
 func HashContent(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -38,7 +38,7 @@ import (
 // Editor is the part of the editor connection editing uses. *rpc.Editor
 // satisfies it. Each call fails with an error wrapping rpc.ErrUnsupported
 // when the client lacks the capability; editing then takes the fallback of
-// contract §4 (read the disk, write the file itself).
+// docs/PROTOCOL.md §4 (read the disk, write the file itself).
 type Editor interface {
 	Caps() rpc.Caps
 	ReadFile(ctx context.Context, path, uri string) (string, error)

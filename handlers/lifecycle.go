@@ -97,7 +97,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 }
 
 // workspaceRoot picks rootUri, else the first workspace folder, else rootPath,
-// else cwd (contract §1), and checks it is a directory.
+// else cwd (docs/PROTOCOL.md §1), and checks it is a directory.
 func workspaceRoot(p rpc.InitializeParams, cwd string) (string, error) {
 	var root, field string
 	switch {
@@ -155,9 +155,10 @@ func URIToPath(uri string) (string, error) {
 }
 
 func (s *Server) shutdown(_ context.Context, _ json.RawMessage) (any, error) {
-	// Later issues stop tasks and flush state here; the lifecycle itself is
-	// already final: Gate refuses every request after shutdown.
+	// Gate refuses every request after shutdown; running tasks are stopped
+	// (their agent/run answers "stopped") and their sessions written.
 	s.log.Info("shutdown")
+	s.closeWork()
 	return nil, nil
 }
 

@@ -21,8 +21,10 @@ func (s *Server) ping(_ context.Context, params json.RawMessage) (any, error) {
 	if data == nil {
 		return rpc.RawJSON(`{"data":null}`), nil
 	}
-	out := make([]byte, 0, len(`{"data":}`)+len(data))
-	out = append(out, `{"data":`...)
-	out = append(out, data...)
-	return rpc.RawJSON(append(out, '}')), nil
+	return rpc.RawJSONParts{pingPrefix, data, pingSuffix}, nil
 }
+
+var (
+	pingPrefix = []byte(`{"data":`)
+	pingSuffix = []byte(`}`)
+)

@@ -20,7 +20,7 @@ const drainTimeout = 5 * time.Second
 const exitGrace = time.Second
 
 // Serve runs one agentls server on in/out until the client sends exit or the
-// input ends, and returns the process exit code of contract §1: exit after
+// input ends, and returns the process exit code of docs/PROTOCOL.md §1: exit after
 // shutdown is 0, exit without shutdown is 1, the end of the input is 1
 // unless shutdown came first. Every goroutine it started has ended when it
 // returns, unless a handler ignored its context for longer than the drain
@@ -74,8 +74,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	return code
 }
 
-// close cancels what the server runs and flushes its state. Services of
-// later issues (tasks, sessions) hook in here.
+// close cancels what the server runs and flushes its state: every task is
+// stopped and its session written before the heat ticker stops.
 func (s *Server) close() {
+	s.closeWork()
 	s.closeTracking()
 }

@@ -1,4 +1,4 @@
-// Package handlers is agentls's LSP face: the lifecycle of contract §1,
+// Package handlers is agentls's LSP face: the lifecycle of docs/PROTOCOL.md §1,
 // capability negotiation and settings (§2), and one small function per
 // agent/* method that validates its params and hands over to the package
 // that owns the work. No business logic lives here.
@@ -28,6 +28,12 @@ type Options struct {
 	Base rpc.Settings
 	// Log receives the server's logs; nil discards them.
 	Log *zap.Logger
+	// Record, when set, records every model answer into this file as a
+	// script (docs/MODELS.md; `agentls serve --record`).
+	Record string
+	// Getenv reads the environment for the model of docs/MODELS.md (nil:
+	// os.Getenv).
+	Getenv func(string) string
 }
 
 // Server serves one connection: one editor, one workspace.
@@ -49,6 +55,7 @@ type Server struct {
 	exitOnce sync.Once
 
 	track trackingService
+	work  workService
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -74,13 +81,16 @@ func New(conn rpc.Caller, opts Options) *Server {
 }
 
 type method struct {
+	// inline marks a call that is cheap and never waits: once initialized,
+	// it runs on the read loop (rpc.InlineHandler).
+	inline bool
 	// call handles a request; nil for a notification-only method.
 	call func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
 	// note handles a notification; nil for a request-only method.
 	note func(s *Server, ctx context.Context, params json.RawMessage)
 }
 
-// methods is every method agentls serves. Methods of the contract that are
+// methods is every method agentls serves. Methods of the protocol that are
 // not yet served are simply absent and answer -32601.
 var methods = map[string]method{
 	rpc.MethodInitialize:             {call: (*Server).initialize},
@@ -89,12 +99,17 @@ var methods = map[string]method{
 	rpc.MethodExit:                   {note: (*Server).exitNote},
 	rpc.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	rpc.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
-	rpc.MethodPing:                   {call: (*Server).ping},
+	rpc.MethodPing:                   {call: (*Server).ping, inline: true},
 	rpc.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
 	rpc.MethodTrace:                  {call: (*Server).trace},
 	rpc.MethodSessions:               {call: (*Server).sessions},
 	rpc.MethodSession:                {call: (*Server).session},
 	rpc.MethodDeleteSession:          {call: (*Server).deleteSession},
+	rpc.MethodRun:                    {call: (*Server).run},
+	rpc.MethodStop:                   {call: (*Server).stop},
+	rpc.MethodAddSubtask:             {call: (*Server).addSubtask},
+	rpc.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
+	rpc.MethodSkipSubtask:            {call: (*Server).skipSubtask},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after
@@ -126,7 +141,7 @@ func (s *Server) Root() string {
 	return s.root
 }
 
-// Gate implements rpc.Handler: the lifecycle checks of contract §1, made in
+// Gate implements rpc.Handler: the lifecycle checks of docs/PROTOCOL.md §1, made in
 // arrival order on the read loop.
 func (s *Server) Gate(req *rpc.Request) error {
 	s.mu.Lock()
@@ -159,6 +174,18 @@ func (s *Server) Gate(req *rpc.Request) error {
 		}
 		return errShuttingDown
 	}
+}
+
+// Inline implements rpc.InlineHandler: the methods marked inline run on the
+// read loop once initialize has been answered.
+func (s *Server) Inline(req *rpc.Request) bool {
+	m, ok := methods[req.Method()]
+	if !ok || !m.inline {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == stateInitialized
 }
 
 // HandleCall implements rpc.Handler.

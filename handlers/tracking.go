@@ -80,7 +80,7 @@ func (s *Server) reportToUser(msg string) {
 }
 
 // trackingError turns tracking's sentinel errors into the codes of
-// contract §10.
+// docs/PROTOCOL.md §7.
 func trackingError(method string, err error) error {
 	switch {
 	case errors.Is(err, tracking.ErrUnknownSession), errors.Is(err, tracking.ErrUnknownTask):

@@ -74,6 +74,16 @@ type Handler interface {
 	HandleNotification(ctx context.Context, req *Request)
 }
 
+// InlineHandler is implemented by a Handler some of whose calls are cheap
+// and never wait (agent/ping): Inline reports them, and they run on the read
+// loop itself, sparing a goroutine hand-off per request. An inline call must
+// not block on anything (no reverse call, no lock a waiting goroutine may
+// hold); it cannot be cancelled, since it has finished before the next
+// message, a cancel among them, is read.
+type InlineHandler interface {
+	Inline(req *Request) bool
+}
+
 // Conn is one JSON-RPC connection over a Stream, in both directions: it
 // serves the peer's requests with a Handler and makes calls to the peer.
 //
@@ -83,8 +93,9 @@ type Handler interface {
 //     reading of the next message, and a handler may make calls to the peer
 //     (reverse calls) without deadlock.
 //   - Handler.Gate sees every request and notification in arrival order.
-//   - Calls run concurrently, each on its own goroutine; replies leave in
-//     the order the calls finish.
+//   - Calls run concurrently, each on its own goroutine (or, for the few an
+//     InlineHandler marks as cheap, on the read loop); replies leave in the
+//     order the calls finish.
 //   - Notifications are handled one at a time, in arrival order, on one
 //     goroutine, never concurrently with each other; $/cancelRequest is
 //     handled on the read loop itself, so it is never queued behind them.
@@ -104,7 +115,8 @@ type Conn struct {
 
 	mu       sync.Mutex
 	inflight map[idKey]*inflightCall
-	idle     []chan struct{} // closed when inflight becomes empty
+	replying int             // calls whose reply is being written
+	idle     []chan struct{} // closed when no call is in flight or replying
 	notes    []*Request      // notifications waiting for the notification goroutine
 	noteWake chan struct{}
 
@@ -181,7 +193,7 @@ const writeTimeoutForCancel = 5 * time.Second
 // answered) or ctx ends.
 func (c *Conn) WaitIdle(ctx context.Context) error {
 	c.mu.Lock()
-	if len(c.inflight) == 0 {
+	if len(c.inflight) == 0 && c.replying == 0 {
 		c.mu.Unlock()
 		return nil
 	}
@@ -225,6 +237,11 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		c.reply(req, nil, err)
 		return
 	}
+	if ih, ok := h.(InlineHandler); ok && ih.Inline(req) {
+		result, err := c.run(c.ctx, h, req)
+		c.reply(req, result, err)
+		return
+	}
 	key := req.id.key()
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	call := &inflightCall{cancel: cancel}
@@ -239,8 +256,12 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	c.mu.Unlock()
 	c.handlers.Go(func() {
 		result, err := c.run(ctx, h, req)
+		// The id is free again before the reply leaves: a client may reuse
+		// it as soon as it has the reply.
 		c.mu.Lock()
 		cancelled := call.cancelled
+		delete(c.inflight, key)
+		c.replying++
 		c.mu.Unlock()
 		cancel(nil)
 		if cancelled {
@@ -248,8 +269,8 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		}
 		c.reply(req, result, err) // fails quietly when the stream is closed
 		c.mu.Lock()
-		delete(c.inflight, key)
-		if len(c.inflight) == 0 {
+		c.replying--
+		if len(c.inflight) == 0 && c.replying == 0 {
 			for _, ch := range c.idle {
 				close(ch)
 			}

@@ -79,7 +79,7 @@ func (h *testHandler) HandleCall(ctx context.Context, req *Request) (any, error)
 }
 
 // pipePair connects two Conns over real OS pipes.
-func pipePair(t *testing.T, serverH, clientH Handler) (server, client *Conn) {
+func pipePair(t testing.TB, serverH, clientH Handler) (server, client *Conn) {
 	t.Helper()
 	r1, w1, err := os.Pipe()
 	if err != nil {

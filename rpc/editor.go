@@ -21,7 +21,7 @@ type Caller interface {
 }
 
 // Wait says whose answer a reverse call waits for, which picks its bound
-// (contract §4): a machine answer is bounded by timeouts.reverseCallMs, a
+// (docs/PROTOCOL.md §4): a machine answer is bounded by timeouts.reverseCallMs, a
 // person's by timeouts.humanMs (0: unbounded, agent/stop ends the wait).
 type Wait int
 
@@ -32,10 +32,10 @@ const (
 	Human
 )
 
-// Editor makes the typed reverse calls of contract §4. Each call is bounded
+// Editor makes the typed reverse calls of docs/PROTOCOL.md §4. Each call is bounded
 // by its timeout, is cancelled with $/cancelRequest when ctx ends, and fails
 // with an error wrapping ErrUnsupported when the client did not advertise the
-// capability, so the caller can take the fallback of contract §4. Safe for
+// capability, so the caller can take the fallback of docs/PROTOCOL.md §4. Safe for
 // concurrent use.
 type Editor struct {
 	conn     Caller
@@ -149,7 +149,7 @@ func (e *Editor) call(ctx context.Context, bound time.Duration, method string, p
 	return fmt.Errorf("%s: %w", method, err)
 }
 
-// Notifier sends the notifications of contract §5. Safe for concurrent use;
+// Notifier sends the notifications of docs/PROTOCOL.md §5. Safe for concurrent use;
 // notifications leave in the order their calls return.
 type Notifier struct {
 	conn Caller

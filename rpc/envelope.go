@@ -58,6 +58,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 	}
 	i++
 	first := true
+	var badVersion error
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
@@ -91,10 +92,12 @@ func parseEnvelope(b []byte) (envelope, error) {
 		val := b[vstart:i]
 		switch string(key) { // no allocation: the compiler recognises this form
 		case "jsonrpc":
-			if string(val) != `"2.0"` {
-				return env, fmt.Errorf(`"jsonrpc" must be "2.0", got %s`, truncate(val))
+			// Not returned yet: a body that is not JSON at all must be
+			// reported as such (-32700) even when this member comes first.
+			if string(val) != `"2.0"` && badVersion == nil {
+				badVersion = fmt.Errorf(`"jsonrpc" must be "2.0", got %s`, truncate(val))
 			}
-			env.version = true
+			env.version = badVersion == nil
 		case "id":
 			env.id = val
 		case "method":
@@ -125,7 +128,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 	if j := skipSpace(b, i); j != len(b) {
 		return env, &syntaxError{off: j, msg: "data after the JSON value"}
 	}
-	return env, nil
+	return env, badVersion
 }
 
 func truncate(b []byte) string {
@@ -461,9 +464,11 @@ func appendQuoted(dst []byte, s string) []byte {
 }
 
 // Member returns the raw value of the top-level member name of the JSON
-// object obj, or nil when obj has no such member. obj must be an object; the
-// value is validated as it is skipped. It lets a handler pick out one value
-// without decoding (or re-encoding) the rest.
+// object obj, or nil when obj has no such member. obj must be valid JSON, as
+// params and results that came through a Stream are (the stream validated
+// the whole message): values are skipped, not validated again. A
+// malformed obj gives an error or a wrong answer, never a panic. It lets a
+// handler pick out one value without decoding (or re-encoding) the rest.
 func Member(obj []byte, name string) ([]byte, error) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -479,7 +484,8 @@ func Member(obj []byte, name string) ([]byte, error) {
 		if i >= len(obj) || obj[i] != '"' {
 			return nil, &syntaxError{off: i, msg: "expected a member name"}
 		}
-		kend, err := skipString(obj, i)
+		kstart := i
+		kend, err := skipTrustedString(obj, i)
 		if err != nil {
 			return nil, err
 		}
@@ -490,10 +496,10 @@ func Member(obj []byte, name string) ([]byte, error) {
 		}
 		i = skipSpace(obj, i+1)
 		vstart := i
-		if i, err = skipValue(obj, i, 1); err != nil {
+		if i, err = skipTrusted(obj, i); err != nil {
 			return nil, err
 		}
-		if string(key) == name {
+		if string(key) == name || (bytes.IndexByte(key, '\\') >= 0 && unquotedEquals(obj[kstart:kend], name)) {
 			found = obj[vstart:i] // the last one wins, as encoding/json has it
 		}
 		i = skipSpace(obj, i)
@@ -506,4 +512,74 @@ func Member(obj []byte, name string) ([]byte, error) {
 		}
 		return nil, &syntaxError{off: i, msg: "expected ',' or '}'"}
 	}
+}
+
+// skipTrustedString skips the string at b[i] of input already known to be
+// valid JSON: it only looks for the closing quote, a memchr-speed scan.
+func skipTrustedString(b []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return i, &syntaxError{off: i, msg: "unterminated string"}
+		}
+		j += k
+		// An odd run of backslashes before the quote escapes it.
+		bs := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1, nil
+		}
+		j++
+	}
+}
+
+// skipTrusted skips the value at b[i] of input already known to be valid
+// JSON.
+func skipTrusted(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, &syntaxError{off: i, msg: "unexpected end of input"}
+	}
+	switch b[i] {
+	case '"':
+		return skipTrustedString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				end, err := skipTrustedString(b, i)
+				if err != nil {
+					return i, err
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return i, &syntaxError{off: i, msg: "unterminated value"}
+	}
+	// A number or a literal: up to the next delimiter.
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return i, &syntaxError{off: i, msg: "expected a value"}
+	}
+	return j, nil
+}
+
+func unquotedEquals(quoted []byte, name string) bool {
+	s, err := unquote(quoted)
+	return err == nil && s == name
 }

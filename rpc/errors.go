@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Error codes of contract §10.
+// Error codes of docs/PROTOCOL.md §7.
 const (
 	CodeParseError       = jsonrpc2.ParseError           // -32700
 	CodeInvalidRequest   = jsonrpc2.InvalidRequest       // -32600
@@ -72,7 +72,7 @@ var ErrTimeout = errors.New("the editor did not answer in time")
 var ErrClosed = errors.New("connection closed")
 
 // ErrUnsupported is wrapped by the error of a reverse call the client did not
-// advertise. Callers use it to pick the fallback of contract §4.
+// advertise. Callers use it to pick the fallback of docs/PROTOCOL.md §4.
 var ErrUnsupported = errors.New("not supported by the editor")
 
 var errEmptyDocumentChange = errors.New("documentChange has none of textDocumentEdit, createFile, deleteFile")

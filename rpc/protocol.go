@@ -6,7 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Method names of contract §3, §4 and §5. Every other package names methods
+// Method names of docs/PROTOCOL.md §3, §4 and §5. Every other package names methods
 // through these constants so a rename is one edit.
 const (
 	MethodInitialize             = "initialize"
@@ -43,7 +43,7 @@ const (
 	MethodShowMessage = "window/showMessage"
 )
 
-// ---- initialize (contract §2) ----
+// ---- initialize (docs/PROTOCOL.md §2) ----
 
 // InitializeParams holds the parts of LSP's InitializeParams that agentls
 // reads. It is deliberately smaller than protocol.InitializeParams: editors
@@ -71,7 +71,7 @@ type WorkspaceFolder struct {
 	Name string `json:"name"`
 }
 
-// ClientCapabilities holds the capabilities of contract §2 that are read.
+// ClientCapabilities holds the capabilities of docs/PROTOCOL.md §2 that are read.
 // Every field is optional on the wire; absent means unsupported.
 type ClientCapabilities struct {
 	Workspace *struct {
@@ -97,7 +97,7 @@ type ClientCapabilities struct {
 	} `json:"experimental,omitempty"`
 }
 
-// AgentClientCapabilities is experimental.agent of contract §2.
+// AgentClientCapabilities is experimental.agent of docs/PROTOCOL.md §2.
 type AgentClientCapabilities struct {
 	ReadFile   bool `json:"readFile,omitempty"`
 	RunCommand bool `json:"runCommand,omitempty"`
@@ -138,7 +138,7 @@ func (c ClientCapabilities) Flatten() Caps {
 	return f
 }
 
-// InitializeResult is the reply to initialize (contract §2).
+// InitializeResult is the reply to initialize (docs/PROTOCOL.md §2).
 type InitializeResult struct {
 	Capabilities ServerCapabilities  `json:"capabilities"`
 	ServerInfo   protocol.ServerInfo `json:"serverInfo"`
@@ -160,7 +160,7 @@ type AgentServerCapabilities struct {
 	Version int `json:"version"`
 }
 
-// ---- reverse calls (contract §4) ----
+// ---- reverse calls (docs/PROTOCOL.md §4) ----
 
 // ReadFileParams are the params of agent/readFile.
 type ReadFileParams struct {
@@ -336,7 +336,7 @@ type ProgressParams struct {
 	Value any                     `json:"value"`
 }
 
-// ---- requests from the editor (contract §3) ----
+// ---- requests from the editor (docs/PROTOCOL.md §3) ----
 
 // PingParams are the params of agent/ping. Data is carried back verbatim.
 type PingParams struct {
@@ -353,7 +353,7 @@ type RunParams struct {
 	WorkDoneToken *protocol.ProgressToken `json:"workDoneToken,omitempty"`
 }
 
-// Task states (contract §3). Interrupted is only ever read back from disk.
+// Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
 const (
 	TaskPlanning    = "planning"
 	TaskRunning     = "running"
@@ -364,7 +364,7 @@ const (
 	TaskInterrupted = "interrupted"
 )
 
-// Subtask states (contract §3).
+// Subtask states (docs/PROTOCOL.md §3).
 const (
 	SubtaskPending = "pending"
 	SubtaskRunning = "running"
@@ -491,7 +491,7 @@ type SessionResult struct {
 	Tasks     []SessionTask    `json:"tasks"`
 }
 
-// Heat actions (contract §3).
+// Heat actions (docs/PROTOCOL.md §3).
 const (
 	ActionUserProvided = "userProvided"
 	ActionRead         = "read"
@@ -541,7 +541,7 @@ type TraceRange struct {
 	ContentHash string `json:"contentHash"`
 }
 
-// TraceEntry is one line of .orchestration/agent_trace.jsonl (contract §9).
+// TraceEntry is one line of .orchestration/agent_trace.jsonl (docs/PROTOCOL.md §6).
 type TraceEntry struct {
 	ID        string       `json:"id"`
 	Time      string       `json:"time"`
@@ -561,7 +561,7 @@ type TraceResult struct {
 	Entries []TraceEntry `json:"entries"`
 }
 
-// ---- notifications (contract §5) ----
+// ---- notifications (docs/PROTOCOL.md §5) ----
 
 // Task event kinds.
 const (

@@ -11,14 +11,14 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Edit modes of contract §2.
+// Edit modes of docs/PROTOCOL.md §2.
 const (
 	EditApply   = "apply"
 	EditPropose = "propose"
 	EditBranch  = "branch"
 )
 
-// Command policies of contract §2.
+// Command policies of docs/PROTOCOL.md §2.
 const (
 	CommandsAsk   = "ask"
 	CommandsAllow = "allow"
@@ -32,7 +32,7 @@ type Zones struct {
 	Deny  []string `json:"deny"`
 }
 
-// Timeouts bound the calls of contract §4, in milliseconds. HumanMs 0 means
+// Timeouts bound the calls of docs/PROTOCOL.md §4, in milliseconds. HumanMs 0 means
 // no bound: a person may take their time, and agent/stop ends the wait.
 type Timeouts struct {
 	ReverseCallMs int64 `json:"reverseCallMs"`
@@ -55,7 +55,7 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
-// Settings are the initializationOptions of contract §2 with every default
+// Settings are the initializationOptions of docs/PROTOCOL.md §2 with every default
 // filled in. The zero value is not useful: start from DefaultSettings.
 type Settings struct {
 	Model         string   `json:"model"`
@@ -70,7 +70,7 @@ type Settings struct {
 	Trace *bool `json:"trace"`
 }
 
-// DefaultSettings returns the defaults of contract §2.
+// DefaultSettings returns the defaults of docs/PROTOCOL.md §2.
 func DefaultSettings() Settings {
 	return Settings{
 		EditMode:      EditPropose,
@@ -97,7 +97,7 @@ func (e *SettingsError) Error() string {
 }
 
 // ApplySettings decodes raw (a JSON object with any subset of the keys of
-// contract §2) over base and validates the result. On error base is
+// docs/PROTOCOL.md §2) over base and validates the result. On error base is
 // returned unchanged with a *SettingsError naming the key. Unknown keys are
 // returned so the caller can log them; they are not an error, since newer
 // editors may send keys this version does not know.

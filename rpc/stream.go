@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -413,6 +414,23 @@ func (r RawJSON) MarshalJSON() ([]byte, error) {
 	return r, nil
 }
 
+// RawJSONParts is a value that is already JSON, in pieces that are written
+// one after the other: a handler can wrap bytes it holds (a request's own
+// params) without copying them into a new buffer first.
+type RawJSONParts [][]byte
+
+// MarshalJSON implements json.Marshaler.
+func (r RawJSONParts) MarshalJSON() ([]byte, error) {
+	var b []byte
+	for _, p := range r {
+		b = append(b, p...)
+	}
+	if len(b) == 0 {
+		return nullJSON, nil
+	}
+	return b, nil
+}
+
 // Write implements jsonrpc2.Stream for the messages jsonrpc2's Conn sends
 // (calls and notifications).
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
@@ -484,6 +502,7 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 		idRaw = id.raw
 	}
 	var body []byte
+	var parts RawJSONParts
 	if err != nil {
 		we := AsError(err)
 		eb, merr := json.Marshal(we)
@@ -495,6 +514,9 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 		switch r := result.(type) {
 		case RawJSON:
 			body = r
+		case RawJSONParts:
+			parts = r
+			body = []byte{} // not used
 		case nil:
 			body = nullJSON
 		default:
@@ -506,7 +528,7 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 			}
 			body = rb
 		}
-		if len(body) == 0 {
+		if len(body) == 0 && parts == nil {
 			body = nullJSON
 		}
 	}
@@ -515,11 +537,17 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 		member = `,"error":`
 	}
 	n := len(`{"jsonrpc":"2.0","id":`) + len(idRaw) + len(member) + len(body) + 1
+	for _, p := range parts {
+		n += len(p)
+	}
 	_, werr := s.writeFrame(n, func(b []byte) []byte {
 		b = append(b, `{"jsonrpc":"2.0","id":`...)
 		b = append(b, idRaw...)
 		b = append(b, member...)
 		b = append(b, body...)
+		for _, p := range parts {
+			b = append(b, p...)
+		}
 		return append(b, '}')
 	})
 	return werr
@@ -539,6 +567,7 @@ func (s *Stream) writeFrame(n int, fill func([]byte) []byte) (int64, error) {
 		return 0, err
 	}
 	start := len(s.queue)
+	s.queue = slices.Grow(s.queue, len(headerPrefix)+20+len(headerSuffix)+n)
 	s.queue = append(s.queue, headerPrefix...)
 	s.queue = strconv.AppendInt(s.queue, int64(n), 10)
 	s.queue = append(s.queue, headerSuffix...)

@@ -296,3 +296,23 @@ func FuzzEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMember checks Member against encoding/json on valid objects.
+func FuzzMember(f *testing.F) {
+	f.Add(`{"data":1}`)
+	f.Add(`{"a":"x\"}","data":[1,{"b":"\\"}],"data":"last"}`)
+	f.Add(`{"data" : -1.5e3 , "z":true}`)
+	f.Fuzz(func(t *testing.T, obj string) {
+		var m map[string]json.RawMessage
+		if !json.Valid([]byte(obj)) || json.Unmarshal([]byte(obj), &m) != nil {
+			return
+		}
+		got, err := Member([]byte(obj), "data")
+		if err != nil {
+			t.Fatalf("Member(%q): %v", obj, err)
+		}
+		if want := m["data"]; string(got) != string(want) {
+			t.Fatalf("Member(%q) = %q, want %q", obj, got, want)
+		}
+	})
+}

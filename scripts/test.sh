@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs agentls's test suites and reports what ran and what was skipped.
 #
-#   scripts/test.sh            every suite
+#   scripts/test.sh            every suite: go, then editors/*/test/run.sh
 #   scripts/test.sh go nvim    only these
 #
 # Each editor suite is editors/<name>/test/run.sh: it installs what it needs
@@ -12,7 +12,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(go nvim emacs vscode)
+if [ ${#suites[@]} -eq 0 ]; then
+	# Go, then every editor plugin that has a suite.
+	suites=(go)
+	for run in editors/*/test/run.sh; do
+		[ -x "$run" ] && suites+=("$(basename "$(dirname "$(dirname "$run")")")")
+	done
+fi
 
 passed=() failed=() skipped=()
 GO=${GO:-go}
@@ -28,8 +34,11 @@ run_go() {
 	fi
 	$GO test -count=1 -timeout 900s ./... || return 1
 	echo "== go: race detector on the concurrent core"
-	$GO test -count=1 -race -short -timeout 900s ./rpc/... ./handlers/... ./editors/headless/... ./workforce/... 2>&1 \
-		| grep -v 'matched no packages' || return 1
+	local race=()
+	for d in rpc handlers editors/headless workforce; do
+		[ -d "$d" ] && race+=("./$d/...")
+	done
+	$GO test -count=1 -race -short -timeout 900s "${race[@]}" || return 1
 	return 0
 }
 
@@ -47,9 +56,11 @@ for s in "${suites[@]}"; do
 		else
 			echo "== $s: $script"
 			errf=$(mktemp)
-			bash "$script" 2> >(tee "$errf" >&2)
-			rc=$?
-			wait $! 2>/dev/null # let tee finish writing
+			# stdout as it is; stderr shown and kept, for the reason of a skip
+			{
+				bash "$script" 2>&1 1>&3 3>&- | tee "$errf"
+				rc=${PIPESTATUS[0]}
+			} 3>&1 1>&2
 			reason=$(tail -n 1 "$errf")
 			rm -f "$errf"
 		fi

@@ -4,7 +4,7 @@
 // the sessions on disk (sessions) and token usage (usage).
 //
 // A Workspace ties them together for one workspace root and answers the
-// agent/* methods of contract §3 that read them: agent/heatSnapshot,
+// agent/* methods of docs/PROTOCOL.md §3 that read them: agent/heatSnapshot,
 // agent/trace, agent/sessions, agent/session and agent/deleteSession. Each
 // answer is exactly the rpc result type; errors wrap the sentinels of
 // errors.go. A Workspace is safe for concurrent use.
@@ -28,8 +28,8 @@ import (
 // Config opens a Workspace.
 type Config struct {
 	Root     string // absolute workspace root
-	StateDir string // "" resolves contract §9's places from the environment
-	// Trace is the trace setting of contract §2 (nil: on when
+	StateDir string // "" resolves docs/PROTOCOL.md §6's places from the environment
+	// Trace is the trace setting of docs/PROTOCOL.md §2 (nil: on when
 	// .orchestration/ exists). It is read at every change.
 	Trace func() *bool
 	// Heat receives agent/heatUpdate; *rpc.Notifier satisfies it.

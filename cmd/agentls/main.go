@@ -34,6 +34,7 @@ const usage = `agentls: an AI coding agent that editors run like a language serv
 
 Usage:
   agentls [serve] [flags]   speak JSON-RPC (LSP framing) on stdin/stdout
+  agentls run [flags] PROMPT run one prompt here, as a headless editor (agentls run -h)
   agentls version           print the version
 
 Flags of serve:
@@ -47,6 +48,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
+	case "run":
+		return runCmd(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
 		return 0
@@ -55,7 +58,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		newServeFlags(stdout, new(serveOptions)).PrintDefaults()
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run or version)\n", cmd)
 	return 2
 }
 
@@ -69,6 +72,7 @@ type serveOptions struct {
 	logFile  string
 	zones    stringList
 	deny     stringList
+	record   string
 }
 
 func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
@@ -78,6 +82,7 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
+	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md, scripted model)")
 	return fs
 }
 
@@ -122,6 +127,7 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		Cwd:     cwd,
 		Base:    base,
 		Log:     log,
+		Record:  o.record,
 	})
 	_ = log.Sync()
 	return code

@@ -13,7 +13,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// MaxCommandOutput is where a command's output is cut (contract §4).
+// MaxCommandOutput is where a command's output is cut (docs/PROTOCOL.md §4).
 const MaxCommandOutput = 1 << 20
 
 // RunShell runs p.Command with `sh -c` in p.Cwd, stdout and stderr combined,

@@ -1,6 +1,6 @@
 // Package headless is an editor without a screen: the Go client that drives
 // a real agentls server over real pipes, as a subprocess or in-process. It
-// answers the reverse calls of contract §4 from a real directory (open
+// answers the reverse calls of docs/PROTOCOL.md §4 from a real directory (open
 // buffers it was given first, then the disk), applies workspace edits to
 // files atomically and refuses stale versions, runs commands with a timeout,
 // lets a test script every answer (approve, reject, never answer, answer

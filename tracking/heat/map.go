@@ -1,4 +1,4 @@
-// Package heat is the heat map of contract §3 and §5: which files the agents
+// Package heat is the heat map of docs/PROTOCOL.md §3 and §5: which files the agents
 // touch, which are in a model's context, and how hot they are.
 //
 // Each worker has its own Tracker, fed by the editing layer (Access, Blocked)
@@ -55,7 +55,7 @@ type Options struct {
 	Logger       *zap.Logger   // zap.NewNop()
 }
 
-// DefaultOptions returns the defaults of the contract.
+// DefaultOptions returns the defaults of the protocol.
 func DefaultOptions() Options {
 	return Options{
 		Decay:        0.95,

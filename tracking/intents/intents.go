@@ -1,4 +1,4 @@
-// Package intents reads .orchestration/active_intents.yaml (contract §9) and
+// Package intents reads .orchestration/active_intents.yaml (docs/PROTOCOL.md §6) and
 // keeps the gate that intents put on mutating tools.
 //
 // Intents are opt-in: with no file (or a file that lists none) every tool is

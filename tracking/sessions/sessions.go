@@ -1,5 +1,5 @@
 // Package sessions keeps the conversations of one workspace on disk
-// (contract §9) so that they survive a restart or a crash:
+// (docs/PROTOCOL.md §6) so that they survive a restart or a crash:
 //
 //	<state>/workspaces/<first 16 hex of sha256(root)>/sessions.json
 //	<state>/workspaces/<…>/sessions/<sessionId>.jsonl
@@ -11,7 +11,7 @@
 // corrupt or truncated file is never emptied: it is kept aside under a
 // timestamped name, what can be read of it is kept, and the loss is
 // reported (log and OnReport). A store assumes one process per workspace,
-// as the contract does. A Store is safe for concurrent use.
+// as the protocol does. A Store is safe for concurrent use.
 package sessions
 
 import (
@@ -47,7 +47,7 @@ const (
 	maxTitle   = 80
 )
 
-// StateDir resolves the state directory of contract §9: $AGENTLS_STATE_DIR,
+// StateDir resolves the state directory of docs/PROTOCOL.md §6: $AGENTLS_STATE_DIR,
 // else $XDG_STATE_HOME/agentls, else ~/.local/state/agentls. getenv and home
 // are os.Getenv and os.UserHomeDir outside tests.
 func StateDir(getenv func(string) string, home func() (string, error)) (string, error) {
@@ -91,6 +91,9 @@ type session struct {
 	CreatedAt string  `json:"createdAt"`
 	UpdatedAt string  `json:"updatedAt"`
 	Tasks     []*task `json:"tasks"`
+	// touched orders sessions changed within one timestamp tick: it rises
+	// with every change made by this process (0 for sessions only loaded).
+	touched uint64
 }
 
 type task struct {
@@ -111,6 +114,7 @@ type Store struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	checked  map[string]bool // message logs checked for damage in this process
+	touches  uint64          // last session.touched given out
 }
 
 // Open opens (creating it when needed) the registry of the workspace at
@@ -310,6 +314,12 @@ func sortNewestFirst(list []*session) {
 		if c := strings.Compare(b.UpdatedAt, a.UpdatedAt); c != 0 {
 			return c
 		}
+		if a.touched != b.touched { // same millisecond: the later change first
+			if b.touched > a.touched {
+				return 1
+			}
+			return -1
+		}
 		return strings.Compare(a.ID, b.ID)
 	})
 }
@@ -347,6 +357,8 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 	}
 	se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: rpc.TaskPlanning})
 	se.UpdatedAt = now
+	s.touches++
+	se.touched = s.touches
 	return se.ID, s.persist()
 }
 
@@ -373,6 +385,8 @@ func (s *Store) updateTask(sessionID, taskID string, f func(*task)) error {
 	}
 	f(se.Tasks[i])
 	se.UpdatedAt = s.now().UTC().Format(timeLayout)
+	s.touches++
+	se.touched = s.touches
 	return s.persist()
 }
 
@@ -405,8 +419,13 @@ func (s *Store) Append(sessionID string, m rpc.SessionMessage) error {
 		m.Time = s.now().UTC().Format(timeLayout)
 	}
 	path := s.msgPath(sessionID)
-	if _, err := s.checkLog(sessionID, path); err != nil {
-		return err
+	// The log is checked (and a damaged one set aside) once per process;
+	// after that this process only appends whole lines, so re-reading the
+	// whole log before every append would only make appends quadratic.
+	if !s.checked[sessionID] {
+		if _, err := s.checkLog(sessionID, path); err != nil {
+			return err
+		}
 	}
 	line, err := json.Marshal(m)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package trace keeps .orchestration/agent_trace.jsonl (contract §9): one
+// Package trace keeps .orchestration/agent_trace.jsonl (docs/PROTOCOL.md §6): one
 // JSON line per applied change, saying which intent, session, task, subtask
 // and model changed which lines of which file, with the sha256 of those
 // lines and of the whole new file. It also rewrites .orchestration/
@@ -15,7 +15,7 @@
 //     read, by any process), and read again from the start when the file
 //     was replaced or shortened.
 //
-// Beyond the fields of the contract each line carries "lines", the new
+// Beyond the fields of the protocol each line carries "lines", the new
 // file's line count: it lets a query follow a line back through later
 // changes that shifted it. A Log is safe for concurrent use.
 package trace
@@ -103,7 +103,7 @@ type Log struct {
 	idx index
 }
 
-// record is a line as written: the contract's entry plus the line count.
+// record is a line as written: the protocol's entry plus the line count.
 type record struct {
 	rpc.TraceEntry
 	Lines *int `json:"lines,omitempty"`

@@ -1,0 +1,36 @@
+// Package clients holds the sidecar's outbound connections to the models
+// that think for it: OpenAI and any OpenAI-compatible server, Anthropic,
+// Ollama, and the scripted model, all behind one small
+// interface, plus a Recorder that turns any session into a replayable script.
+//
+// # Guarantees
+//
+//   - Complete is safe for concurrent use by several agents on every model
+//     this package returns. The scripted model keeps one cursor per agent,
+//     so each agent answers from its own list whatever order the scheduler
+//     runs them in.
+//   - The context bounds a call end to end: cancelling it closes the HTTP
+//     connection (the server sees the close) and Complete returns an error
+//     that matches both ErrCancelled and context.Canceled. A context whose
+//     deadline passes gives ErrTimeout and context.DeadlineExceeded.
+//   - Deltas are delivered in order on the calling goroutine, before
+//     Complete returns, never after. When a retried attempt had already
+//     streamed something, a Delta with Restart set comes first: whatever
+//     streamed before it belongs to a failed attempt and must be discarded.
+//     The Response always holds the complete answer of the attempt that
+//     succeeded.
+//   - Errors are classified (errors.Is with ErrAuth, ErrModelNotFound,
+//     ErrContextTooLong, ErrRateLimited, ErrServer, ErrNetwork, ErrCancelled,
+//     ErrTimeout, ErrBadRequest, ErrBadResponse, ErrScriptTurn,
+//     ErrScriptExhausted; errors.As with *Error for the details). Rate limits,
+//     server errors and network errors are retried here, never by the SDKs
+//     (their retries are switched off), with exponential backoff and jitter,
+//     honouring Retry-After, bounded in attempts and in total time; each
+//     retry is reported through Options.OnRetry before its wait.
+//   - API keys never appear in an error message or a log line: messages are
+//     written by this package, and anything quoted from a provider is
+//     scrubbed of the key first.
+//   - Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) and extra certificate
+//     authorities (SSL_CERT_FILE) are read from the environment that Resolve
+//     is given.
+package clients

@@ -1,0 +1,293 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/shared"
+	"go.uber.org/zap"
+)
+
+// openaiModel speaks the chat completions API of OpenAI and of every
+// OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenRouter, Ollama).
+type openaiModel struct {
+	ep     *endpoint
+	client openai.Client
+	retry  *retrier
+	log    *zap.Logger
+	// compat sends max_tokens (which every compatible server reads) rather
+	// than max_completion_tokens (which OpenAI's reasoning models require).
+	compat bool
+}
+
+func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool) *openaiModel {
+	return &openaiModel{
+		ep: ep,
+		client: openai.NewClient(
+			option.WithBaseURL(ep.baseURL),
+			option.WithAPIKey(key),
+			option.WithHTTPClient(hc),
+			option.WithMaxRetries(0), // retries are ours: classified, bounded, reported
+		),
+		retry:  newRetrier(o),
+		log:    o.Logger.With(zap.String("provider", ep.provider), zap.String("model", ep.model)),
+		compat: compat,
+	}
+}
+
+func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	em := &emitter{fn: onDelta}
+	return m.retry.do(ctx, em, func(ctx context.Context) (*Response, error) {
+		m.log.Debug("model call", zap.String("agent", req.Agent), zap.Int("messages", len(req.Messages)))
+		return m.stream(ctx, params, em)
+	})
+}
+
+func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, error) {
+	p := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(m.ep.model),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if m.compat {
+		p.MaxTokens = openai.Int(maxTokens(req))
+	} else {
+		p.MaxCompletionTokens = openai.Int(maxTokens(req))
+	}
+	if req.System != "" {
+		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+	}
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case RoleUser:
+			p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+		case RoleAssistant:
+			a := &openai.ChatCompletionAssistantMessageParam{}
+			if msg.Text != "" {
+				a.Content.OfString = openai.String(msg.Text)
+			}
+			for _, c := range msg.ToolCalls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       c.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(arguments(c.Arguments))},
+					},
+				})
+			}
+			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: a})
+		case RoleTool:
+			for _, r := range msg.ToolResults {
+				content := r.Content
+				if r.IsError {
+					// Chat completions has no error flag on tool results.
+					content = "Error: " + content
+				}
+				p.Messages = append(p.Messages, openai.ToolMessage(content, r.CallID))
+			}
+			if msg.Text != "" {
+				p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+			}
+		default:
+			return p, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := schemaMap(t)
+		if err != nil {
+			return p, m.ep.errorf(ErrBadRequest, 0, false, err, "%v", err)
+		}
+		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
+		if t.Description != "" {
+			fd.Description = openai.String(t.Description)
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+	}
+	return p, nil
+}
+
+// schemaMap decodes a tool's JSON Schema; an empty one is an object schema
+// without properties.
+func schemaMap(t Tool) (map[string]any, error) {
+	if len(t.Parameters) == 0 {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(t.Parameters, &m); err != nil {
+		return nil, fmt.Errorf("tool %q: parameters are not a JSON Schema object: %w", t.Name, err)
+	}
+	return m, nil
+}
+
+type partialCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNewParams, em *emitter) (*Response, error) {
+	st := m.client.Chat.Completions.NewStreaming(ctx, params)
+	defer st.Close()
+	var (
+		resp     Response
+		text     strings.Builder
+		calls    []*partialCall
+		byIndex  = map[int64]int{}
+		finished bool
+	)
+	for st.Next() {
+		chunk := st.Current()
+		if chunk.JSON.Usage.Valid() {
+			resp.Usage.InputTokens = chunk.Usage.PromptTokens
+			resp.Usage.OutputTokens = chunk.Usage.CompletionTokens
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			if ch.Delta.Content != "" {
+				text.WriteString(ch.Delta.Content)
+				em.emit(Delta{Text: ch.Delta.Content})
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				i, ok := byIndex[tc.Index]
+				if !ok {
+					i = len(calls)
+					byIndex[tc.Index] = i
+					calls = append(calls, &partialCall{})
+				}
+				c := calls[i]
+				d := &ToolCallDelta{Index: i, Arguments: tc.Function.Arguments}
+				if tc.ID != "" && c.id == "" {
+					c.id, d.ID = tc.ID, tc.ID
+				}
+				if tc.Function.Name != "" && c.name == "" {
+					c.name, d.Name = tc.Function.Name, tc.Function.Name
+				}
+				c.args.WriteString(tc.Function.Arguments)
+				em.emit(Delta{ToolCall: d})
+			}
+			if ch.FinishReason != "" {
+				finished = true
+				resp.StopReason = openaiStop(ch.FinishReason)
+			}
+		}
+	}
+	if err := st.Err(); err != nil {
+		return nil, m.classify(ctx, err)
+	}
+	if ctx.Err() != nil {
+		return nil, cancelled(ctx, m.ep.provider, m.ep.model, ctx.Err())
+	}
+	if !finished {
+		return nil, m.ep.incomplete()
+	}
+	resp.Text = text.String()
+	for i, c := range calls {
+		id := c.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i) // some compatible servers leave ids out
+		}
+		args := json.RawMessage(c.args.String())
+		if strings.TrimSpace(string(args)) == "" {
+			args = json.RawMessage("{}")
+		}
+		if !json.Valid(args) {
+			if resp.StopReason == StopMaxTokens {
+				return nil, m.ep.errorf(ErrBadResponse, 0, false, nil,
+					"the answer hit the token limit in the middle of the arguments of tool %q", c.name)
+			}
+			return nil, m.ep.errorf(ErrBadResponse, 0, false, nil, "the arguments of tool %q are not valid JSON", c.name)
+		}
+		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: args})
+	}
+	if len(resp.ToolCalls) > 0 && resp.StopReason == StopEndTurn {
+		resp.StopReason = StopToolUse
+	}
+	return &resp, nil
+}
+
+func openaiStop(reason string) StopReason {
+	switch reason {
+	case "stop":
+		return StopEndTurn
+	case "tool_calls", "function_call":
+		return StopToolUse
+	case "length":
+		return StopMaxTokens
+	default:
+		return StopOther
+	}
+}
+
+func (m *openaiModel) classify(ctx context.Context, err error) *Error {
+	if ctx.Err() != nil {
+		return cancelled(ctx, m.ep.provider, m.ep.model, ctx.Err())
+	}
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		f := apiFailure{status: ae.StatusCode, errType: ae.Type, code: ae.Code, message: ae.Message, cause: ae}
+		if ae.Response != nil {
+			f.header = ae.Response.Header
+		}
+		if f.message == "" {
+			f.message = errorMessageOf([]byte(ae.RawJSON()))
+		}
+		return m.ep.classifyAPI(f)
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		var body struct {
+			Error json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(se.Event.Data, &body)
+		var e struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		}
+		if json.Unmarshal(body.Error, &e) != nil {
+			// Some servers send "error": "text".
+			_ = json.Unmarshal(body.Error, &e.Message)
+		}
+		f := apiFailure{errType: e.Type, message: e.Message, cause: errors.New("error event in the stream")}
+		if e.Code != nil {
+			f.code = fmt.Sprint(e.Code)
+			if n, ok := e.Code.(float64); ok && n >= 400 {
+				f.status = int(n)
+			}
+		}
+		return m.ep.classifyAPI(f)
+	}
+	return m.ep.classifyTransport(ctx, err)
+}
+
+// errorMessageOf finds error.message (or a string "error") in a body.
+func errorMessageOf(raw []byte) string {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return strings.TrimSpace(string(raw))
+	}
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body.Error, &e) == nil && e.Message != "" {
+		return e.Message
+	}
+	var s string
+	if json.Unmarshal(body.Error, &s) == nil && s != "" {
+		return s
+	}
+	return body.Message
+}

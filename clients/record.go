@@ -1,0 +1,166 @@
+package clients
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// Recorder wraps a Model and writes what it answered, per agent and in
+// order, as a script (docs/MODELS.md, scripted model), so a real session can be replayed
+// offline with script:PATH. The file is replaced atomically after every
+// answer, so a crash keeps every turn recorded before it. Safe for
+// concurrent use.
+type Recorder struct {
+	model Model
+	path  string
+	log   *zap.Logger
+
+	mu     sync.Mutex
+	agents map[string][]Turn
+	order  []string
+	err    error // first write error
+}
+
+// NewRecorder records the answers of m into path.
+func NewRecorder(m Model, path string, log *zap.Logger) *Recorder {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Recorder{model: m, path: path, log: log, agents: map[string][]Turn{}}
+}
+
+// Complete calls the wrapped model and records its answer. A failed call is
+// recorded as an "error" turn, except a cancelled one (a replay is cancelled
+// by its own user). A failure to write the file does not fail the call: it
+// is logged and returned by Close.
+func (r *Recorder) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	resp, err := r.model.Complete(ctx, req, onDelta)
+	var t Turn
+	switch {
+	case err == nil:
+		t.Text = resp.Text
+		for _, c := range resp.ToolCalls {
+			t.ToolCalls = append(t.ToolCalls, ScriptToolCall{Name: c.Name, Arguments: arguments(c.Arguments)})
+		}
+		u := resp.Usage
+		t.Usage = &u
+	case errors.Is(err, ErrCancelled), errors.Is(err, ErrTimeout), errors.Is(err, context.Canceled):
+		return resp, err
+	default:
+		t.Error = err.Error()
+	}
+	key := ScriptKey(req.Agent, req.Run)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.agents[key]; !ok {
+		r.order = append(r.order, key)
+	}
+	r.agents[key] = append(r.agents[key], t)
+	if werr := r.writeLocked(); werr != nil {
+		r.log.Warn("cannot write the recording", zap.String("path", r.path), zap.Error(werr))
+		if r.err == nil {
+			r.err = werr
+		}
+	}
+	return resp, err
+}
+
+// Close writes the file a last time and reports the first write error.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.writeLocked(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// Marshal returns the recording in the script format, agents in the order
+// they first answered.
+func (r *Recorder) Marshal() ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.marshalLocked()
+}
+
+func (r *Recorder) marshalLocked() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"agents":{`)
+	for i, key := range r.order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		turns, err := json.Marshal(r.agents[key])
+		if err != nil {
+			return nil, fmt.Errorf("recording agent %q: %w", key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(turns)
+	}
+	b.WriteString("}}")
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+func (r *Recorder) writeLocked() error {
+	data, err := r.marshalLocked()
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(r.path, data, 0o644)
+}
+
+// writeFileAtomic replaces path with data: a temporary file in the same
+// directory, synced, renamed over path, the directory synced. An existing
+// file keeps its mode; a new one gets perm.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,448 @@
+// Package runner is `agentls run` (docs/WORKFORCE.md, agentls run): it starts `agentls serve`
+// as a child process and is its editor on the real disk, over real pipes,
+// with editors/headless. It answers the reverse calls (file reads, commands,
+// atomic edits that refuse stale versions), puts approvals and questions to
+// the person on the terminal (refusing approvals when there is no terminal,
+// unless --yes), draws the task tree live on stderr (plain lines when stderr
+// is not a terminal), and prints the summary and the diffs on stdout.
+package runner
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/rpc"
+)
+
+// Exit codes of `agentls run` (docs/WORKFORCE.md).
+const (
+	ExitDone    = 0
+	ExitFailed  = 1
+	ExitUsage   = 2
+	ExitStopped = 130
+)
+
+// Options are the flags and the surroundings of one `agentls run`.
+type Options struct {
+	Workspace  string // the workspace root
+	Model      string // provider:model; "" leaves it to the environment (docs/MODELS.md)
+	Mode       string // apply, propose or branch
+	Yes        bool   // approve every change and command
+	MaxWorkers int    // 0: the default
+	Record     string // record the model's answers as a script
+	JSON       bool   // every notification as one JSON line on stdout
+	Prompt     string
+
+	// Server is the command that runs `agentls serve` (the binary itself).
+	Server []string
+	Env    []string
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Interactive: a person is at the terminal (stdin and stderr are
+	// terminals): approvals and questions are asked there.
+	Interactive bool
+	// Live: stderr is a terminal; the task tree is redrawn in place.
+	Live bool
+	// Signals, when set, receives SIGINT: the first stops the task, the
+	// second ends at once. nil: os/signal.
+	Signals <-chan os.Signal
+}
+
+// Run runs one prompt to its end and returns the exit code.
+func Run(ctx context.Context, o Options) int {
+	if strings.TrimSpace(o.Prompt) == "" {
+		fmt.Fprintln(o.Stderr, "agentls run: a prompt is required")
+		return ExitUsage
+	}
+	switch o.Mode {
+	case "":
+		o.Mode = rpc.EditPropose
+	case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+	default:
+		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of apply, propose, branch\n", o.Mode)
+		return ExitUsage
+	}
+	if fi, err := os.Stat(o.Workspace); err != nil || !fi.IsDir() {
+		fmt.Fprintf(o.Stderr, "agentls run: --workspace %s is not a directory\n", o.Workspace)
+		return ExitUsage
+	}
+	init := map[string]any{"editMode": o.Mode, "commands": rpc.CommandsAsk}
+	if o.Model != "" {
+		init["model"] = o.Model
+	}
+	if o.MaxWorkers > 0 {
+		init["maxWorkers"] = o.MaxWorkers
+	}
+	cmd := append([]string{}, o.Server...)
+	cmd = append(cmd, "serve", "--log-level", "error")
+	if o.Record != "" {
+		cmd = append(cmd, "--record", o.Record)
+	}
+	ui := newUI(o)
+	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
+	ed, err := headless.Start(startCtx, headless.Options{
+		Root:    o.Workspace,
+		Command: cmd,
+		Env:     o.Env,
+		Stderr:  o.Stderr,
+		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
+			ReadFile: true, RunCommand: true, Ask: true},
+		InitializationOptions: init,
+		ClientName:            "agentls run",
+	})
+	cancelStart()
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "agentls run: %v\n", err)
+		var we *rpc.Error
+		if errors.As(err, &we) && we.Code == rpc.CodeInvalidParams {
+			return ExitUsage
+		}
+		return ExitFailed
+	}
+	defer ed.Close()
+	ed.Handle(rpc.MethodShowMessageRequest, ui.approve)
+	ed.Handle(rpc.MethodAsk, ui.ask)
+
+	taskID := newID()
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	type outcome struct {
+		res rpc.RunResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var res rpc.RunResult
+		err := ed.Call(runCtx, rpc.MethodRun, rpc.RunParams{Prompt: o.Prompt, TaskID: taskID}, &res)
+		done <- outcome{res, err}
+	}()
+
+	// Notifications, in order, until the run is answered.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		seen := 0
+		for {
+			n, err := ed.Await(watchCtx, func(n headless.Notification) bool { return n.Seq > seen })
+			if err != nil {
+				return
+			}
+			seen = n.Seq
+			ui.notification(n)
+		}
+	}()
+
+	sigs := o.Signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 2)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	var out outcome
+	interrupts := 0
+wait:
+	for {
+		select {
+		case out = <-done:
+			break wait
+		case <-sigs:
+			interrupts++
+			if interrupts == 1 {
+				ui.note("stopping… (press Ctrl-C again to quit at once)")
+				go func() {
+					sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_ = ed.Call(sctx, rpc.MethodStop, rpc.StopParams{TaskID: taskID}, nil)
+				}()
+				continue
+			}
+			cancelRun()
+			out = <-done
+			stopWatch()
+			<-watched
+			ui.finish()
+			return ExitStopped
+		}
+	}
+	// Everything the server sent before its answer is drawn before the end.
+	drainCtx, cancelDrain := context.WithTimeout(context.Background(), 2*time.Second)
+	_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
+		var p rpc.TaskUpdateParams
+		return n.Method == rpc.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
+			p.Event.Kind == rpc.EventStateChanged && isFinal(p.State)
+	})
+	cancelDrain()
+	stopWatch()
+	<-watched
+	ui.finish()
+
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_, _ = ed.Shutdown(sctx)
+	cancel()
+
+	if out.err != nil {
+		fmt.Fprintf(o.Stderr, "agentls run: %v\n", out.err)
+		var we *rpc.Error
+		if errors.As(out.err, &we) && (we.Code == rpc.CodeModelUnavailable || we.Code == rpc.CodeInvalidParams) {
+			return ExitUsage
+		}
+		return ExitFailed
+	}
+	ui.result(&out.res)
+	switch out.res.State {
+	case rpc.TaskDone:
+		return ExitDone
+	case rpc.TaskStopped:
+		return ExitStopped
+	}
+	return ExitFailed
+}
+
+func isFinal(state string) bool {
+	return state == rpc.TaskDone || state == rpc.TaskFailed || state == rpc.TaskStopped
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "run-" + hex.EncodeToString(b[:])
+}
+
+// ui is the terminal side: the tree or the lines, the questions, the result.
+type ui struct {
+	o  Options
+	in *bufio.Reader
+
+	mu    sync.Mutex // one writer at a time; a question holds it while it waits
+	tree  *tree
+	drawn int // lines of the live tree on screen
+}
+
+func newUI(o Options) *ui {
+	u := &ui{o: o, tree: newTree()}
+	if o.Stdin != nil {
+		u.in = bufio.NewReader(o.Stdin)
+	}
+	return u
+}
+
+// notification shows one notification.
+func (u *ui) notification(n headless.Notification) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.o.JSON {
+		line, _ := json.Marshal(struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}{n.Method, n.Params})
+		fmt.Fprintf(u.o.Stdout, "%s\n", line)
+		return
+	}
+	switch n.Method {
+	case rpc.MethodTaskUpdate:
+		var p rpc.TaskUpdateParams
+		if n.Decode(&p) != nil {
+			return
+		}
+		line := u.tree.apply(&p)
+		if u.o.Live {
+			u.redrawLocked()
+		} else if line != "" {
+			fmt.Fprintln(u.o.Stderr, line)
+		}
+	case rpc.MethodLogMessage, rpc.MethodShowMessage:
+		var p protocol.LogMessageParams
+		if n.Decode(&p) == nil {
+			u.printLocked("agentls: " + strings.TrimPrefix(p.Message, "agentls: "))
+		}
+	}
+}
+
+// printLocked prints a line above the live tree.
+func (u *ui) printLocked(s string) {
+	u.clearLocked()
+	fmt.Fprintln(u.o.Stderr, s)
+	if u.o.Live {
+		u.redrawLocked()
+	}
+}
+
+func (u *ui) note(s string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.printLocked(s)
+}
+
+func (u *ui) clearLocked() {
+	if u.o.Live && u.drawn > 0 {
+		fmt.Fprintf(u.o.Stderr, "\x1b[%dA\x1b[J", u.drawn)
+		u.drawn = 0
+	}
+}
+
+func (u *ui) redrawLocked() {
+	u.clearLocked()
+	lines := u.tree.render(true)
+	for _, l := range lines {
+		fmt.Fprintln(u.o.Stderr, l)
+	}
+	u.drawn = len(lines)
+}
+
+// finish leaves the final tree on the screen.
+func (u *ui) finish() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.o.Live {
+		u.redrawLocked()
+		u.drawn = 0
+	}
+}
+
+// approve answers window/showMessageRequest: a change to apply or a command
+// to run. --yes approves; a person at the terminal chooses; otherwise the
+// approval is refused.
+func (u *ui) approve(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p protocol.ShowMessageRequestParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	pick := func(titles ...string) any {
+		for _, t := range titles {
+			for _, a := range p.Actions {
+				if a.Title == t {
+					return a
+				}
+			}
+		}
+		return nil
+	}
+	if u.o.Yes {
+		u.note("approved (--yes): " + firstLine(p.Message))
+		return pick("Apply", "Run"), nil
+	}
+	if !u.o.Interactive {
+		u.note("refused (no terminal; use --yes to approve): " + firstLine(p.Message))
+		return pick("Reject", "Deny"), nil
+	}
+	titles := make([]string, len(p.Actions))
+	for i, a := range p.Actions {
+		titles[i] = a.Title
+	}
+	answer, ok := u.prompt(ctx, p.Message, titles)
+	if !ok {
+		return nil, nil
+	}
+	return pick(answer), nil
+}
+
+// ask answers agent/ask on the terminal; without one, the question is
+// dismissed.
+func (u *ui) ask(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p rpc.AskParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, err
+	}
+	if !u.o.Interactive {
+		u.note("question dismissed (no terminal): " + p.Question)
+		return rpc.AskResult{}, nil
+	}
+	answer, ok := u.prompt(ctx, "agentls asks: "+p.Question, p.Options)
+	if !ok {
+		return rpc.AskResult{}, nil
+	}
+	return rpc.AskResult{Answer: &answer}, nil
+}
+
+// prompt asks on the terminal and reads one line: a number or the text of
+// an option, or free text when there are no options. An empty line or the
+// end of input dismisses.
+func (u *ui) prompt(ctx context.Context, msg string, options []string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.clearLocked()
+	fmt.Fprintln(u.o.Stderr, msg)
+	for i, o := range options {
+		fmt.Fprintf(u.o.Stderr, "  %d) %s\n", i+1, o)
+	}
+	fmt.Fprint(u.o.Stderr, "> ")
+	type line struct {
+		s   string
+		err error
+	}
+	ch := make(chan line, 1)
+	go func() {
+		s, err := u.in.ReadString('\n')
+		ch <- line{s, err}
+	}()
+	var l line
+	select {
+	case l = <-ch:
+	case <-ctx.Done():
+		fmt.Fprintln(u.o.Stderr, "(the question was withdrawn)")
+		return "", false
+	}
+	s := strings.TrimSpace(l.s)
+	if s == "" {
+		return "", false
+	}
+	for i, o := range options {
+		if s == fmt.Sprint(i+1) || strings.EqualFold(s, o) {
+			return o, true
+		}
+	}
+	if len(options) > 0 && u.o.Live {
+		u.redrawLocked()
+	}
+	return s, true
+}
+
+// result prints the summary and the diffs on stdout.
+func (u *ui) result(res *rpc.RunResult) {
+	if u.o.JSON {
+		line, _ := json.Marshal(struct {
+			Result *rpc.RunResult `json:"result"`
+		}{res})
+		fmt.Fprintf(u.o.Stdout, "%s\n", line)
+		return
+	}
+	w := u.o.Stdout
+	fmt.Fprintf(w, "Task %s: %s\n%s\n", res.TaskID, res.State, res.Summary)
+	if res.Usage.InputTokens > 0 || res.Usage.OutputTokens > 0 {
+		fmt.Fprintf(w, "Tokens: %d in, %d out\n", res.Usage.InputTokens, res.Usage.OutputTokens)
+	}
+	for _, c := range res.Changes {
+		status := "applied"
+		if !c.Applied {
+			status = "NOT applied"
+		}
+		fmt.Fprintf(w, "\n%s %s (%s)\n", c.Operation, c.Path, status)
+		fmt.Fprint(w, c.Diff)
+		if c.Diff != "" && !strings.HasSuffix(c.Diff, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(l)
+}

@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+func approval(t *testing.T) json.RawMessage {
+	t.Helper()
+	b, _ := json.Marshal(protocol.ShowMessageRequestParams{Message: "agentls wants to run `go test` in /w",
+		Actions: []protocol.MessageActionItem{{Title: "Run"}, {Title: "Always allow"}, {Title: "Deny"}}})
+	return b
+}
+
+func TestApprovals(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     Options
+		input string
+		want  string // "" means dismissed
+	}{
+		{"approves with --yes", Options{Yes: true}, "", "Run"},
+		{"refuses without a terminal", Options{}, "", "Deny"},
+		{"takes the person's choice by number on a terminal", Options{Interactive: true}, "2\n", "Always allow"},
+		{"takes the person's choice by name on a terminal", Options{Interactive: true}, "deny\n", "Deny"},
+		{"dismisses on an empty line", Options{Interactive: true}, "\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			c.o.Stderr, c.o.Stdin = &errb, strings.NewReader(c.input)
+			got, err := newUI(c.o).approve(context.Background(), approval(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			title := ""
+			if item, ok := got.(protocol.MessageActionItem); ok {
+				title = item.Title
+			}
+			if title != c.want {
+				t.Errorf("chose %q, want %q (stderr: %s)", title, c.want, errb.String())
+			}
+		})
+	}
+}
+
+func TestTree(t *testing.T) {
+	t.Run("tells each step in a plain line and draws each subtask with its activity", func(t *testing.T) {
+		tr := newTree()
+		subs := []rpc.Subtask{
+			{ID: "1", Content: "edit", State: rpc.SubtaskRunning},
+			{ID: "2", Content: "test", State: rpc.SubtaskPending, DependsOn: []string{"1"}},
+		}
+		line := tr.apply(&rpc.TaskUpdateParams{State: rpc.TaskRunning, Subtasks: subs,
+			Event: rpc.TaskEvent{Kind: rpc.EventToolCall, SubtaskID: "1", Tool: "read_file", Arguments: json.RawMessage(`{"path":"a.go"}`)}})
+		if line != "[1] read_file a.go" {
+			t.Errorf("line = %q", line)
+		}
+		got := strings.Join(tr.render(false), "\n")
+		for _, want := range []string{"agentls: running", "◐ 1 edit · read_file a.go", "○ 2 test (after 1)"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("tree lacks %q:\n%s", want, got)
+			}
+		}
+	})
+}

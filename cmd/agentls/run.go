@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentls/agentls/cmd/agentls/internal/runner"
+)
+
+const runUsage = `Usage: agentls run [flags] PROMPT
+
+Runs one prompt in a workspace with agentls as its own editor: the task tree is
+drawn on stderr, approvals and questions are asked on the terminal, the summary
+and the diff of every change are printed on stdout. Exit codes: 0 done,
+1 failed, 2 usage or configuration error, 130 stopped.
+
+Flags:
+`
+
+// runCmd is `agentls run` (docs/WORKFORCE.md, agentls run).
+func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+	var o runner.Options
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
+	fs.StringVar(&o.Model, "model", "", "provider:model, e.g. anthropic:claude-sonnet-4-5 or script:/abs/path.json (default: AGENTLS_MODEL, then the API keys)")
+	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change) or branch")
+	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
+	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
+	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
+	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return runner.ExitUsage
+	}
+	o.Prompt = strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if o.Prompt == "" {
+		fmt.Fprintln(stderr, "agentls run: a prompt is required")
+		fs.Usage()
+		return runner.ExitUsage
+	}
+	ws, err := filepath.Abs(o.Workspace)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls run: --workspace: %v\n", err)
+		return runner.ExitUsage
+	}
+	o.Workspace = ws
+	if o.Record != "" {
+		if o.Record, err = filepath.Abs(o.Record); err != nil {
+			fmt.Fprintf(stderr, "agentls run: --record: %v\n", err)
+			return runner.ExitUsage
+		}
+	}
+	if rest, ok := strings.CutPrefix(o.Model, "script:"); ok && rest != "" && !filepath.IsAbs(rest) {
+		// A script path is taken from where the command was typed.
+		if abs, err := filepath.Abs(rest); err == nil {
+			o.Model = "script:" + abs
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls run: cannot find the agentls binary: %v\n", err)
+		return runner.ExitFailed
+	}
+	o.Server = []string{self}
+	o.Env = os.Environ()
+	o.Stdin, o.Stdout, o.Stderr = stdin, stdout, stderr
+	errTerm := isTerminal(stderr)
+	o.Live = errTerm && !o.JSON
+	o.Interactive = errTerm && isTerminal(stdin)
+	return runner.Run(context.Background(), o)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && f != nil && fileIsTerminal(f)
+}

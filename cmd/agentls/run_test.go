@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+const demoPrompt = `Make Greet fall back to "world" for an empty name, add a Farewell function with a test, and run the tests.`
+
+// exampleCopy copies examples/greeter into a temporary directory.
+func exampleCopy(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("..", "..", "examples", "greeter")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func demoScriptPath(t *testing.T) string {
+	p, err := filepath.Abs(filepath.Join("..", "..", "examples", "demo.script.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// agentlsRun runs `agentls run` without a terminal and returns its exit
+// code, stdout and stderr.
+func agentlsRun(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctxT(t), binary, append([]string{"run"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestAgentlsRun(t *testing.T) {
+	t.Run("runs the example with --yes: exit 0, the files changed as the script says, the diffs printed", func(t *testing.T) {
+		dir := exampleCopy(t)
+		code, out, errs := agentlsRun(t, dir, nil, "--yes", "--mode", "apply", "--model", "script:"+demoScriptPath(t), demoPrompt)
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		greet, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
+		if !strings.Contains(string(greet), `name = "world"`) {
+			t.Errorf("greet.go not edited:\n%s", greet)
+		}
+		for _, f := range []string{"farewell.go", "farewell_test.go"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("%s not created: %v", f, err)
+			}
+		}
+		for _, want := range []string{"Task run-", ": done", "+++ b/greet.go", "+\t\tname = \"world\"", "--- /dev/null", "+++ b/farewell.go", "go test ./... passes."} {
+			if !strings.Contains(out, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, out)
+			}
+		}
+		for _, want := range []string{"[1] started", "[2] started", "[3] run_command `go test ./...`", "approved (--yes)", "[task] done"} {
+			if !strings.Contains(errs, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, errs)
+			}
+		}
+		// The two independent subtasks ran side by side: 2 started before 1 finished.
+		if i, j := strings.Index(errs, "[2] started"), strings.Index(errs, "[1] done"); i < 0 || j < 0 || i > j {
+			t.Errorf("subtask 2 did not start before subtask 1 was done:\n%s", errs)
+		}
+	})
+
+	t.Run("refuses approvals without --yes and without a terminal: nothing is changed", func(t *testing.T) {
+		dir := exampleCopy(t)
+		before, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
+		code, out, errs := agentlsRun(t, dir, nil, "--mode", "propose", "--model", "script:"+demoScriptPath(t), demoPrompt)
+		after, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
+		if !bytes.Equal(before, after) {
+			t.Errorf("greet.go changed:\n%s", after)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "farewell.go")); !os.IsNotExist(err) {
+			t.Errorf("farewell.go created: %v", err)
+		}
+		if code != 0 && code != 1 {
+			t.Errorf("exit %d", code)
+		}
+		if !strings.Contains(out, "NOT applied") || !strings.Contains(errs, "refused (no terminal; use --yes to approve)") {
+			t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
+		}
+	})
+
+	t.Run("prints every notification as a JSON line with --json, then the result", func(t *testing.T) {
+		dir := exampleCopy(t)
+		code, out, errs := agentlsRun(t, dir, nil, "--json", "--yes", "--mode", "apply", "--model", "script:"+demoScriptPath(t), demoPrompt)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(nil, 1<<20)
+		var lines []map[string]json.RawMessage
+		for sc.Scan() {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Fatalf("not a JSON line: %q", sc.Text())
+			}
+			lines = append(lines, m)
+		}
+		if len(lines) < 10 || lines[0]["method"] == nil {
+			t.Fatalf("%d lines:\n%s", len(lines), out)
+		}
+		var res rpc.RunResult
+		if err := json.Unmarshal(lines[len(lines)-1]["result"], &res); err != nil || res.State != rpc.TaskDone {
+			t.Fatalf("last line = %s (%v)", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:], err)
+		}
+	})
+
+	t.Run("records the model's answers with --record as a replayable script", func(t *testing.T) {
+		dir := exampleCopy(t)
+		rec := filepath.Join(t.TempDir(), "rec.json")
+		code, _, errs := agentlsRun(t, dir, nil, "--yes", "--mode", "apply", "--record", rec, "--model", "script:"+demoScriptPath(t), demoPrompt)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		// Replaying the recording on a fresh copy does the same.
+		dir2 := exampleCopy(t)
+		code, out, errs := agentlsRun(t, dir2, nil, "--yes", "--mode", "apply", "--model", "script:"+rec, demoPrompt)
+		if code != 0 || !strings.Contains(out, "go test ./... passes.") {
+			t.Fatalf("replay: exit %d\n%s\n%s", code, out, errs)
+		}
+		a, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
+		b, _ := os.ReadFile(filepath.Join(dir2, "greet.go"))
+		if !bytes.Equal(a, b) {
+			t.Errorf("the replay changed greet.go differently")
+		}
+	})
+
+	t.Run("exits 2 when no model is configured, naming the ways to configure one", func(t *testing.T) {
+		dir := t.TempDir()
+		code, _, errs := agentlsRun(t, dir, []string{"AGENTLS_MODEL=", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}, "do something")
+		if code != 2 || !strings.Contains(errs, "AGENTLS_MODEL") {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	})
+
+	t.Run("exits 2 without a prompt or with a bad mode", func(t *testing.T) {
+		for _, args := range [][]string{{}, {"--mode", "yolo", "x"}} {
+			if code, _, errs := agentlsRun(t, t.TempDir(), nil, args...); code != 2 {
+				t.Errorf("%v: exit %d: %s", args, code, errs)
+			}
+		}
+	})
+}

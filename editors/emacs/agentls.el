@@ -1,0 +1,1557 @@
+;;; agentls.el --- Coding agent that works through your buffers -*- lexical-binding: t; -*-
+
+;; Author: The agentls authors
+;; Maintainer: The agentls authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
+;; Keywords: tools, convenience, processes
+;; URL: https://github.com/agentls/agentls
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; agentls is a coding agent that an editor runs the way it runs a
+;; language server: one `agentls' process per project, spoken to over
+;; JSON-RPC on its standard input and output.  It plans a request into
+;; subtasks, runs them in parallel, and does every file read, command
+;; and edit through Emacs: it reads your buffers (unsaved edits
+;; included), edits them as single undo steps, asks you before it
+;; applies a change or runs a command, and asks you questions in the
+;; minibuffer.
+;;
+;; This package is the Emacs side of that conversation, built on the
+;; built-in `jsonrpc' library.  Start with:
+;;
+;;   M-x agentls-run      ask the agent to do something in this project
+;;   M-x agentls-tasks    the live list of tasks and their subtasks
+;;   M-x agentls-stop     stop a running task
+;;   M-x agentls-heat     the files the agent is working with, hottest first
+;;   M-x agentls-sessions past conversations: read, continue, delete
+;;   M-x agentls-trace-at-point  which task changed this line, and why
+;;
+;; `agentls-mode' is a global minor mode that puts these commands under
+;; `agentls-keymap-prefix'.  Customize the group `agentls' for the
+;; binary, the model, the edit mode and the rest of the settings sent as
+;; initializationOptions.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'jsonrpc)
+(require 'project)
+(require 'subr-x)
+(require 'tabulated-list)
+(require 'url-util)
+
+;;;; Customization
+
+(defgroup agentls nil
+  "Coding agent that works through your buffers."
+  :group 'tools
+  :prefix "agentls-"
+  :link '(url-link :tag "Home page" "https://github.com/agentls/agentls"))
+
+(defcustom agentls-program "agentls"
+  "The agentls executable: a file name, or a name found in variable `exec-path'."
+  :type 'string)
+
+(defcustom agentls-program-args '("serve")
+  "Arguments given to `agentls-program'."
+  :type '(repeat string))
+
+(defcustom agentls-model nil
+  "Model the agent uses, as PROVIDER:MODEL.
+For example \"anthropic:claude-sonnet-4-5\", \"openai:gpt-4.1-mini\",
+\"ollama:qwen2.5-coder:7b\" or \"script:/abs/path.json\" for an
+offline scripted model.  nil lets the server choose from its
+environment (AGENTLS_MODEL, ANTHROPIC_API_KEY, OPENAI_API_KEY)."
+  :type '(choice (const :tag "Server default" nil) string))
+
+(defcustom agentls-edit-mode nil
+  "How the agent's edits reach your files.
+`apply' applies them at once, `propose' asks you to confirm each
+one, `branch' applies them on a fresh git branch.  nil leaves the
+choice to the server, whose default is `propose'."
+  :type '(choice (const :tag "Server default (propose)" nil)
+                 (const apply) (const propose) (const branch)))
+
+(defcustom agentls-max-workers nil
+  "How many subtasks run at once; nil for the server default (3)."
+  :type '(choice (const :tag "Server default" nil) natnum))
+
+(defcustom agentls-commands nil
+  "Whether the agent may run shell commands.
+`ask' asks you each time, `allow' runs them, `deny' refuses them.
+nil leaves the choice to the server, whose default is `ask'."
+  :type '(choice (const :tag "Server default (ask)" nil)
+                 (const ask) (const allow) (const deny)))
+
+(defcustom agentls-allow-commands nil
+  "Command prefixes that run without asking, such as \"go test\"."
+  :type '(repeat string))
+
+(defcustom agentls-zones nil
+  "Which files of the project the agent may touch.
+A plist (:allow GLOBS :deny GLOBS) of project-relative doublestar
+globs; deny wins.  nil keeps the server default: everything but
+.git."
+  :type '(choice (const :tag "Server default" nil)
+                 (list (const :allow) (repeat :tag "Allow" string)
+                       (const :deny) (repeat :tag "Deny" string))))
+
+(defcustom agentls-timeouts nil
+  "Bounds on the server's waits, in milliseconds, as a plist.
+Keys: :reverseCallMs, :commandMs, :modelMs, :humanMs.  Missing
+keys keep the server defaults."
+  :type '(plist :key-type (choice (const :reverseCallMs) (const :commandMs)
+                                  (const :modelMs) (const :humanMs))
+                :value-type natnum))
+
+(defcustom agentls-initialization-options nil
+  "Further initializationOptions, as a plist merged over the others."
+  :type '(plist :value-type sexp))
+
+(defcustom agentls-keymap-prefix (kbd "C-c ~")
+  "Prefix key of `agentls-command-map' in `agentls-mode'."
+  :type 'key-sequence)
+
+(defcustom agentls-confirm-edit-function #'agentls-confirm-edit
+  "Function that asks whether to apply a change the agent proposes.
+It is called with the change's LABEL (a string), the list of
+affected file names and a buffer showing the diff, and returns
+non-nil to apply it."
+  :type 'function)
+
+(defcustom agentls-command-output-limit (* 1024 1024)
+  "Most bytes of a command's output sent back to the agent."
+  :type 'natnum)
+
+(defcustom agentls-task-finished-functions nil
+  "Functions called with a task when it ends.
+The task is an `agentls-task'; its state is \"done\", \"failed\" or
+\"stopped\" and its result holds the server's RunResult plist."
+  :type 'hook)
+
+(defcustom agentls-events-buffer-size 2000000
+  "Size limit of each connection's JSON-RPC events buffer.
+0 disables the buffer, nil means no limit."
+  :type '(choice (const :tag "Unlimited" nil) natnum))
+
+;;;; Connections
+
+(defclass agentls-connection (jsonrpc-process-connection)
+  ((root
+    :initarg :root :reader agentls-connection-root
+    :documentation "The project root, a directory name.")
+   (tasks
+    :initform (make-hash-table :test #'equal)
+    :reader agentls-connection-tasks
+    :documentation "Task id to `agentls-task'.")
+   (heat
+    :initform (make-hash-table :test #'equal)
+    :reader agentls-connection-heat
+    :documentation "Project-relative path to the heat plist of that file.")
+   (heat-seq
+    :initform 0 :accessor agentls-connection-heat-seq
+    :documentation "Sequence number of the last heat view received.")
+   (pending
+    :initform (make-hash-table :test #'eql)
+    :reader agentls-connection-pending
+    :documentation "Request id to `agentls--reply' not yet answered.")
+   (server-info
+    :initform nil :accessor agentls-connection-server-info
+    :documentation "The serverInfo plist of the initialize result."))
+  :documentation "A connection to one agentls process serving one project.")
+
+(cl-defstruct (agentls-task (:constructor agentls--make-task)
+                            (:copier nil))
+  "A task the agent runs for a prompt."
+  (id nil :documentation "The task id.")
+  (connection nil :documentation "The `agentls-connection' running it.")
+  (prompt "" :documentation "What was asked.")
+  (session nil :documentation "The session id, once known.")
+  (state "planning" :documentation "The task state of the protocol.")
+  (subtasks nil :documentation "A list of subtask plists.")
+  (seq -1 :documentation "Sequence number of the last update applied.")
+  (events nil :documentation "The latest events, newest first.")
+  (progress nil :documentation "Percentage from $/progress, or nil.")
+  (progress-message nil :documentation "Message from $/progress, or nil.")
+  (summary nil :documentation "Summary once it ended.")
+  (result nil :documentation "The RunResult plist once it ended.")
+  (started (float-time) :documentation "When it was started."))
+
+(defvar agentls--connections (make-hash-table :test #'equal)
+  "Project root to live `agentls-connection'.")
+
+(defconst agentls--final-states '("done" "failed" "stopped" "interrupted")
+  "Task states after which nothing more happens.")
+
+(defun agentls--project-root (&optional dir)
+  "Return the project root of DIR (`default-directory' if nil).
+Without a project it is DIR itself."
+  (let* ((dir (or dir default-directory))
+         (project (project-current nil dir)))
+    (file-name-as-directory
+     (expand-file-name (if project (project-root project) dir)))))
+
+(defun agentls--path-to-uri (file)
+  "Return the file:// URI of FILE."
+  (concat "file://"
+          (url-hexify-string (encode-coding-string (expand-file-name file) 'utf-8)
+                             (cons ?/ url-unreserved-chars))))
+
+(defun agentls--uri-to-path (uri)
+  "Return the local file name of the file:// URI, or nil if URI is not one."
+  (when (and (stringp uri) (string-prefix-p "file://" uri))
+    (let ((path (substring uri (length "file://"))))
+      ;; file://host/path: only the local host is ours.
+      (unless (string-prefix-p "/" path)
+        (setq path (substring path (or (string-search "/" path) (length path)))))
+      (decode-coding-string (url-unhex-string path) 'utf-8))))
+
+(defun agentls--initialization-options ()
+  "Return the initializationOptions made of the customizations."
+  (let ((opts (copy-sequence agentls-initialization-options)))
+    (cl-flet ((add (key value) (unless (plist-member opts key)
+                                 (setq opts (plist-put opts key value)))))
+      (when agentls-model (add :model agentls-model))
+      (when agentls-edit-mode (add :editMode (symbol-name agentls-edit-mode)))
+      (when agentls-max-workers (add :maxWorkers agentls-max-workers))
+      (when agentls-commands (add :commands (symbol-name agentls-commands)))
+      (when agentls-allow-commands (add :allowCommands (vconcat agentls-allow-commands)))
+      (when agentls-zones
+        (let (zones)
+          (when (plist-member agentls-zones :allow)
+            (setq zones (plist-put zones :allow (vconcat (plist-get agentls-zones :allow)))))
+          (when (plist-member agentls-zones :deny)
+            (setq zones (plist-put zones :deny (vconcat (plist-get agentls-zones :deny)))))
+          (add :zones zones)))
+      (when agentls-timeouts (add :timeouts agentls-timeouts)))
+    (or opts (make-hash-table))))
+
+(defun agentls--client-capabilities ()
+  "Return the client capabilities Emacs advertises."
+  (list :workspace
+        (list :applyEdit t
+              :workspaceEdit (list :documentChanges t
+                                   :resourceOperations ["create" "delete"]
+                                   :failureHandling "abort"
+                                   :changeAnnotationSupport (list :groupsOnLabel :json-false)))
+        :window
+        (list :workDoneProgress t
+              :showMessage (list :messageActionItem
+                                 (list :additionalPropertiesSupport :json-false)))
+        :experimental
+        (list :agent (list :readFile t :runCommand t :ask t))))
+
+(defun agentls--live-connection (&optional root)
+  "Return the live connection of ROOT (default: this project), or nil."
+  (let ((conn (gethash (or root (agentls--project-root)) agentls--connections)))
+    (and conn (jsonrpc-running-p conn) conn)))
+
+(defun agentls--connection (&optional root)
+  "Return the live connection of ROOT (default: this project), starting one."
+  (let ((root (or root (agentls--project-root))))
+    (or (agentls--live-connection root) (agentls--start root))))
+
+(defun agentls--start (root)
+  "Start agentls for the project at ROOT, initialize it and return it."
+  (let* ((program (or (executable-find agentls-program)
+                      (user-error "Cannot find the agentls program %S; set `agentls-program'"
+                                  agentls-program)))
+         (name (format "agentls[%s]" (file-name-nondirectory (directory-file-name root))))
+         (default-directory root)
+         (conn
+          (make-instance
+           'agentls-connection
+           :name name
+           :root root
+           :events-buffer-scrollback-size agentls-events-buffer-size
+           :request-dispatcher #'agentls--handle-request
+           :notification-dispatcher #'agentls--handle-notification
+           :on-shutdown #'agentls--on-shutdown
+           :process
+           (lambda ()
+             (make-process
+              :name name
+              :command (cons program agentls-program-args)
+              :connection-type 'pipe
+              :coding 'utf-8-emacs-unix
+              :noquery t
+              ;; jsonrpc expects the stderr buffer under exactly this name.
+              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+    (puthash root conn agentls--connections)
+    (condition-case err
+        (let ((result (agentls--request
+                       conn 'initialize
+                       (list :processId (emacs-pid)
+                             :clientInfo (list :name "Emacs" :version emacs-version)
+                             :rootUri (agentls--path-to-uri root)
+                             :rootPath (directory-file-name root)
+                             :workspaceFolders
+                             (vector (list :uri (agentls--path-to-uri (directory-file-name root))
+                                           :name (file-name-nondirectory
+                                                  (directory-file-name root))))
+                             :capabilities (agentls--client-capabilities)
+                             :initializationOptions (agentls--initialization-options))
+                       :timeout 30)))
+          (setf (agentls-connection-server-info conn) (plist-get result :serverInfo))
+          (jsonrpc-notify conn 'initialized (make-hash-table))
+          (agentls--mode-line-install)
+          (add-hook 'kill-emacs-hook #'agentls-shutdown-all)
+          conn)
+      (error
+       (remhash root agentls--connections)
+       (ignore-errors (jsonrpc-shutdown conn t))
+       (signal (car err) (cdr err))))))
+
+(defun agentls--on-shutdown (conn)
+  "Forget CONN, whose process ended, and fail its unfinished tasks."
+  (let ((root (agentls-connection-root conn)))
+    (when (eq (gethash root agentls--connections) conn)
+      (remhash root agentls--connections)))
+  (maphash (lambda (_id reply) (agentls--reply-abort reply))
+           (agentls-connection-pending conn))
+  (maphash (lambda (_id task)
+             (unless (member (agentls-task-state task) agentls--final-states)
+               (setf (agentls-task-state task) "failed"
+                     (agentls-task-summary task) "the agentls process exited")
+               (run-hook-with-args 'agentls-task-finished-functions task)))
+           (agentls-connection-tasks conn))
+  (agentls--refresh-views))
+
+(defun agentls--stop-connection (conn)
+  "Shut CONN down the way LSP asks: shutdown, exit, then wait for the process."
+  (let ((process (jsonrpc--process conn)))
+    (when (jsonrpc-running-p conn)
+      (ignore-errors (agentls--request conn 'shutdown nil :timeout 5))
+      (ignore-errors (jsonrpc-notify conn 'exit nil))
+      ;; `jsonrpc-shutdown' kills the process at once: give it the time to
+      ;; flush its state and exit by itself first.
+      (with-timeout (5 nil)
+        (while (process-live-p process)
+          (accept-process-output process 0.05))))
+    (jsonrpc-shutdown conn)))
+
+;;;###autoload
+(defun agentls-start ()
+  "Start agentls for the current project, unless it is already running."
+  (interactive)
+  (let ((conn (agentls--connection)))
+    (message "agentls: serving %s (%s)" (agentls-connection-root conn)
+             (or (plist-get (agentls-connection-server-info conn) :version) "unknown version"))
+    conn))
+
+;;;###autoload
+(defun agentls-shutdown (&optional root)
+  "Shut down the agentls of the project at ROOT (default: this project)."
+  (interactive)
+  (let ((conn (agentls--live-connection root)))
+    (if (not conn)
+        (when (called-interactively-p 'interactive)
+          (message "agentls: not running for %s" (agentls--project-root)))
+      (agentls--stop-connection conn))))
+
+(defun agentls-shutdown-all ()
+  "Shut down every agentls process."
+  (interactive)
+  (dolist (conn (hash-table-values agentls--connections))
+    (ignore-errors (agentls--stop-connection conn))))
+
+(defun agentls-reconfigure ()
+  "Send the current customizations to every running agentls.
+They apply to tasks started afterwards."
+  (interactive)
+  (dolist (conn (hash-table-values agentls--connections))
+    (when (jsonrpc-running-p conn)
+      (jsonrpc-notify conn 'workspace/didChangeConfiguration
+                      (list :settings (list :agentls (agentls--initialization-options)))))))
+
+;;;; Requests to the server
+
+(defun agentls--request (conn method params &rest args)
+  "Send the request METHOD with PARAMS on CONN and wait for its result.
+ARGS are those of `jsonrpc-request'.  jsonrpc.el 1.0.14 returns from
+its process filter by a throw as soon as the reply is read, leaving
+any message that came in the same read unparsed until more output
+arrives (a run's final reply right after the reply to agent/stop would
+wait forever): parse what is left once the result is in."
+  (unwind-protect (apply #'jsonrpc-request conn method params args)
+    (let ((process (jsonrpc--process conn)))
+      (when (buffer-live-p (process-buffer process))
+        (jsonrpc--process-filter process "")))))
+
+;;;; Replies that come later
+
+;; jsonrpc.el answers a request with whatever its dispatcher returns, from
+;; inside the process filter.  Questions to the person and commands must not
+;; block there, so their dispatchers return an `agentls--reply', which the
+;; :around method below keeps instead of sending; the answer goes out once the
+;; person answered or the command ended.
+
+(cl-defstruct (agentls--reply (:constructor agentls--reply-create)
+                              (:copier nil))
+  "A request from the server whose answer comes later."
+  (connection nil :documentation "The connection the request came on.")
+  (id nil :documentation "The request id, once jsonrpc has given it.")
+  (outcome nil :documentation "(:result R) or (:error E) once known.")
+  (cancel nil :documentation "Function run if the server cancels it.")
+  (sent nil :documentation "Non-nil once answered."))
+
+(cl-defmethod jsonrpc-connection-send :around ((conn agentls-connection) &rest args)
+  "Hold back replies that come later on CONN; send everything else (ARGS)."
+  (let ((result (plist-get args :result)))
+    (if (not (agentls--reply-p result))
+        (cl-call-next-method)
+      (setf (agentls--reply-id result) (plist-get args :id))
+      (if (agentls--reply-outcome result)
+          (agentls--reply-send result)
+        (puthash (plist-get args :id) result (agentls-connection-pending conn))))))
+
+(defun agentls--reply-send (reply)
+  "Send REPLY's outcome, once, if its id is known."
+  (when (and (agentls--reply-id reply) (not (agentls--reply-sent reply)))
+    (setf (agentls--reply-sent reply) t)
+    (let ((conn (agentls--reply-connection reply)))
+      (remhash (agentls--reply-id reply) (agentls-connection-pending conn))
+      (when (jsonrpc-running-p conn)
+        (apply #'jsonrpc-connection-send conn :id (agentls--reply-id reply)
+               (agentls--reply-outcome reply))))))
+
+(defun agentls--reply-resolve (reply outcome)
+  "Answer REPLY with OUTCOME, (:result R) or (:error (:code C :message M))."
+  (unless (agentls--reply-outcome reply)
+    (setf (agentls--reply-outcome reply) outcome)
+    (agentls--reply-send reply)))
+
+(defun agentls--reply-abort (reply)
+  "The server no longer wants REPLY: stop the work and answer -32800."
+  (let ((cancel (agentls--reply-cancel reply)))
+    (setf (agentls--reply-cancel reply) nil)
+    (agentls--reply-resolve reply '(:error (:code -32800 :message "cancelled")))
+    (when cancel (funcall cancel))))
+
+;;;; Questions to the person, one at a time
+
+(defvar agentls--prompt-queue nil
+  "Questions waiting for the minibuffer: a list of (REPLY . FUNCTION).")
+
+(defvar agentls--prompt-active nil
+  "The `agentls--reply' whose question is in the minibuffer, or nil.")
+
+(defun agentls--defer-prompt (conn function)
+  "Answer the current request on CONN with the value of FUNCTION.
+FUNCTION runs later, outside the process filter and after every
+question queued before it, so it may use the minibuffer.  Returns
+the `agentls--reply' that the dispatcher hands back to jsonrpc."
+  (let ((reply (agentls--reply-create :connection conn)))
+    (setf (agentls--reply-cancel reply)
+          (lambda ()
+            (if (eq agentls--prompt-active reply)
+                ;; The question is in the minibuffer: leave it.  Done from
+                ;; a timer, which runs inside the minibuffer's wait.
+                (run-at-time 0 nil (lambda ()
+                                     (when (eq agentls--prompt-active reply)
+                                       (message "agentls: the question was withdrawn")
+                                       (ignore-errors (throw reply nil)))))
+              (setq agentls--prompt-queue (cl-remove reply agentls--prompt-queue :key #'car)))))
+    (setq agentls--prompt-queue (append agentls--prompt-queue (list (cons reply function))))
+    (agentls--schedule-prompt)
+    reply))
+
+(defun agentls--schedule-prompt ()
+  "Arrange for the next queued question to be asked."
+  (when (and agentls--prompt-queue (not agentls--prompt-active))
+    (run-at-time 0 nil #'agentls--next-prompt)))
+
+(defun agentls--next-prompt ()
+  "Ask the next queued question and send its answer."
+  (when-let ((item (and (not agentls--prompt-active) (pop agentls--prompt-queue))))
+    (let ((reply (car item)))
+      (setq agentls--prompt-active reply)
+      (unwind-protect
+          (let ((outcome
+                 (catch reply
+                   (condition-case err
+                       (list :result (funcall (cdr item)))
+                     (jsonrpc-error
+                      (list :error (list :code (or (alist-get 'jsonrpc-error-code (cdr err)) -32603)
+                                         :message (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                      "internal error"))))
+                     (error (list :error (list :code -32603
+                                               :message (error-message-string err))))))))
+            (when outcome (agentls--reply-resolve reply outcome)))
+        (setq agentls--prompt-active nil)
+        (agentls--schedule-prompt)))))
+
+(defun agentls--ask (params)
+  "Answer agent/ask PARAMS: the person's answer, or null when dismissed."
+  (let* ((question (or (plist-get params :question) "The agent asks:"))
+         (options (append (plist-get params :options) nil))
+         (prompt (format "agentls: %s " (string-trim-right question)))
+         (answer (condition-case nil
+                     (if options
+                         (completing-read prompt options nil nil)
+                       (read-string prompt))
+                   (quit nil))))
+    (list :answer answer)))
+
+(defun agentls--show-message-request (params)
+  "Answer window/showMessageRequest PARAMS with the chosen action, or null."
+  (let* ((actions (append (plist-get params :actions) nil))
+         (titles (mapcar (lambda (a) (plist-get a :title)) actions))
+         (text (or (plist-get params :message) "")))
+    (if (null actions)
+        (progn (message "agentls: %s" text) nil)
+      (let ((choice (condition-case nil
+                        (completing-read (format "agentls: %s " (string-trim-right text))
+                                         titles nil t nil nil (car titles))
+                      (quit nil))))
+        (and choice (cl-find choice actions :key (lambda (a) (plist-get a :title))
+                             :test #'equal))))))
+
+;;;; Requests from the server
+
+(defun agentls--handle-request (conn method params)
+  "Answer the request METHOD with PARAMS that arrived on CONN."
+  (pcase method
+    ('agent/readFile (agentls--read-file conn params))
+    ('agent/ask (agentls--defer-prompt conn (lambda () (agentls--ask params))))
+    ('window/showMessageRequest
+     (agentls--defer-prompt conn (lambda () (agentls--show-message-request params))))
+    ('workspace/applyEdit (agentls--apply-edit-request conn params))
+    ('agent/runCommand (agentls--run-command conn params))
+    ('window/workDoneProgress/create nil)
+    (_ (jsonrpc-error :code -32601 :message (format "method not found: %s" method)))))
+
+(defun agentls--file-of (conn params)
+  "Return the absolute file name PARAMS (with :uri or :path) name on CONN.
+Signal a -32602 error when it names none or one outside the project."
+  (let* ((root (agentls-connection-root conn))
+         (file (or (agentls--uri-to-path (plist-get params :uri))
+                   (and (stringp (plist-get params :path))
+                        (expand-file-name (plist-get params :path) root)))))
+    (unless file
+      (jsonrpc-error :code -32602 :message "invalid params: neither uri nor path given"))
+    (unless (agentls--inside-p file root)
+      (jsonrpc-error :code -32602 :message (format "%s is outside the project %s" file root)))
+    file))
+
+(defun agentls--inside-p (file root)
+  "Return non-nil when FILE is inside the directory ROOT."
+  (string-prefix-p (file-name-as-directory (file-truename root)) (file-truename file)))
+
+(defun agentls--buffer-text (buffer)
+  "Return the whole text of BUFFER, without properties."
+  (with-current-buffer buffer
+    (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+
+(defun agentls--read-file (conn params)
+  "Answer agent/readFile PARAMS on CONN: a buffer's text, else the file's."
+  (let* ((file (agentls--file-of conn params))
+         (buffer (find-buffer-visiting file)))
+    (cond
+     (buffer (list :content (agentls--buffer-text buffer)))
+     ((file-regular-p file)
+      (with-temp-buffer
+        (insert-file-contents file)
+        (list :content (buffer-string))))
+     (t (jsonrpc-error :code -32602
+                       :message (format "cannot read %s: no such file"
+                                        (or (plist-get params :path) file)))))))
+
+;;;; Commands the agent runs
+
+(defun agentls--run-command (conn params)
+  "Run agent/runCommand PARAMS of CONN in a subprocess; answer when it ends."
+  (let* ((command (plist-get params :command))
+         (cwd (plist-get params :cwd))
+         (timeout-ms (plist-get params :timeoutMs))
+         (root (agentls-connection-root conn)))
+    (unless (and (stringp command) (not (string-empty-p command)))
+      (jsonrpc-error :code -32602 :message "invalid params: \"command\" is required"))
+    (setq cwd (if (and (stringp cwd) (not (string-empty-p cwd))) cwd root))
+    (unless (file-directory-p cwd)
+      (jsonrpc-error :code -32602 :message (format "invalid params: cwd %s is not a directory" cwd)))
+    (let* ((reply (agentls--reply-create :connection conn))
+           (buffer (generate-new-buffer " *agentls-command*" t))
+           (timed-out nil)
+           (timer nil)
+           (default-directory (file-name-as-directory cwd))
+           (process
+            (make-process
+             :name "agentls-command"
+             :buffer buffer
+             :command (list "sh" "-c" command)
+             :connection-type 'pipe
+             :coding 'utf-8-unix
+             :noquery t
+             :sentinel
+             (lambda (proc _event)
+               (unless (process-live-p proc)
+                 (when timer (cancel-timer timer))
+                 (let ((output (agentls--command-output (process-buffer proc)))
+                       (code (if (eq (process-status proc) 'signal)
+                                 (+ 128 (process-exit-status proc))
+                               (process-exit-status proc))))
+                   (kill-buffer (process-buffer proc))
+                   (agentls--reply-resolve
+                    reply (list :result (append (list :exitCode code :output output)
+                                                (and timed-out (list :timedOut t)))))))))))
+      ;; No input: a command that reads stdin sees its end.  A quick
+      ;; command may be gone already, which is fine.
+      (ignore-errors (process-send-eof process))
+      (when (and (numberp timeout-ms) (> timeout-ms 0))
+        (setq timer (run-at-time (/ timeout-ms 1000.0) nil
+                                 (lambda ()
+                                   (when (process-live-p process)
+                                     (setq timed-out t)
+                                     (kill-process process))))))
+      ;; Emacs runs the command in its own process group: killing the
+      ;; process kills everything the command started.
+      (setf (agentls--reply-cancel reply)
+            (lambda ()
+              (when timer (cancel-timer timer))
+              (when (process-live-p process) (kill-process process))))
+      reply)))
+
+(defun agentls--command-output (buffer)
+  "Return BUFFER's text, cut in the middle to `agentls-command-output-limit' bytes."
+  (with-current-buffer buffer
+    (let ((text (buffer-substring-no-properties (point-min) (point-max)))
+          (limit agentls-command-output-limit))
+      (if (<= (string-bytes text) limit)
+          text
+        (let* ((half (/ limit 2))
+               (head (substring text 0 (min (length text) half)))
+               (tail (substring text (max 0 (- (length text) half)))))
+          ;; Characters may take several bytes: trim until it fits.
+          (while (> (string-bytes head) half) (setq head (substring head 0 -1)))
+          (while (> (string-bytes tail) half) (setq tail (substring tail 1)))
+          (concat head "\n[… output cut …]\n" tail))))))
+
+;;;; Applying edits
+
+(define-error 'agentls-edit-refused "The edit cannot be applied")
+
+(cl-defstruct (agentls--file (:constructor agentls--file-create)
+                             (:copier nil))
+  "A file while a workspace edit is being checked."
+  (name nil :documentation "Absolute file name.")
+  (buffer nil :documentation "The buffer visiting it, if any.")
+  (tick nil :documentation "The buffer's modification tick when checked.")
+  (existed nil :documentation "Whether it existed before the edit.")
+  (exists nil :documentation "Whether it exists after the edit so far.")
+  (original nil :documentation "Its text before the edit.")
+  (text nil :documentation "Its text after the edit so far.")
+  (coding nil :documentation "Coding system to write it with.")
+  (batches nil :documentation "Lists of text edits applied to it, in order.")
+  (replaced nil :documentation "Non-nil when it was deleted or created anew.")
+  (touched nil :documentation "Non-nil when the edit changes it."))
+
+(defun agentls--refuse (index format-string &rest args)
+  "Refuse the edit at change INDEX with a reason made of FORMAT-STRING and ARGS."
+  (signal 'agentls-edit-refused (list index (apply #'format-message format-string args))))
+
+(defun agentls--lsp-position (pos)
+  "Return the point of LSP position POS in the current buffer, or nil.
+Columns count UTF-16 code units.  As editors do, a column past the
+end of its line means the end of the line, and a line past the end
+of the text means the end of the text.  nil means POS is malformed."
+  (let ((line (plist-get pos :line))
+        (col (plist-get pos :character)))
+    (when (and (natnump line) (natnump col))
+      (save-excursion
+        (goto-char (point-min))
+        (if (not (and (zerop (forward-line line)) (or (< line 1) (bolp))))
+            (point-max)
+          (while (and (> col 0) (not (eolp))
+                      (<= (if (> (char-after) #xFFFF) 2 1) col))
+            (setq col (- col (if (> (char-after) #xFFFF) 2 1)))
+            (forward-char))
+          (point))))))
+
+(cl-defun agentls--apply-text-edits (edits)
+  "Apply the LSP text EDITS (a sequence) to the current buffer.
+Return nil, or a string saying why they cannot be applied; in that
+case the buffer is left as it was."
+  (let (spans)
+    (cl-loop for edit across (vconcat edits)
+             for i from 0
+             for range = (plist-get edit :range)
+             for beg = (agentls--lsp-position (plist-get range :start))
+             for end = (agentls--lsp-position (plist-get range :end))
+             do (cond
+                 ((not (and beg end))
+                  (cl-return-from agentls--apply-text-edits
+                    (format "text edit %d: range %S is outside the text" i range)))
+                 ((> beg end)
+                  (cl-return-from agentls--apply-text-edits
+                    (format "text edit %d: range ends before it starts" i)))
+                 (t (push (list beg end (or (plist-get edit :newText) "") i) spans))))
+    (setq spans (sort (nreverse spans)
+                      (lambda (a b) (or (< (car a) (car b))
+                                        (and (= (car a) (car b)) (< (nth 3 a) (nth 3 b)))))))
+    (cl-loop for (a b) on spans while b
+             when (> (nth 1 a) (car b))
+             do (cl-return-from agentls--apply-text-edits
+                  (format "text edits %d and %d overlap" (nth 3 a) (nth 3 b))))
+    (save-excursion
+      (dolist (span (reverse spans))
+        (pcase-let ((`(,beg ,end ,text ,_) span))
+          (unless (equal (buffer-substring-no-properties beg end) text)
+            (goto-char beg)
+            (delete-region beg end)
+            (insert text)))))
+    nil))
+
+(defun agentls--edit-changes (edit)
+  "Return the list of edits and file operations of WorkspaceEdit EDIT.
+Each is (text URI VERSION EDITS), (create URI OPTIONS) or (delete URI OPTIONS)."
+  (let ((document-changes (plist-get edit :documentChanges))
+        (changes (plist-get edit :changes)))
+    (if (and document-changes (> (length document-changes) 0))
+        (cl-loop for change across document-changes
+                 for kind = (plist-get change :kind)
+                 collect (pcase kind
+                           ("create" (list 'create (plist-get change :uri) (plist-get change :options)))
+                           ("delete" (list 'delete (plist-get change :uri) (plist-get change :options)))
+                           ((or 'nil "") (let ((doc (plist-get change :textDocument)))
+                                           (list 'text (plist-get doc :uri) (plist-get doc :version)
+                                                 (plist-get change :edits))))
+                           (_ (list 'unsupported kind))))
+      ;; `changes' keys arrive as keywords such as :file:///a/b.
+      (sort (cl-loop for (key edits) on changes by #'cddr
+                     collect (list 'text (substring (symbol-name key) 1) nil edits))
+            (lambda (a b) (string< (nth 1 a) (nth 1 b)))))))
+
+(defun agentls--needs-confirmation-p (edit)
+  "Return non-nil when a change of EDIT carries an annotation to confirm."
+  (let ((annotations (plist-get edit :changeAnnotations))
+        (ids nil))
+    (cl-loop for change across (or (plist-get edit :documentChanges) [])
+             do (when-let ((id (plist-get change :annotationId))) (push id ids))
+             (cl-loop for e across (or (plist-get change :edits) [])
+                      do (when-let ((id (plist-get e :annotationId))) (push id ids))))
+    (cl-some (lambda (id)
+               (eq t (plist-get (plist-get annotations (intern (concat ":" id)))
+                                :needsConfirmation)))
+             ids)))
+
+(defun agentls--stage-edit (conn edit)
+  "Check every change of EDIT on CONN without touching anything.
+Return the list of `agentls--file' it changes, in order.  Signal
+`agentls-edit-refused' with the failing change's index and the reason."
+  (let ((root (agentls-connection-root conn))
+        (files nil))
+    (cl-flet ((fetch (index uri)
+                (let ((name (agentls--uri-to-path uri)))
+                  (unless name (agentls--refuse index "%s is not a file:// URI" uri))
+                  (setq name (expand-file-name name))
+                  (unless (agentls--inside-p name root)
+                    (agentls--refuse index "%s is outside the project %s" name root))
+                  (or (cl-find name files :key #'agentls--file-name :test #'equal)
+                      (let* ((buffer (find-buffer-visiting name))
+                             (f (agentls--file-create :name name :buffer buffer)))
+                        (cond
+                         (buffer
+                          (setf (agentls--file-tick f) (buffer-chars-modified-tick buffer)
+                                (agentls--file-existed f) t
+                                (agentls--file-text f) (agentls--buffer-text buffer)))
+                         ((file-directory-p name)
+                          (agentls--refuse index "%s is a directory" name))
+                         ((file-exists-p name)
+                          (with-temp-buffer
+                            (condition-case err (insert-file-contents name)
+                              (file-error (agentls--refuse index "cannot read %s: %s" name
+                                                           (error-message-string err))))
+                            (setf (agentls--file-existed f) t
+                                  (agentls--file-coding f) last-coding-system-used
+                                  (agentls--file-text f) (buffer-string)))))
+                        (setf (agentls--file-exists f) (agentls--file-existed f)
+                              (agentls--file-original f) (agentls--file-text f))
+                        (setq files (append files (list f)))
+                        f)))))
+      (cl-loop
+       for change in (agentls--edit-changes edit)
+       for index from 0
+       do (pcase change
+            (`(text ,uri ,_version ,edits)
+             (let ((f (fetch index uri)))
+               (unless (agentls--file-exists f)
+                 (agentls--refuse index "%s does not exist" uri))
+               (with-temp-buffer
+                 (insert (agentls--file-text f))
+                 (when-let ((why (agentls--apply-text-edits edits)))
+                   (agentls--refuse index "%s: %s" uri why))
+                 (setf (agentls--file-text f) (buffer-string)))
+               (setf (agentls--file-touched f) t
+                     (agentls--file-batches f) (append (agentls--file-batches f) (list edits)))))
+            (`(create ,uri ,options)
+             (let ((f (fetch index uri)))
+               (if (and (agentls--file-exists f) (not (eq t (plist-get options :overwrite))))
+                   (unless (eq t (plist-get options :ignoreIfExists))
+                     (agentls--refuse index "%s already exists" uri))
+                 (setf (agentls--file-exists f) t (agentls--file-text f) ""
+                       (agentls--file-replaced f) t (agentls--file-touched f) t))))
+            (`(delete ,uri ,options)
+             (let ((f (fetch index uri)))
+               (cond
+                ((not (agentls--file-exists f))
+                 (unless (eq t (plist-get options :ignoreIfNotExists))
+                   (agentls--refuse index "%s does not exist" uri)))
+                ((and (agentls--file-buffer f)
+                      (buffer-modified-p (agentls--file-buffer f)))
+                 (agentls--refuse index "%s has unsaved changes in buffer %s; save or revert it first"
+                                  uri (buffer-name (agentls--file-buffer f))))
+                (t (setf (agentls--file-exists f) nil (agentls--file-text f) nil
+                         (agentls--file-replaced f) t (agentls--file-touched f) t)))))
+            (`(unsupported ,kind)
+             (agentls--refuse index "resource operation %S is not supported" kind)))))
+    (cl-remove-if-not #'agentls--file-touched files)))
+
+(defun agentls--write-temp (f)
+  "Write F's new text to a temporary file beside it; return that file's name."
+  (let* ((name (agentls--file-name f))
+         (dir (file-name-directory name))
+         (coding-system-for-write (or (agentls--file-coding f) 'utf-8-unix))
+         (write-region-inhibit-fsync nil))
+    (make-directory dir t)
+    (let ((temp (make-temp-file (expand-file-name (concat "." (file-name-nondirectory name) ".agentls") dir))))
+      (condition-case err
+          (progn
+            (write-region (agentls--file-text f) nil temp nil 'silent)
+            (when (file-exists-p name)
+              (set-file-modes temp (file-modes name)))
+            temp)
+        (error (ignore-errors (delete-file temp))
+               (signal (car err) (cdr err)))))))
+
+(defun agentls--commit-edit (files)
+  "Apply the checked FILES of a workspace edit.
+Buffers change in one undo step each; files nobody visits are
+replaced atomically.  Return nil, or the reason nothing was applied."
+  (catch 'refused
+    ;; A buffer that changed since it was checked (while the person was
+    ;; reading the proposal) would receive edits meant for other text.
+    (dolist (f files)
+      (let ((buffer (agentls--file-buffer f)))
+        (when (and buffer (or (not (buffer-live-p buffer))
+                              (/= (buffer-chars-modified-tick buffer) (agentls--file-tick f))))
+          (throw 'refused (format "%s changed while the edit was pending" (agentls--file-name f))))))
+    ;; Phase 1: new contents of unvisited files, beside them, in temporary files.
+    (let ((temps nil))
+      (condition-case err
+          (dolist (f files)
+            (when (and (not (agentls--file-buffer f)) (agentls--file-exists f))
+              (push (cons f (agentls--write-temp f)) temps)))
+        (error
+         (dolist (temp temps) (ignore-errors (delete-file (cdr temp))))
+         (throw 'refused (format "cannot write: %s" (error-message-string err)))))
+      ;; Phase 2: renames, deletions and buffer edits.
+      (dolist (f files)
+        (let ((name (agentls--file-name f))
+              (buffer (agentls--file-buffer f)))
+          (cond
+           ((not (agentls--file-exists f))
+            (when (file-exists-p name) (delete-file name))
+            (when (buffer-live-p buffer)
+              (with-current-buffer buffer (set-buffer-modified-p nil))
+              (kill-buffer buffer)))
+           (buffer (agentls--edit-buffer buffer f))
+           (t (rename-file (cdr (assq f temps)) name t))))))
+    nil))
+
+(defun agentls--edit-buffer (buffer f)
+  "Apply F's edits to BUFFER as one undo step."
+  (with-current-buffer buffer
+    (save-restriction
+      (widen)
+      (let ((group (prepare-change-group))
+            (inhibit-read-only t)
+            (done nil))
+        (undo-boundary)
+        (unwind-protect
+            (progn
+              (activate-change-group group)
+              (if (agentls--file-replaced f)
+                  (progn (erase-buffer) (insert (agentls--file-text f)))
+                (dolist (edits (agentls--file-batches f))
+                  (when-let ((why (agentls--apply-text-edits edits)))
+                    (error "%s" why))))
+              (setq done t))
+          (if done
+              (progn (accept-change-group group)
+                     (undo-amalgamate-change-group group))
+            (cancel-change-group group)))
+        (undo-boundary)
+        (message "agentls: edited %s" (buffer-name))))))
+
+(defun agentls-confirm-edit (label files diff-buffer)
+  "Show DIFF-BUFFER and ask whether to apply the change LABEL to FILES."
+  (display-buffer diff-buffer)
+  (y-or-n-p (format "Apply %s to %s? " (if (string-empty-p label) "this change" label)
+                    (mapconcat #'file-name-nondirectory files ", "))))
+
+(defun agentls--diff-buffer (files root)
+  "Return a buffer with the unified diff of the checked FILES under ROOT."
+  (let ((buffer (get-buffer-create "*agentls-proposal*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (dolist (f files)
+          (let ((rel (file-relative-name (agentls--file-name f) root))
+                (old (make-temp-file "agentls-old"))
+                (new (make-temp-file "agentls-new")))
+            (unwind-protect
+                (progn
+                  (let ((coding-system-for-write 'utf-8-unix))
+                    (write-region (or (agentls--file-original f) "") nil old nil 'silent)
+                    (write-region (or (agentls--file-text f) "") nil new nil 'silent))
+                  (let ((coding-system-for-read 'utf-8-unix))
+                    (when (not (eql 0 (ignore-errors
+                                        (call-process "diff" nil t nil "-u"
+                                                      "--label" (if (agentls--file-existed f) (concat "a/" rel) "/dev/null")
+                                                      "--label" (if (agentls--file-exists f) (concat "b/" rel) "/dev/null")
+                                                      old new))))
+                      nil)))
+              (delete-file old)
+              (delete-file new)))))
+      (goto-char (point-min))
+      (when (fboundp 'diff-mode) (diff-mode))
+      (setq buffer-read-only t))
+    buffer))
+
+(defun agentls--apply-edit (conn params &optional confirm)
+  "Apply workspace/applyEdit PARAMS of CONN; ask first when CONFIRM.
+Return the ApplyWorkspaceEditResult plist."
+  (let ((label (or (plist-get params :label) ""))
+        (edit (plist-get params :edit)))
+    (condition-case err
+        (let ((files (agentls--stage-edit conn edit)))
+          (if (and confirm
+                   (not (funcall agentls-confirm-edit-function label
+                                 (mapcar #'agentls--file-name files)
+                                 (agentls--diff-buffer files (agentls-connection-root conn)))))
+              (list :applied :json-false :failureReason "the user rejected the change")
+            (let ((why (agentls--commit-edit files)))
+              (if why
+                  (list :applied :json-false :failureReason why)
+                (list :applied t)))))
+      (agentls-edit-refused
+       (list :applied :json-false :failureReason (nth 2 err) :failedChange (nth 1 err))))))
+
+(defun agentls--apply-edit-request (conn params)
+  "Answer workspace/applyEdit PARAMS on CONN.
+An edit to confirm waits for the person; any other applies at once."
+  (if (agentls--needs-confirmation-p (plist-get params :edit))
+      (agentls--defer-prompt conn (lambda () (agentls--apply-edit conn params t)))
+    (agentls--apply-edit conn params)))
+
+;;;; Notifications from the server
+
+(defun agentls--handle-notification (conn method params)
+  "Handle the notification METHOD with PARAMS that arrived on CONN."
+  (pcase method
+    ('agent/taskUpdate (agentls--task-update conn params))
+    ('agent/heatUpdate (agentls--heat-update conn params))
+    ('$/progress (agentls--progress conn params))
+    ('$/cancelRequest
+     (when-let ((reply (gethash (plist-get params :id) (agentls-connection-pending conn))))
+       (agentls--reply-abort reply)))
+    ((or 'window/logMessage 'window/showMessage)
+     (agentls--log conn params (eq method 'window/showMessage)))
+    (_ nil)))
+
+(defun agentls--log (conn params show)
+  "Log the window/logMessage PARAMS of CONN; echo them when SHOW or serious."
+  (let ((type (or (plist-get params :type) 4))
+        (text (or (plist-get params :message) "")))
+    (with-current-buffer (get-buffer-create "*agentls-log*")
+      (let ((inhibit-read-only t))
+        (goto-char (point-max))
+        (insert (format "%s %s %s: %s\n" (format-time-string "%T")
+                        (jsonrpc-name conn)
+                        (pcase type (1 "error") (2 "warning") (3 "info") (_ "log"))
+                        text)))
+      (setq buffer-read-only t))
+    (when (or show (<= type 2))
+      (message "agentls: %s" text))))
+
+(defun agentls--task (conn id)
+  "Return CONN's task ID, creating it if the server started it."
+  (let ((tasks (agentls-connection-tasks conn)))
+    (or (gethash id tasks)
+        (puthash id (agentls--make-task :id id :connection conn) tasks))))
+
+(defun agentls--task-update (conn params)
+  "Apply the agent/taskUpdate PARAMS of CONN to its task."
+  (let* ((task (agentls--task conn (plist-get params :taskId)))
+         (seq (or (plist-get params :seq) 0)))
+    (when (> seq (agentls-task-seq task))
+      (setf (agentls-task-seq task) seq
+            (agentls-task-session task) (or (plist-get params :sessionId) (agentls-task-session task)))
+      ;; The run's reply settles the final state; a late update must not undo it.
+      (unless (agentls-task-result task)
+        (setf (agentls-task-state task) (or (plist-get params :state) (agentls-task-state task))))
+      (when-let ((subtasks (plist-get params :subtasks)))
+        (setf (agentls-task-subtasks task) (append subtasks nil)))
+      (when-let ((event (plist-get params :event)))
+        (push event (agentls-task-events task))
+        (when (> (length (agentls-task-events task)) 200)
+          (setcdr (nthcdr 199 (agentls-task-events task)) nil))
+        (agentls--announce-event task event))
+      (agentls--refresh-views))))
+
+(defun agentls--announce-event (task event)
+  "Echo the parts of TASK's EVENT the person should notice."
+  (pcase (plist-get event :kind)
+    ("blocked" (message "agentls: %s blocked: %s" (agentls-task-id task)
+                        (or (plist-get event :reason) "")))
+    ("changeRejected" (message "agentls: change to %s rejected" (plist-get event :path)))))
+
+(defun agentls--progress (conn params)
+  "Show the $/progress PARAMS of CONN in its task's progress."
+  (let* ((token (plist-get params :token))
+         (value (plist-get params :value))
+         (task (and (stringp token) (gethash token (agentls-connection-tasks conn)))))
+    (when task
+      (pcase (plist-get value :kind)
+        ("end" (setf (agentls-task-progress task) 100))
+        (_ (when-let ((pct (plist-get value :percentage)))
+             (setf (agentls-task-progress task) pct))))
+      (when-let ((msg (plist-get value :message)))
+        (setf (agentls-task-progress-message task) msg))
+      (agentls--refresh-mode-line))))
+
+;;;; Running and stopping tasks
+
+(defun agentls--new-task-id ()
+  "Return a fresh task id."
+  (format "emacs-%s" (substring (md5 (format "%s %s %s %s" (emacs-pid) (float-time)
+                                             (random) (buffer-name)))
+                                0 12)))
+
+(defun agentls--region-context ()
+  "Return the active region or, with a prefix argument, the buffer, as context.
+The context is a string naming where the text comes from, or nil."
+  (let ((file (and buffer-file-name
+                   (file-relative-name buffer-file-name (agentls--project-root))))
+        beg end)
+    (cond ((use-region-p) (setq beg (region-beginning) end (region-end)))
+          (current-prefix-arg (setq beg (point-min) end (point-max))))
+    (when beg
+      (let ((last (if (and (> end beg) (save-excursion (goto-char end) (bolp))) (1- end) end)))
+        (format "\n\nContext from %s, lines %d-%d:\n```\n%s\n```"
+                (or file (buffer-name))
+                (line-number-at-pos beg) (line-number-at-pos last)
+                (string-remove-suffix "\n" (buffer-substring-no-properties beg end)))))))
+
+;;;###autoload
+(defun agentls-run (prompt &optional context session-id)
+  "Ask the agent to do PROMPT in the current project; return the task id.
+Interactively the active region, or with a prefix argument the whole
+buffer, goes along as CONTEXT.  SESSION-ID continues an earlier
+conversation.  The task runs in the background: see `agentls-tasks'."
+  (interactive
+   (list (read-string (if (or (use-region-p) current-prefix-arg)
+                          "agentls (with context): " "agentls: ")
+                      nil 'agentls--prompt-history)
+         (agentls--region-context)))
+  (when (string-empty-p (string-trim prompt))
+    (user-error "The prompt is empty"))
+  (let* ((conn (agentls--connection))
+         (id (agentls--new-task-id))
+         (task (agentls--make-task :id id :connection conn :prompt prompt :session session-id)))
+    (puthash id task (agentls-connection-tasks conn))
+    (jsonrpc-async-request
+     conn 'agent/run
+     (append (list :prompt (concat prompt (or context "")) :taskId id :workDoneToken id)
+             (and session-id (list :sessionId session-id)))
+     :timeout nil
+     :success-fn (lambda (result) (agentls--task-finished task result))
+     :error-fn (jsonrpc-lambda (&key code message &allow-other-keys)
+                 (agentls--task-finished
+                  task (list :taskId id :state "failed"
+                             :summary (format "%s (%s)" message code)))))
+    (agentls--refresh-views)
+    (message "agentls: task %s started" id)
+    id))
+
+(defvar agentls--prompt-history nil
+  "Prompts given to `agentls-run'.")
+
+(defun agentls--task-finished (task result)
+  "Record the RunResult RESULT of TASK and tell the person."
+  (setf (agentls-task-result task) result
+        (agentls-task-state task) (or (plist-get result :state) "failed")
+        (agentls-task-summary task) (plist-get result :summary)
+        (agentls-task-session task) (or (plist-get result :sessionId) (agentls-task-session task)))
+  (when-let ((subtasks (plist-get result :subtasks)))
+    (setf (agentls-task-subtasks task) (append subtasks nil)))
+  (let ((changes (length (plist-get result :changes))))
+    (message "agentls: task %s %s%s%s" (agentls-task-id task) (agentls-task-state task)
+             (if (> changes 0) (format " (%d change%s)" changes (if (= changes 1) "" "s")) "")
+             (if (agentls-task-summary task) (concat ": " (agentls-task-summary task)) "")))
+  (run-hook-with-args 'agentls-task-finished-functions task)
+  (agentls--refresh-views))
+
+(defun agentls--running-tasks ()
+  "Return every task of a live connection that has not ended."
+  (let (tasks)
+    (dolist (conn (hash-table-values agentls--connections))
+      (maphash (lambda (_ task)
+                 (unless (member (agentls-task-state task) agentls--final-states)
+                   (push task tasks)))
+               (agentls-connection-tasks conn)))
+    (sort tasks (lambda (a b) (< (agentls-task-started a) (agentls-task-started b))))))
+
+(defun agentls--read-running-task ()
+  "Ask for one of the running tasks and return it."
+  (let ((tasks (agentls--running-tasks)))
+    (cond
+     ((null tasks) (user-error "No agentls task is running"))
+     ((null (cdr tasks)) (car tasks))
+     (t (let* ((choices (mapcar (lambda (task)
+                                  (cons (format "%s  %s" (agentls-task-id task)
+                                                (truncate-string-to-width
+                                                 (agentls-task-prompt task) 60 nil nil "…"))
+                                        task))
+                                tasks)))
+          (cdr (assoc (completing-read "agentls: stop task: " choices nil t) choices)))))))
+
+;;;###autoload
+(defun agentls-stop (task)
+  "Stop TASK; interactively, the running task (asked for if several).
+Return non-nil if the server stopped it."
+  (interactive (list (agentls--read-running-task)))
+  (let* ((task (if (stringp task) (agentls--find-task task) task))
+         (result (agentls--request (agentls-task-connection task) 'agent/stop
+                                  (list :taskId (agentls-task-id task))))
+         (stopped (eq t (plist-get result :stopped))))
+    (message "agentls: task %s %s" (agentls-task-id task)
+             (if stopped "is stopping" "was not running"))
+    stopped))
+
+(defun agentls--find-task (id)
+  "Return the task with ID of any connection."
+  (or (cl-some (lambda (conn) (gethash id (agentls-connection-tasks conn)))
+               (hash-table-values agentls--connections))
+      (user-error "No agentls task %s" id)))
+
+;;;; Mode line
+
+(defvar agentls--mode-line-string nil
+  "What the mode line shows about running tasks, or nil.")
+(put 'agentls--mode-line-string 'risky-local-variable t)
+
+(defun agentls--mode-line-install ()
+  "Show `agentls--mode-line-string' in every mode line."
+  (unless (memq 'agentls--mode-line-string mode-line-misc-info)
+    (setq mode-line-misc-info (append mode-line-misc-info '(agentls--mode-line-string)))))
+
+(defun agentls--task-progress (task)
+  "Return TASK's progress as a short string."
+  (let* ((subtasks (agentls-task-subtasks task))
+         (total (length subtasks))
+         (done (cl-count-if (lambda (s) (member (plist-get s :state) '("done" "skipped" "failed" "blocked")))
+                            subtasks)))
+    (cond ((agentls-task-progress task) (format "%d%%" (agentls-task-progress task)))
+          ((> total 0) (format "%d/%d" done total))
+          (t (agentls-task-state task)))))
+
+(defun agentls--refresh-mode-line ()
+  "Recompute the mode line's agentls part."
+  (let* ((tasks (agentls--running-tasks))
+         (string (when tasks
+                   (propertize
+                    (format " agentls[%s]" (mapconcat #'agentls--task-progress tasks " "))
+                    'help-echo "agentls tasks: mouse-1 lists them"
+                    'mouse-face 'mode-line-highlight
+                    'local-map (make-mode-line-mouse-map 'mouse-1 #'agentls-tasks)))))
+    (unless (equal string agentls--mode-line-string)
+      (setq agentls--mode-line-string string)
+      (force-mode-line-update t))))
+
+;;;; The tasks buffer
+
+(defvar agentls--refresh-timer nil
+  "Timer that redraws the views soon, so bursts of updates redraw once.")
+
+(defun agentls--refresh-views ()
+  "Redraw the mode line now and the task and heat buffers soon."
+  (agentls--refresh-mode-line)
+  (unless agentls--refresh-timer
+    (setq agentls--refresh-timer
+          (run-at-time 0.1 nil
+                       (lambda ()
+                         (setq agentls--refresh-timer nil)
+                         (agentls--redraw-views))))))
+
+(defun agentls--redraw-views ()
+  "Redraw the tasks and heat buffers that exist."
+  (when-let ((buffer (get-buffer "*agentls-tasks*")))
+    (with-current-buffer buffer (agentls--tasks-redraw)))
+  (when-let ((buffer (get-buffer "*agentls-heat*")))
+    (with-current-buffer buffer (agentls--heat-redraw))))
+
+(defvar agentls-tasks-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-tasks-show)
+    (define-key map (kbd "k") #'agentls-tasks-stop)
+    (define-key map (kbd "c") #'agentls-tasks-continue)
+    map)
+  "Keymap of `agentls-tasks-mode'.")
+
+(define-derived-mode agentls-tasks-mode tabulated-list-mode "agentls-tasks"
+  "Tasks of the agent and their subtasks, updated as they run.
+\\{agentls-tasks-mode-map}"
+  (setq tabulated-list-format [("Task" 20 nil) ("Sub" 4 nil) ("State" 9 nil)
+                               ("Project" 14 nil) ("What" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'agentls--tasks-entries nil t)
+  (tabulated-list-init-header))
+
+(defun agentls--state-face (state)
+  "Return the face of STATE."
+  (pcase state
+    ((or "done" "skipped") 'success)
+    ((or "failed" "blocked" "interrupted") 'error)
+    ((or "running" "planning") 'warning)
+    ("waiting" 'font-lock-keyword-face)
+    (_ 'shadow)))
+
+(defun agentls--all-tasks ()
+  "Return the tasks of every connection, oldest first."
+  (let (tasks)
+    (dolist (conn (hash-table-values agentls--connections))
+      (maphash (lambda (_ task) (push task tasks)) (agentls-connection-tasks conn)))
+    (sort tasks (lambda (a b) (< (agentls-task-started a) (agentls-task-started b))))))
+
+(defun agentls--tasks-entries ()
+  "Fill `tabulated-list-entries' from the tasks."
+  (setq tabulated-list-entries
+        (cl-loop
+         for task in (agentls--all-tasks)
+         for id = (agentls-task-id task)
+         for root = (agentls-connection-root (agentls-task-connection task))
+         collect (list id (vector id "" (propertize (agentls-task-state task) 'face
+                                                    (agentls--state-face (agentls-task-state task)))
+                                  (file-name-nondirectory (directory-file-name root))
+                                  (string-trim (or (agentls-task-summary task)
+                                                   (agentls-task-prompt task)))))
+         append (cl-loop for sub in (agentls-task-subtasks task)
+                         for state = (or (plist-get sub :state) "")
+                         collect (list (cons id (plist-get sub :id))
+                                       (vector "" (or (plist-get sub :id) "")
+                                               (propertize state 'face (agentls--state-face state))
+                                               ""
+                                               (string-trim
+                                                (or (plist-get sub :error) (plist-get sub :result)
+                                                    (plist-get sub :content) ""))))))))
+
+(defun agentls--tasks-redraw ()
+  "Redraw the tasks buffer, keeping point on its entry."
+  (agentls--tasks-entries)
+  (tabulated-list-print t))
+
+;;;###autoload
+(defun agentls-tasks ()
+  "Show the agent's tasks and their subtasks, live."
+  (interactive)
+  (let ((buffer (get-buffer-create "*agentls-tasks*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-tasks-mode) (agentls-tasks-mode))
+      (agentls--tasks-redraw))
+    (pop-to-buffer buffer)))
+
+(defun agentls--task-at-point ()
+  "Return the task of the line at point."
+  (let ((id (tabulated-list-get-id)))
+    (unless id (user-error "No task on this line"))
+    (agentls--find-task (if (consp id) (car id) id))))
+
+(defun agentls-tasks-stop ()
+  "Stop the task on this line."
+  (interactive)
+  (agentls-stop (agentls--task-at-point)))
+
+(defun agentls-tasks-continue (prompt)
+  "Continue the conversation of the task on this line with PROMPT."
+  (interactive (list (read-string "agentls (continue): " nil 'agentls--prompt-history)))
+  (let* ((task (agentls--task-at-point))
+         (default-directory (agentls-connection-root (agentls-task-connection task))))
+    (agentls-run prompt nil (agentls-task-session task))))
+
+(defun agentls-tasks-show ()
+  "Show the task on this line: subtasks, diffs and latest events."
+  (interactive)
+  (let ((task (agentls--task-at-point))
+        (buffer (get-buffer-create "*agentls-task*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t)
+            (result (agentls-task-result task)))
+        (erase-buffer)
+        (insert (format "Task %s (%s)\nSession %s\nPrompt: %s\n"
+                        (agentls-task-id task) (agentls-task-state task)
+                        (or (agentls-task-session task) "-") (agentls-task-prompt task)))
+        (when (agentls-task-summary task)
+          (insert (format "Summary: %s\n" (agentls-task-summary task))))
+        (insert "\nSubtasks:\n")
+        (dolist (sub (agentls-task-subtasks task))
+          (insert (format "  %s [%s] %s%s\n" (plist-get sub :id) (plist-get sub :state)
+                          (plist-get sub :content)
+                          (if-let ((err (plist-get sub :error))) (concat " — " err) ""))))
+        (when-let ((changes (append (plist-get result :changes) nil)))
+          (insert "\nChanges:\n")
+          (dolist (change changes)
+            (insert (format "%s %s%s\n" (plist-get change :operation) (plist-get change :path)
+                            (if (eq t (plist-get change :applied)) "" " (not applied)")))
+            (insert (or (plist-get change :diff) "") "\n")))
+        (insert "\nEvents (newest first):\n")
+        (dolist (event (agentls-task-events task))
+          (insert (format "  %s %s %s\n" (plist-get event :kind) (or (plist-get event :subtaskId) "")
+                          (string-trim (or (plist-get event :text) (plist-get event :summary)
+                                           (plist-get event :tool) (plist-get event :reason)
+                                           (plist-get event :path) "")))))
+        (goto-char (point-min))
+        (special-mode)))
+    (pop-to-buffer buffer)))
+
+;;;; The heat buffer
+
+(defvar-local agentls--heat-connection nil
+  "The connection whose heat this buffer shows.")
+
+(defun agentls--heat-update (conn params)
+  "Apply the agent/heatUpdate PARAMS of CONN to its heat map."
+  (unless (plist-get params :taskId)
+    (let ((heat (agentls-connection-heat conn)))
+      (cl-loop for node across (or (plist-get params :updates) [])
+               do (puthash (plist-get node :path) node heat))
+      (cl-loop for path across (or (plist-get params :removed) [])
+               do (remhash path heat))
+      (setf (agentls-connection-heat-seq conn) (or (plist-get params :seq) 0))
+      (agentls--refresh-views))))
+
+(defvar agentls-heat-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-heat-visit)
+    map)
+  "Keymap of `agentls-heat-mode'.")
+
+(define-derived-mode agentls-heat-mode tabulated-list-mode "agentls-heat"
+  "The files the agent works with, hottest first.
+\\{agentls-heat-mode-map}"
+  (setq tabulated-list-format [("Heat" 16 nil) ("Last" 12 nil) ("Ctx" 4 nil)
+                               ("Turn" 5 nil) ("File" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'agentls--heat-refetch nil t)
+  (tabulated-list-init-header))
+
+(defun agentls--heat-refetch ()
+  "Fetch a fresh heat snapshot for this buffer's connection."
+  (let ((conn agentls--heat-connection))
+    (when (and conn (jsonrpc-running-p conn))
+      (let ((snapshot (agentls--request conn 'agent/heatSnapshot (make-hash-table)))
+            (heat (agentls-connection-heat conn)))
+        (clrhash heat)
+        (cl-loop for node across (or (plist-get snapshot :nodes) [])
+                 do (puthash (plist-get node :path) node heat))
+        (setf (agentls-connection-heat-seq conn) (or (plist-get snapshot :seq) 0))))
+    (agentls--heat-entries)))
+
+(defun agentls--heat-entries ()
+  "Fill `tabulated-list-entries' from this buffer's heat map."
+  (let ((conn agentls--heat-connection) nodes)
+    (when conn
+      (maphash (lambda (_ node) (push node nodes)) (agentls-connection-heat conn)))
+    (setq nodes (sort nodes (lambda (a b) (> (or (plist-get a :heat) 0) (or (plist-get b :heat) 0)))))
+    (setq tabulated-list-entries
+          (mapcar (lambda (node)
+                    (let ((heat (or (plist-get node :heat) 0)))
+                      (list (plist-get node :path)
+                            (vector (format "%-10s %.2f" (make-string (round (* 10 heat)) ?█) heat)
+                                    (or (plist-get node :lastAction) "")
+                                    (if (eq t (plist-get node :inContext)) "yes" "")
+                                    (format "%s" (or (plist-get node :turn) ""))
+                                    (plist-get node :path)))))
+                  nodes))))
+
+(defun agentls--heat-redraw ()
+  "Redraw the heat buffer from the heat map in memory."
+  (agentls--heat-entries)
+  (tabulated-list-print t))
+
+;;;###autoload
+(defun agentls-heat ()
+  "Show the files the agent of this project works with, hottest first."
+  (interactive)
+  (let ((conn (agentls--connection))
+        (buffer (get-buffer-create "*agentls-heat*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-heat-mode) (agentls-heat-mode))
+      (setq agentls--heat-connection conn
+            default-directory (agentls-connection-root conn))
+      (setq header-line-format (format " Heat of %s" (agentls-connection-root conn)))
+      (agentls--heat-refetch)
+      (tabulated-list-print t))
+    (pop-to-buffer buffer)))
+
+(defun agentls-heat-visit ()
+  "Visit the file on this line."
+  (interactive)
+  (let ((path (tabulated-list-get-id)))
+    (unless path (user-error "No file on this line"))
+    (find-file (expand-file-name path (agentls-connection-root agentls--heat-connection)))))
+
+;;;; Sessions
+
+(defvar-local agentls--sessions-connection nil
+  "The connection whose sessions this buffer lists.")
+
+(defvar agentls-sessions-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-sessions-show)
+    (define-key map (kbd "c") #'agentls-sessions-continue)
+    (define-key map (kbd "D") #'agentls-sessions-delete)
+    map)
+  "Keymap of `agentls-sessions-mode'.")
+
+(define-derived-mode agentls-sessions-mode tabulated-list-mode "agentls-sessions"
+  "The agent's conversations in this project, newest first.
+\\{agentls-sessions-mode-map}"
+  (setq tabulated-list-format [("Updated" 20 nil) ("Tasks" 6 nil) ("Title" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'agentls--sessions-entries nil t)
+  (tabulated-list-init-header))
+
+(defun agentls--sessions-entries ()
+  "Fill `tabulated-list-entries' with the sessions of this buffer's connection."
+  (let ((result (agentls--request agentls--sessions-connection 'agent/sessions (make-hash-table))))
+    (setq tabulated-list-entries
+          (cl-loop for s across (or (plist-get result :sessions) [])
+                   collect (list (plist-get s :sessionId)
+                                 (vector (or (plist-get s :updatedAt) "")
+                                         (format "%d" (length (plist-get s :tasks)))
+                                         (or (plist-get s :title) "")))))))
+
+;;;###autoload
+(defun agentls-sessions ()
+  "List the agent's conversations in this project."
+  (interactive)
+  (let ((conn (agentls--connection))
+        (buffer (get-buffer-create "*agentls-sessions*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-sessions-mode) (agentls-sessions-mode))
+      (setq agentls--sessions-connection conn
+            default-directory (agentls-connection-root conn))
+      (agentls--sessions-entries)
+      (tabulated-list-print))
+    (pop-to-buffer buffer)))
+
+(defun agentls--session-at-point ()
+  "Return the session id on this line."
+  (or (tabulated-list-get-id) (user-error "No session on this line")))
+
+(defun agentls-sessions-show ()
+  "Show the messages of the session on this line."
+  (interactive)
+  (let* ((id (agentls--session-at-point))
+         (session (agentls--request agentls--sessions-connection 'agent/session
+                                   (list :sessionId id)))
+         (buffer (get-buffer-create "*agentls-session*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "Session %s: %s\n\n" id (or (plist-get session :title) "")))
+        (cl-loop for m across (or (plist-get session :messages) [])
+                 do (insert (propertize (format "%s %s%s\n" (plist-get m :time) (plist-get m :role)
+                                                (if-let ((sub (plist-get m :subtaskId)))
+                                                    (format " (subtask %s)" sub) ""))
+                                        'face 'bold)
+                            (or (plist-get m :text) "") "\n\n"))
+        (goto-char (point-min))
+        (special-mode)))
+    (pop-to-buffer buffer)))
+
+(defun agentls-sessions-continue (prompt)
+  "Continue the session on this line with PROMPT."
+  (interactive (list (read-string "agentls (continue): " nil 'agentls--prompt-history)))
+  (agentls-run prompt nil (agentls--session-at-point)))
+
+(defun agentls-sessions-delete ()
+  "Delete the session on this line, after asking."
+  (interactive)
+  (let ((id (agentls--session-at-point)))
+    (when (yes-or-no-p (format "Delete agentls session %s? " id))
+      (agentls--request agentls--sessions-connection 'agent/deleteSession (list :sessionId id))
+      (revert-buffer))))
+
+;;;; Trace
+
+;;;###autoload
+(defun agentls-trace-at-point ()
+  "Show the agent edits that touched the line at point."
+  (interactive)
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (let* ((conn (agentls--connection))
+         (path (file-relative-name buffer-file-name (agentls-connection-root conn)))
+         (line (line-number-at-pos))
+         (result (agentls--request conn 'agent/trace (list :path path :line line)))
+         (entries (append (plist-get result :entries) nil)))
+    (if (null entries)
+        (message "agentls: no agent change recorded for %s line %d" path line)
+      (with-current-buffer (get-buffer-create "*agentls-trace*")
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert (format "Agent changes to %s line %d, oldest first:\n\n" path line))
+          (dolist (e entries)
+            (insert (format "%s  %s by task %s subtask %s (session %s, model %s)%s\n"
+                            (plist-get e :time) (plist-get e :operation) (plist-get e :taskId)
+                            (plist-get e :subtaskId) (plist-get e :sessionId) (plist-get e :model)
+                            (if-let ((intent (plist-get e :intentId))) (format ", intent %s" intent) "")))
+            (cl-loop for r across (or (plist-get e :ranges) [])
+                     do (insert (format "    lines %d-%d %s\n" (plist-get r :startLine)
+                                        (plist-get r :endLine) (plist-get r :contentHash)))))
+          (goto-char (point-min))
+          (special-mode))
+        (display-buffer (current-buffer))))
+    entries))
+
+;;;; The minor mode
+
+(defvar agentls-command-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "r") #'agentls-run)
+    (define-key map (kbd "s") #'agentls-stop)
+    (define-key map (kbd "t") #'agentls-tasks)
+    (define-key map (kbd "h") #'agentls-heat)
+    (define-key map (kbd "S") #'agentls-sessions)
+    (define-key map (kbd "l") #'agentls-trace-at-point)
+    (define-key map (kbd "q") #'agentls-shutdown)
+    map)
+  "Keymap of the agentls commands.")
+(fset 'agentls-command-map agentls-command-map)
+
+(defvar agentls-mode-map (make-sparse-keymap)
+  "Keymap of `agentls-mode'.
+`agentls-keymap-prefix' in it leads to `agentls-command-map'.")
+
+;;;###autoload
+(define-minor-mode agentls-mode
+  "Global minor mode for the agentls commands.
+It puts `agentls-command-map' under `agentls-keymap-prefix' and shows
+the progress of running tasks in the mode line.
+
+\\{agentls-command-map}"
+  :global t
+  :group 'agentls
+  :keymap agentls-mode-map
+  (when agentls-mode
+    (define-key agentls-mode-map agentls-keymap-prefix 'agentls-command-map)
+    (agentls--mode-line-install)))
+
+(provide 'agentls)
+;;; agentls.el ends here

@@ -1,0 +1,763 @@
+;;; agentls-test.el --- Tests of agentls.el against the real server -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run by test/run.sh:
+;;
+;;   AGENTLS_BIN=/path/to/agentls emacs --batch -Q -L editors/emacs \
+;;     -l editors/emacs/test/agentls-test.el -f ert-run-tests-batch-and-exit
+;;
+;; Every test that talks to agentls starts the real binary in a fresh
+;; temporary project, with a scripted model (docs/MODELS.md, scripted model) where a task runs,
+;; and waits for what it expects with a deadline, never a fixed sleep.
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'agentls)
+(require 'lisp-mnt)
+
+(defvar agentls-test--bin (or (getenv "AGENTLS_BIN") "agentls")
+  "The agentls binary under test.")
+
+(defvar agentls-test--deadline 20
+  "Seconds a test waits for something before it fails.")
+
+;;;; Helpers
+
+(defun agentls-test--wait (what predicate)
+  "Wait until PREDICATE returns non-nil and return its value.
+Fail the test, naming WHAT, after `agentls-test--deadline' seconds."
+  (let ((end (+ (float-time) agentls-test--deadline))
+        value)
+    (while (and (not (setq value (funcall predicate)))
+                (< (float-time) end))
+      (accept-process-output nil 0.05))
+    (or value (ert-fail (list "timed out waiting for" what (agentls-test--recent-traffic))))))
+
+(defun agentls-test--recent-traffic ()
+  "Return the end of every agentls events and stderr buffer, for a failure report."
+  (mapconcat (lambda (buffer)
+               (with-current-buffer buffer
+                 (format "==== %s\n%s" (buffer-name)
+                         (buffer-substring-no-properties (max (point-min) (- (point-max) 4000))
+                                                         (point-max)))))
+             (cl-remove-if-not (lambda (b) (string-match-p "\\`[ *]*agentls\\[.*\\(events\\|stderr\\)"
+                                                           (buffer-name b)))
+                               (buffer-list))
+             "\n"))
+
+(defun agentls-test--write (file text)
+  "Write TEXT to FILE, making its directory."
+  (make-directory (file-name-directory file) t)
+  (let ((coding-system-for-write 'utf-8-unix))
+    (write-region text nil file nil 'silent)))
+
+(defun agentls-test--read (file)
+  "Return the text of FILE."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8-unix))
+      (insert-file-contents file))
+    (buffer-string)))
+
+(defmacro agentls-test--with-project (spec &rest body)
+  "Run BODY with a fresh project and agentls serving it.
+SPEC is (ROOT CONN &key files script settings): ROOT is bound to the
+project directory, CONN to the connection, FILES is an alist of
+relative file names and contents, SCRIPT a scripted model (a plist
+or alist turned into JSON), SETTINGS further let-bindings of the
+customizations as an alist of (SYMBOL . VALUE)."
+  (declare (indent 1))
+  (let ((root (nth 0 spec)) (conn (nth 1 spec))
+        (files (plist-get (nthcdr 2 spec) :files))
+        (script (plist-get (nthcdr 2 spec) :script))
+        (edit-mode (plist-get (nthcdr 2 spec) :edit-mode))
+        (commands (plist-get (nthcdr 2 spec) :commands)))
+    `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
+            (state (make-temp-file "agentls-state" t))
+            (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                               "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                         process-environment))
+            (agentls-program agentls-test--bin)
+            (agentls-edit-mode ,edit-mode)
+            (agentls-commands ,commands)
+            (agentls-model nil)
+            (agentls-task-finished-functions nil)
+            (script-file (expand-file-name "script.json" state))
+            (,conn nil))
+       (unwind-protect
+           (progn
+             ;; A .git directory makes the root a project for project.el.
+             (make-directory (expand-file-name ".git" ,root))
+             (dolist (file ,files)
+               (agentls-test--write (expand-file-name (car file) ,root) (cdr file)))
+             (when ,script
+               (agentls-test--write script-file (json-serialize ,script))
+               (setq agentls-model (concat "script:" script-file)))
+             (let ((default-directory ,root))
+               (setq ,conn (agentls--connection ,root))
+               ,@body))
+         (when (and ,conn (jsonrpc-running-p ,conn))
+           (agentls--stop-connection ,conn))
+         (dolist (buffer (buffer-list))
+           (let ((file (buffer-file-name buffer)))
+             (when (and file (string-prefix-p ,root file))
+               (with-current-buffer buffer (set-buffer-modified-p nil))
+               (kill-buffer buffer))))
+         (delete-directory ,root t)
+         (delete-directory state t)))))
+
+(defun agentls-test--run (conn prompt)
+  "Run PROMPT on CONN; return the task once it ended."
+  (let* ((default-directory (agentls-connection-root conn))
+         (finished nil)
+         (agentls-task-finished-functions
+          (list (lambda (task) (setq finished (cons task finished)))))
+         (id (agentls-run prompt)))
+    (agentls-test--wait (format "task %s to end" id)
+                        (lambda () (cl-find id finished :key #'agentls-task-id :test #'equal)))))
+
+(defun agentls-test--run-supported-p (conn)
+  "Return non-nil when CONN's server serves agent/run."
+  (condition-case err
+      (progn (jsonrpc-request conn 'agent/run (list :prompt "") :timeout 5) t)
+    (jsonrpc-error (not (eql -32601 (alist-get 'jsonrpc-error-code (cdr err)))))))
+
+(defmacro agentls-test--needs-run (conn)
+  "Skip the test when CONN's server does not serve agent/run yet."
+  `(unless (agentls-test--run-supported-p ,conn)
+     (ert-skip "this agentls does not serve agent/run")))
+
+(defun agentls-test--script (&rest agents)
+  "Return a scripted model whose AGENTS are NAME TURNS pairs."
+  (let ((table (make-hash-table :test #'equal)))
+    (cl-loop for (name turns) on agents by #'cddr
+             do (puthash name (vconcat turns) table))
+    (list :agents table)))
+
+(defun agentls-test--call (tool &rest arguments)
+  "Return a model turn calling TOOL with ARGUMENTS (a plist)."
+  (list :toolCalls (vector (list :name tool :arguments (or arguments (make-hash-table))))))
+
+(defun agentls-test--events (task kind)
+  "Return TASK's events of KIND, oldest first."
+  (reverse (cl-remove-if-not (lambda (e) (equal (plist-get e :kind) kind))
+                             (agentls-task-events task))))
+
+;;;; A connection that records what it would send
+
+(defclass agentls-test--recording (agentls-connection)
+  ((sent :initform nil :accessor agentls-test--sent))
+  :documentation "A connection whose messages are recorded, not sent.")
+
+(cl-defmethod jsonrpc-connection-send ((conn agentls-test--recording) &rest args)
+  "Record ARGS instead of sending them on CONN."
+  (push args (agentls-test--sent conn)))
+
+(defmacro agentls-test--with-recording (spec &rest body)
+  "Run BODY with a recording connection on a fresh directory.
+SPEC is (ROOT CONN)."
+  (declare (indent 1))
+  (let ((root (nth 0 spec)) (conn (nth 1 spec)))
+    `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
+            (,conn (make-instance
+                    'agentls-test--recording
+                    :name "agentls-test" :root ,root
+                    :request-dispatcher #'agentls--handle-request
+                    :notification-dispatcher #'agentls--handle-notification
+                    :process (lambda ()
+                               (make-process :name "agentls-test" :command '("cat")
+                                             :connection-type 'pipe :noquery t)))))
+       (unwind-protect (progn ,@body)
+         (delete-process (jsonrpc--process ,conn))
+         (kill-buffer (process-buffer (jsonrpc--process ,conn)))
+         (delete-directory ,root t)))))
+
+(defun agentls-test--receive (conn id method params)
+  "Deliver the request METHOD with PARAMS and ID to CONN as if it came in."
+  (jsonrpc-connection-receive conn (list :jsonrpc "2.0" :id id :method method :params params)))
+
+(defun agentls-test--reply (conn id)
+  "Wait for the reply CONN sends to request ID and return it."
+  (agentls-test--wait (format "reply to %s" id)
+                      (lambda () (cl-find id (agentls-test--sent conn)
+                                          :key (lambda (m) (and (not (plist-get m :method))
+                                                                (plist-get m :id)))))))
+
+;;;; The package itself
+
+(ert-deftest agentls-test-package-headers ()
+  "The package headers are what package.el and MELPA's checks ask for."
+  (let ((file (locate-library "agentls.el" t)))
+    (with-temp-buffer
+      (insert-file-contents file)
+      (should (lm-summary))
+      (should (string-match-p "\\`[0-9]+\\(\\.[0-9]+\\)*\\'" (lm-header "Version")))
+      (should (equal (lm-homepage) "https://github.com/agentls/agentls"))
+      (let ((requires (car (read-from-string
+                             (mapconcat #'identity (lm-header-multiline "Package-Requires") " ")))))
+        (should (equal (assq 'emacs requires) '(emacs "28.1")))
+        (should (assq 'jsonrpc requires)))
+      (require 'finder)
+      (dolist (keyword (split-string (lm-header "Keywords") "[ ,]+" t))
+        (should (assq (intern keyword) finder-known-keywords)))
+      (should (lm-commentary))
+      (goto-char (point-max))
+      (should (re-search-backward "^;;; agentls\\.el ends here" nil t)))))
+
+(ert-deftest agentls-test-every-definition-is-prefixed ()
+  "Every function, variable and face the package defines starts with agentls."
+  (let ((file (locate-library "agentls.el" t)) bad)
+    (with-temp-buffer
+      (insert-file-contents file)
+      (goto-char (point-min))
+      (while (re-search-forward
+              "^(\\(?:cl-\\)?def\\(?:un\\|var\\|var-local\\|custom\\|face\\|group\\|macro\\|subst\\|const\\|struct\\|class\\|ine-minor-mode\\|ine-derived-mode\\|ine-error\\|alias\\) +(?'?\\([^ ()\n]+\\)"
+              nil t)
+        (unless (string-prefix-p "agentls" (match-string 1))
+          (push (match-string 1) bad))))
+    (should-not bad)))
+
+;;;; Lifecycle
+
+(ert-deftest agentls-test-initialize-ping-and-shutdown ()
+  "Emacs starts agentls, initializes it, pings it and shuts it down cleanly."
+  (agentls-test--with-project (root conn)
+    (should (equal (plist-get (agentls-connection-server-info conn) :name) "agentls"))
+    (should (equal (agentls-connection-root conn) root))
+    (should (eq (agentls--connection root) conn))
+    (should (equal (jsonrpc-request conn 'agent/ping (list :data (list :n 42 :s "é😀")))
+                   (list :data (list :n 42 :s "é😀"))))
+    (let ((proc (jsonrpc--process conn)))
+      (agentls--stop-connection conn)
+      (agentls-test--wait "the process to end" (lambda () (not (process-live-p proc))))
+      (should (eql 0 (process-exit-status proc)))
+      (should-not (agentls--live-connection root)))))
+
+(ert-deftest agentls-test-initialization-options ()
+  "The customizations become initializationOptions; unset ones are left out."
+  (let ((agentls-model "script:/tmp/s.json") (agentls-edit-mode 'apply)
+        (agentls-max-workers 2) (agentls-commands 'deny)
+        (agentls-allow-commands '("go test")) (agentls-zones '(:deny ("secrets/**")))
+        (agentls-timeouts '(:humanMs 1000)) (agentls-initialization-options '(:trace t)))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((trace . t) (model . "script:/tmp/s.json") (editMode . "apply")
+                     (maxWorkers . 2) (commands . "deny") (allowCommands . ["go test"])
+                     (zones (deny . ["secrets/**"])) (timeouts (humanMs . 1000))))))
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil))
+    (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
+
+(ert-deftest agentls-test-capabilities ()
+  "Emacs advertises the reverse calls it serves, runCommand included."
+  (let ((caps (json-parse-string (json-serialize (agentls--client-capabilities) :false-object :json-false)
+                                 :object-type 'plist :false-object nil)))
+    (should (eq t (plist-get (plist-get caps :workspace) :applyEdit)))
+    (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
+    (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
+    (should (equal (plist-get (plist-get caps :experimental) :agent)
+                   '(:readFile t :runCommand t :ask t)))))
+
+(ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
+  "A fresh project has no sessions, no heat and no trace, and the views say so."
+  (agentls-test--with-project (root conn :files '(("a.txt" . "one\n")))
+    (should (equal (append (plist-get (jsonrpc-request conn 'agent/sessions (make-hash-table))
+                                      :sessions)
+                           nil)
+                   nil))
+    (agentls-heat)
+    (with-current-buffer "*agentls-heat*"
+      (should (eq agentls--heat-connection conn))
+      (should (null tabulated-list-entries)))
+    (agentls-sessions)
+    (with-current-buffer "*agentls-sessions*"
+      (should (null tabulated-list-entries)))
+    (with-current-buffer (find-file-noselect (expand-file-name "a.txt" root))
+      (should (null (agentls-trace-at-point))))))
+
+(ert-deftest agentls-test-region-goes-along-as-context ()
+  "The active region, or the buffer with a prefix argument, becomes context."
+  (let ((root (file-name-as-directory (make-temp-file "agentls-project" t))))
+    (unwind-protect
+        (with-current-buffer (find-file-noselect (expand-file-name "f.txt" root))
+          (insert "one\ntwo\nthree\n")
+          (let ((default-directory root) (transient-mark-mode t))
+            (goto-char (point-min)) (forward-line 1)
+            (push-mark (point) t t) (forward-line 1)
+            (should (equal (agentls--region-context)
+                           "\n\nContext from f.txt, lines 2-2:\n```\ntwo\n```"))
+            (deactivate-mark)
+            (should-not (agentls--region-context))
+            (let ((current-prefix-arg '(4)))
+              (should (string-match-p "lines 1-3:\n```\none\ntwo\nthree\n```\\'"
+                                      (agentls--region-context)))))
+          (set-buffer-modified-p nil)
+          (kill-buffer))
+      (delete-directory root t))))
+
+;;;; Reverse calls, each on its own
+
+(ert-deftest agentls-test-read-file-sees-unsaved-text ()
+  "agent/readFile answers a modified buffer's text, else the file's."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--write (expand-file-name "open.txt" root) "on disk\n")
+    (agentls-test--write (expand-file-name "closed.txt" root) "closed ✓\n")
+    (with-current-buffer (find-file-noselect (expand-file-name "open.txt" root))
+      (unwind-protect
+          (progn
+            (insert "unsaved ")
+            (narrow-to-region 1 3)
+            (should (equal (agentls--read-file conn (list :path "open.txt"))
+                           '(:content "unsaved on disk\n")))
+            (should (equal (agentls--read-file
+                            conn (list :uri (agentls--path-to-uri (expand-file-name "closed.txt" root))))
+                           '(:content "closed ✓\n")))
+            (should (equal (cdr (should-error (agentls--read-file conn (list :path "missing.txt"))
+                                              :type 'jsonrpc-error))
+                           '("[jsonrpc] error " (jsonrpc-error-code . -32602)
+                             (jsonrpc-error-message . "cannot read missing.txt: no such file")
+                             (jsonrpc-error-data))))
+            (should-error (agentls--read-file conn (list :path "../outside.txt"))
+                          :type 'jsonrpc-error))
+        (set-buffer-modified-p nil)
+        (kill-buffer)))))
+
+(ert-deftest agentls-test-unknown-request-answers-method-not-found ()
+  "A request Emacs does not serve gets -32601, not -32603."
+  (agentls-test--with-recording (_root conn)
+    (agentls-test--receive conn 7 "agent/unknown" nil)
+    (should (equal (plist-get (agentls-test--reply conn 7) :error)
+                   '(:code -32601 :message "method not found: agent/unknown")))))
+
+(ert-deftest agentls-test-ask-through-the-minibuffer ()
+  "agent/ask is answered outside the process filter through the minibuffer."
+  (agentls-test--with-recording (_root conn)
+    (let (asked)
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt options &rest _) (push (cons prompt options) asked) "blue"))
+                ((symbol-function 'read-string)
+                 (lambda (prompt &rest _) (push prompt asked) (signal 'quit nil))))
+        (agentls-test--receive conn 1 "agent/ask" '(:question "Which colour?" :options ["red" "blue"]))
+        ;; Nothing is answered from inside the filter.
+        (should-not (agentls-test--sent conn))
+        (should (equal (plist-get (agentls-test--reply conn 1) :result) '(:answer "blue")))
+        (agentls-test--receive conn 2 "agent/ask" '(:question "Anything else?"))
+        (should (equal (agentls-test--reply conn 2) '(:id 2 :result (:answer nil)))))
+      (should (equal (reverse asked)
+                     '(("agentls: Which colour? " "red" "blue") "agentls: Anything else? "))))))
+
+(ert-deftest agentls-test-show-message-request-picks-an-action ()
+  "window/showMessageRequest answers the chosen action, or null when dismissed."
+  (agentls-test--with-recording (_root conn)
+    (let ((choices '("Always allow" quit)))
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (&rest _) (let ((c (pop choices))) (if (eq c 'quit) (signal 'quit nil) c)))))
+        (agentls-test--receive conn 3 "window/showMessageRequest"
+                               '(:type 3 :message "Run `make`?"
+                                       :actions [(:title "Run") (:title "Always allow") (:title "Deny")]))
+        (should (equal (plist-get (agentls-test--reply conn 3) :result) '(:title "Always allow")))
+        (agentls-test--receive conn 4 "window/showMessageRequest"
+                               '(:type 3 :message "Apply?" :actions [(:title "Apply") (:title "Reject")]))
+        (should (equal (agentls-test--reply conn 4) '(:id 4 :result nil)))))))
+
+(ert-deftest agentls-test-questions-are-asked-one-at-a-time ()
+  "Two questions that arrive together use the minibuffer one after the other."
+  (agentls-test--with-recording (_root conn)
+    (let ((depth 0) (max-depth 0) (n 0))
+      (cl-letf (((symbol-function 'read-string)
+                 (lambda (&rest _)
+                   (cl-incf depth) (setq max-depth (max depth max-depth))
+                   ;; While this question waits, the other one must not start.
+                   (accept-process-output nil 0.05)
+                   (cl-decf depth)
+                   (format "answer %d" (cl-incf n)))))
+        (agentls-test--receive conn 1 "agent/ask" '(:question "first"))
+        (agentls-test--receive conn 2 "agent/ask" '(:question "second"))
+        (agentls-test--reply conn 2)
+        (should (equal (plist-get (agentls-test--reply conn 1) :result) '(:answer "answer 1")))
+        (should (equal (plist-get (agentls-test--reply conn 2) :result) '(:answer "answer 2")))
+        (should (= max-depth 1))))))
+
+(ert-deftest agentls-test-cancelled-question-is-withdrawn ()
+  "$/cancelRequest for a queued question answers -32800 and never asks it."
+  (agentls-test--with-recording (_root conn)
+    (let (asked)
+      (cl-letf (((symbol-function 'read-string) (lambda (p &rest _) (push p asked) "x")))
+        (agentls-test--receive conn 5 "agent/ask" '(:question "never"))
+        (jsonrpc-connection-receive conn '(:jsonrpc "2.0" :method "$/cancelRequest" :params (:id 5)))
+        (should (equal (plist-get (agentls-test--reply conn 5) :error)
+                       '(:code -32800 :message "cancelled")))
+        (accept-process-output nil 0.1)
+        (should-not asked)
+        (should (= 1 (length (agentls-test--sent conn))))))))
+
+(ert-deftest agentls-test-run-command-does-not-block-emacs ()
+  "agent/runCommand runs in a subprocess and answers when it ends."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--receive conn 1 "agent/runCommand"
+                           (list :command "printf 'out\\n'; printf 'err\\n' >&2; pwd; exit 3"
+                                 :cwd root :timeoutMs 10000))
+    (should-not (agentls-test--sent conn))
+    (let ((result (plist-get (agentls-test--reply conn 1) :result)))
+      (should (equal (plist-get result :exitCode) 3))
+      (should (string-match-p "out\n" (plist-get result :output)))
+      (should (string-match-p "err\n" (plist-get result :output)))
+      (should (string-match-p (regexp-quote (directory-file-name (file-truename root)))
+                              (plist-get result :output)))
+      (should-not (plist-get result :timedOut)))))
+
+(ert-deftest agentls-test-run-command-timeout-kills-the-group ()
+  "A command past its timeout is killed with everything it started."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--receive conn 1 "agent/runCommand"
+                           (list :command "sleep 30 & echo $! > child.pid; wait" :cwd root :timeoutMs 300))
+    (let ((result (plist-get (agentls-test--reply conn 1) :result)))
+      (should (eq t (plist-get result :timedOut)))
+      (should (/= 0 (plist-get result :exitCode))))
+    (let ((pid (string-to-number (agentls-test--read (expand-file-name "child.pid" root)))))
+      (agentls-test--wait "the background child to die"
+                          (lambda () (not (file-exists-p (format "/proc/%d/stat" pid))))))))
+
+(ert-deftest agentls-test-run-command-cancel ()
+  "$/cancelRequest kills a running command and answers -32800."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--receive conn 9 "agent/runCommand" (list :command "sleep 30" :cwd root :timeoutMs 60000))
+    (jsonrpc-connection-receive conn '(:jsonrpc "2.0" :method "$/cancelRequest" :params (:id 9)))
+    (should (equal (plist-get (agentls-test--reply conn 9) :error) '(:code -32800 :message "cancelled")))
+    (agentls-test--wait "the command to end"
+                        (lambda () (not (cl-some (lambda (p) (equal (process-name p) "agentls-command"))
+                                                 (process-list)))))))
+
+;;;; Applying workspace edits
+
+(defun agentls-test--range (l1 c1 l2 c2)
+  "Return the LSP range from line L1 column C1 to line L2 column C2."
+  (list :start (list :line l1 :character c1) :end (list :line l2 :character c2)))
+
+(defun agentls-test--text-edit (root file &rest edits)
+  "Return a TextDocumentEdit of FILE under ROOT with EDITS (range text ...)."
+  (list :textDocument (list :uri (agentls--path-to-uri (expand-file-name file root)) :version nil)
+        :edits (vconcat (cl-loop for (range text) on edits by #'cddr
+                                 collect (list :range range :newText text)))))
+
+(ert-deftest agentls-test-edit-to-a-modified-buffer-is-one-undo-step ()
+  "An edit to a modified buffer changes the buffer, not the disk, in one undo step."
+  (agentls-test--with-recording (root conn)
+    (let ((file (expand-file-name "a.txt" root)))
+      (agentls-test--write file "alpha\nbeta\n")
+      (with-current-buffer (find-file-noselect file)
+        (unwind-protect
+            (progn
+              (buffer-enable-undo)
+              (goto-char (point-max))
+              (insert "gamma\n")
+              (undo-boundary)
+              (should (equal (agentls--apply-edit
+                              conn (list :label "rename"
+                                         :edit (list :documentChanges
+                                                     (vector (agentls-test--text-edit
+                                                              root "a.txt"
+                                                              (agentls-test--range 0 0 0 5) "ALPHA"
+                                                              (agentls-test--range 2 0 2 5) "GAMMA")))))
+                             '(:applied t)))
+              (should (equal (buffer-string) "ALPHA\nbeta\nGAMMA\n"))
+              (should (equal (agentls-test--read file) "alpha\nbeta\n"))
+              (should (buffer-modified-p))
+              ;; One undo reverts the agent's whole edit and nothing of the person's.
+              (let ((last-command nil)) (undo))
+              (should (equal (buffer-string) "alpha\nbeta\ngamma\n")))
+          (set-buffer-modified-p nil)
+          (kill-buffer))))))
+
+(ert-deftest agentls-test-edit-columns-are-utf-16 ()
+  "Columns count UTF-16 code units: an emoji takes two."
+  (agentls-test--with-recording (root conn)
+    (let ((file (expand-file-name "u.txt" root)))
+      (agentls-test--write file "a😀b é\n")
+      (should (equal (agentls--apply-edit
+                      conn (list :edit (list :changes
+                                             (list (intern (concat ":" (agentls--path-to-uri file)))
+                                                   (vector (list :range (agentls-test--range 0 3 0 4)
+                                                                 :newText "B")
+                                                           (list :range (agentls-test--range 0 5 0 6)
+                                                                 :newText "E"))))))
+                     '(:applied t)))
+      (should (equal (agentls-test--read file) "a😀B E\n")))))
+
+(ert-deftest agentls-test-edit-to-a-file-nobody-visits-is-atomic ()
+  "A file not visited is replaced whole, keeping its mode, with no buffer left behind."
+  (agentls-test--with-recording (root conn)
+    (let ((file (expand-file-name "tool.sh" root)))
+      (agentls-test--write file "echo one\n")
+      (set-file-modes file #o755)
+      (should (equal (agentls--apply-edit
+                      conn (list :edit (list :documentChanges
+                                             (vector (agentls-test--text-edit
+                                                      root "tool.sh" (agentls-test--range 0 5 0 8) "two")))))
+                     '(:applied t)))
+      (should (equal (agentls-test--read file) "echo two\n"))
+      (should (= (file-modes file) #o755))
+      (should-not (find-buffer-visiting file))
+      (should (equal (directory-files root nil "agentls") nil)))))
+
+(ert-deftest agentls-test-create-and-delete-files ()
+  "CreateFile and DeleteFile operations, with text written into a new file."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--write (expand-file-name "old.txt" root) "bye\n")
+    (let ((new-uri (agentls--path-to-uri (expand-file-name "dir/new file.txt" root))))
+      (should (equal (agentls--apply-edit
+                      conn (list :edit (list :documentChanges
+                                             (vector (list :kind "create" :uri new-uri)
+                                                     (agentls-test--text-edit
+                                                      root "dir/new file.txt"
+                                                      (agentls-test--range 0 0 0 0) "hello\n")
+                                                     (list :kind "delete"
+                                                           :uri (agentls--path-to-uri
+                                                                 (expand-file-name "old.txt" root)))))))
+                     '(:applied t)))
+      (should (equal (agentls-test--read (expand-file-name "dir/new file.txt" root)) "hello\n"))
+      (should-not (file-exists-p (expand-file-name "old.txt" root))))))
+
+(ert-deftest agentls-test-failed-edit-changes-nothing ()
+  "An edit that fails part-way applies none of its changes and says which failed."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--write (expand-file-name "a.txt" root) "a\n")
+    (agentls-test--write (expand-file-name "b.txt" root) "b\n")
+    (let ((result (agentls--apply-edit
+                   conn (list :edit (list :documentChanges
+                                          (vector (agentls-test--text-edit
+                                                   root "a.txt" (agentls-test--range 0 0 0 1) "A")
+                                                  (list :kind "create"
+                                                        :uri (agentls--path-to-uri
+                                                              (expand-file-name "b.txt" root)))))))))
+      (should (eq (plist-get result :applied) :json-false))
+      (should (eql (plist-get result :failedChange) 1))
+      (should (string-match-p "already exists" (plist-get result :failureReason))))
+    (should (equal (agentls-test--read (expand-file-name "a.txt" root)) "a\n"))
+    (let ((result (agentls--apply-edit
+                   conn (list :edit (list :documentChanges
+                                          (vector (agentls-test--text-edit
+                                                   root "a.txt"
+                                                   (agentls-test--range 0 0 0 1) "X"
+                                                   (agentls-test--range 0 0 1 0) "Y")))))))
+      (should (string-match-p "overlap" (plist-get result :failureReason))))
+    (let ((result (agentls--apply-edit
+                   conn (list :edit (list :changes
+                                          (list (intern ":file:///etc/passwd")
+                                                (vector (list :range (agentls-test--range 0 0 0 0)
+                                                              :newText "x"))))))))
+      (should (string-match-p "outside the project" (plist-get result :failureReason))))
+    (should (equal (agentls-test--read (expand-file-name "a.txt" root)) "a\n"))))
+
+(ert-deftest agentls-test-deleting-a-modified-buffer-is-refused ()
+  "The agent cannot delete a file whose buffer holds unsaved changes."
+  (agentls-test--with-recording (root conn)
+    (let ((file (expand-file-name "keep.txt" root)))
+      (agentls-test--write file "keep\n")
+      (with-current-buffer (find-file-noselect file)
+        (unwind-protect
+            (progn
+              (insert "mine ")
+              (let ((result (agentls--apply-edit
+                             conn (list :edit (list :documentChanges
+                                                    (vector (list :kind "delete"
+                                                                  :uri (agentls--path-to-uri file))))))))
+                (should (eq (plist-get result :applied) :json-false))
+                (should (string-match-p "unsaved changes" (plist-get result :failureReason))))
+              (should (file-exists-p file))
+              (should (equal (buffer-string) "mine keep\n")))
+          (set-buffer-modified-p nil)
+          (kill-buffer))))))
+
+(ert-deftest agentls-test-edit-needing-confirmation-asks-first ()
+  "An annotated edit waits for the person, and a rejection is reported as one."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--write (expand-file-name "a.txt" root) "a\n")
+    (let* ((answers '(nil t)) shown
+           (agentls-confirm-edit-function
+            (lambda (label files diff)
+              (push (list label files (with-current-buffer diff (buffer-string))) shown)
+              (pop answers)))
+           (params (list :label "agent edit"
+                         :edit (list :documentChanges
+                                     (vector (list :textDocument
+                                                   (list :uri (agentls--path-to-uri
+                                                               (expand-file-name "a.txt" root))
+                                                         :version nil)
+                                                   :edits (vector (list :range (agentls-test--range 0 0 0 1)
+                                                                        :newText "A"
+                                                                        :annotationId "c1"))))
+                                     :changeAnnotations
+                                     (list :c1 (list :label "agent edit" :needsConfirmation t))))))
+      (agentls-test--receive conn 1 "workspace/applyEdit" params)
+      (should-not (agentls-test--sent conn))
+      (should (equal (plist-get (agentls-test--reply conn 1) :result)
+                     '(:applied :json-false :failureReason "the user rejected the change")))
+      (should (equal (agentls-test--read (expand-file-name "a.txt" root)) "a\n"))
+      (agentls-test--receive conn 2 "workspace/applyEdit" params)
+      (should (equal (plist-get (agentls-test--reply conn 2) :result) '(:applied t)))
+      (should (equal (agentls-test--read (expand-file-name "a.txt" root)) "A\n"))
+      (should (equal (car (car shown)) "agent edit"))
+      (should (string-match-p "^-a$" (nth 2 (car shown))))
+      (should (string-match-p "^\\+A$" (nth 2 (car shown)))))))
+
+;;;; End to end: the real agentls, a scripted model, agent/run
+
+(ert-deftest agentls-test-run-edits-the-unsaved-buffer-the-model-read ()
+  "The model reads a modified buffer's unsaved text and its edit lands in that buffer."
+  (agentls-test--with-project
+      (root conn :files '(("main.txt" . "hello\n"))
+            :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "read_file" :path "main.txt")
+                               (agentls-test--call "edit_file" :path "main.txt"
+                                                   :old_string "hello unsaved" :new_string "hello edited")
+                               (agentls-test--call "finish" :summary "edited"))))
+    (agentls-test--needs-run conn)
+    (let ((buffer (find-file-noselect (expand-file-name "main.txt" root))))
+      (with-current-buffer buffer
+        (goto-char (point-max)) (backward-char) (insert " unsaved"))
+      (let ((task (agentls-test--run conn "Edit main.txt")))
+        (should (equal (agentls-task-state task) "done"))
+        (should (equal (with-current-buffer buffer (buffer-string)) "hello edited\n"))
+        (should (buffer-modified-p buffer))
+        (should (equal (agentls-test--read (expand-file-name "main.txt" root)) "hello\n"))
+        (let ((change (aref (plist-get (agentls-task-result task) :changes) 0)))
+          (should (equal (plist-get change :path) "main.txt"))
+          (should (eq (plist-get change :applied) t)))))))
+
+(ert-deftest agentls-test-run-edits-files-nobody-visits ()
+  "The agent's edits to files that are not open are written to disk."
+  (agentls-test--with-project
+      (root conn :files '(("lib/util.txt" . "old line\n") (".orchestration/.keep" . ""))
+            :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "edit_file" :path "lib/util.txt"
+                                                   :old_string "old" :new_string "new")
+                               (agentls-test--call "write_file" :path "lib/fresh.txt" :content "fresh\n")
+                               (agentls-test--call "finish" :summary "written"))))
+    (agentls-test--needs-run conn)
+    (let ((task (agentls-test--run conn "Update util")))
+      (should (equal (agentls-task-state task) "done"))
+      (should (equal (agentls-test--read (expand-file-name "lib/util.txt" root)) "new line\n"))
+      (should (equal (agentls-test--read (expand-file-name "lib/fresh.txt" root)) "fresh\n"))
+      (should-not (find-buffer-visiting (expand-file-name "lib/util.txt" root)))
+      ;; The heat buffer lists the file (from the snapshot, or from the
+      ;; agent/heatUpdate that follows the run); RET visits it.
+      (agentls-heat)
+      (with-current-buffer "*agentls-heat*"
+        (agentls-test--wait "lib/util.txt in the heat buffer"
+                            (lambda () (assoc "lib/util.txt" tabulated-list-entries)))
+        (goto-char (point-min))
+        (should (re-search-forward "lib/util\\.txt" nil t))
+        (agentls-heat-visit)
+        (should (equal buffer-file-name (expand-file-name "lib/util.txt" root))))
+      ;; The trace names the task that changed line 1.
+      (with-current-buffer (find-buffer-visiting (expand-file-name "lib/util.txt" root))
+        (goto-char (point-min))
+        (let ((entries (agentls-trace-at-point)))
+          (should (equal (mapcar (lambda (e) (plist-get e :taskId)) entries)
+                         (list (agentls-task-id task))))))
+      ;; The session of the run is listed and shows its messages.
+      (agentls-sessions)
+      (with-current-buffer "*agentls-sessions*"
+        (should (equal (mapcar #'car tabulated-list-entries) (list (agentls-task-session task))))
+        (goto-char (point-min))
+        (agentls-sessions-show))
+      (with-current-buffer "*agentls-session*"
+        (should (string-match-p "Update util" (buffer-string)))))))
+
+(ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
+  "A question, a command approval and an edit confirmation go through the minibuffer."
+  (agentls-test--with-project
+      (root conn :edit-mode 'propose :commands 'ask
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "ask_human" :question "Which greeting?"
+                                                   :options ["hi" "hello"])
+                               (agentls-test--call "run_command" :command "echo ran > ran.txt")
+                               (agentls-test--call "write_file" :path "greeting.txt" :content "hi\n")
+                               (agentls-test--call "finish" :summary "greeted"))))
+    (agentls-test--needs-run conn)
+    (let (prompts confirmed)
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (prompt options &rest _)
+                   (push prompt prompts)
+                   (let ((titles (mapcar (lambda (o) (if (consp o) (car o) o)) options)))
+                     (cond ((member "hi" titles) "hi")
+                           ((member "Run" titles) "Run")
+                           ((member "Apply" titles) "Apply")
+                           (t (car titles))))))
+                ((symbol-function 'y-or-n-p) (lambda (prompt) (push prompt prompts) t))
+                (agentls-confirm-edit-function
+                 (lambda (_label files _diff) (push files confirmed) t)))
+        (let ((task (agentls-test--run conn "Greet")))
+          (should (equal (agentls-task-state task) "done"))
+          (should (cl-some (lambda (p) (string-match-p "Which greeting" p)) prompts))
+          (should (equal (agentls-test--read (expand-file-name "ran.txt" root)) "ran\n"))
+          (should (equal (agentls-test--read (expand-file-name "greeting.txt" root)) "hi\n"))
+          ;; Emacs advertises changeAnnotationSupport: the edit comes
+          ;; annotated and Emacs itself asks, showing the diff.
+          (should (equal confirmed (list (list (expand-file-name "greeting.txt" root)))))
+          (should (cl-some (lambda (p) (string-match-p "echo ran" p)) prompts))
+          (let ((answered (agentls-test--events task "answered")))
+            (should (equal (plist-get (car answered) :answer) "hi"))))))))
+
+(ert-deftest agentls-test-tasks-buffer-shows-final-states ()
+  "The tasks buffer follows agent/taskUpdate to every subtask's final state."
+  (agentls-test--with-project
+      (_root conn :edit-mode 'apply
+             :script (agentls-test--script
+                      "coordinator" (list (agentls-test--call
+                                           "plan" :subtasks
+                                           (vector (list :id "1" :content "first")
+                                                   (list :id "2" :content "second" :dependsOn ["1"])
+                                                   (list :id "3" :content "breaks")
+                                                   (list :id "4" :content "after the break"
+                                                         :dependsOn ["3"]))))
+                      "1" (list (agentls-test--call "finish" :summary "first done"))
+                      "2" (list (agentls-test--call "finish" :summary "second done"))
+                      "3" (list (list :error "model down"))
+                      "4" (list (agentls-test--call "finish" :summary "never"))))
+    (agentls-test--needs-run conn)
+    (agentls-tasks)
+    (let* ((task (agentls-test--run conn "Plan it"))
+           (id (agentls-task-id task)))
+      (agentls--redraw-views)
+      (with-current-buffer "*agentls-tasks*"
+        (let ((rows (mapcar (lambda (e) (cons (car e) (aref (cadr e) 2))) tabulated-list-entries)))
+          (should (equal (cdr (assoc id rows)) (agentls-task-state task)))
+          (should (equal (cdr (assoc (cons id "1") rows)) "done"))
+          (should (equal (cdr (assoc (cons id "2") rows)) "done"))
+          (should (equal (cdr (assoc (cons id "3") rows)) "failed"))
+          (should (equal (cdr (assoc (cons id "4") rows)) "blocked")))
+        (should (string-match-p "first done\\|first" (buffer-string)))))))
+
+(ert-deftest agentls-test-stop-ends-a-running-task ()
+  "agentls-stop stops a task that waits on its model; the run ends stopped."
+  (agentls-test--with-project
+      (_root conn :edit-mode 'apply
+             :script (agentls-test--script
+                      "coordinator" (list (list :text "One step."))
+                      "1" (list (list :delayMs 60000 :text "slow"))))
+    (agentls-test--needs-run conn)
+    (let* ((default-directory (agentls-connection-root conn))
+           finished
+           (agentls-task-finished-functions (list (lambda (task) (setq finished task))))
+           (id (agentls-run "Take your time"))
+           (task (gethash id (agentls-connection-tasks conn))))
+      (agentls-test--wait "the subtask to start"
+                          (lambda () (agentls-test--events task "subtaskStarted")))
+      (should agentls--mode-line-string)
+      (should (agentls-stop task))
+      (agentls-test--wait "the run to end" (lambda () finished))
+      (should (equal (agentls-task-state task) "stopped"))
+      (should-not agentls--mode-line-string))))
+
+(provide 'agentls-test)
+;;; agentls-test.el ends here

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The Emacs package's suite: byte-compilation with warnings as errors,
+# checkdoc, then the ERT tests in real Emacs against the built agentls.
+#
+#   editors/emacs/test/run.sh            (AGENTLS_BIN=... to test a given binary)
+#
+# Exits 0 when everything passed, 1 on a failure, 77 when Emacs cannot be
+# had here (the reason is the last line on stderr).
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+repo=$PWD
+pkg=editors/emacs
+
+# The whole suite is bounded: re-run this script under timeout once.
+if [ -z "${AGENTLS_EMACS_BOUNDED:-}" ]; then
+	AGENTLS_EMACS_BOUNDED=1 exec timeout --kill-after=10 600 bash "$0" "$@"
+fi
+
+skip() { echo "emacs: $*" >&2; exit 77; }
+
+# Emacs ≥ 28 (Debian's emacs-nox, with jsonrpc.el), installed when missing.
+if ! command -v emacs >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "== emacs: installing emacs-nox"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null &&
+			apt-get -o DPkg::Lock::Timeout=300 install -y -qq emacs-nox >/dev/null ||
+			skip "emacs is not installed and apt-get install emacs-nox failed"
+	else
+		skip "emacs is not installed and cannot be installed here (needs root and apt-get)"
+	fi
+fi
+emacs --batch -Q --eval '(unless (and (>= emacs-major-version 28) (require (quote jsonrpc) nil t)) (kill-emacs 3))' 2>/dev/null ||
+	skip "this Emacs is older than 28 or lacks jsonrpc.el: $(emacs --version | head -n 1)"
+echo "== emacs: $(emacs --version | head -n 1)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ -z "${AGENTLS_BIN:-}" ]; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/agentls-test
+	mkdir -p "$cache"
+	echo "== emacs: go build -o $cache/agentls ./cmd/agentls"
+	${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "emacs: cannot build agentls" >&2; exit 1; }
+	AGENTLS_BIN=$cache/agentls
+fi
+export AGENTLS_BIN
+
+status=0
+
+echo "== emacs: byte-compile with warnings as errors"
+cp "$pkg/agentls.el" "$work/"
+emacs --batch -Q --eval '(setq byte-compile-error-on-warn t)' \
+	-f batch-byte-compile "$work/agentls.el" 2>&1 | grep -v '^Loading' || true
+if [ -f "$work/agentls.elc" ]; then
+	echo "byte-compile: ok"
+else
+	echo "byte-compile: FAILED"
+	status=1
+fi
+
+echo "== emacs: checkdoc"
+out=$(emacs --batch -Q --eval '
+(progn
+  (require (quote checkdoc))
+  (setq checkdoc-diagnostic-buffer "*agentls-checkdoc*")
+  (dolist (f command-line-args-left)
+    (with-current-buffer (find-file-noselect f) (checkdoc-current-buffer t)))
+  (with-current-buffer (get-buffer-create "*agentls-checkdoc*")
+    (princ (buffer-string))))' "$work/agentls.el" 2>/dev/null | grep -E '^[^ ]+:[0-9]+:' || true)
+if [ -n "$out" ]; then
+	echo "$out"
+	echo "checkdoc: FAILED"
+	status=1
+else
+	echo "checkdoc: ok"
+fi
+
+echo "== emacs: ERT tests (emacs --batch -Q -L $pkg -l $pkg/test/agentls-test.el -f ert-run-tests-batch-and-exit)"
+log=$work/ert.log
+# The compiled package is what users run: test that one.
+emacs --batch -Q -L "$work" -L "$pkg/test" -l "$pkg/test/agentls-test.el" \
+	-f ert-run-tests-batch-and-exit >"$log" 2>&1
+ert=$?
+grep -v -E '^(Loading|\[jsonrpc\] Server exited)' "$log"
+if [ $ert -ne 0 ]; then
+	status=1
+fi
+summary=$(grep -E '^Ran [0-9]+ tests' "$log" | tail -n 1)
+echo "emacs: ${summary:-no ERT summary (Emacs exited $ert)}"
+skipped=$(grep -cE '^ +SKIPPED ' "$log" || true)
+if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
+	echo "emacs: $skipped ERT tests skipped, which CI does not allow"
+	status=1
+fi
+cd "$repo"
+exit $status

@@ -1,0 +1,221 @@
+package headless
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+func pos(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+
+func edit(l1, c1, l2, c2 uint32, text string) protocol.TextEdit {
+	return protocol.TextEdit{Range: protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, NewText: text}
+}
+
+func TestApplyTextEdits(t *testing.T) {
+	cases := []struct {
+		name, text string
+		edits      []protocol.TextEdit
+		want       string
+	}{
+		{"replaces a word", "hello world\n", []protocol.TextEdit{edit(0, 6, 0, 11, "there")}, "hello there\n"},
+		{"counts an emoji as two UTF-16 units", "a😀b\n", []protocol.TextEdit{edit(0, 3, 0, 4, "c")}, "a😀c\n"},
+		{"counts CJK as one unit", "中文x", []protocol.TextEdit{edit(0, 2, 0, 3, "y")}, "中文y"},
+		{"keeps combining marks as their own units", "e\u0301x", []protocol.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
+		{"ends a line at CRLF", "a\r\nb\r\n", []protocol.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
+		{"clamps a character past the line end", "ab\ncd", []protocol.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
+		{"clamps a line past the end to the end", "ab", []protocol.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
+		{"applies several edits as if at once", "abc", []protocol.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
+		{"keeps the order of inserts at one position", "x", []protocol.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
+		{"edits an empty file", "", []protocol.TextEdit{edit(0, 0, 0, 0, "new\n")}, "new\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ApplyTextEdits(c.text, c.edits)
+			if err != nil || got != c.want {
+				t.Fatalf("got %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+	t.Run("refuses overlapping edits", func(t *testing.T) {
+		if _, err := ApplyTextEdits("abcdef", []protocol.TextEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}); err == nil {
+			t.Fatal("overlap accepted")
+		}
+	})
+}
+
+func newEditor(t *testing.T) *Editor {
+	root := t.TempDir()
+	real, _ := filepath.EvalSymlinks(root)
+	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{}}
+}
+
+func (e *Editor) write(t *testing.T, rel, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(e.root, rel), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *Editor) read(t *testing.T, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.root, rel))
+	if err != nil {
+		return "<missing>"
+	}
+	return string(data)
+}
+
+func textEdit(uri string, version *int32, edits ...protocol.TextEdit) rpc.DocumentChange {
+	var ae []rpc.AnnotatedTextEdit
+	for _, e := range edits {
+		ae = append(ae, rpc.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText})
+	}
+	return rpc.DocumentChange{TextDocumentEdit: &rpc.TextDocumentEdit{
+		TextDocument: rpc.OptionalVersionedTextDocumentIdentifier{URI: uri, Version: version}, Edits: ae}}
+}
+
+func TestApplyEdit(t *testing.T) {
+	ctx := context.Background()
+	t.Run("applies text edits, creates and deletes files, keeping the mode", func(t *testing.T) {
+		e := newEditor(t)
+		e.write(t, "a.txt", "one\n")
+		e.write(t, "gone.txt", "x")
+		res, err := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+			textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two")),
+			{CreateFile: &rpc.CreateFile{URI: e.URI("sub/new.txt")}},
+			textEdit(e.URI("sub/new.txt"), nil, edit(0, 0, 0, 0, "fresh\n")),
+			{DeleteFile: &rpc.DeleteFile{URI: e.URI("gone.txt")}},
+		}}})
+		if err != nil || !res.Applied {
+			t.Fatalf("applyEdit = %+v, %v", res, err)
+		}
+		if e.read(t, "a.txt") != "two\n" || e.read(t, "sub/new.txt") != "fresh\n" || e.read(t, "gone.txt") != "<missing>" {
+			t.Fatalf("files: %q %q %q", e.read(t, "a.txt"), e.read(t, "sub/new.txt"), e.read(t, "gone.txt"))
+		}
+		if fi, _ := os.Stat(filepath.Join(e.root, "a.txt")); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("mode = %v, want 0600 kept", fi.Mode().Perm())
+		}
+	})
+
+	t.Run("applies nothing when one change fails", func(t *testing.T) {
+		e := newEditor(t)
+		e.write(t, "a.txt", "one\n")
+		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+			textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two")),
+			{CreateFile: &rpc.CreateFile{URI: e.URI("a.txt")}}, // exists: fails
+		}}})
+		if res.Applied || res.FailedChange == nil || *res.FailedChange != 1 || e.read(t, "a.txt") != "one\n" {
+			t.Fatalf("applyEdit = %+v, file %q", res, e.read(t, "a.txt"))
+		}
+	})
+
+	t.Run("refuses a stale version and edits an open buffer at the right one", func(t *testing.T) {
+		e := newEditor(t)
+		e.write(t, "a.txt", "disk\n")
+		e.OpenBuffer("a.txt", "buffer\n")
+		v := int32(7)
+		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+			textEdit(e.URI("a.txt"), &v, edit(0, 0, 0, 6, "x")),
+		}}})
+		if res.Applied || !strings.Contains(res.FailureReason, "stale") {
+			t.Fatalf("stale edit = %+v", res)
+		}
+		v = 1
+		res, _ = e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+			textEdit(e.URI("a.txt"), &v, edit(0, 0, 0, 6, "edited")),
+		}}})
+		text, version, _ := e.Buffer("a.txt")
+		if !res.Applied || text != "edited\n" || version != 2 || e.read(t, "a.txt") != "disk\n" {
+			t.Fatalf("buffer edit = %+v, buffer %q v%d, disk %q", res, text, version, e.read(t, "a.txt"))
+		}
+	})
+
+	t.Run("refuses edits needing confirmation unless confirmed", func(t *testing.T) {
+		e := newEditor(t)
+		e.write(t, "a.txt", "one\n")
+		p := rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{
+			DocumentChanges:   []rpc.DocumentChange{textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two"))},
+			ChangeAnnotations: map[string]rpc.ChangeAnnotation{"x": {Label: "agent", NeedsConfirmation: true}},
+		}}
+		if res, _ := e.applyEdit(ctx, p); res.Applied {
+			t.Fatal("applied without confirmation")
+		}
+		e.ConfirmEdits(func(context.Context, rpc.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
+		if res, _ := e.applyEdit(ctx, p); !res.Applied || e.read(t, "a.txt") != "two\n" {
+			t.Fatalf("confirmed edit = %+v", res)
+		}
+	})
+
+	t.Run("refuses a file outside the workspace", func(t *testing.T) {
+		e := newEditor(t)
+		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+			{CreateFile: &rpc.CreateFile{URI: "file:///tmp/outside-agentls-test.txt"}},
+		}}})
+		if res.Applied {
+			t.Fatal("created a file outside the workspace")
+		}
+	})
+}
+
+func TestRunShell(t *testing.T) {
+	ctx := context.Background()
+	t.Run("returns combined output and the exit code", func(t *testing.T) {
+		res := RunShell(ctx, rpc.RunCommandParams{Command: "echo out; echo err >&2; exit 3", Cwd: t.TempDir(), TimeoutMs: 10000})
+		if res.ExitCode != 3 || !strings.Contains(res.Output, "out") || !strings.Contains(res.Output, "err") || res.TimedOut {
+			t.Fatalf("got %+v", res)
+		}
+	})
+	t.Run("kills the whole process group at the timeout", func(t *testing.T) {
+		dir := t.TempDir()
+		res := RunShell(ctx, rpc.RunCommandParams{Command: "(sleep 30; touch late) & sleep 30", Cwd: dir, TimeoutMs: 100})
+		if !res.TimedOut {
+			t.Fatalf("got %+v", res)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
+			t.Fatal("a child outlived the command")
+		}
+	})
+	t.Run("cuts output past the limit and says so", func(t *testing.T) {
+		res := RunShell(ctx, rpc.RunCommandParams{Command: "head -c 1100000 /dev/zero | tr '\\0' x", Cwd: t.TempDir(), TimeoutMs: 10000})
+		if len(res.Output) > MaxCommandOutput+100 || !strings.Contains(res.Output, "output cut") {
+			t.Fatalf("output of %d bytes", len(res.Output))
+		}
+	})
+}
+
+func TestAwaitAndScripting(t *testing.T) {
+	e := newEditor(t)
+	e.noteCond = make(chan struct{})
+	e.served = make(chan struct{})
+	h := (*clientHandler)(e)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		h.HandleNotification(context.Background(), rpc.NewRequest("agent/taskUpdate", json.RawMessage(`{"seq":1}`), ""))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	n, err := e.Await(ctx, Method("agent/taskUpdate"))
+	if err != nil || n.Seq != 1 {
+		t.Fatalf("Await = %+v, %v", n, err)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel2()
+	if _, err := e.Await(short, Method("nothing")); err == nil {
+		t.Fatal("Await without a match returned no error")
+	}
+	e.Handle(rpc.MethodShowMessageRequest, ChooseAction("Apply"))
+	res, err := h.HandleCall(context.Background(), rpc.NewRequest(rpc.MethodShowMessageRequest,
+		json.RawMessage(`{"type":3,"message":"ok?","actions":[{"title":"Reject"},{"title":"Apply"}]}`), "1"))
+	if item, ok := res.(protocol.MessageActionItem); err != nil || !ok || item.Title != "Apply" {
+		t.Fatalf("scripted answer = %#v, %v", res, err)
+	}
+}

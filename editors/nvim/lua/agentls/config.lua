@@ -1,0 +1,153 @@
+-- Configuration of the agentls plugin: defaults, validation, and the
+-- initializationOptions sent to the server (docs/PROTOCOL.md §2).
+local M = {}
+
+M.defaults = {
+  -- The agentls binary (a name looked up on PATH, or a path).
+  cmd = 'agentls',
+  -- Extra arguments after `serve`, e.g. { '--log-file', '/tmp/agentls.log' }.
+  args = {},
+  -- provider:model (openai:gpt-4.1-mini, anthropic:…, ollama:…, script:/abs/path.json).
+  -- nil: the server resolves AGENTLS_MODEL, ANTHROPIC_API_KEY, OPENAI_API_KEY.
+  model = nil,
+  -- apply | propose | branch
+  edit_mode = nil,
+  -- subtasks run at once
+  max_workers = nil,
+  -- run_command policy: ask | allow | deny, and prefixes that run without asking
+  commands = nil,
+  allow_commands = nil,
+  -- { allow = { globs }, deny = { globs } }, workspace-relative doublestar globs
+  zones = nil,
+  -- { reverseCallMs, commandMs, modelMs, humanMs }
+  timeouts = nil,
+  -- write .orchestration/agent_trace.jsonl (nil: when .orchestration/ exists)
+  trace = nil,
+  -- Files or folders whose presence marks a workspace root, searched upward
+  -- from a buffer's file; the current directory when none is found.
+  root_markers = { '.orchestration', '.git' },
+  -- Start the client when a buffer is opened under a workspace root (false:
+  -- only on the first command).
+  autostart = false,
+  -- After an edit lands in a buffer the user had not modified, write it, so
+  -- commands the agent runs on the disk see it. Buffers with unsaved changes
+  -- of the user's are never written.
+  save_edits = true,
+  -- Show warnings of window/logMessage with vim.notify.
+  notify_log_level = vim.log.levels.WARN,
+  -- Extra environment for the server process.
+  env = nil,
+}
+
+local enums = {
+  edit_mode = { apply = true, propose = true, branch = true },
+  commands = { ask = true, allow = true, deny = true },
+}
+
+local function is_list_of_strings(v)
+  if type(v) ~= 'table' then
+    return false
+  end
+  for k, s in pairs(v) do
+    if type(k) ~= 'number' or type(s) ~= 'string' then
+      return false
+    end
+  end
+  return true
+end
+
+-- validate returns nil or a message naming the bad option.
+local function validate(c)
+  if type(c.cmd) ~= 'string' or c.cmd == '' then
+    return 'cmd must be the agentls binary (a name on PATH or a path)'
+  end
+  if not is_list_of_strings(c.args) then
+    return 'args must be a list of strings'
+  end
+  if c.model ~= nil and (type(c.model) ~= 'string' or not c.model:find(':', 1, true)) then
+    return 'model must be provider:model, e.g. openai:gpt-4.1-mini or script:/abs/path.json'
+  end
+  for key, allowed in pairs(enums) do
+    local v = c[key]
+    if v ~= nil and not allowed[v] then
+      local names = vim.tbl_keys(allowed)
+      table.sort(names)
+      return string.format('%s must be one of %s, got %s', key, table.concat(names, ', '), vim.inspect(v))
+    end
+  end
+  if c.max_workers ~= nil and (type(c.max_workers) ~= 'number' or c.max_workers < 1 or c.max_workers % 1 ~= 0) then
+    return 'max_workers must be a whole number ≥ 1'
+  end
+  if c.allow_commands ~= nil and not is_list_of_strings(c.allow_commands) then
+    return 'allow_commands must be a list of strings'
+  end
+  if c.zones ~= nil then
+    if type(c.zones) ~= 'table' then
+      return 'zones must be { allow = { globs }, deny = { globs } }'
+    end
+    for _, k in ipairs({ 'allow', 'deny' }) do
+      if c.zones[k] ~= nil and not is_list_of_strings(c.zones[k]) then
+        return 'zones.' .. k .. ' must be a list of globs'
+      end
+    end
+  end
+  if c.timeouts ~= nil then
+    if type(c.timeouts) ~= 'table' then
+      return 'timeouts must be a table of milliseconds'
+    end
+    for k, v in pairs(c.timeouts) do
+      if type(v) ~= 'number' or v < 0 then
+        return 'timeouts.' .. tostring(k) .. ' must be a number of milliseconds ≥ 0'
+      end
+    end
+  end
+  if c.trace ~= nil and type(c.trace) ~= 'boolean' then
+    return 'trace must be true or false'
+  end
+  if not is_list_of_strings(c.root_markers) then
+    return 'root_markers must be a list of file or folder names'
+  end
+  if c.env ~= nil and type(c.env) ~= 'table' then
+    return 'env must be a table of variables'
+  end
+  return nil
+end
+
+-- resolve merges opts over the defaults and validates the result. It returns
+-- the config, or nil and a message.
+function M.resolve(opts)
+  if opts ~= nil and type(opts) ~= 'table' then
+    return nil, 'setup() takes a table of options'
+  end
+  local c = vim.tbl_deep_extend('force', {}, M.defaults, opts or {})
+  -- Lists replace, never merge with, the defaults.
+  if opts and opts.root_markers then
+    c.root_markers = opts.root_markers
+  end
+  if opts and opts.args then
+    c.args = opts.args
+  end
+  local err = validate(c)
+  if err then
+    return nil, err
+  end
+  return c
+end
+
+-- init_options turns a config into the initializationOptions of docs/PROTOCOL.md §2.
+-- Unset options are left out, so the server's defaults and environment fill
+-- the gaps.
+function M.init_options(c)
+  local o = vim.empty_dict()
+  o.model = c.model
+  o.editMode = c.edit_mode
+  o.maxWorkers = c.max_workers
+  o.commands = c.commands
+  o.allowCommands = c.allow_commands
+  o.zones = c.zones
+  o.timeouts = c.timeouts
+  o.trace = c.trace
+  return o
+end
+
+return M

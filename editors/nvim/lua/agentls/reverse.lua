@@ -1,0 +1,433 @@
+-- The editor's side of docs/PROTOCOL.md §4 and §5: handlers for the requests the
+-- server sends (agent/readFile, agent/ask, window/showMessageRequest,
+-- workspace/applyEdit) and for its notifications (agent/taskUpdate,
+-- agent/heatUpdate, window/logMessage, $/progress).
+--
+-- Neovim answers a server request with the handler's return value. Two
+-- rules of its client shape every handler here:
+--   * a handler that returns nil sends no reply at all (0.7): a null result
+--     is vim.NIL;
+--   * an error must use a code of vim.lsp.protocol.ErrorCodes, or the client
+--     trips an assertion and again sends no reply.
+-- From 0.9 a handler runs in a coroutine and may yield while a vim.ui
+-- provider waits for the person; before 0.9 it runs on the main loop and the
+-- answer must be known when it returns (the built-in vim.ui.input and
+-- vim.ui.select answer at once).
+local compat = require('agentls.compat')
+
+local M = {}
+
+local ErrorCodes = vim.lsp.protocol.ErrorCodes
+
+local function rpc_error(code, message)
+  return vim.lsp.rpc.rpc_response_error(code, message)
+end
+
+-- await runs start(done), where start opens a UI that calls done(value)
+-- once, and returns that value. ok is false when the UI answered neither at
+-- once nor (on 0.9+) later from the coroutine: an asynchronous vim.ui
+-- provider on a Neovim that answers server requests synchronously.
+function M.await(start)
+  local co = compat.in_coroutine()
+  local finished, value = false, nil
+  if co then
+    local yielded = false
+    start(function(v)
+      if finished then
+        return
+      end
+      finished, value = true, v
+      if yielded then
+        vim.schedule(function()
+          coroutine.resume(co, v)
+        end)
+      end
+    end)
+    if finished then
+      return value, true
+    end
+    yielded = true
+    return coroutine.yield(), true
+  end
+  start(function(v)
+    if not finished then
+      finished, value = true, v
+    end
+  end)
+  if not finished then
+    return nil, false
+  end
+  return value, true
+end
+
+local function async_ui_warning(what)
+  vim.notify(
+    'agentls: the vim.ui provider did not answer ' .. what .. ' at once, and this Neovim ('
+      .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
+      .. ') answers server requests synchronously: treated as dismissed. Neovim 0.9+ waits for asynchronous providers.',
+    vim.log.levels.WARN
+  )
+end
+
+-- normalize gives a comparable absolute path: symlinks resolved when the
+-- file exists.
+local function normalize(path)
+  if path == nil or path == '' then
+    return nil
+  end
+  local abs = vim.fn.fnamemodify(path, ':p')
+  return vim.loop.fs_realpath(abs) or abs
+end
+M.normalize = normalize
+
+-- loaded_buffer returns the loaded buffer showing path, if any.
+function M.loaded_buffer(path)
+  local want = normalize(path)
+  if not want then
+    return nil
+  end
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then
+      local name = vim.api.nvim_buf_get_name(b)
+      if name ~= '' and normalize(name) == want then
+        return b
+      end
+    end
+  end
+  return nil
+end
+
+-- buffer_text is the buffer's text as Neovim would write it ('eol' and
+-- 'fixeol' decide the final newline), with "\n" line ends: buffer lines,
+-- positions and the edits computed from them all agree.
+function M.buffer_text(b)
+  local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+  if #lines == 1 and lines[1] == '' then
+    return ''
+  end
+  local text = table.concat(lines, '\n')
+  local bo = vim.bo[b]
+  if bo.eol or (bo.fixeol and not bo.binary) then
+    text = text .. '\n'
+  end
+  return text
+end
+
+local function read_disk(path)
+  local f, err = io.open(path, 'rb')
+  if not f then
+    return nil, err
+  end
+  local data = f:read('*a')
+  f:close()
+  if data == nil then
+    return nil, 'read failed'
+  end
+  return data
+end
+
+-- target resolves the file of a reverse call: its uri, else its
+-- workspace-relative path under root.
+local function target(params, root)
+  if type(params) ~= 'table' then
+    return nil
+  end
+  if type(params.uri) == 'string' and params.uri ~= '' then
+    return vim.uri_to_fname(params.uri)
+  end
+  if type(params.path) == 'string' and params.path ~= '' and root then
+    return root .. '/' .. params.path
+  end
+  return nil
+end
+
+-- read_file answers agent/readFile: the loaded buffer's text, unsaved edits
+-- included, else the file on disk.
+function M.read_file(params, root)
+  local path = target(params, root)
+  if not path then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: neither uri nor path given')
+  end
+  local b = M.loaded_buffer(path)
+  if b then
+    return { content = M.buffer_text(b) }
+  end
+  local data, err = read_disk(path)
+  if not data then
+    return nil, rpc_error(ErrorCodes.InvalidParams, string.format('cannot read %s: %s', params.path or path, tostring(err)))
+  end
+  return { content = data }
+end
+
+-- ask answers agent/ask: vim.ui.select over the options, else vim.ui.input.
+function M.ask(params)
+  if type(params) ~= 'table' or type(params.question) ~= 'string' then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: "question" must be a string')
+  end
+  local options = type(params.options) == 'table' and params.options or {}
+  local answer, ok
+  if #options > 0 then
+    answer, ok = M.await(function(done)
+      vim.ui.select(options, { prompt = 'agentls: ' .. params.question, kind = 'agentls.ask' }, function(choice)
+        done(choice)
+      end)
+    end)
+  else
+    answer, ok = M.await(function(done)
+      vim.ui.input({ prompt = 'agentls: ' .. params.question .. ' ' }, function(input)
+        done(input)
+      end)
+    end)
+  end
+  if not ok then
+    async_ui_warning('a question')
+  end
+  if answer == nil then
+    answer = vim.NIL
+  end
+  return { answer = answer }
+end
+
+-- show_message_request answers window/showMessageRequest through
+-- vim.ui.select (the built-in handler uses inputlist).
+function M.show_message_request(params)
+  if type(params) ~= 'table' then
+    return vim.NIL
+  end
+  local actions = type(params.actions) == 'table' and params.actions or {}
+  local message = tostring(params.message or '')
+  if #actions == 0 then
+    vim.notify('agentls: ' .. message, vim.log.levels.INFO)
+    return vim.NIL
+  end
+  local choice, ok = M.await(function(done)
+    vim.ui.select(actions, {
+      prompt = 'agentls: ' .. message,
+      kind = 'agentls.approval',
+      format_item = function(a)
+        return a.title
+      end,
+    }, function(a)
+      done(a)
+    end)
+  end)
+  if not ok then
+    async_ui_warning('an approval')
+  end
+  return choice or vim.NIL
+end
+
+-- edit_files lists the files a WorkspaceEdit touches: {fname, uri, kind}.
+local function edit_files(edit)
+  local out, seen = {}, {}
+  local function add(uri, kind)
+    if type(uri) == 'string' and not seen[uri] then
+      seen[uri] = true
+      table.insert(out, { uri = uri, fname = vim.uri_to_fname(uri), kind = kind })
+    end
+  end
+  for _, c in ipairs(edit.documentChanges or {}) do
+    if c.kind == 'create' or c.kind == 'delete' then
+      add(c.uri, c.kind)
+    elseif c.kind == 'rename' then
+      add(c.oldUri, 'delete')
+      add(c.newUri, 'create')
+    elseif c.textDocument then
+      add(c.textDocument.uri, 'update')
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    add(uri, 'update')
+  end
+  return out
+end
+
+-- needs_confirmation reports whether any change annotation of edit asks
+-- the person to confirm (propose mode).
+local function needs_confirmation(edit)
+  for _, a in pairs(edit.changeAnnotations or {}) do
+    if type(a) == 'table' and a.needsConfirmation then
+      return true, a
+    end
+  end
+  return false
+end
+
+local function relative(fname, root)
+  if root and fname:sub(1, #root + 1) == root .. '/' then
+    return fname:sub(#root + 2)
+  end
+  return fname
+end
+
+-- stale_version reports the first TextDocumentEdit whose version is older
+-- than the buffer's: the edit was computed against text that has changed.
+local function stale_version(edit)
+  for _, c in ipairs(edit.documentChanges or {}) do
+    local td = c.textDocument
+    if td and type(td.version) == 'number' then
+      local b = M.loaded_buffer(vim.uri_to_fname(td.uri))
+      local have = b and vim.lsp.util.buf_versions[b]
+      if have and have ~= td.version then
+        return td.uri
+      end
+    end
+  end
+  return nil
+end
+
+-- apply_edit answers workspace/applyEdit. Edits land in buffers (undoable)
+-- through Neovim's own apply_workspace_edit. An edit whose annotations need
+-- confirmation is shown first and applied only when the person accepts.
+-- With opts.save_edits, buffers the person had not modified are written.
+function M.apply_edit(params, opts)
+  if type(params) ~= 'table' or type(params.edit) ~= 'table' then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: "edit" must be a WorkspaceEdit')
+  end
+  local edit, root = params.edit, opts.root
+  local files = edit_files(edit)
+  local confirm, annotation = needs_confirmation(edit)
+  if confirm then
+    local names = {}
+    for _, f in ipairs(files) do
+      table.insert(names, f.kind .. ' ' .. relative(f.fname, root))
+    end
+    local prompt = (params.label or annotation.label or 'Apply the edit?') .. ' (' .. table.concat(names, ', ') .. ')'
+    if annotation.description and annotation.description ~= '' then
+      prompt = prompt .. '\n' .. annotation.description
+    end
+    local choice, ok = M.await(function(done)
+      vim.ui.select({ 'Apply', 'Reject' }, { prompt = 'agentls: ' .. prompt, kind = 'agentls.edit' }, function(c)
+        done(c)
+      end)
+    end)
+    if not ok then
+      async_ui_warning('an edit confirmation')
+    end
+    if choice ~= 'Apply' then
+      return { applied = false, failureReason = 'rejected by the user' }
+    end
+  end
+  local stale = stale_version(edit)
+  if stale then
+    return { applied = false, failureReason = 'the document changed since the edit was made: ' .. stale }
+  end
+  local modified_before, empty_before = {}, {}
+  for _, f in ipairs(files) do
+    local b = M.loaded_buffer(f.fname)
+    modified_before[f.fname] = b ~= nil and vim.bo[b].modified
+    if b then
+      local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+      empty_before[f.fname] = #lines == 1 and lines[1] == ''
+      -- Close the undo block, so one undo takes back the agent's edit only.
+      vim.api.nvim_buf_call(b, function()
+        vim.cmd('let &g:undolevels = &g:undolevels')
+      end)
+    else
+      local st = vim.loop.fs_stat(f.fname)
+      empty_before[f.fname] = st == nil or st.size == 0
+    end
+  end
+  local ok, err = pcall(vim.lsp.util.apply_workspace_edit, edit, opts.offset_encoding or 'utf-16')
+  if not ok then
+    return { applied = false, failureReason = tostring(err) }
+  end
+  -- Text inserted into an empty buffer ends with the buffer's own empty
+  -- line: "a\n" would become "a\n\n" on write. Drop that line.
+  for _, f in ipairs(files) do
+    local b = empty_before[f.fname] and f.kind ~= 'delete' and M.loaded_buffer(f.fname)
+    if b then
+      local n = vim.api.nvim_buf_line_count(b)
+      local last = vim.api.nvim_buf_get_lines(b, n - 1, n, false)[1]
+      if n > 1 and last == '' and (vim.bo[b].eol or vim.bo[b].fixeol) then
+        vim.api.nvim_buf_set_lines(b, n - 1, n, false, {})
+      end
+    end
+  end
+  if opts.save_edits then
+    for _, f in ipairs(files) do
+      local b = f.kind ~= 'delete' and not modified_before[f.fname] and M.loaded_buffer(f.fname)
+      if b and vim.bo[b].modified then
+        local wok, werr = pcall(vim.api.nvim_buf_call, b, function()
+          vim.cmd('silent noautocmd keepalt write')
+        end)
+        if not wok then
+          vim.notify('agentls: the edit is in the buffer but was not written: ' .. tostring(werr), vim.log.levels.WARN)
+        end
+      end
+    end
+  end
+  return { applied = true }
+end
+
+-- handlers returns the client's handlers. ws(ctx) returns the workspace
+-- entry of the client (root, state, config).
+function M.handlers(ws)
+  local h = {}
+  h['agent/readFile'] = function(_, params, ctx)
+    local w = ws(ctx)
+    return M.read_file(params, w and w.root)
+  end
+  h['agent/ask'] = function(_, params, ctx)
+    local w = ws(ctx)
+    if w then
+      w.state:waiting(true)
+    end
+    local res, err = M.ask(params)
+    if w then
+      w.state:waiting(false)
+    end
+    return res, err
+  end
+  h['window/showMessageRequest'] = function(_, params)
+    return M.show_message_request(params)
+  end
+  h['workspace/applyEdit'] = function(_, params, ctx)
+    local w = ws(ctx)
+    local client = vim.lsp.get_client_by_id(ctx.client_id)
+    return M.apply_edit(params, {
+      root = w and w.root,
+      save_edits = w and w.config.save_edits,
+      offset_encoding = client and client.offset_encoding,
+    })
+  end
+  h['agent/taskUpdate'] = function(_, params, ctx)
+    local w = ws(ctx)
+    if w and type(params) == 'table' then
+      w.state:task_update(params)
+    end
+  end
+  h['agent/heatUpdate'] = function(_, params, ctx)
+    local w = ws(ctx)
+    if w and type(params) == 'table' then
+      w.state:heat_update(params)
+    end
+  end
+  h['window/logMessage'] = function(err, params, ctx, config)
+    local w = ws(ctx)
+    local builtin = vim.lsp.handlers['window/logMessage']
+    if builtin then
+      builtin(err, params, ctx, config)
+    end
+    if w and type(params) == 'table' and type(params.type) == 'number' then
+      -- MessageType: 1 error, 2 warning, 3 info, 4 log.
+      local level = ({ vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG })[params.type]
+      if level and level >= (w.config.notify_log_level or vim.log.levels.WARN) then
+        vim.notify('agentls: ' .. tostring(params.message), level)
+      end
+    end
+  end
+  h['$/progress'] = function(err, params, ctx, config)
+    local w = ws(ctx)
+    if w and type(params) == 'table' then
+      w.state:progress(params)
+    end
+    local builtin = vim.lsp.handlers['$/progress']
+    if builtin then
+      return builtin(err, params, ctx, config)
+    end
+  end
+  return h
+end
+
+return M

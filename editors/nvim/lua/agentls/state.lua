@@ -1,0 +1,289 @@
+-- What one workspace's client knows about its tasks and its heat map, built
+-- from agent/run results and the agent/taskUpdate, agent/heatUpdate and
+-- $/progress notifications. Views subscribe to changes.
+local M = {}
+
+local State = {}
+State.__index = State
+
+function M.new(root)
+  return setmetatable({
+    root = root,
+    tasks = {}, -- taskId -> task
+    order = {}, -- taskIds, oldest first
+    heat = {}, -- view ('' for the workspace, else a taskId) -> { seq, nodes = { path -> HeatNode } }
+    listeners = {},
+    waiting_for_person = 0,
+    pending_notify = false,
+  }, State)
+end
+
+-- subscribe registers fn(kind) for 'tasks' and 'heat' changes; it returns
+-- a function that unsubscribes.
+function State:subscribe(fn)
+  local key = {}
+  self.listeners[key] = fn
+  return function()
+    self.listeners[key] = nil
+  end
+end
+
+function State:changed(kind)
+  for _, fn in pairs(self.listeners) do
+    local ok, err = pcall(fn, kind)
+    if not ok then
+      vim.notify('agentls: view refresh failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+local function new_task(id, prompt)
+  return {
+    id = id,
+    prompt = prompt,
+    state = 'planning',
+    seq = 0,
+    subtasks = {},
+    session_id = nil,
+    last_tool = nil, -- { subtaskId, tool, arguments }
+    last_message = nil,
+    question = nil,
+    usage = { inputTokens = 0, outputTokens = 0 },
+    progress = nil, -- { title, message, percentage }
+    result = nil,
+    error = nil,
+    started = vim.loop.now(),
+  }
+end
+
+function State:task(id)
+  return self.tasks[id]
+end
+
+-- tasks returns the tasks, newest first.
+function State:list()
+  local out = {}
+  for i = #self.order, 1, -1 do
+    table.insert(out, self.tasks[self.order[i]])
+  end
+  return out
+end
+
+-- running returns the newest task that has not ended.
+function State:running()
+  for _, t in ipairs(self:list()) do
+    if not M.ended(t.state) then
+      return t
+    end
+  end
+  return nil
+end
+
+local ended = { done = true, failed = true, stopped = true, interrupted = true }
+function M.ended(state)
+  return ended[state] == true
+end
+
+function State:ensure_task(id, prompt)
+  local t = self.tasks[id]
+  if not t then
+    t = new_task(id, prompt)
+    self.tasks[id] = t
+    table.insert(self.order, id)
+  elseif prompt and not t.prompt then
+    t.prompt = prompt
+  end
+  return t
+end
+
+-- task_started records a run the editor started, before any notification.
+function State:task_started(id, prompt, session_id)
+  local t = self:ensure_task(id, prompt)
+  t.session_id = session_id
+  self:changed('tasks')
+  return t
+end
+
+local function compact(v)
+  if v == nil or v == vim.NIL then
+    return ''
+  end
+  if type(v) == 'table' then
+    local ok, s = pcall(vim.json.encode, v)
+    v = ok and s or vim.inspect(v)
+  end
+  v = tostring(v):gsub('%s+', ' ')
+  if #v > 80 then
+    v = v:sub(1, 77) .. '...'
+  end
+  return v
+end
+M.compact = compact
+
+-- task_update applies an agent/taskUpdate. An update older than one already
+-- applied (seq rises by one per notification of a task) is ignored.
+function State:task_update(p)
+  if type(p.taskId) ~= 'string' then
+    return
+  end
+  local t = self:ensure_task(p.taskId)
+  if type(p.seq) == 'number' then
+    if p.seq <= t.seq then
+      return
+    end
+    t.seq = p.seq
+  end
+  if t.result then
+    return -- the run's result is final
+  end
+  if type(p.state) == 'string' then
+    t.state = p.state
+  end
+  if type(p.sessionId) == 'string' then
+    t.session_id = p.sessionId
+  end
+  if type(p.subtasks) == 'table' then
+    t.subtasks = p.subtasks
+  end
+  local e = type(p.event) == 'table' and p.event or {}
+  if e.kind == 'toolCall' then
+    t.last_tool = { subtaskId = e.subtaskId, tool = e.tool, arguments = compact(e.arguments) }
+  elseif e.kind == 'message' and type(e.text) == 'string' then
+    t.last_message = { subtaskId = e.subtaskId, text = compact(e.text) }
+  elseif e.kind == 'ask' then
+    t.question = e.question or e.text
+  elseif e.kind == 'answered' then
+    t.question = nil
+  elseif e.kind == 'usage' then
+    -- The event carries the task's running total.
+    t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0 }
+  end
+  self:changed('tasks')
+end
+
+-- run_result records the reply to agent/run: the final word on a task.
+function State:run_result(id, res)
+  local t = self:ensure_task(id)
+  t.result = res
+  t.state = res.state or t.state
+  t.session_id = res.sessionId or t.session_id
+  if type(res.subtasks) == 'table' then
+    t.subtasks = res.subtasks
+  end
+  if type(res.usage) == 'table' then
+    t.usage = {
+      inputTokens = tonumber(res.usage.inputTokens) or 0,
+      outputTokens = tonumber(res.usage.outputTokens) or 0,
+    }
+  end
+  t.question = nil
+  self:changed('tasks')
+  self:changed('heat')
+end
+
+-- run_failed records an agent/run that answered with an error.
+function State:run_failed(id, message)
+  local t = self:ensure_task(id)
+  t.state = 'failed'
+  t.error = message
+  t.result = t.result or { state = 'failed', summary = message }
+  self:changed('tasks')
+end
+
+function State:waiting(on)
+  self.waiting_for_person = self.waiting_for_person + (on and 1 or -1)
+end
+
+-- progress mirrors $/progress into the task it belongs to (the title is the
+-- prompt; tokens the server made are not known in advance).
+function State:progress(p)
+  local v = type(p.value) == 'table' and p.value or {}
+  local key = tostring(p.token)
+  self.progress_tokens = self.progress_tokens or {}
+  if v.kind == 'begin' then
+    for _, t in ipairs(self:list()) do
+      if t.prompt == v.title and not t.progress_token then
+        t.progress_token = key
+        break
+      end
+    end
+  end
+  for _, t in pairs(self.tasks) do
+    if t.progress_token == key then
+      t.progress = t.progress or {}
+      t.progress.kind = v.kind
+      t.progress.title = v.title or t.progress.title
+      t.progress.message = v.message or t.progress.message
+      t.progress.percentage = v.percentage or t.progress.percentage
+      self:changed('tasks')
+      return
+    end
+  end
+end
+
+local function heat_view(self, id)
+  id = id or ''
+  local v = self.heat[id]
+  if not v then
+    v = { seq = 0, nodes = {} }
+    self.heat[id] = v
+  end
+  return v
+end
+
+-- heat_snapshot replaces a view with an agent/heatSnapshot answer.
+function State:heat_snapshot(task_id, snap)
+  local v = heat_view(self, task_id)
+  if type(snap.seq) == 'number' and snap.seq < v.seq then
+    return -- updates newer than this snapshot were already applied
+  end
+  v.seq = snap.seq or 0
+  v.nodes = {}
+  for _, n in ipairs(snap.nodes or {}) do
+    v.nodes[n.path] = n
+  end
+  self:changed('heat')
+end
+
+-- heat_update applies an agent/heatUpdate over its view.
+function State:heat_update(p)
+  local v = heat_view(self, p.taskId)
+  if type(p.seq) == 'number' then
+    if p.seq <= v.seq then
+      return
+    end
+    v.seq = p.seq
+  end
+  for _, n in ipairs(p.updates or {}) do
+    if type(n) == 'table' and type(n.path) == 'string' then
+      v.nodes[n.path] = n
+    end
+  end
+  for _, path in ipairs(p.removed or {}) do
+    v.nodes[path] = nil
+  end
+  self:changed('heat')
+end
+
+-- hottest returns a view's nodes, hottest first (ties by path).
+function State:hottest(task_id, limit)
+  local v = heat_view(self, task_id)
+  local out = {}
+  for _, n in pairs(v.nodes) do
+    table.insert(out, n)
+  end
+  table.sort(out, function(a, b)
+    if a.heat ~= b.heat then
+      return (a.heat or 0) > (b.heat or 0)
+    end
+    return a.path < b.path
+  end)
+  if limit and #out > limit then
+    for i = #out, limit + 1, -1 do
+      out[i] = nil
+    end
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,316 @@
+-- Scratch buffers that show a workspace's tasks, heat map, sessions and
+-- trace. Each view is one buffer per workspace, redrawn from its state when
+-- the state changes (while the buffer exists).
+local state_mod = require('agentls.state')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('agentls')
+
+-- scratch returns the buffer named name, creating it as a scratch buffer.
+local function scratch(name, filetype)
+  local b = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\/.*$^~[]') .. '$')
+  if b == -1 or not vim.api.nvim_buf_is_valid(b) then
+    b = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(b, name)
+    vim.bo[b].buftype = 'nofile'
+    vim.bo[b].bufhidden = 'hide'
+    vim.bo[b].swapfile = false
+    vim.bo[b].filetype = filetype
+    vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = b, nowait = true, desc = 'close' })
+  end
+  return b
+end
+
+local function set_lines(b, lines)
+  vim.bo[b].modifiable = true
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.bo[b].modifiable = false
+  vim.bo[b].modified = false
+end
+
+-- show puts b in a window: the one already showing it, else a new split.
+local function show(b, height)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == b then
+      vim.api.nvim_set_current_win(w)
+      return w
+    end
+  end
+  vim.cmd('botright ' .. tostring(height or 15) .. 'split')
+  local w = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(w, b)
+  vim.wo[w].number = false
+  vim.wo[w].relativenumber = false
+  vim.wo[w].wrap = false
+  return w
+end
+
+-- follow redraws b with render() now and on every change of kind, until b
+-- is wiped out.
+local function follow(ws, b, kind, render)
+  local key = 'agentls_unsubscribe_' .. kind
+  local ok, old = pcall(vim.api.nvim_buf_get_var, b, key)
+  if ok and type(old) == 'number' and M._unsubscribers[old] then
+    M._unsubscribers[old]()
+    M._unsubscribers[old] = nil
+  end
+  local pending = false
+  local unsubscribe = ws.state:subscribe(function(k)
+    if k ~= kind or pending then
+      return
+    end
+    pending = true
+    vim.schedule(function()
+      pending = false
+      if vim.api.nvim_buf_is_valid(b) then
+        render()
+      end
+    end)
+  end)
+  M._next = (M._next or 0) + 1
+  M._unsubscribers[M._next] = unsubscribe
+  vim.api.nvim_buf_set_var(b, key, M._next)
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = b,
+    once = true,
+    callback = function()
+      unsubscribe()
+    end,
+  })
+  render()
+end
+M._unsubscribers = {}
+
+local marks = {
+  pending = '○',
+  running = '▶',
+  done = '✓',
+  failed = '✗',
+  skipped = '↷',
+  blocked = '⊘',
+}
+
+-- task_lines renders the tasks of a workspace; lines[i] -> taskId in the
+-- returned map.
+function M.task_lines(st)
+  local lines, map = {}, {}
+  local function add(s, task_id)
+    table.insert(lines, s)
+    map[#lines] = task_id
+  end
+  add('agentls tasks  ' .. st.root .. '    (q close, s stop the task under the cursor)')
+  local tasks = st:list()
+  if #tasks == 0 then
+    add('')
+    add('No task yet: :AgentRun {prompt}')
+    return lines, map
+  end
+  for _, t in ipairs(tasks) do
+    add('')
+    local usage = t.usage or {}
+    add(
+      string.format(
+        'Task %s  [%s]  %s    tokens %d in / %d out',
+        t.id,
+        t.state,
+        state_mod.compact(t.prompt or ''),
+        usage.inputTokens or 0,
+        usage.outputTokens or 0
+      ),
+      t.id
+    )
+    if t.progress and t.progress.kind ~= 'end' and (t.progress.message or t.progress.percentage) then
+      add(string.format('  progress %s%% %s', tostring(t.progress.percentage or 0), t.progress.message or ''), t.id)
+    end
+    for _, s in ipairs(t.subtasks or {}) do
+      local deps = ''
+      if type(s.dependsOn) == 'table' and #s.dependsOn > 0 then
+        deps = '  (after ' .. table.concat(s.dependsOn, ', ') .. ')'
+      end
+      add(
+        string.format('  %s %-8s %s  %s%s', marks[s.state] or '?', s.state or '', s.id, state_mod.compact(s.content), deps),
+        t.id
+      )
+      if s.state == 'running' and t.last_tool and t.last_tool.subtaskId == s.id then
+        add(string.format('      last tool: %s %s', t.last_tool.tool or '', t.last_tool.arguments or ''), t.id)
+      end
+      if s.error and s.error ~= '' then
+        add('      error: ' .. state_mod.compact(s.error), t.id)
+      elseif s.state == 'done' and s.result and s.result ~= '' then
+        add('      result: ' .. state_mod.compact(s.result), t.id)
+      end
+    end
+    if t.question then
+      add('  waiting for you: ' .. state_mod.compact(t.question), t.id)
+    end
+    if not state_mod.ended(t.state) and t.last_tool then
+      add(string.format('  last tool call: %s %s', t.last_tool.tool or '', t.last_tool.arguments or ''), t.id)
+    end
+    local r = t.result
+    if r then
+      if r.summary and r.summary ~= '' then
+        add('  summary: ' .. state_mod.compact(r.summary), t.id)
+      end
+      for _, c in ipairs(r.changes or {}) do
+        add(string.format('  %s %s%s', c.operation or '?', c.path or '?', c.applied and '' or '  (not applied)'), t.id)
+      end
+    end
+    if t.error then
+      add('  error: ' .. state_mod.compact(t.error), t.id)
+    end
+  end
+  return lines, map
+end
+
+-- tasks opens the live task tree of ws.
+function M.tasks(ws, actions)
+  local b = scratch('agentls://tasks/' .. ws.root, 'agentls-tasks')
+  local map = {}
+  vim.keymap.set('n', 's', function()
+    local id = map[vim.api.nvim_win_get_cursor(0)[1]]
+    if id then
+      actions.stop(ws, id)
+    end
+  end, { buffer = b, nowait = true, desc = 'stop the task under the cursor' })
+  show(b)
+  follow(ws, b, 'tasks', function()
+    local lines
+    lines, map = M.task_lines(ws.state)
+    set_lines(b, lines)
+  end)
+  return b
+end
+
+-- heat_lines renders the hottest files; lines[i] -> path in the map.
+function M.heat_lines(st, limit)
+  local lines, map = { 'agentls heat  ' .. st.root .. '    (<CR> opens the file, r refreshes, q closes)', '' }, {}
+  local nodes = st:hottest(nil, limit)
+  if #nodes == 0 then
+    table.insert(lines, 'No file touched yet.')
+  end
+  for _, n in ipairs(nodes) do
+    table.insert(
+      lines,
+      string.format('%5.2f  %-12s %s %s', n.heat or 0, n.lastAction or '', n.inContext and '*' or ' ', n.path)
+    )
+    map[#lines] = n.path
+  end
+  return lines, map
+end
+
+-- heat opens the hottest files of ws, refreshed from agent/heatUpdate.
+function M.heat(ws, actions, limit)
+  local b = scratch('agentls://heat/' .. ws.root, 'agentls-heat')
+  local map = {}
+  vim.keymap.set('n', '<CR>', function()
+    local path = map[vim.api.nvim_win_get_cursor(0)[1]]
+    if path then
+      actions.open(ws, path)
+    end
+  end, { buffer = b, nowait = true, desc = 'open the file' })
+  vim.keymap.set('n', 'r', function()
+    actions.heat_refresh(ws)
+  end, { buffer = b, nowait = true, desc = 'refresh' })
+  show(b)
+  follow(ws, b, 'heat', function()
+    local lines
+    lines, map = M.heat_lines(ws.state, limit)
+    set_lines(b, lines)
+  end)
+  return b
+end
+
+-- sessions lists sessions (newest first): <CR> shows one, c continues it,
+-- d deletes it.
+function M.sessions(ws, sessions, actions)
+  local b = scratch('agentls://sessions/' .. ws.root, 'agentls-sessions')
+  local lines, map = { 'agentls sessions  ' .. ws.root .. '    (<CR> show, c continue, d delete, q close)', '' }, {}
+  if #sessions == 0 then
+    table.insert(lines, 'No session yet.')
+  end
+  for _, s in ipairs(sessions) do
+    table.insert(lines, string.format('%s  %s  %s', s.updatedAt or '', s.sessionId, state_mod.compact(s.title or '')))
+    map[#lines] = s.sessionId
+    for _, t in ipairs(s.tasks or {}) do
+      table.insert(lines, string.format('    [%s] %s', t.state or '', state_mod.compact(t.prompt or '')))
+      map[#lines] = s.sessionId
+    end
+  end
+  set_lines(b, lines)
+  local function at_cursor()
+    return map[vim.api.nvim_win_get_cursor(0)[1]]
+  end
+  vim.keymap.set('n', '<CR>', function()
+    local id = at_cursor()
+    if id then
+      actions.session(ws, id)
+    end
+  end, { buffer = b, nowait = true, desc = 'show the session' })
+  vim.keymap.set('n', 'c', function()
+    local id = at_cursor()
+    if id then
+      actions.continue(ws, id)
+    end
+  end, { buffer = b, nowait = true, desc = 'continue the session' })
+  vim.keymap.set('n', 'd', function()
+    local id = at_cursor()
+    if id then
+      actions.delete(ws, id)
+    end
+  end, { buffer = b, nowait = true, desc = 'delete the session' })
+  show(b)
+  return b
+end
+
+-- session shows one session's messages.
+function M.session(ws, s)
+  local b = scratch('agentls://session/' .. s.sessionId, 'agentls-session')
+  local lines = { 'agentls session ' .. s.sessionId .. '  ' .. (s.title or ''), '' }
+  for _, m in ipairs(s.messages or {}) do
+    local who = m.role .. (m.subtaskId and m.subtaskId ~= '' and (' [' .. m.subtaskId .. ']') or '')
+    table.insert(lines, string.format('%s  %s  (task %s)', m.time or '', who, m.taskId or ''))
+    for _, l in ipairs(vim.split(m.text or '', '\n', { plain = true })) do
+      table.insert(lines, '    ' .. l)
+    end
+  end
+  set_lines(b, lines)
+  show(b)
+  return b
+end
+
+-- trace_lines renders agent/trace entries.
+function M.trace_lines(path, line, entries)
+  local lines = { string.format('agentls trace  %s%s', path, line and (':' .. line) or '') }
+  if #entries == 0 then
+    table.insert(lines, 'No agent change recorded here.')
+  end
+  for _, e in ipairs(entries) do
+    table.insert(lines, '')
+    local intent = (e.intentId and e.intentId ~= vim.NIL) and e.intentId or '-'
+    table.insert(lines, string.format('%s  %s  %s', e.time or '', e.operation or '', e.model or ''))
+    table.insert(lines, string.format('  intent %s  session %s  task %s  subtask %s', intent, e.sessionId or '', e.taskId or '', e.subtaskId or ''))
+    local spans = {}
+    for _, r in ipairs(e.ranges or {}) do
+      table.insert(spans, string.format('%d-%d', r.startLine or 0, r.endLine or 0))
+    end
+    if #spans > 0 then
+      table.insert(lines, '  lines ' .. table.concat(spans, ', '))
+    end
+    table.insert(lines, '  entry ' .. (e.id or '') .. '  ' .. (e.fileHash or ''))
+  end
+  return lines
+end
+
+-- trace shows entries in a floating window by the cursor; it returns the
+-- float's buffer and window.
+function M.trace(path, line, entries)
+  local lines = M.trace_lines(path, line, entries)
+  local b, w = vim.lsp.util.open_floating_preview(lines, 'text', { border = 'single', focus_id = 'agentls-trace' })
+  if b then
+    vim.api.nvim_buf_add_highlight(b, ns, 'Title', 0, 0, -1)
+  end
+  return b, w
+end
+
+return M

@@ -1,0 +1,352 @@
+-- End to end: real Neovim, the plugin, the real agentls binary and a
+-- scripted model (docs/MODELS.md, scripted model), in a fresh workspace per test.
+local R = require('agentls_test')
+local agentls = require('agentls')
+
+local T = {}
+local function test(name, fn)
+  table.insert(T, { name, fn })
+end
+
+local bin = assert(os.getenv('AGENTLS_BIN'), 'AGENTLS_BIN is not set')
+
+local function call(name, args)
+  return { name = name, arguments = args }
+end
+
+-- workspace makes a temp workspace with files, a script, and a running
+-- client configured with opts; it returns the root and the workspace.
+local function workspace(files, script, opts)
+  agentls.restart()
+  local root = R.tmpdir()
+  vim.fn.mkdir(root .. '/.git', 'p')
+  for name, text in pairs(files or {}) do
+    R.write(root .. '/' .. name, text)
+  end
+  R.write(root .. '/.script.json', vim.json.encode(script))
+  local o = vim.tbl_extend('force', { cmd = bin, model = 'script:' .. root .. '/.script.json', edit_mode = 'apply' }, opts or {})
+  if o.model == false then
+    o.model = nil -- no model at all
+  end
+  assert(agentls.setup(o))
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  local ws = assert(agentls.workspace())
+  R.eq(root, ws.root, 'workspace root')
+  -- Record every agent/taskUpdate as it arrives.
+  ws.updates = {}
+  local apply = ws.state.task_update
+  ws.state.task_update = function(self, p)
+    table.insert(ws.updates, p)
+    return apply(self, p)
+  end
+  return root, ws
+end
+
+local function start(ws, prompt, opts)
+  local done, result, err = false, nil, nil
+  opts = vim.tbl_extend('force', { workspace = ws }, opts or {})
+  opts.on_done = function(r, e)
+    done, result, err = true, r, e
+  end
+  local _, id = agentls.run(prompt, opts)
+  R.truthy(id, 'task id')
+  local function wait(ms)
+    R.wait_for(function()
+      return done
+    end, 'the task "' .. prompt .. '" to end', ms or 20000)
+    if err then
+      error('agent/run failed: ' .. err, 2)
+    end
+    return result
+  end
+  return id, wait
+end
+
+local function events(ws, kind)
+  local out = {}
+  for _, u in ipairs(ws.updates) do
+    if u.event and u.event.kind == kind then
+      table.insert(out, u.event)
+    end
+  end
+  return out
+end
+
+test('a task reads an open buffer with unsaved edits and its edit lands in that buffer', function()
+  local root, ws = workspace({ ['main.txt'] = 'hello from disk\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('read_file', { path = 'main.txt' }) } },
+        { toolCalls = { call('edit_file', { path = 'main.txt', old_string = 'hello unsaved', new_string = 'hello edited' }) } },
+        { toolCalls = { call('finish', { summary = 'edited the unsaved line' }) } },
+      },
+    },
+  })
+  vim.cmd('edit ' .. root .. '/main.txt')
+  local b = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, { 'hello unsaved', 'second line' })
+  local _, wait = start(ws, 'Edit the greeting')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq({ 'hello edited', 'second line' }, R.buf_lines(b), 'the edit is in the buffer, over the unsaved text')
+  R.eq(true, vim.bo[b].modified, 'the buffer keeps the person\'s unsaved edits unsaved')
+  R.eq('hello from disk\n', R.read(root .. '/main.txt'), 'the disk is untouched')
+  R.eq(1, #res.changes, 'changes')
+  R.eq({ 'main.txt', 'update', true }, { res.changes[1].path, res.changes[1].operation, res.changes[1].applied }, 'change')
+  R.contains(res.changes[1].diff, '+hello edited', 'diff')
+  R.contains(res.changes[1].diff, '-hello unsaved', 'the model edited the unsaved text')
+  vim.cmd('silent undo')
+  R.eq({ 'hello unsaved', 'second line' }, R.buf_lines(b), 'one undo takes the agent\'s edit back')
+end)
+
+test('a question is answered through vim.ui.input and the answer reaches the task', function()
+  local root, ws = workspace({}, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('ask_human', { question = 'What should the file be called?' }) } },
+        { toolCalls = { call('write_file', { path = 'named.txt', content = 'named\n' }) } },
+        { toolCalls = { call('finish', { summary = 'file named' }) } },
+      },
+    },
+  })
+  local rec = R.stub_ui({ 'named.txt' })
+  local _, wait = start(ws, 'Name a file')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq(1, #rec.input, 'one question')
+  R.contains({ rec.input[1].prompt }, 'What should the file be called?', 'prompt')
+  local answered = events(ws, 'answered')
+  R.eq(1, #answered, 'answered events')
+  R.eq('named.txt', answered[1].answer, 'the answer reached the task')
+  R.eq('named\n', R.read(root .. '/named.txt'), 'the file written after the answer, saved')
+end)
+
+test('approvals go through vim.ui.select: a command to run and a proposed edit', function()
+  local root, ws = workspace({ ['notes.txt'] = 'draft\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('run_command', { command = 'echo ran > ran.txt' }) } },
+        { toolCalls = { call('edit_file', { path = 'notes.txt', old_string = 'draft', new_string = 'final' }) } },
+        { toolCalls = { call('finish', { summary = 'ran and edited' }) } },
+      },
+    },
+  }, { edit_mode = 'propose', commands = 'ask' })
+  local rec = R.stub_ui({ 'Run', 'Apply' })
+  local _, wait = start(ws, 'Run and edit')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq(2, #rec.select, 'two approvals')
+  R.contains({ rec.select[1].opts.prompt }, 'echo ran > ran.txt', 'the command approval names the command')
+  R.eq({ 'Run', 'Always allow', 'Deny' }, vim.tbl_map(function(a)
+    return a.title
+  end, rec.select[1].items), 'command actions')
+  R.contains({ rec.select[2].opts.prompt }, 'notes.txt', 'the edit approval names the file')
+  R.eq('ran\n', R.read(root .. '/ran.txt'), 'the command ran (in the sidecar)')
+  R.eq('final\n', R.read(root .. '/notes.txt'), 'the approved edit is applied and saved')
+end)
+
+test('a rejected edit is applied nowhere and the task is told', function()
+  local root, ws = workspace({ ['notes.txt'] = 'draft\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('edit_file', { path = 'notes.txt', old_string = 'draft', new_string = 'final' }) } },
+        { toolCalls = { call('finish', { summary = 'tried' }) } },
+      },
+    },
+  }, { edit_mode = 'propose' })
+  R.stub_ui({ 'Reject' })
+  local _, wait = start(ws, 'Edit but get rejected')
+  local res = wait()
+  R.eq('draft\n', R.read(root .. '/notes.txt'), 'disk')
+  local results = events(ws, 'toolResult')
+  local rejected = false
+  for _, e in ipairs(results) do
+    if e.tool == 'edit_file' and e.ok == false then
+      rejected = true
+    end
+  end
+  R.truthy(rejected, 'edit_file reported as failed to the model')
+  for _, c in ipairs(res.changes or {}) do
+    R.eq(false, c.applied, 'change ' .. c.path .. ' applied')
+  end
+end)
+
+test(':AgentTasks shows the subtasks and their final states; :AgentHeat lists the touched files', function()
+  local root, ws = workspace({ ['a.txt'] = 'alpha\n', ['b.txt'] = 'beta\n' }, {
+    agents = {
+      coordinator = { { toolCalls = { call('plan', { subtasks = {
+        { id = 'read', content = 'Read a.txt' },
+        { id = 'write', content = 'Rewrite b.txt', dependsOn = { 'read' } },
+      } }) } } },
+      read = {
+        { toolCalls = { call('read_file', { path = 'a.txt' }) }, usage = { inputTokens = 100, outputTokens = 20 } },
+        { toolCalls = { call('finish', { summary = 'a read' }) }, usage = { inputTokens = 50, outputTokens = 5 } },
+      },
+      write = {
+        { toolCalls = { call('read_file', { path = 'b.txt' }) } },
+        { toolCalls = { call('write_file', { path = 'b.txt', content = 'BETA\n' }) } },
+        { toolCalls = { call('finish', { summary = 'b rewritten' }) } },
+      },
+    },
+  })
+  local progress = {}
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'LspProgressUpdate',
+    callback = function()
+      if vim.lsp.util.get_progress_messages then
+        for _, m in ipairs(vim.lsp.util.get_progress_messages()) do
+          table.insert(progress, m.title)
+        end
+      end
+    end,
+  })
+  vim.cmd('AgentTasks')
+  local tb = vim.api.nvim_get_current_buf()
+  local _, wait = start(ws, 'Read a then rewrite b')
+  R.wait_for(function()
+    return table.concat(R.buf_lines(tb), '\n'):find('Read a.txt', 1, true)
+  end, 'the plan in :AgentTasks')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.wait_for(function()
+    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
+  end, ':AgentTasks to show the final state')
+  local lines = R.buf_lines(tb)
+  R.contains(lines, '✓ done     read  Read a.txt', 'first subtask')
+  R.contains(lines, '✓ done     write  Rewrite b.txt  (after read)', 'second subtask')
+  R.contains(lines, 'summary:', 'summary')
+  R.contains(lines, 'tokens 150 in / 25 out', 'tokens')
+  R.contains(lines, 'update b.txt', 'change')
+  R.eq('BETA\n', R.read(root .. '/b.txt'), 'b.txt')
+  if vim.lsp.util.get_progress_messages then
+    R.contains(progress, 'Read a then rewrite b', '$/progress titled with the prompt')
+  end
+
+  vim.cmd('AgentHeat')
+  local hb = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    local text = table.concat(R.buf_lines(hb), '\n')
+    return text:find('a.txt', 1, true) and text:find('b.txt', 1, true)
+  end, ':AgentHeat to list a.txt and b.txt')
+  -- Enter on a file opens it.
+  for i, l in ipairs(R.buf_lines(hb)) do
+    if l:find('a.txt', 1, true) then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+      break
+    end
+  end
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  R.eq(root .. '/a.txt', vim.loop.fs_realpath(vim.api.nvim_buf_get_name(0)), 'Enter opened the file')
+end)
+
+test(':AgentStop ends a running task', function()
+  local _, ws = workspace({}, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = { { delayMs = 60000, text = 'thinking for a long time' } },
+    },
+  })
+  local id, wait = start(ws, 'Take forever')
+  R.wait_for(function()
+    local t = ws.state:task(id)
+    return t and t.state == 'running'
+  end, 'the task to run')
+  vim.cmd('AgentStop')
+  local res = wait(10000)
+  R.eq('stopped', res.state, 'state')
+  R.eq('stopped', ws.state:task(id).state, 'state in the view')
+end)
+
+test(':AgentSessions lists the session of a run and :AgentRun! continues it', function()
+  local _, ws = workspace({}, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = { { toolCalls = { call('finish', { summary = 'first' }) } } },
+      ['2:coordinator'] = { { text = 'One more.' } },
+      ['2:1'] = { { toolCalls = { call('finish', { summary = 'second' }) } } },
+    },
+  })
+  local _, wait = start(ws, 'First prompt')
+  local first = wait()
+  R.eq('done', first.state, 'first state')
+  vim.cmd('AgentRun! Second prompt')
+  R.wait_for(function()
+    local t = ws.state:list()[1]
+    return t and t.prompt == 'Second prompt' and t.result
+  end, 'the second task to end')
+  R.eq(first.sessionId, ws.state:list()[1].result.sessionId, 'the same session')
+  vim.cmd('AgentSessions')
+  local b
+  R.wait_for(function()
+    b = vim.api.nvim_get_current_buf()
+    return vim.api.nvim_buf_get_name(b):find('agentls://sessions', 1, true)
+  end, 'the sessions view')
+  local lines = R.buf_lines(b)
+  R.contains(lines, first.sessionId, 'session id')
+  R.contains(lines, '[done] First prompt', 'first task')
+  R.contains(lines, '[done] Second prompt', 'second task')
+end)
+
+test(':AgentTrace shows the agent change of the line under the cursor', function()
+  local root, ws = workspace({ ['t.txt'] = 'one\ntwo\nthree\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('edit_file', { path = 't.txt', old_string = 'two', new_string = 'TWO' }) } },
+        { toolCalls = { call('finish', { summary = 'traced' }) } },
+      },
+    },
+  }, { trace = true })
+  local _, wait = start(ws, 'Change line two')
+  R.eq('done', wait().state, 'state')
+  vim.cmd('edit ' .. root .. '/t.txt')
+  R.eq({ 'one', 'TWO', 'three' }, R.buf_lines(0), 'the file')
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  agentls.last_trace = nil
+  vim.cmd('AgentTrace')
+  R.wait_for(function()
+    return agentls.last_trace ~= nil
+  end, 'the trace')
+  R.eq(1, #agentls.last_trace.entries, 'entries of line 2')
+  R.eq(ws.state:list()[1].id, agentls.last_trace.entries[1].taskId, 'the task')
+  R.contains(R.buf_lines(agentls.last_trace.buf), 'lines 2-2', 'the float shows the span')
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  agentls.last_trace = nil
+  vim.cmd('AgentTrace')
+  R.wait_for(function()
+    return agentls.last_trace ~= nil
+  end, 'the trace of line 1')
+  R.eq(0, #agentls.last_trace.entries, 'line 1 was not changed by the agent')
+end)
+
+test('a request sent right after start waits for initialize, and the client answers', function()
+  local _, ws = workspace({}, { agents = {} })
+  -- vim.lsp.start_client (0.7) returns before initialize is answered.
+  local res, err = agentls.client.request_sync(ws, 'agent/ping', { data = { n = 42 } }, 5000)
+  R.eq(nil, err, 'error')
+  R.eq({ data = { n = 42 } }, res, 'ping echoes its data')
+  R.eq('agentls', ws.server_info.name, 'serverInfo')
+end)
+
+test('a run without a model fails with a message that says how to configure one', function()
+  local _, ws = workspace({}, { agents = {} }, { model = false, env = { AGENTLS_MODEL = '', ANTHROPIC_API_KEY = '', OPENAI_API_KEY = '' } })
+  local done, err
+  agentls.run('Anything', { workspace = ws, on_done = function(_, e)
+    done, err = true, e
+  end })
+  R.wait_for(function()
+    return done
+  end, 'the run to fail')
+  R.contains({ err }, 'script:', 'the message names the script demo')
+  R.eq('failed', ws.state:list()[1].state, 'task state')
+end)
+
+T.teardown = function()
+  agentls.restart()
+end
+
+return T

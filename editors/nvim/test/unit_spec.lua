@@ -1,0 +1,312 @@
+-- Unit tests: configuration, root detection, the reverse-call handlers
+-- called directly, the task and heat state, and the views' text.
+local R = require('agentls_test')
+local config = require('agentls.config')
+local client = require('agentls.client')
+local reverse = require('agentls.reverse')
+local state = require('agentls.state')
+local views = require('agentls.views')
+
+local T = {}
+local function test(name, fn)
+  table.insert(T, { name, fn })
+end
+
+test('setup options become initializationOptions with unset keys left out', function()
+  local c = assert(config.resolve({ model = 'script:/tmp/s.json', edit_mode = 'apply', max_workers = 2, zones = { deny = {} } }))
+  local o = config.init_options(c)
+  R.eq('script:/tmp/s.json', o.model, 'model')
+  R.eq('apply', o.editMode, 'editMode')
+  R.eq(2, o.maxWorkers, 'maxWorkers')
+  R.eq(nil, o.commands, 'commands')
+  R.eq({ editMode = 'apply', maxWorkers = 2, model = 'script:/tmp/s.json', zones = { deny = {} } },
+    vim.json.decode(vim.json.encode(o)), 'on the wire')
+  R.eq('{}', vim.json.encode(config.init_options(assert(config.resolve({})))), 'nothing set: an empty object')
+end)
+
+test('bad options are refused with a message naming the option', function()
+  for _, case in ipairs({
+    { { edit_mode = 'yolo' }, 'edit_mode must be one of apply, branch, propose' },
+    { { model = 'gpt4' }, 'model must be provider:model' },
+    { { max_workers = 0 }, 'max_workers' },
+    { { commands = 'sometimes' }, 'commands must be one of' },
+    { { zones = { allow = 'src/**' } }, 'zones.allow' },
+    { { timeouts = { humanMs = -1 } }, 'timeouts.humanMs' },
+    { { cmd = '' }, 'cmd must be' },
+  }) do
+    local c, err = config.resolve(case[1])
+    R.eq(nil, c, vim.inspect(case[1]))
+    R.contains({ err }, case[2], vim.inspect(case[1]))
+  end
+end)
+
+test('setup reports a bad option instead of raising', function()
+  R.eq(false, require('agentls').setup({ edit_mode = 'nope' }), 'setup result')
+  R.contains({ R.notes[1].msg }, 'edit_mode', 'notification')
+  R.eq(true, require('agentls').setup({}), 'setup result')
+end)
+
+test('the workspace root is the nearest folder with a marker, else the current directory', function()
+  local d = R.tmpdir()
+  R.write(d .. '/proj/.git/HEAD', 'ref: refs/heads/main\n')
+  R.write(d .. '/proj/src/deep/a.go', 'package a\n')
+  R.eq(d .. '/proj', client.find_root(d .. '/proj/src/deep/a.go', { '.git' }), 'from a file')
+  R.eq(d .. '/proj', client.find_root(d .. '/proj/src', { '.git' }), 'from a folder')
+  R.eq(nil, client.find_root(d .. '/proj/src/deep/a.go', { 'no-such-marker' }), 'no marker')
+  vim.cmd('cd ' .. d .. '/proj/src')
+  vim.cmd('enew')
+  R.eq(d .. '/proj', client.root_for_buf(0, { '.git' }), 'unnamed buffer: the current directory\'s root')
+end)
+
+test('capabilities advertise readFile and ask, not runCommand, and edit annotations', function()
+  local caps = client.capabilities()
+  R.eq({ readFile = true, runCommand = false, ask = true }, caps.experimental.agent, 'experimental.agent')
+  R.eq(true, caps.workspace.applyEdit, 'applyEdit')
+  R.eq(true, caps.workspace.workspaceEdit.documentChanges, 'documentChanges')
+  R.truthy(caps.workspace.workspaceEdit.changeAnnotationSupport, 'changeAnnotationSupport')
+  R.eq(true, caps.window.workDoneProgress, 'workDoneProgress')
+end)
+
+test('readFile answers a loaded buffer with its unsaved edits', function()
+  local d = R.tmpdir()
+  R.write(d .. '/a.txt', 'on disk\n')
+  vim.cmd('edit ' .. d .. '/a.txt')
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'unsaved', 'text' })
+  local res = reverse.read_file({ path = 'a.txt', uri = vim.uri_from_fname(d .. '/a.txt') }, d)
+  R.eq({ content = 'unsaved\ntext\n' }, res, 'result')
+  vim.bo.eol = false
+  vim.bo.fixeol = false
+  R.eq('unsaved\ntext', reverse.read_file({ path = 'a.txt' }, d).content, 'without a final newline')
+end)
+
+test('readFile answers the disk when no buffer holds the file, and an error when it is missing', function()
+  local d = R.tmpdir()
+  R.write(d .. '/b.txt', 'line 1\r\nline 2')
+  R.eq({ content = 'line 1\r\nline 2' }, reverse.read_file({ path = 'b.txt', uri = vim.uri_from_fname(d .. '/b.txt') }, d), 'disk')
+  local res, err = reverse.read_file({ path = 'missing.txt', uri = vim.uri_from_fname(d .. '/missing.txt') }, d)
+  R.eq(nil, res, 'result')
+  R.eq(vim.lsp.protocol.ErrorCodes.InvalidParams, err.code, 'code')
+  R.contains({ err.message }, 'cannot read missing.txt', 'message')
+  local _, err2 = reverse.read_file({}, d)
+  R.contains({ err2.message }, 'neither uri nor path', 'message')
+end)
+
+test('ask uses vim.ui.input for a free answer and returns null when dismissed', function()
+  local rec = R.stub_ui({ 'blue', vim.NIL })
+  R.eq({ answer = 'blue' }, reverse.ask({ question = 'Which colour?' }), 'answered')
+  R.contains({ rec.input[1].prompt }, 'Which colour?', 'prompt')
+  local res = reverse.ask({ question = 'Again?' })
+  R.eq(vim.NIL, res.answer, 'dismissed answer is vim.NIL, never nil')
+  R.eq('{"answer":null}', vim.json.encode(res), 'wire')
+end)
+
+test('ask uses vim.ui.select when the question has options', function()
+  local rec = R.stub_ui({ 'tabs' })
+  R.eq({ answer = 'tabs' }, reverse.ask({ question = 'Indent?', options = { 'spaces', 'tabs' } }), 'answer')
+  R.eq({ 'spaces', 'tabs' }, rec.select[1].items, 'items')
+  R.eq(0, #rec.input, 'no input prompt')
+end)
+
+test('ask waits for an asynchronous vim.ui provider when the handler runs in a coroutine (0.9+)', function()
+  local pending
+  vim.ui.input = function(_, on_confirm)
+    pending = on_confirm -- answered later, as a floating prompt would
+  end
+  local result
+  local co = coroutine.create(function()
+    result = reverse.ask({ question = 'Name?' })
+  end)
+  assert(coroutine.resume(co))
+  R.eq('suspended', coroutine.status(co), 'the handler yields while the person answers')
+  pending('Ada')
+  R.wait_for(function()
+    return result ~= nil
+  end, 'the handler to resume')
+  R.eq({ answer = 'Ada' }, result, 'result')
+end)
+
+test('ask treats an asynchronous provider as dismissed where handlers cannot wait (before 0.9)', function()
+  vim.ui.input = function() end -- never answers at once
+  local res = reverse.ask({ question = 'Name?' })
+  R.eq(vim.NIL, res.answer, 'answer')
+  R.contains({ R.notes[1].msg }, 'answers server requests synchronously', 'warning')
+end)
+
+test('showMessageRequest picks an action through vim.ui.select and returns null when dismissed', function()
+  local rec = R.stub_ui({ 'Always allow', vim.NIL })
+  local params = { type = 3, message = 'Run `go test ./...`?', actions = { { title = 'Run' }, { title = 'Always allow' }, { title = 'Deny' } } }
+  R.eq({ title = 'Always allow' }, reverse.show_message_request(params), 'choice')
+  R.contains({ rec.select[1].opts.prompt }, 'go test', 'prompt')
+  R.eq(vim.NIL, reverse.show_message_request(params), 'dismissed')
+end)
+
+local function text_edit(d, name, version, annotation)
+  return {
+    textDocument = { uri = vim.uri_from_fname(d .. '/' .. name), version = version },
+    edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 5 } }, newText = 'HELLO', annotationId = annotation } },
+  }
+end
+
+test('applyEdit lands in an open modified buffer, undoably, and leaves it unsaved', function()
+  local d = R.tmpdir()
+  R.write(d .. '/m.txt', 'hello world\n')
+  vim.cmd('edit ' .. d .. '/m.txt')
+  vim.api.nvim_buf_set_lines(0, 1, 1, false, { 'user line' })
+  local res = reverse.apply_edit({ edit = { documentChanges = { text_edit(d, 'm.txt') } } }, { root = d, save_edits = true })
+  R.eq({ applied = true }, res, 'result')
+  R.eq({ 'HELLO world', 'user line' }, R.buf_lines(0), 'buffer')
+  R.eq(true, vim.bo.modified, 'still modified: the user\'s edits are not written for them')
+  R.eq('hello world\n', R.read(d .. '/m.txt'), 'disk untouched')
+  vim.cmd('silent undo')
+  R.eq({ 'hello world', 'user line' }, R.buf_lines(0), 'after undo')
+end)
+
+test('applyEdit writes a buffer the user had not modified, and creates files', function()
+  local d = R.tmpdir()
+  R.write(d .. '/c.txt', 'hello there\n')
+  local edit = {
+    documentChanges = {
+      text_edit(d, 'c.txt'),
+      { kind = 'create', uri = vim.uri_from_fname(d .. '/new.txt') },
+      {
+        textDocument = { uri = vim.uri_from_fname(d .. '/new.txt') },
+        edits = { { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'fresh\n' } },
+      },
+    },
+  }
+  R.eq({ applied = true }, reverse.apply_edit({ edit = edit }, { root = d, save_edits = true }), 'result')
+  R.eq('HELLO there\n', R.read(d .. '/c.txt'), 'written')
+  R.eq('fresh\n', R.read(d .. '/new.txt'), 'created')
+  local b = reverse.loaded_buffer(d .. '/c.txt')
+  R.truthy(b, 'the edit went through a buffer')
+  R.eq(false, vim.bo[b].modified, 'saved')
+end)
+
+test('applyEdit with save_edits off leaves the edit in the buffer only', function()
+  local d = R.tmpdir()
+  R.write(d .. '/k.txt', 'hello\n')
+  R.eq({ applied = true }, reverse.apply_edit({ edit = { documentChanges = { text_edit(d, 'k.txt') } } }, { root = d, save_edits = false }), 'result')
+  R.eq('hello\n', R.read(d .. '/k.txt'), 'disk')
+  R.eq({ 'HELLO' }, R.buf_lines(reverse.loaded_buffer(d .. '/k.txt')), 'buffer')
+end)
+
+test('applyEdit asks before an edit that needs confirmation, and a rejection applies nothing', function()
+  local d = R.tmpdir()
+  R.write(d .. '/p.txt', 'hello\n')
+  local rec = R.stub_ui({ 'Reject', 'Apply' })
+  local params = {
+    label = 'agentls: edit p.txt',
+    edit = {
+      documentChanges = { text_edit(d, 'p.txt', nil, 'a1') },
+      changeAnnotations = { a1 = { label = 'edit p.txt', needsConfirmation = true, description = '-hello\n+HELLO' } },
+    },
+  }
+  R.eq({ applied = false, failureReason = 'rejected by the user' }, reverse.apply_edit(params, { root = d, save_edits = true }), 'rejected')
+  R.eq('hello\n', R.read(d .. '/p.txt'), 'disk after rejection')
+  R.contains({ rec.select[1].opts.prompt }, 'update p.txt', 'prompt names the file')
+  R.contains({ rec.select[1].opts.prompt }, '+HELLO', 'prompt shows the change')
+  R.eq({ applied = true }, reverse.apply_edit(params, { root = d, save_edits = true }), 'accepted')
+  R.eq('HELLO\n', R.read(d .. '/p.txt'), 'disk after acceptance')
+end)
+
+test('applyEdit refuses an edit made for an older version of the buffer', function()
+  local d = R.tmpdir()
+  R.write(d .. '/v.txt', 'hello\n')
+  vim.cmd('edit ' .. d .. '/v.txt')
+  local b = vim.api.nvim_get_current_buf()
+  vim.lsp.util.buf_versions[b] = 7
+  local res = reverse.apply_edit({ edit = { documentChanges = { text_edit(d, 'v.txt', 6) } } }, { root = d })
+  vim.lsp.util.buf_versions[b] = nil
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'changed since', 'reason')
+  R.eq({ 'hello' }, R.buf_lines(b), 'buffer untouched')
+end)
+
+test('applyEdit reports a failing edit as not applied', function()
+  local res = reverse.apply_edit({ edit = { documentChanges = { { kind = 'frobnicate', uri = 'file:///x' } } } }, { root = '/' })
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'Unsupported change', 'reason')
+end)
+
+test('task updates apply in seq order and the run result is final', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Add greet')
+  local subs = { { id = '1', content = 'Write greet', state = 'running', dependsOn = {} } }
+  st:task_update({ taskId = 't1', seq = 2, state = 'running', subtasks = subs, event = { kind = 'toolCall', subtaskId = '1', tool = 'read_file', arguments = { path = 'main.go' } } })
+  st:task_update({ taskId = 't1', seq = 1, state = 'planning', subtasks = {}, event = { kind = 'planned' } })
+  st:task_update({ taskId = 't1', seq = 3, state = 'running', subtasks = subs, event = { kind = 'usage', inputTokens = 6, outputTokens = 1 } })
+  st:task_update({ taskId = 't1', seq = 4, state = 'running', subtasks = subs, event = { kind = 'usage', inputTokens = 10, outputTokens = 4 } })
+  local t = st:task('t1')
+  R.eq('running', t.state, 'a stale update is ignored')
+  R.eq({ subtaskId = '1', tool = 'read_file', arguments = '{"path":"main.go"}' }, t.last_tool, 'last tool')
+  R.eq({ inputTokens = 10, outputTokens = 4 }, t.usage, 'tokens: the running total')
+  local lines = views.task_lines(st)
+  R.contains(lines, 'Task t1  [running]  Add greet', 'task line')
+  R.contains(lines, 'running  1  Write greet', 'subtask line')
+  R.contains(lines, 'last tool: read_file {"path":"main.go"}', 'tool line')
+  st:run_result('t1', { taskId = 't1', sessionId = 's1', state = 'done', summary = 'greet added',
+    subtasks = { { id = '1', content = 'Write greet', state = 'done', dependsOn = {} } },
+    changes = { { path = 'main.go', operation = 'update', applied = true, diff = '' } }, usage = { inputTokens = 20, outputTokens = 8 } })
+  st:task_update({ taskId = 't1', seq = 9, state = 'running', subtasks = subs, event = { kind = 'message', text = 'late' } })
+  lines = views.task_lines(st)
+  R.contains(lines, '[done]', 'final state')
+  R.contains(lines, 'done     1  Write greet', 'final subtask state')
+  R.contains(lines, 'summary: greet added', 'summary')
+  R.contains(lines, 'update main.go', 'change')
+  R.contains(lines, 'tokens 20 in / 8 out', 'tokens from the result')
+  R.eq(nil, st:running(), 'nothing running')
+end)
+
+test('heat updates apply over a snapshot by seq and list the hottest first', function()
+  local st = state.new('/w')
+  st:heat_snapshot(nil, { seq = 4, nodes = { { path = 'a.go', heat = 0.5, inContext = true, lastAction = 'read', turn = 1 } } })
+  st:heat_update({ seq = 3, updates = { { path = 'old.go', heat = 1, lastAction = 'read' } }, removed = {} })
+  st:heat_update({ seq = 5, updates = { { path = 'b.go', heat = 0.9, inContext = true, lastAction = 'write', turn = 2 } }, removed = {} })
+  st:heat_update({ taskId = 't1', seq = 1, updates = { { path = 'task-only.go', heat = 1, lastAction = 'read' } }, removed = {} })
+  local lines = views.heat_lines(st)
+  R.eq(' 0.90  write        * b.go', lines[3], 'hottest first')
+  R.eq(' 0.50  read         * a.go', lines[4], 'then')
+  R.not_contains(lines, 'old.go', 'an update older than the snapshot')
+  R.not_contains(lines, 'task-only.go', 'a task view')
+  st:heat_update({ seq = 6, updates = {}, removed = { 'b.go' } })
+  R.not_contains(views.heat_lines(st), 'b.go', 'removed')
+end)
+
+test('trace entries render with intent, task, lines and hash', function()
+  local lines = views.trace_lines('main.go', 3, {
+    { id = 'e1', time = '2025-01-01T00:00:00Z', intentId = vim.NIL, sessionId = 's1', taskId = 't1', subtaskId = '1', model = 'script:x', path = 'main.go', operation = 'update', ranges = { { startLine = 2, endLine = 4, contentHash = 'sha256:ab' } }, fileHash = 'sha256:cd' },
+  })
+  R.contains(lines, 'agentls trace  main.go:3', 'title')
+  R.contains(lines, 'intent -  session s1  task t1  subtask 1', 'ids')
+  R.contains(lines, 'lines 2-4', 'ranges')
+  R.contains(views.trace_lines('x.go', nil, {}), 'No agent change recorded here.', 'empty')
+end)
+
+test(':checkhealth agentls reports the binary, its version and the model', function()
+  require('agentls').setup({ cmd = os.getenv('AGENTLS_BIN'), model = 'script:/no/such/script.json' })
+  vim.cmd('checkhealth agentls')
+  local text = table.concat(R.buf_lines(0), '\n')
+  R.contains(text, 'agentls dev', 'version line')
+  R.contains(text, 'model script:/no/such/script.json', 'model')
+  R.contains(text, 'does not exist', 'missing script')
+  require('agentls').setup({ cmd = 'agentls-not-installed' })
+  vim.cmd('checkhealth agentls')
+  R.contains(R.buf_lines(0), 'not found', 'missing binary')
+end)
+
+test('the help page builds its tags and every command has one', function()
+  local d = R.tmpdir()
+  vim.fn.mkdir(d .. '/doc', 'p')
+  local help = debug.getinfo(1, 'S').source:sub(2):gsub('test/unit_spec.lua$', 'doc/agentls.txt')
+  R.write(d .. '/doc/agentls.txt', assert(R.read(help), help))
+  vim.cmd('helptags ' .. d .. '/doc')
+  local tags = R.read(d .. '/doc/tags')
+  for _, cmd in ipairs(vim.tbl_keys(vim.api.nvim_get_commands({}))) do
+    if cmd:match('^Agent') then
+      R.contains(tags, ':' .. cmd .. '\t', 'help tag of :' .. cmd)
+    end
+  end
+  R.contains(tags, 'agentls.setup()', 'setup tag')
+end)
+
+return T

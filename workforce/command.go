@@ -1,0 +1,230 @@
+package workforce
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/rpc"
+)
+
+// Bounds of command output.
+const (
+	// shellOutputCap is what the sidecar's own shell keeps (docs/PROTOCOL.md §4: 1 MiB).
+	shellOutputCap = 1 << 20
+	// modelOutputHead and modelOutputTail are what the model reads of a
+	// longer output: its start and its end, where errors and summaries are.
+	modelOutputHead = 8 << 10
+	modelOutputTail = 16 << 10
+)
+
+// Actions of the command approval (docs/PROTOCOL.md §4).
+const (
+	actionRun         = "Run"
+	actionAlwaysAllow = "Always allow"
+	actionDeny        = "Deny"
+)
+
+// runCommand is run_command: the approval rules, then the editor's
+// agent/runCommand, else the sidecar's own shell.
+func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64) result {
+	t := w.t
+	if err := w.approve(ctx, command); err != nil {
+		return fail(err)
+	}
+	timeout := t.settings.Timeouts.Command()
+	if timeoutMs > 0 && (timeout == 0 || time.Duration(timeoutMs)*time.Millisecond < timeout) {
+		timeout = time.Duration(timeoutMs) * time.Millisecond
+	}
+	t.emit(rpc.TaskEvent{Kind: rpc.EventCommandStarted, SubtaskID: w.sub.ID, Text: command})
+	res, err := t.e.cfg.Editor.RunCommand(ctx, rpc.RunCommandParams{Command: command, Cwd: t.e.cfg.Root, TimeoutMs: timeout.Milliseconds()})
+	if errors.Is(err, rpc.ErrUnsupported) {
+		res, err = t.e.cfg.Shell(ctx, t.e.cfg.Root, command, timeout), nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(context.Cause(ctx))
+		}
+		return fail(fmt.Errorf("the editor could not run the command: %w", err))
+	}
+	ok := res.ExitCode == 0 && !res.TimedOut
+	t.emit(rpc.TaskEvent{Kind: rpc.EventCommandFinished, SubtaskID: w.sub.ID, Text: command, OK: &ok, Summary: fmt.Sprintf("exit code %d", res.ExitCode)})
+	var b strings.Builder
+	switch {
+	case res.TimedOut:
+		fmt.Fprintf(&b, "The command timed out after %s and was killed.\n", timeout)
+	default:
+		fmt.Fprintf(&b, "Exit code %d.\n", res.ExitCode)
+	}
+	out := capOutput(res.Output)
+	if strings.TrimSpace(out) == "" {
+		b.WriteString("(no output)")
+	} else {
+		b.WriteString(out)
+	}
+	return result{content: b.String(), isErr: !ok}
+}
+
+// approve applies the commands setting: deny refuses, allow runs, ask runs
+// a command that allowCommands or an earlier "Always allow" covers, and asks
+// the person otherwise.
+func (w *worker) approve(ctx context.Context, command string) error {
+	t := w.t
+	switch t.settings.Commands {
+	case rpc.CommandsDeny:
+		return errors.New("run_command is turned off in this workspace (the commands setting is deny); do without running commands")
+	case rpc.CommandsAllow:
+		return nil
+	}
+	if preapproved(command, t.settings.AllowCommands) || t.e.commandAllowed(command) {
+		return nil
+	}
+	t.beginWait(rpc.TaskEvent{Kind: rpc.EventAsk, SubtaskID: w.sub.ID, Question: "Run `" + command + "`?", Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
+	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeInfo,
+		Message: fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
+		Actions: []protocol.MessageActionItem{{Title: actionRun}, {Title: actionAlwaysAllow}, {Title: actionDeny}},
+	})
+	var answer *string
+	if item != nil {
+		answer = &item.Title
+	}
+	t.endWait(rpc.TaskEvent{Kind: rpc.EventAnswered, SubtaskID: w.sub.ID, Answer: answer})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.Is(err, rpc.ErrTimeout):
+		return fmt.Errorf("the user did not answer whether to run the command in time (%w); it was not run", err)
+	case err != nil:
+		return fmt.Errorf("could not ask the user to approve the command (%w); it was not run", err)
+	case item == nil:
+		return errors.New("the user dismissed the approval; the command was not run")
+	case item.Title == actionAlwaysAllow:
+		t.e.allowCommand(command)
+		return nil
+	case item.Title == actionRun:
+		return nil
+	}
+	return fmt.Errorf("the user refused to run the command (%s); do not run it again, do without it or ask the user", item.Title)
+}
+
+// preapproved reports whether an allowCommands prefix covers command. A
+// prefix covers only a simple command: one with shell operators that could
+// chain another command (; & | ` $( > < newline) is always asked for, so
+// "go test" never lets "go test; rm -rf ~" through.
+func preapproved(command string, prefixes []string) bool {
+	c := strings.TrimSpace(command)
+	if strings.ContainsAny(c, ";&|`><\n\r") || strings.Contains(c, "$(") {
+		return false
+	}
+	for _, p := range prefixes {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if c == p || strings.HasPrefix(c, p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// capOutput keeps the head and the tail of a long output and says what was
+// cut.
+func capOutput(s string) string {
+	if len(s) <= modelOutputHead+modelOutputTail {
+		return s
+	}
+	head, tail := s[:modelOutputHead], s[len(s)-modelOutputTail:]
+	if i := strings.LastIndexByte(head, '\n'); i > modelOutputHead/2 {
+		head = head[:i+1]
+	}
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < modelOutputTail/2 {
+		tail = tail[i+1:]
+	}
+	cut := len(s) - len(head) - len(tail)
+	return fmt.Sprintf("%s\n[… %d bytes of output cut here …]\n%s", head, cut, tail)
+}
+
+// RunShell runs command with `sh -c` in dir, in a process group of its own,
+// stdout and stderr together (cut at 1 MiB). When timeout (0: none) passes
+// or ctx ends, the whole group is killed: no child outlives a stopped task.
+func RunShell(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &capBuffer{limit: shellOutputCap}
+	cmd.Stdout, cmd.Stderr = out, out
+	// A background child holding the output open must not hold us once the
+	// command itself has ended.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return rpc.RunCommandResult{ExitCode: 127, Output: "cannot start sh: " + err.Error()}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	timedOut := false
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-done
+		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	}
+	// Children the command left in the background go with it.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	code := 0
+	if err != nil {
+		code = -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+	}
+	return rpc.RunCommandResult{ExitCode: code, Output: out.String(), TimedOut: timedOut}
+}
+
+type capBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	limit int
+	cut   int
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.limit - c.buf.Len()
+	if room >= len(p) {
+		c.buf.Write(p)
+	} else {
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		c.cut += len(p) - max(room, 0)
+	}
+	return len(p), nil
+}
+
+func (c *capBuffer) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut > 0 {
+		return c.buf.String() + fmt.Sprintf("\n[output cut: %d more bytes]\n", c.cut)
+	}
+	return c.buf.String()
+}

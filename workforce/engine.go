@@ -1,0 +1,305 @@
+package workforce
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking"
+)
+
+// Editor is the part of the editor connection the workforce uses: every
+// read, command, edit and question goes through it. *rpc.Editor satisfies
+// it. A call the client cannot take fails with an error wrapping
+// rpc.ErrUnsupported, and the workforce takes the fallback of docs/PROTOCOL.md §4.
+type Editor interface {
+	editing.Editor
+	RunCommand(ctx context.Context, p rpc.RunCommandParams) (rpc.RunCommandResult, error)
+	Ask(ctx context.Context, p rpc.AskParams) (*string, error)
+	WorkDoneProgressCreate(ctx context.Context, token *protocol.ProgressToken) error
+}
+
+// Notifier sends the notifications of docs/PROTOCOL.md §5. *rpc.Notifier satisfies
+// it.
+type Notifier interface {
+	TaskUpdate(ctx context.Context, p *rpc.TaskUpdateParams) error
+	Progress(ctx context.Context, p *rpc.ProgressParams) error
+	LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error
+}
+
+// Model answers model calls; every model of package clients satisfies it.
+type Model interface {
+	Complete(ctx context.Context, req *clients.Request, onDelta func(clients.Delta)) (*clients.Response, error)
+}
+
+// ModelSource turns the model setting of docs/PROTOCOL.md §2 into a Model. It
+// returns the effective "provider:model" spec (for the trace), or an
+// *rpc.Error with code rpc.CodeModelUnavailable saying how to configure one.
+type ModelSource interface {
+	Model(spec string) (Model, string, error)
+}
+
+// Config builds an Engine.
+type Config struct {
+	// Root is the workspace root (absolute).
+	Root string
+	// Editor makes the reverse calls; Notifier sends the notifications.
+	Editor   Editor
+	Notifier Notifier
+	// Tracking is the workspace's heat map, intents, trace, sessions and
+	// usage.
+	Tracking *tracking.Workspace
+	// Models resolves the model of each agent/run.
+	Models ModelSource
+	// MaxTurns bounds a worker's model calls (30 by default, docs/WORKFORCE.md).
+	MaxTurns int
+	// MaxSubtasks bounds a plan (20).
+	MaxSubtasks int
+	// Logger receives the engine's logs (nil: none).
+	Logger *zap.Logger
+	// NewID makes task ids (nil: 16 random bytes in hex).
+	NewID func() string
+	// Shell runs a command when the editor cannot (nil: `sh -c` in its own
+	// process group). Tests replace it.
+	Shell func(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult
+}
+
+// Engine runs the tasks of one workspace: one agent/run each. It is safe for
+// concurrent use; every goroutine it starts belongs to a task and has ended
+// when that task's Run returns.
+type Engine struct {
+	cfg Config
+	log *zap.Logger
+
+	mu      sync.Mutex
+	tasks   map[string]*task // running
+	ended   map[string]*task // finished, the most recent ones
+	order   []string         // ended, oldest first
+	runs    int              // agent/run calls so far (the N of a script's "N:" keys, docs/MODELS.md)
+	closed  bool
+	allowed map[string]bool // commands the person chose "Always allow" for
+	running sync.WaitGroup
+}
+
+// keepEnded is how many finished tasks still answer the controls (with
+// -32012 rather than -32011).
+const keepEnded = 64
+
+// New returns an Engine.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Root == "":
+		return nil, errors.New("workforce: Config.Root is empty")
+	case cfg.Editor == nil || cfg.Notifier == nil || cfg.Tracking == nil || cfg.Models == nil:
+		return nil, errors.New("workforce: Config needs Editor, Notifier, Tracking and Models")
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 30
+	}
+	if cfg.MaxSubtasks <= 0 {
+		cfg.MaxSubtasks = 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomID
+	}
+	if cfg.Shell == nil {
+		cfg.Shell = RunShell
+	}
+	return &Engine{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		tasks:   map[string]*task{},
+		ended:   map[string]*task{},
+		allowed: map[string]bool{},
+	}, nil
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Run runs one agent/run to its end and returns its result: planning, the
+// subtasks, the changes and the usage. It returns an error only when the
+// task could not start (bad params, unknown session, no model); a task that
+// started always ends with a result, whose state is done, failed or stopped.
+// Cancelling ctx stops the task ($/cancelRequest, end of input): Run then
+// returns the result with state stopped together with ctx's error.
+func (e *Engine) Run(ctx context.Context, p rpc.RunParams, s rpc.Settings) (*rpc.RunResult, error) {
+	if strings.TrimSpace(p.Prompt) == "" {
+		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
+	}
+	if p.EditMode != "" {
+		switch p.EditMode {
+		case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+			s.EditMode = p.EditMode
+		default:
+			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of apply, propose, branch", ErrInvalid, p.EditMode)
+		}
+	}
+	ws := e.cfg.Tracking
+	if p.SessionID != "" {
+		if _, err := ws.Sessions.Messages(p.SessionID); err != nil {
+			return nil, fmt.Errorf("%w %q: %w", ErrUnknownSession, p.SessionID, err)
+		}
+	}
+	if p.IntentID != "" {
+		if _, err := ws.Intents.Get(p.IntentID); err != nil {
+			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
+		}
+	}
+	model, spec, err := e.cfg.Models.Model(s.Model)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.start(p, s, model, spec)
+	if err != nil {
+		return nil, err
+	}
+	defer e.running.Done()
+	res := t.run(ctx)
+	e.finish(t)
+	if ctx.Err() != nil {
+		return res, context.Cause(ctx)
+	}
+	return res, nil
+}
+
+// start registers a new task.
+func (e *Engine) start(p rpc.RunParams, s rpc.Settings, model Model, spec string) (*task, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	id := p.TaskID
+	if id == "" {
+		id = e.cfg.NewID()
+	}
+	if e.tasks[id] != nil || e.ended[id] != nil {
+		return nil, fmt.Errorf("%w: \"taskId\" %q is already in use", ErrInvalid, id)
+	}
+	e.runs++
+	t := newTask(e, id, p, s, model, spec, e.runs)
+	if err := t.open(); err != nil {
+		return nil, err
+	}
+	e.tasks[id] = t
+	e.running.Add(1)
+	return t, nil
+}
+
+// finish moves a task to the ended list.
+func (e *Engine) finish(t *task) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.tasks, t.id)
+	e.ended[t.id] = t
+	e.order = append(e.order, t.id)
+	if len(e.order) > keepEnded {
+		delete(e.ended, e.order[0])
+		e.order = e.order[1:]
+	}
+}
+
+func (e *Engine) lookup(id string) (*task, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: \"taskId\" is required", ErrInvalid)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := e.tasks[id]; t != nil {
+		return t, nil
+	}
+	if t := e.ended[id]; t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownTask, id)
+}
+
+// Stop stops a task: every model call, reverse call and command of it is
+// cancelled, and its Run returns with state stopped. It reports false when
+// the task had already ended.
+func (e *Engine) Stop(taskID string) (bool, error) {
+	t, err := e.lookup(taskID)
+	if err != nil {
+		return false, err
+	}
+	return t.stop(), nil
+}
+
+// AddSubtask adds a subtask to a running task and returns its id.
+func (e *Engine) AddSubtask(p rpc.AddSubtaskParams) (string, error) {
+	t, err := e.lookup(p.TaskID)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(p.Content) == "" {
+		return "", fmt.Errorf("%w: \"content\" is required", ErrInvalid)
+	}
+	return t.addSubtask(p.Content, p.DependsOn)
+}
+
+// RemoveSubtask removes a pending subtask.
+func (e *Engine) RemoveSubtask(p rpc.SubtaskParams) error {
+	t, err := e.lookup(p.TaskID)
+	if err != nil {
+		return err
+	}
+	return t.removeSubtask(p.SubtaskID)
+}
+
+// SkipSubtask skips a pending or running subtask (a running one is
+// cancelled); its dependants go on as if it were done.
+func (e *Engine) SkipSubtask(p rpc.SubtaskParams) error {
+	t, err := e.lookup(p.TaskID)
+	if err != nil {
+		return err
+	}
+	return t.skipSubtask(p.SubtaskID)
+}
+
+// Close stops every task and waits until each has ended and flushed its
+// session. No task starts afterwards.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	e.closed = true
+	list := make([]*task, 0, len(e.tasks))
+	for _, t := range e.tasks {
+		list = append(list, t)
+	}
+	e.mu.Unlock()
+	for _, t := range list {
+		t.stop()
+	}
+	e.running.Wait()
+}
+
+// commandAllowed reports whether the person chose "Always allow" for this
+// command in this process.
+func (e *Engine) commandAllowed(cmd string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.allowed[cmd]
+}
+
+func (e *Engine) allowCommand(cmd string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.allowed[cmd] = true
+}

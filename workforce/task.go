@@ -1,0 +1,670 @@
+package workforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sourcegraph/conc/panics"
+	"github.com/sourcegraph/conc/pool"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking/heat"
+)
+
+// errStopped is the cause of a stopped task's context.
+var errStopped = errors.New("stopped by the user")
+
+// errSkipped is the cause of a skipped subtask's context.
+var errSkipped = errors.New("skipped by the user")
+
+// task is one agent/run.
+type task struct {
+	e         *Engine
+	id        string
+	sessionID string
+	prompt    string
+	params    rpc.RunParams
+	settings  rpc.Settings
+	model     Model
+	spec      string
+	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
+	log       *zap.Logger
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	edit     *editing.Workspace
+	editTask *editing.Task
+	journal  *journal
+	progress *progress
+
+	// emitMu orders events: the seq of an event and its place on the wire
+	// agree. It is taken before mu.
+	emitMu sync.Mutex
+
+	mu       sync.Mutex
+	state    string
+	seq      uint64
+	subs     []*subtask
+	waiting  int
+	changes  []rpc.Change
+	stopped  bool
+	ended    bool
+	summary  string
+	trackers map[string]*heat.Tracker // by agent id
+	ids      map[string]bool          // every subtask id used, removed ones too
+
+	wake chan struct{}
+}
+
+// subtask is one node of the plan.
+type subtask struct {
+	rpc.Subtask
+	cancel context.CancelCauseFunc // while running
+	skip   bool                    // skip asked while running
+}
+
+func newTask(e *Engine, id string, p rpc.RunParams, s rpc.Settings, model Model, spec string, run int) *task {
+	t := &task{
+		e: e, id: id, prompt: p.Prompt, params: p, settings: s,
+		model: model, spec: spec, runN: run,
+		log:      e.log.With(zap.String("task", id)),
+		state:    rpc.TaskPlanning,
+		trackers: map[string]*heat.Tracker{},
+		ids:      map[string]bool{},
+		wake:     make(chan struct{}, 1),
+	}
+	t.ctx, t.cancel = context.WithCancelCause(context.Background())
+	return t
+}
+
+// open records the task in its session and sets up its editing.
+func (t *task) open() error {
+	ws := t.e.cfg.Tracking
+	sid, err := ws.Sessions.StartTask(t.params.SessionID, t.id, t.prompt)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnknownSession, err)
+	}
+	t.sessionID = sid
+	ed := &taskEditor{Editor: t.e.cfg.Editor, t: t}
+	t.edit, err = editing.New(editing.Config{
+		Root:     t.e.cfg.Root,
+		Zones:    t.settings.Zones,
+		EditMode: t.settings.EditMode,
+		Editor:   ed,
+		Observer: (*observer)(t),
+		Logger:   t.log,
+		Warn:     func(ctx context.Context, msg string) { t.warn(msg) },
+	})
+	if err != nil {
+		_ = ws.Sessions.SetTaskState(sid, t.id, rpc.TaskFailed)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
+	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
+	return nil
+}
+
+// run plans and runs the task to its end.
+func (t *task) run(parent context.Context) *rpc.RunResult {
+	defer t.cancel(nil)
+	// The caller's context ($/cancelRequest on agent/run, the end of the
+	// connection) stops the task like agent/stop.
+	stopOnCancel := context.AfterFunc(parent, func() { t.stop() })
+	defer stopOnCancel()
+
+	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.e.cfg.Notifier, t.params.WorkDoneToken, t.id, t.log)
+	t.progress.begin(t.prompt)
+	t.journal.add(rpc.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
+	if t.params.SessionID != "" {
+		t.emit(rpc.TaskEvent{Kind: rpc.EventSessionContinued, Text: t.params.SessionID})
+	}
+	t.emit(rpc.TaskEvent{Kind: rpc.EventStateChanged, State: rpc.TaskPlanning})
+
+	plan, err := t.plan(t.ctx)
+	if err == nil {
+		t.mutate(func() []rpc.TaskEvent {
+			t.subs = plan
+			for _, s := range plan {
+				t.ids[s.ID] = true
+			}
+			if !t.stopped {
+				t.state = rpc.TaskRunning
+			}
+			return []rpc.TaskEvent{{Kind: rpc.EventPlanned, Text: planText(plan)}, {Kind: rpc.EventStateChanged, State: t.state}}
+		})
+		t.journal.add(rpc.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.schedule()
+	} else if !t.isStopped() {
+		t.log.Warn("planning failed", zap.Error(err))
+		t.mutate(func() []rpc.TaskEvent {
+			t.summary = "Planning failed: " + err.Error()
+			return nil
+		})
+	}
+	return t.end()
+}
+
+// schedule starts every subtask whose dependencies are done or skipped, at
+// most maxWorkers at once, until none is left to start and none runs.
+func (t *task) schedule() {
+	max := t.settings.MaxWorkers
+	if max <= 0 {
+		max = 1
+	}
+	p := pool.New().WithMaxGoroutines(max)
+	defer p.Wait()
+	for {
+		type started struct {
+			s   *subtask
+			ctx context.Context
+		}
+		var start []started
+		finished := false
+		t.mutate(func() []rpc.TaskEvent {
+			var evs []rpc.TaskEvent
+			if t.stopped {
+				finished = t.runningLocked() == 0
+				return nil
+			}
+			evs = t.blockLocked(evs)
+			running := t.runningLocked()
+			for _, s := range t.subs {
+				if running >= max {
+					break
+				}
+				if s.State == rpc.SubtaskPending && t.readyLocked(s) {
+					s.State = rpc.SubtaskRunning
+					running++
+					ctx, cancel := context.WithCancelCause(t.ctx)
+					s.cancel = cancel
+					start = append(start, started{s, ctx})
+					evs = append(evs, rpc.TaskEvent{Kind: rpc.EventSubtaskStarted, SubtaskID: s.ID, Text: s.Content})
+				}
+			}
+			finished = running == 0
+			return evs
+		})
+		if len(start) > 0 {
+			t.reportProgress()
+		}
+		for _, st := range start {
+			p.Go(func() { t.work(st.ctx, st.s) })
+		}
+		if finished {
+			return
+		}
+		<-t.wake
+	}
+}
+
+// work runs one worker; a panic becomes a failed subtask.
+func (t *task) work(ctx context.Context, s *subtask) {
+	var summary string
+	var err error
+	var pc panics.Catcher
+	pc.Try(func() { summary, err = t.worker(ctx, s.ID).run(ctx) })
+	if r := pc.Recovered(); r != nil {
+		t.log.Error("bug: a worker panicked; its subtask fails", zap.String("subtask", s.ID),
+			zap.Any("panic", r.Value), zap.ByteString("stack", r.Stack))
+		err = fmt.Errorf("internal error: %v", r.Value)
+	}
+	t.finishSubtask(s, summary, err)
+}
+
+func (t *task) finishSubtask(s *subtask, summary string, err error) {
+	var msg rpc.SessionMessage
+	t.mutate(func() []rpc.TaskEvent {
+		if s.cancel != nil {
+			s.cancel(nil)
+			s.cancel = nil
+		}
+		ev := rpc.TaskEvent{Kind: rpc.EventSubtaskFinished, SubtaskID: s.ID}
+		switch {
+		case s.skip:
+			s.State = rpc.SubtaskSkipped
+			ev.Reason = errSkipped.Error()
+		case err == nil:
+			s.State, s.Result = rpc.SubtaskDone, summary
+			ev.Summary = summary
+		case t.stopped:
+			s.State, s.Error = rpc.SubtaskFailed, "stopped before it finished"
+			ev.Reason = s.Error
+		default:
+			s.State, s.Error = rpc.SubtaskFailed, err.Error()
+			ev.Reason = s.Error
+		}
+		ev.State = s.State
+		text := ev.Summary
+		if text == "" {
+			text = s.State + ": " + ev.Reason
+		}
+		msg = rpc.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: s.ID}
+		return []rpc.TaskEvent{ev}
+	})
+	t.journal.add(msg)
+	t.reportProgress()
+	t.kick()
+}
+
+func (t *task) kick() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// readyLocked: every dependency is done or skipped.
+func (t *task) readyLocked(s *subtask) bool {
+	for _, d := range s.DependsOn {
+		dep := t.findLocked(d)
+		if dep == nil {
+			continue // removed: nothing to wait for
+		}
+		if dep.State != rpc.SubtaskDone && dep.State != rpc.SubtaskSkipped {
+			return false
+		}
+	}
+	return true
+}
+
+// blockLocked marks pending subtasks whose dependency failed or is blocked,
+// until nothing changes.
+func (t *task) blockLocked(evs []rpc.TaskEvent) []rpc.TaskEvent {
+	for changed := true; changed; {
+		changed = false
+		for _, s := range t.subs {
+			if s.State != rpc.SubtaskPending {
+				continue
+			}
+			for _, d := range s.DependsOn {
+				dep := t.findLocked(d)
+				if dep != nil && (dep.State == rpc.SubtaskFailed || dep.State == rpc.SubtaskBlocked) {
+					s.State = rpc.SubtaskBlocked
+					s.Error = fmt.Sprintf("blocked: subtask %s %s", dep.ID, dep.State)
+					evs = append(evs, rpc.TaskEvent{Kind: rpc.EventSubtaskFinished, SubtaskID: s.ID, State: s.State, Reason: s.Error})
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return evs
+}
+
+func (t *task) runningLocked() int {
+	n := 0
+	for _, s := range t.subs {
+		if s.State == rpc.SubtaskRunning {
+			n++
+		}
+	}
+	return n
+}
+
+func (t *task) findLocked(id string) *subtask {
+	for _, s := range t.subs {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// end decides the final state, flushes the session and builds the result.
+func (t *task) end() *rpc.RunResult {
+	var res *rpc.RunResult
+	t.mutate(func() []rpc.TaskEvent {
+		t.ended = true
+		switch {
+		case t.stopped:
+			t.state = rpc.TaskStopped
+		case len(t.subs) > 0 && t.allSettledLocked():
+			t.state = rpc.TaskDone
+		default:
+			t.state = rpc.TaskFailed
+		}
+		t.summary = t.summaryLocked()
+		res = &rpc.RunResult{
+			TaskID:    t.id,
+			SessionID: t.sessionID,
+			State:     t.state,
+			Summary:   t.summary,
+			Subtasks:  t.subtasksLocked(),
+			Changes:   append([]rpc.Change{}, t.changes...),
+		}
+		return []rpc.TaskEvent{{Kind: rpc.EventStateChanged, State: t.state, Summary: t.summary}}
+	})
+	ws := t.e.cfg.Tracking
+	res.Usage = ws.Usage.Task(t.id)
+	t.journal.add(rpc.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.close(res.State, res.Usage)
+	t.progress.end(res.Summary)
+	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
+	return res
+}
+
+func (t *task) allSettledLocked() bool {
+	for _, s := range t.subs {
+		if s.State != rpc.SubtaskDone && s.State != rpc.SubtaskSkipped {
+			return false
+		}
+	}
+	return true
+}
+
+// summaryLocked says what the task did, in a few lines.
+func (t *task) summaryLocked() string {
+	if t.summary != "" && len(t.subs) == 0 {
+		return t.summary // planning failed
+	}
+	done := 0
+	for _, s := range t.subs {
+		if s.State == rpc.SubtaskDone || s.State == rpc.SubtaskSkipped {
+			done++
+		}
+	}
+	var b strings.Builder
+	switch t.state {
+	case rpc.TaskStopped:
+		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
+	case rpc.TaskDone:
+		if len(t.subs) == 1 && t.subs[0].Result != "" {
+			return t.subs[0].Result
+		}
+		fmt.Fprintf(&b, "All %d subtasks done.", len(t.subs))
+	default:
+		fmt.Fprintf(&b, "Failed: %d of %d subtasks done.", done, len(t.subs))
+	}
+	for _, s := range t.subs {
+		line := ""
+		switch s.State {
+		case rpc.SubtaskDone:
+			line = s.Result
+		case rpc.SubtaskSkipped:
+			line = "skipped"
+		case rpc.SubtaskFailed, rpc.SubtaskBlocked:
+			line = s.State + ": " + s.Error
+		default:
+			line = s.State
+		}
+		fmt.Fprintf(&b, "\n- %s (%s): %s", s.ID, oneLine(s.Content, 80), oneLine(line, 300))
+	}
+	return b.String()
+}
+
+func (t *task) subtasksLocked() []rpc.Subtask {
+	out := make([]rpc.Subtask, len(t.subs))
+	for i, s := range t.subs {
+		out[i] = s.Subtask
+		out[i].DependsOn = append([]string{}, s.DependsOn...)
+	}
+	return out
+}
+
+// mutate changes the task under its lock and sends the events it returns,
+// each with the next seq and the state and subtasks as they are after the
+// change. Events leave in seq order.
+func (t *task) mutate(f func() []rpc.TaskEvent) {
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
+	t.mu.Lock()
+	prev := t.state
+	evs := f()
+	if t.state != prev && t.journal != nil {
+		t.journal.state(t.state)
+	}
+	if len(evs) == 0 {
+		t.mu.Unlock()
+		return
+	}
+	state := t.state
+	subs := t.subtasksLocked()
+	first := t.seq + 1
+	t.seq += uint64(len(evs))
+	t.mu.Unlock()
+	for i, ev := range evs {
+		p := &rpc.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: first + uint64(i), State: state, Subtasks: subs, Event: ev}
+		if err := t.e.cfg.Notifier.TaskUpdate(context.Background(), p); err != nil {
+			t.log.Debug("taskUpdate not sent", zap.Error(err))
+		}
+	}
+}
+
+// emit sends one event without changing the task.
+func (t *task) emit(ev rpc.TaskEvent) {
+	t.mutate(func() []rpc.TaskEvent { return []rpc.TaskEvent{ev} })
+}
+
+// beginWait and endWait bracket a wait on the person: the task is waiting
+// while at least one is under way.
+func (t *task) beginWait(ev rpc.TaskEvent) {
+	t.mutate(func() []rpc.TaskEvent {
+		t.waiting++
+		evs := []rpc.TaskEvent{}
+		if ev.Kind != "" {
+			evs = append(evs, ev)
+		}
+		if t.waiting == 1 && t.state == rpc.TaskRunning {
+			t.state = rpc.TaskWaiting
+			evs = append(evs, rpc.TaskEvent{Kind: rpc.EventStateChanged, State: t.state})
+		}
+		return evs
+	})
+}
+
+func (t *task) endWait(ev rpc.TaskEvent) {
+	t.mutate(func() []rpc.TaskEvent {
+		t.waiting--
+		evs := []rpc.TaskEvent{}
+		if ev.Kind != "" {
+			evs = append(evs, ev)
+		}
+		if t.waiting == 0 && t.state == rpc.TaskWaiting {
+			t.state = rpc.TaskRunning
+			evs = append(evs, rpc.TaskEvent{Kind: rpc.EventStateChanged, State: t.state})
+		}
+		return evs
+	})
+}
+
+// stop cancels everything the task runs. It reports false when the task had
+// already ended.
+func (t *task) stop() bool {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return false
+	}
+	first := !t.stopped
+	t.stopped = true
+	cancel := t.cancel
+	t.mu.Unlock()
+	if first {
+		t.log.Info("stopping")
+	}
+	if cancel != nil {
+		cancel(errStopped)
+	}
+	t.kick()
+	return true
+}
+
+func (t *task) isStopped() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stopped
+}
+
+func (t *task) addSubtask(content string, deps []string) (string, error) {
+	var id string
+	var err error
+	t.mutate(func() []rpc.TaskEvent {
+		if t.ended || t.stopped || t.state == rpc.TaskPlanning {
+			err = fmt.Errorf("%w: task %q is %s; subtasks are added while it runs", ErrWrongState, t.id, t.stateNameLocked())
+			return nil
+		}
+		for _, d := range deps {
+			if t.findLocked(d) == nil {
+				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				return nil
+			}
+		}
+		for n := len(t.ids) + 1; ; n++ {
+			if !t.ids[strconv.Itoa(n)] {
+				id = strconv.Itoa(n)
+				break
+			}
+		}
+		t.ids[id] = true
+		s := &subtask{Subtask: rpc.Subtask{ID: id, Content: content, State: rpc.SubtaskPending, DependsOn: append([]string{}, deps...)}}
+		t.subs = append(t.subs, s)
+		return []rpc.TaskEvent{{Kind: rpc.EventSubtaskAdded, SubtaskID: id, Text: content}}
+	})
+	if err != nil {
+		return "", err
+	}
+	t.journal.add(rpc.SessionMessage{Role: "user", Text: "Added subtask: " + content, TaskID: t.id, SubtaskID: id})
+	t.kick()
+	return id, nil
+}
+
+func (t *task) removeSubtask(id string) error {
+	var err error
+	t.mutate(func() []rpc.TaskEvent {
+		s, e := t.controllableLocked(id)
+		if e != nil {
+			err = e
+			return nil
+		}
+		if s.State != rpc.SubtaskPending {
+			err = fmt.Errorf("%w: subtask %q is %s; only a pending subtask can be removed (skip a running one)", ErrWrongState, id, s.State)
+			return nil
+		}
+		t.subs = slices.DeleteFunc(t.subs, func(x *subtask) bool { return x == s })
+		for _, o := range t.subs {
+			o.DependsOn = slices.DeleteFunc(o.DependsOn, func(d string) bool { return d == id })
+		}
+		return []rpc.TaskEvent{{Kind: rpc.EventSubtaskRemoved, SubtaskID: id}}
+	})
+	if err == nil {
+		t.reportProgress()
+		t.kick()
+	}
+	return err
+}
+
+func (t *task) skipSubtask(id string) error {
+	var err error
+	var cancel context.CancelCauseFunc
+	t.mutate(func() []rpc.TaskEvent {
+		s, e := t.controllableLocked(id)
+		if e != nil {
+			err = e
+			return nil
+		}
+		switch s.State {
+		case rpc.SubtaskPending:
+			s.State = rpc.SubtaskSkipped
+			return []rpc.TaskEvent{{Kind: rpc.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
+		case rpc.SubtaskRunning:
+			if s.skip {
+				return nil
+			}
+			s.skip = true
+			cancel = s.cancel
+			return []rpc.TaskEvent{{Kind: rpc.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
+		}
+		err = fmt.Errorf("%w: subtask %q is %s; only a pending or running subtask can be skipped", ErrWrongState, id, s.State)
+		return nil
+	})
+	if cancel != nil {
+		cancel(errSkipped)
+	}
+	if err == nil {
+		t.kick()
+	}
+	return err
+}
+
+// controllableLocked finds a subtask of a task that is still going.
+func (t *task) controllableLocked(id string) (*subtask, error) {
+	if id == "" {
+		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+	}
+	if t.ended || t.stopped {
+		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
+	}
+	s := t.findLocked(id)
+	if s == nil {
+		return nil, fmt.Errorf("%w %q in task %q", ErrUnknownSubtask, id, t.id)
+	}
+	return s, nil
+}
+
+func (t *task) stateNameLocked() string {
+	if t.stopped && !t.ended {
+		return "stopping"
+	}
+	return t.state
+}
+
+// reportProgress sends $/progress: the running subtasks and done/total.
+func (t *task) reportProgress() {
+	t.mu.Lock()
+	done, total := 0, len(t.subs)
+	var running []string
+	for _, s := range t.subs {
+		switch s.State {
+		case rpc.SubtaskDone, rpc.SubtaskSkipped, rpc.SubtaskFailed, rpc.SubtaskBlocked:
+			done++
+		case rpc.SubtaskRunning:
+			running = append(running, oneLine(s.Content, 60))
+		}
+	}
+	t.mu.Unlock()
+	msg := fmt.Sprintf("%d/%d", done, total)
+	if len(running) > 0 {
+		msg += " · " + strings.Join(running, " · ")
+	}
+	pct := 0
+	if total > 0 {
+		pct = done * 100 / total
+	}
+	t.progress.report(msg, pct)
+}
+
+// warn shows a warning to the person (window/logMessage).
+func (t *task) warn(msg string) {
+	if err := t.e.cfg.Notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, msg); err != nil {
+		t.log.Debug("logMessage not sent", zap.Error(err))
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func planText(subs []*subtask) string {
+	var b strings.Builder
+	for _, s := range subs {
+		fmt.Fprintf(&b, "%s. %s", s.ID, s.Content)
+		if len(s.DependsOn) > 0 {
+			fmt.Fprintf(&b, " (after %s)", strings.Join(s.DependsOn, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

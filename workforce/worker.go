@@ -1,0 +1,121 @@
+package workforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking/heat"
+	"github.com/agentls/agentls/tracking/usage"
+)
+
+// worker is the model-and-tools loop of one subtask.
+type worker struct {
+	t       *task
+	sub     *subtask
+	agent   *editing.Agent
+	tracker *heat.Tracker
+	meter   *usage.Meter
+	log     *zap.Logger
+	intent  string // the selected intent id, "" when none
+}
+
+// worker sets up the worker of subtask id: its editing agent, heat tracker
+// and usage meter.
+func (t *task) worker(ctx context.Context, id string) *worker {
+	ws := t.e.cfg.Tracking
+	t.mu.Lock()
+	s := t.findLocked(id)
+	tr := ws.Heat.Tracker(t.id, id)
+	t.trackers[id] = tr
+	t.mu.Unlock()
+	w := &worker{
+		t: t, sub: s,
+		agent:   t.editTask.Agent(id),
+		tracker: tr,
+		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr),
+		log:     t.log.With(zap.String("subtask", id)),
+	}
+	if t.params.IntentID != "" {
+		if in, err := ws.Intents.Get(t.params.IntentID); err == nil {
+			w.intent = in.ID
+			w.agent.SetScope(in.Scope)
+		}
+	}
+	return w
+}
+
+// errNoFinish: the worker ran out of turns.
+var errNoFinish = errors.New("the worker did not finish")
+
+// run loops until finish, maxTurns, an error of the model, or ctx ends. It
+// returns finish's summary.
+func (w *worker) run(ctx context.Context) (string, error) {
+	t := w.t
+	defer func() {
+		w.tracker.Close()
+		t.mu.Lock()
+		delete(t.trackers, w.sub.ID)
+		t.mu.Unlock()
+	}()
+	req := &clients.Request{
+		Agent:    w.sub.ID,
+		Run:      t.runN,
+		System:   t.workerPrompt(w.sub),
+		Tools:    toolkit,
+		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
+	}
+	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
+		resp, err := t.complete(ctx, req, w.sub.ID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			return "", fmt.Errorf("model: %w", err)
+		}
+		w.meter.ModelCall(resp.Usage)
+		t.emitUsage(w.sub.ID, resp.Usage)
+		if resp.Text != "" {
+			t.emit(rpc.TaskEvent{Kind: rpc.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
+			t.journal.add(rpc.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
+		}
+		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			if strings.TrimSpace(resp.Text) != "" {
+				// A model that answers in prose without a tool is done: its
+				// answer is the summary.
+				return resp.Text, nil
+			}
+			req.Messages = append(req.Messages, clients.Message{Role: clients.RoleUser,
+				Text: "Go on with the tools, or call finish with a summary when the subtask is done."})
+			continue
+		}
+		results := make([]clients.ToolResult, 0, len(resp.ToolCalls))
+		summary, finished := "", false
+		for _, c := range resp.ToolCalls {
+			if finished {
+				results = append(results, clients.ToolResult{CallID: c.ID, Content: "Not run: finish was called before it.", IsError: true})
+				continue
+			}
+			r := w.call(ctx, c)
+			if ctx.Err() != nil {
+				return "", context.Cause(ctx)
+			}
+			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr})
+			if r.finish {
+				summary, finished = r.summary, true
+			}
+		}
+		if finished {
+			return summary, nil
+		}
+		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleTool, ToolResults: results})
+	}
+	return "", fmt.Errorf("%w within %d turns (maxTurns)", errNoFinish, t.e.cfg.MaxTurns)
+}
