@@ -1,0 +1,214 @@
+// The agentls process as a language client: spawned with the settings as
+// initializationOptions and the provider keys in its environment, restarted
+// or reconfigured when either changes.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+  ClientCapabilities,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  ServerOptions,
+  State,
+  StaticFeature,
+} from 'vscode-languageclient/node';
+import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice } from './config';
+import { fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
+import { ProviderKeys } from './secrets';
+import { Connection, register, RpcError, WiringDeps } from './wiring';
+
+/** AgentFeature advertises experimental.agent (contract §2). */
+export class AgentFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    fillAgentCapabilities(capabilities);
+  }
+  initialize(): void {
+    // Nothing to set up: the reverse calls are registered by the wiring.
+  }
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  }
+  clear(): void {
+    // Nothing held.
+  }
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** AgentClient owns the language client and its restarts. */
+export class AgentClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private readonly subscriptions: { dispose(): void }[] = [];
+  private readonly stateEmitter = new vscode.EventEmitter<boolean>();
+  /** Fires true when the server is running, false when it stops. */
+  readonly onDidChangeRunning = this.stateEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly keys: ProviderKeys,
+    private readonly deps: WiringDeps,
+  ) {}
+
+  private config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('agentls');
+  }
+
+  private reportProblems(problems: SettingProblem[]): void {
+    for (const p of problems) {
+      this.output.appendLine(`settings: ${p.key}: ${p.message}`);
+      void vscode.window.showWarningMessage(`agentls: ${p.key} ${p.message}`, 'Open Settings').then((pick) => {
+        if (pick !== undefined) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', p.key);
+        }
+      });
+    }
+  }
+
+  binary(): BinaryChoice {
+    return resolveBinary(this.config().get<string>('path'), this.context.extensionPath, {
+      platform: process.platform,
+      arch: process.arch,
+      home: os.homedir(),
+    }, isExecutable);
+  }
+
+  /** get returns the running client, starting it when needed. */
+  get(): Promise<LanguageClient> {
+    if (this.client !== undefined && this.client.state === State.Running) {
+      return Promise.resolve(this.client);
+    }
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<LanguageClient> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (folder === undefined) {
+      throw new Error('open a folder first: agentls works on a workspace folder');
+    }
+    const { options, problems } = initOptions(this.config());
+    this.reportProblems(problems);
+    const bin = this.binary();
+    const env = { ...process.env, ...(await this.keys.environment()) };
+    this.output.appendLine(`starting ${bin.command} (${bin.source}) in ${folder.uri.fsPath}`);
+    const serverOptions: ServerOptions = {
+      command: bin.command,
+      args: serveArgs(this.config().get('logLevel')),
+      options: { cwd: folder.uri.fsPath, env },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [],
+      workspaceFolder: folder,
+      initializationOptions: options,
+      outputChannel: this.output,
+      // The agent is not a per-document server: there is nothing to
+      // synchronise, and a crash is told once rather than five times.
+      connectionOptions: { maxRestartCount: 2 },
+    };
+    const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
+    client.registerFeature(new AgentFeature());
+    const conn: Connection = {
+      onRequest: (method, handler) =>
+        client.onRequest(method, async (params: unknown, token: vscode.CancellationToken) => {
+          try {
+            return await handler(params, token);
+          } catch (e) {
+            if (e instanceof RpcError) {
+              return new ResponseError(e.code, e.message);
+            }
+            this.output.appendLine(`${method}: ${String(e)}`);
+            return new ResponseError(-32603, `${method}: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }),
+      onNotification: (method, handler) => client.onNotification(method, handler),
+    };
+    this.subscriptions.push(...register(conn, this.deps));
+    this.subscriptions.push(client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.stateEmitter.fire(true);
+        void this.loadHeat(client);
+      } else if (e.newState === State.Stopped) {
+        this.deps.heat.reset();
+        this.stateEmitter.fire(false);
+      }
+    }));
+    this.client = client;
+    try {
+      await client.start();
+    } catch (e) {
+      this.client = undefined;
+      this.disposeSubscriptions();
+      const hint = bin.source === 'path'
+        ? ' (no agentls binary is packaged for this platform and none was found on PATH: set agentls.path)'
+        : '';
+      throw new Error(`agentls did not start: ${e instanceof Error ? e.message : String(e)}${hint}`);
+    }
+    return client;
+  }
+
+  private async loadHeat(client: LanguageClient): Promise<void> {
+    try {
+      const snap = await client.sendRequest<HeatSnapshot>(Methods.heatSnapshot, {});
+      this.deps.heat.applySnapshot(snap);
+    } catch (e) {
+      this.output.appendLine(`heat snapshot: ${String(e)}`);
+    }
+  }
+
+  /** reconfigure sends the settings to a running server for the tasks that start next. */
+  async reconfigure(): Promise<void> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      return;
+    }
+    const { options, problems } = initOptions(this.config());
+    this.reportProblems(problems);
+    await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.get();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.disposeSubscriptions();
+    if (client !== undefined && client.state !== State.Stopped) {
+      try {
+        await client.stop(5000);
+      } catch (e) {
+        this.output.appendLine(`stopping agentls: ${String(e)}`);
+      }
+    }
+    this.deps.heat.reset();
+  }
+
+  running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  private disposeSubscriptions(): void {
+    for (const s of this.subscriptions.splice(0)) {
+      s.dispose();
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateEmitter.dispose();
+  }
+}

@@ -1,0 +1,208 @@
+// Settings → the agentls process: which binary, which arguments, which
+// initializationOptions (contract §2), and which settings need a restart.
+import * as path from 'node:path';
+
+/** The part of vscode.WorkspaceConfiguration this module reads. */
+export interface ConfigSource {
+  get(section: string): unknown;
+}
+
+/** initializationOptions of contract §2, as the extension sends them. */
+export interface InitOptions {
+  model?: string;
+  editMode: 'apply' | 'propose' | 'branch';
+  maxWorkers: number;
+  commands: 'ask' | 'allow' | 'deny';
+  allowCommands: string[];
+  zones: { allow: string[]; deny: string[] };
+  timeouts: { commandMs: number };
+}
+
+/** A setting that cannot be sent as it is, and what was kept instead. */
+export interface SettingProblem {
+  key: string;
+  message: string;
+}
+
+export const editModes = ['apply', 'propose', 'branch'] as const;
+export const commandPolicies = ['ask', 'allow', 'deny'] as const;
+
+const defaults: InitOptions = {
+  editMode: 'propose',
+  maxWorkers: 3,
+  commands: 'ask',
+  allowCommands: [],
+  zones: { allow: ['**'], deny: ['**/.git/**'] },
+  timeouts: { commandMs: 600000 },
+};
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((s) => typeof s === 'string');
+}
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[]): v is T {
+  return typeof v === 'string' && (allowed as readonly string[]).includes(v);
+}
+
+/**
+ * initOptions reads the agentls.* settings into initializationOptions.
+ * A value the server would refuse is replaced by its default and reported,
+ * so one typo in settings.json never keeps the agent from starting.
+ */
+export function initOptions(cfg: ConfigSource): { options: InitOptions; problems: SettingProblem[] } {
+  const problems: SettingProblem[] = [];
+  const bad = (key: string, message: string): void => {
+    problems.push({ key: `agentls.${key}`, message });
+  };
+  const o: InitOptions = structuredClone(defaults);
+
+  const model = cfg.get('model');
+  if (typeof model === 'string' && model.trim() !== '') {
+    const m = model.trim();
+    if (!m.includes(':')) {
+      bad('model', `"${m}" is not provider:model (e.g. openai:gpt-4.1-mini, script:/abs/path.json); using the default`);
+    } else {
+      o.model = m;
+    }
+  }
+
+  const editMode = cfg.get('editMode');
+  if (editMode !== undefined && editMode !== null && editMode !== '') {
+    if (oneOf(editMode, editModes)) {
+      o.editMode = editMode;
+    } else {
+      bad('editMode', `must be one of ${editModes.join(', ')}; using ${o.editMode}`);
+    }
+  }
+
+  const maxWorkers = cfg.get('maxWorkers');
+  if (maxWorkers !== undefined && maxWorkers !== null) {
+    if (typeof maxWorkers === 'number' && Number.isInteger(maxWorkers) && maxWorkers >= 1 && maxWorkers <= 64) {
+      o.maxWorkers = maxWorkers;
+    } else {
+      bad('maxWorkers', `must be a whole number from 1 to 64; using ${o.maxWorkers}`);
+    }
+  }
+
+  const commands = cfg.get('commands');
+  if (commands !== undefined && commands !== null && commands !== '') {
+    if (oneOf(commands, commandPolicies)) {
+      o.commands = commands;
+    } else {
+      bad('commands', `must be one of ${commandPolicies.join(', ')}; using ${o.commands}`);
+    }
+  }
+
+  const allowCommands = cfg.get('allowCommands');
+  if (allowCommands !== undefined && allowCommands !== null) {
+    if (isStringArray(allowCommands)) {
+      o.allowCommands = allowCommands.map((s) => s.trim()).filter((s) => s !== '');
+    } else {
+      bad('allowCommands', 'must be a list of command prefixes; using none');
+    }
+  }
+
+  const zones = cfg.get('zones');
+  if (zones !== undefined && zones !== null) {
+    const z = zones as { allow?: unknown; deny?: unknown };
+    if (typeof zones !== 'object' || Array.isArray(zones)) {
+      bad('zones', 'must be {"allow": [globs], "deny": [globs]}; using the defaults');
+    } else {
+      if (z.allow !== undefined) {
+        if (isStringArray(z.allow)) {
+          o.zones.allow = z.allow;
+        } else {
+          bad('zones', 'zones.allow must be a list of globs; using ["**"]');
+        }
+      }
+      if (z.deny !== undefined) {
+        if (isStringArray(z.deny)) {
+          o.zones.deny = z.deny;
+        } else {
+          bad('zones', 'zones.deny must be a list of globs; using ["**/.git/**"]');
+        }
+      }
+    }
+  }
+
+  const commandMs = cfg.get('commandTimeoutMs');
+  if (commandMs !== undefined && commandMs !== null) {
+    if (typeof commandMs === 'number' && Number.isInteger(commandMs) && commandMs >= 1000) {
+      o.timeouts.commandMs = commandMs;
+    } else {
+      bad('commandTimeoutMs', `must be a whole number of milliseconds, at least 1000; using ${o.timeouts.commandMs}`);
+    }
+  }
+  return { options: o, problems };
+}
+
+/** The settings whose change needs a new process rather than a reconfiguration. */
+export const restartSettings = ['agentls.path', 'agentls.logLevel'] as const;
+
+/** Every setting the extension reads. */
+export const allSettings = [
+  'agentls.path',
+  'agentls.model',
+  'agentls.editMode',
+  'agentls.maxWorkers',
+  'agentls.commands',
+  'agentls.allowCommands',
+  'agentls.zones',
+  'agentls.commandTimeoutMs',
+  'agentls.logLevel',
+] as const;
+
+/** What a configuration change asks for. */
+export function changeAction(affects: (section: string) => boolean): 'restart' | 'reconfigure' | 'none' {
+  if (restartSettings.some((s) => affects(s))) {
+    return 'restart';
+  }
+  if (allSettings.some((s) => affects(s))) {
+    return 'reconfigure';
+  }
+  return 'none';
+}
+
+/** Where the .vsix keeps the binary for a platform, relative to the extension. */
+export function packagedBinary(extensionPath: string, platform: string, arch: string): string {
+  const exe = platform === 'win32' ? 'agentls.exe' : 'agentls';
+  return path.join(extensionPath, 'bin', `${platform}-${arch}`, exe);
+}
+
+/** The binary to run and where the choice came from. */
+export interface BinaryChoice {
+  command: string;
+  source: 'setting' | 'packaged' | 'path';
+}
+
+/**
+ * resolveBinary picks agentls.path when set (a leading ~ is the home
+ * directory), else the binary packaged for this platform when it is there,
+ * else `agentls` from PATH.
+ */
+export function resolveBinary(
+  setting: string | undefined,
+  extensionPath: string,
+  env: { platform: string; arch: string; home: string },
+  isExecutable: (p: string) => boolean,
+): BinaryChoice {
+  const s = (setting ?? '').trim();
+  if (s !== '') {
+    const expanded = s === '~' || s.startsWith('~/') ? path.join(env.home, s.slice(1)) : s;
+    return { command: expanded, source: 'setting' };
+  }
+  const packaged = packagedBinary(extensionPath, env.platform, env.arch);
+  if (isExecutable(packaged)) {
+    return { command: packaged, source: 'packaged' };
+  }
+  return { command: env.platform === 'win32' ? 'agentls.exe' : 'agentls', source: 'path' };
+}
+
+/** The arguments of `agentls serve`. */
+export function serveArgs(logLevel: unknown): string[] {
+  const args = ['serve'];
+  if (oneOf(logLevel, ['debug', 'info', 'warn', 'error'] as const)) {
+    args.push('--log-level', logLevel);
+  }
+  return args;
+}

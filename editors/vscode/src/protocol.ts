@@ -1,0 +1,193 @@
+// The wire types of the agentls contract (version 1) that the extension
+// sends, receives or answers. Names and shapes follow the contract exactly.
+
+export const Methods = {
+  run: 'agent/run',
+  stop: 'agent/stop',
+  sessions: 'agent/sessions',
+  session: 'agent/session',
+  deleteSession: 'agent/deleteSession',
+  heatSnapshot: 'agent/heatSnapshot',
+  trace: 'agent/trace',
+  ping: 'agent/ping',
+  readFile: 'agent/readFile',
+  runCommand: 'agent/runCommand',
+  ask: 'agent/ask',
+  taskUpdate: 'agent/taskUpdate',
+  heatUpdate: 'agent/heatUpdate',
+  didChangeConfiguration: 'workspace/didChangeConfiguration',
+} as const;
+
+export interface ReadFileParams {
+  path: string;
+  uri: string;
+}
+export interface ReadFileResult {
+  content: string;
+}
+
+export interface RunCommandParams {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+}
+export interface RunCommandResult {
+  exitCode: number;
+  output: string;
+  timedOut?: boolean;
+}
+
+export interface AskParams {
+  question: string;
+  options?: string[];
+}
+export interface AskResult {
+  answer: string | null;
+}
+
+export type TaskState = 'planning' | 'running' | 'waiting' | 'done' | 'failed' | 'stopped' | 'interrupted';
+export type SubtaskState = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'blocked';
+
+export interface Subtask {
+  id: string;
+  content: string;
+  state: SubtaskState;
+  dependsOn?: string[] | null;
+  role?: string;
+  result?: string;
+  error?: string;
+}
+
+export interface TaskEvent {
+  kind: string;
+  subtaskId?: string;
+  text?: string;
+  tool?: string;
+  arguments?: unknown;
+  ok?: boolean;
+  summary?: string;
+  path?: string;
+  reason?: string;
+  question?: string;
+  options?: string[];
+  answer?: string | null;
+  inputTokens?: number;
+  outputTokens?: number;
+  state?: string;
+}
+
+export interface TaskUpdateParams {
+  taskId: string;
+  sessionId: string;
+  seq: number;
+  state: TaskState;
+  subtasks: Subtask[] | null;
+  event: TaskEvent;
+}
+
+export interface RunParams {
+  prompt: string;
+  taskId?: string;
+  sessionId?: string;
+  editMode?: string;
+  intentId?: string;
+}
+
+export interface Change {
+  path: string;
+  operation: 'create' | 'update' | 'delete';
+  applied: boolean;
+  diff: string;
+}
+
+export interface RunResult {
+  taskId: string;
+  sessionId: string;
+  state: 'done' | 'failed' | 'stopped';
+  summary: string;
+  subtasks: Subtask[] | null;
+  changes: Change[] | null;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+export interface HeatNode {
+  path: string;
+  heat: number;
+  inContext: boolean;
+  lastAction: 'userProvided' | 'read' | 'write' | 'search' | 'blocked';
+  turn: number;
+}
+
+export interface HeatSnapshot {
+  seq: number;
+  nodes: HeatNode[] | null;
+}
+
+export interface HeatUpdateParams {
+  taskId?: string;
+  seq: number;
+  updates: HeatNode[] | null;
+  removed: string[] | null;
+}
+
+export interface SessionTask {
+  taskId: string;
+  prompt: string;
+  state: string;
+}
+export interface SessionInfo {
+  sessionId: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  tasks: SessionTask[] | null;
+}
+export interface SessionsResult {
+  sessions: SessionInfo[] | null;
+}
+export interface SessionMessage {
+  role: string;
+  text: string;
+  taskId: string;
+  subtaskId?: string;
+  time: string;
+}
+export interface SessionResult {
+  sessionId: string;
+  title: string;
+  messages: SessionMessage[] | null;
+  tasks: SessionTask[] | null;
+}
+
+export interface TraceRange {
+  startLine: number;
+  endLine: number;
+  contentHash: string;
+}
+export interface TraceEntry {
+  id: string;
+  time: string;
+  intentId: string | null;
+  sessionId: string;
+  taskId: string;
+  subtaskId: string;
+  model: string;
+  path: string;
+  operation: string;
+  ranges: TraceRange[] | null;
+  fileHash: string;
+}
+export interface TraceResult {
+  entries: TraceEntry[] | null;
+}
+
+/** experimental.agent of the client capabilities (contract §2). */
+export const agentClientCapabilities = { readFile: true, runCommand: true, ask: true } as const;
+
+/** fillAgentCapabilities adds experimental.agent to client capabilities. */
+export function fillAgentCapabilities(capabilities: { experimental?: unknown }): void {
+  const e = capabilities.experimental;
+  const experimental: Record<string, unknown> = typeof e === 'object' && e !== null ? { ...(e as Record<string, unknown>) } : {};
+  experimental.agent = { ...agentClientCapabilities };
+  capabilities.experimental = experimental;
+}

@@ -1,0 +1,122 @@
+// What the extension registers on the connection to agentls: the reverse
+// calls it answers and the notifications it renders. Kept apart from the
+// language client so the registration itself is unit-tested.
+import type * as vscode from 'vscode';
+import { ask, AskDeps } from './handlers/ask';
+import { readFile, ReadFileDeps, ReadFileError } from './handlers/readFile';
+import { CommandRunner } from './handlers/runCommand';
+import {
+  AskParams,
+  AskResult,
+  HeatUpdateParams,
+  Methods,
+  ReadFileParams,
+  ReadFileResult,
+  RunCommandParams,
+  RunCommandResult,
+  TaskUpdateParams,
+} from './protocol';
+import { HeatDecorations } from './views/heat';
+import { TaskStore } from './views/taskModel';
+
+/** JSON-RPC error codes the handlers answer with. */
+export const ErrorCodes = { invalidParams: -32602, internal: -32603 } as const;
+
+/** An error answer: the language client turns it into a ResponseError. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+/** The part of the language client the wiring uses. */
+export interface Connection {
+  onRequest(method: string, handler: (params: unknown, token: vscode.CancellationToken) => unknown): { dispose(): void };
+  onNotification(method: string, handler: (params: unknown) => void): { dispose(): void };
+}
+
+export interface WiringDeps {
+  readFile: ReadFileDeps;
+  ask: AskDeps;
+  runner: CommandRunner;
+  tasks: TaskStore;
+  heat: HeatDecorations;
+  /** Logs a notification or request that could not be used. */
+  warn(message: string): void;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function need(params: unknown, method: string, fields: Record<string, 'string' | 'number'>): Record<string, unknown> {
+  if (!isObject(params)) {
+    throw new RpcError(ErrorCodes.invalidParams, `invalid params: ${method} takes an object`);
+  }
+  for (const [k, type] of Object.entries(fields)) {
+    if (params[k] !== undefined && typeof params[k] !== type) {
+      throw new RpcError(ErrorCodes.invalidParams, `invalid params: ${k} must be a ${type}`);
+    }
+  }
+  return params;
+}
+
+export async function onReadFile(params: unknown, deps: ReadFileDeps): Promise<ReadFileResult> {
+  const p = need(params, Methods.readFile, { path: 'string', uri: 'string' }) as unknown as ReadFileParams;
+  try {
+    return await readFile(p, deps);
+  } catch (e) {
+    if (e instanceof ReadFileError) {
+      throw new RpcError(ErrorCodes.invalidParams, e.message);
+    }
+    throw e;
+  }
+}
+
+export function onRunCommand(params: unknown, runner: CommandRunner, token: vscode.CancellationToken): Promise<RunCommandResult> {
+  const p = need(params, Methods.runCommand, { command: 'string', cwd: 'string', timeoutMs: 'number' }) as unknown as RunCommandParams;
+  if (typeof p.command !== 'string' || typeof p.cwd !== 'string') {
+    throw new RpcError(ErrorCodes.invalidParams, 'invalid params: command and cwd are required');
+  }
+  return runner.run(p, token);
+}
+
+export function onAsk(params: unknown, deps: AskDeps, token: vscode.CancellationToken): Promise<AskResult> {
+  const p = need(params, Methods.ask, { question: 'string' }) as unknown as AskParams;
+  if (p.options !== undefined && (!Array.isArray(p.options) || !p.options.every((o) => typeof o === 'string'))) {
+    throw new RpcError(ErrorCodes.invalidParams, 'invalid params: options must be a list of strings');
+  }
+  return ask(p, deps, token);
+}
+
+function isTaskUpdate(p: unknown): p is TaskUpdateParams {
+  return isObject(p) && typeof p.taskId === 'string' && typeof p.seq === 'number' &&
+    typeof p.state === 'string' && isObject(p.event) && typeof p.event.kind === 'string';
+}
+
+function isHeatUpdate(p: unknown): p is HeatUpdateParams {
+  return isObject(p) && typeof p.seq === 'number';
+}
+
+/** register wires every handler onto conn and returns what undoes it. */
+export function register(conn: Connection, deps: WiringDeps): { dispose(): void }[] {
+  return [
+    conn.onRequest(Methods.readFile, (params) => onReadFile(params, deps.readFile)),
+    conn.onRequest(Methods.runCommand, (params, token) => onRunCommand(params, deps.runner, token)),
+    conn.onRequest(Methods.ask, (params, token) => onAsk(params, deps.ask, token)),
+    conn.onNotification(Methods.taskUpdate, (params) => {
+      if (!isTaskUpdate(params)) {
+        deps.warn(`ignored a malformed ${Methods.taskUpdate}: ${JSON.stringify(params)}`);
+        return;
+      }
+      deps.tasks.update(params);
+    }),
+    conn.onNotification(Methods.heatUpdate, (params) => {
+      if (!isHeatUpdate(params)) {
+        deps.warn(`ignored a malformed ${Methods.heatUpdate}: ${JSON.stringify(params)}`);
+        return;
+      }
+      deps.heat.applyUpdate(params);
+    }),
+  ];
+}

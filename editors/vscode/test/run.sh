@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The VS Code extension's suite, run by scripts/test.sh (make test):
+#
+#   1. npm ci of the extension (cached while package-lock.json is unchanged)
+#   2. agentls built with go build (or AGENTLS_BIN)
+#   3. eslint and the strict TypeScript build
+#   4. unit tests (node's test runner, a vscode stub, the real agentls binary)
+#   5. the .vsix, with the agentls binary inside, by vsce package
+#   6. the end-to-end test in code-server 4.100.3 through chromium
+#      (test/setup.sh installs both, cached)
+#
+# Exit 0 when everything passed, 1 on a failure, 77 when it cannot run here;
+# then the reason is the last line on stderr. Bounded by AGENTLS_VSCODE_TIMEOUT
+# seconds (default 900), a cold install of code-server included.
+set -uo pipefail
+
+if [ -z "${AGENTLS_VSCODE_BOUNDED:-}" ]; then
+	export AGENTLS_VSCODE_BOUNDED=1
+	timeout --kill-after=15 "${AGENTLS_VSCODE_TIMEOUT:-900}" bash "$0" "$@"
+	rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "vscode suite: timed out after ${AGENTLS_VSCODE_TIMEOUT:-900}s" >&2
+		exit 1
+	fi
+	exit $rc
+fi
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${AGENTLS_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentls-test}/vscode
+mkdir -p "$cache"
+work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-vscode-suite.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+passed=0 failed=0
+cannot() { echo "vscode suite cannot run here: $*" >&2; exit 77; }
+step() { echo "== vscode: $*"; }
+# count adds the pass/fail lines of node's test runner in $1 to the totals.
+count() {
+	local p f
+	p=$(grep -E '^ℹ pass [0-9]+' "$1" | tail -n 1 | awk '{print $3}')
+	f=$(grep -E '^ℹ fail [0-9]+' "$1" | tail -n 1 | awk '{print $3}')
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+}
+finish() {
+	echo "vscode: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "${1:-0}" -eq 0 ]
+	exit $?
+}
+
+command -v node >/dev/null || cannot "node is not installed"
+command -v npm >/dev/null || cannot "npm is not installed"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || cannot "Node 20 or later is needed, this is $(node --version)"
+
+# 1. The extension's npm dependencies.
+cd "$here"
+want=$(sha256sum package-lock.json | cut -c1-16)
+if [ "$(cat node_modules/.agentls-lock 2>/dev/null)" != "$want" ]; then
+	step "npm ci"
+	npm ci --no-audit --no-fund >"$work/npm-ci.log" 2>&1 || { tail -n 20 "$work/npm-ci.log" >&2; cannot "npm ci failed (is the npm registry reachable?)"; }
+	echo "$want" >node_modules/.agentls-lock
+fi
+
+# 2. agentls.
+bin=${AGENTLS_BIN:-}
+if [ -z "$bin" ]; then
+	step "go build ./cmd/agentls"
+	command -v go >/dev/null || cannot "go is not installed and AGENTLS_BIN is not set"
+	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -o "$cache/agentls" ./cmd/agentls) || { echo "go build failed" >&2; exit 1; }
+	bin=$cache/agentls
+fi
+export AGENTLS_BIN=$bin
+
+# 3. Lint and the strict build.
+step "eslint, tsc --strict"
+if npx --no-install eslint src test/unit && npx --no-install tsc -p .; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: eslint or tsc" >&2
+	failed=$((failed + 1))
+fi
+
+# 4. Unit tests.
+step "unit tests: node --test out/test/unit/"
+node --test --test-reporter=spec --require ./out/test/unit/vscode-stub/register.js out/test/unit/ 2>&1 | tee "$work/unit.log"
+count "$work/unit.log"
+
+# 5. The .vsix.
+step "vsce package"
+vsix=$work/agentls.vsix
+if ! scripts/package.sh "$vsix" >"$work/package.log" 2>&1; then
+	tail -n 30 "$work/package.log" >&2
+	echo "FAIL: vsce package" >&2
+	failed=$((failed + 1))
+	finish 1
+fi
+# A .vsix is a zip: its central directory names every file.
+if grep -qa 'extension/bin/linux-x64/agentls' "$vsix"; then
+	passed=$((passed + 1))
+else
+	echo "FAIL: the .vsix lacks extension/bin/linux-x64/agentls" >&2
+	failed=$((failed + 1))
+fi
+
+# 6. End to end in code-server.
+step "end-to-end setup (code-server 4.100.3, chromium)"
+e2e_dir=$(bash "$here/test/setup.sh")
+rc=$?
+e2e_dir=$(tail -n 1 <<<"$e2e_dir")
+if [ "$rc" -eq 77 ]; then
+	echo "vscode: $passed passed, $failed failed before the end-to-end test" >&2
+	cannot "the end-to-end test's editor could not be installed (see above)"
+elif [ "$rc" -ne 0 ]; then
+	echo "FAIL: test/setup.sh exited $rc" >&2
+	failed=$((failed + 1))
+	finish 1
+fi
+step "end-to-end test: node --test test/e2e/e2e.test.mjs"
+mkdir -p "$work/shots"
+E2E_DIR=$e2e_dir VSIX=$vsix SHOTS=$work/shots \
+	node --test --test-reporter=spec test/e2e/e2e.test.mjs 2>&1 | tee "$work/e2e.log"
+count "$work/e2e.log"
+if grep -qE '^ℹ fail [1-9]' "$work/e2e.log"; then
+	# Keep what the browser showed for whoever reads the failure.
+	mkdir -p "$cache/last-failure"
+	cp "$work"/shots/*.png "$cache/last-failure/" 2>/dev/null
+	echo "screenshots of the failed end-to-end run: $cache/last-failure" >&2
+fi
+finish 0

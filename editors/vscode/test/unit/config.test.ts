@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { changeAction, initOptions, packagedBinary, resolveBinary, serveArgs } from '../../src/config';
+
+function source(values: Record<string, unknown>): { get(k: string): unknown } {
+  return { get: (k) => values[k] };
+}
+
+describe('initOptions', () => {
+  it('sends the contract defaults when nothing is set', () => {
+    const { options, problems } = initOptions(source({}));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(options, {
+      editMode: 'propose',
+      maxWorkers: 3,
+      commands: 'ask',
+      allowCommands: [],
+      zones: { allow: ['**'], deny: ['**/.git/**'] },
+      timeouts: { commandMs: 600000 },
+    });
+    assert.equal('model' in options, false, 'an unset model lets the server pick from the environment');
+  });
+
+  it('passes every valid setting through', () => {
+    const { options, problems } = initOptions(source({
+      model: ' script:/tmp/s.json ',
+      editMode: 'apply',
+      maxWorkers: 5,
+      commands: 'allow',
+      allowCommands: ['go test', '  ', 'npm test '],
+      zones: { allow: ['src/**'], deny: ['secrets/**'] },
+      commandTimeoutMs: 5000,
+    }));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(options, {
+      model: 'script:/tmp/s.json',
+      editMode: 'apply',
+      maxWorkers: 5,
+      commands: 'allow',
+      allowCommands: ['go test', 'npm test'],
+      zones: { allow: ['src/**'], deny: ['secrets/**'] },
+      timeouts: { commandMs: 5000 },
+    });
+  });
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ['a model without a provider is reported and left unset', { model: 'gpt-4' }, 'agentls.model'],
+    ['an unknown edit mode falls back to propose', { editMode: 'yolo' }, 'agentls.editMode'],
+    ['zero workers fall back to 3', { maxWorkers: 0 }, 'agentls.maxWorkers'],
+    ['fractional workers fall back to 3', { maxWorkers: 2.5 }, 'agentls.maxWorkers'],
+    ['too many workers fall back to 3', { maxWorkers: 65 }, 'agentls.maxWorkers'],
+    ['an unknown command policy falls back to ask', { commands: 'sometimes' }, 'agentls.commands'],
+    ['allowCommands that is not a list is dropped', { allowCommands: 'go test' }, 'agentls.allowCommands'],
+    ['zones that are a list fall back to the defaults', { zones: ['**'] }, 'agentls.zones'],
+    ['zones.deny that is not a list of globs keeps the default', { zones: { deny: [1] } }, 'agentls.zones'],
+    ['a command timeout under a second is refused', { commandTimeoutMs: 10 }, 'agentls.commandTimeoutMs'],
+  ];
+  for (const [name, values, key] of bad) {
+    it(name, () => {
+      const { options, problems } = initOptions(source(values));
+      assert.equal(problems.length, 1);
+      assert.equal(problems[0]?.key, key);
+      const defaults = initOptions(source({})).options;
+      assert.deepEqual(options, defaults, 'the bad value is replaced by its default');
+    });
+  }
+});
+
+describe('changeAction', () => {
+  const affects = (...keys: string[]) => (s: string): boolean => keys.includes(s);
+  it('restarts the process when the binary changes', () => {
+    assert.equal(changeAction(affects('agentls.path')), 'restart');
+  });
+  it('restarts the process when the log level changes', () => {
+    assert.equal(changeAction(affects('agentls.logLevel', 'agentls.model')), 'restart');
+  });
+  it('reconfigures the running process when a task setting changes', () => {
+    assert.equal(changeAction(affects('agentls.editMode')), 'reconfigure');
+    assert.equal(changeAction(affects('agentls.zones')), 'reconfigure');
+  });
+  it('ignores changes to other extensions\' settings', () => {
+    assert.equal(changeAction(affects('editor.fontSize')), 'none');
+  });
+});
+
+describe('resolveBinary', () => {
+  const env = { platform: 'linux', arch: 'x64', home: '/home/u' };
+  const ext = '/ext/agentls';
+  it('uses agentls.path when it is set', () => {
+    assert.deepEqual(resolveBinary('/opt/agentls', ext, env, () => true), { command: '/opt/agentls', source: 'setting' });
+  });
+  it('expands a leading ~ in agentls.path', () => {
+    assert.deepEqual(resolveBinary('~/bin/agentls', ext, env, () => false), { command: '/home/u/bin/agentls', source: 'setting' });
+  });
+  it('uses the packaged binary of the platform when there is one', () => {
+    const want = path.join(ext, 'bin', 'linux-x64', 'agentls');
+    assert.deepEqual(resolveBinary('', ext, env, (p) => p === want), { command: want, source: 'packaged' });
+  });
+  it('falls back to agentls on PATH when nothing is packaged for the platform', () => {
+    assert.deepEqual(resolveBinary(undefined, ext, { ...env, arch: 'arm64' }, (p) => p === packagedBinary(ext, 'linux', 'x64')), {
+      command: 'agentls',
+      source: 'path',
+    });
+  });
+  it('looks for agentls.exe on Windows', () => {
+    assert.equal(packagedBinary('C:/ext', 'win32', 'x64').endsWith('agentls.exe'), true);
+  });
+});
+
+describe('serveArgs', () => {
+  it('passes a known log level', () => {
+    assert.deepEqual(serveArgs('debug'), ['serve', '--log-level', 'debug']);
+  });
+  it('leaves an unknown log level to the server default', () => {
+    assert.deepEqual(serveArgs('loud'), ['serve']);
+  });
+});

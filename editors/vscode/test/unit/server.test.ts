@@ -1,0 +1,270 @@
+// The extension's side of the protocol against the real agentls binary:
+// the initializationOptions and capabilities it sends, the requests its
+// commands make, and its reverse-call handlers and view models wired onto the
+// connection, through a scripted task. The binary is AGENTLS_BIN, else one
+// built from this checkout with go build.
+import assert from 'node:assert/strict';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import * as vscode from 'vscode';
+import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { initOptions } from '../../src/config';
+import { CommandRunner } from '../../src/handlers/runCommand';
+import {
+  fillAgentCapabilities,
+  HeatSnapshot,
+  Methods,
+  RunResult,
+  SessionResult,
+  SessionsResult,
+  TaskUpdateParams,
+  TraceResult,
+} from '../../src/protocol';
+import { HeatDecorations, HeatStore } from '../../src/views/heat';
+import { transcript } from '../../src/views/sessions';
+import { TaskStore } from '../../src/views/taskModel';
+import { Connection, register } from '../../src/wiring';
+
+interface Position {
+  line: number;
+  character: number;
+}
+interface ApplyEditParams {
+  edit: {
+    documentChanges?: {
+      textDocument?: { uri: string };
+      edits?: { range: { start: Position; end: Position }; newText: string }[];
+    }[];
+  };
+}
+
+/** replaceRange applies one LSP text edit (UTF-16 positions) to text. */
+function replaceRange(text: string, range: { start: Position; end: Position }, newText: string): string {
+  const lines = text.split('\n');
+  const offset = (p: Position): number => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
+  return text.slice(0, offset(range.start)) + newText + text.slice(offset(range.end));
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-server-'));
+const ws = path.join(tmp, 'workspace');
+
+function binary(): string {
+  const env = process.env.AGENTLS_BIN;
+  if (env !== undefined && env !== '') {
+    return env;
+  }
+  const repo = path.resolve(__dirname, '../../../../..');
+  const out = path.join(tmp, 'agentls');
+  const r = spawnSync('go', ['build', '-o', out, './cmd/agentls'], { cwd: repo, encoding: 'utf8' });
+  assert.equal(r.status, 0, `go build failed: ${r.stderr}`);
+  return out;
+}
+
+const script = {
+  agents: {
+    coordinator: [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Finish the notes' }] } }] }],
+    '1': [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }], usage: { inputTokens: 100, outputTokens: 10 } },
+      { toolCalls: [{ name: 'ask_human', arguments: { question: 'Which word?', options: ['final', 'done'] } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_string: 'draft from the editor', new_string: 'final from the agent' } }] },
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'cat notes.txt; echo via-runCommand' } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'notes finished' } }], usage: { inputTokens: 50, outputTokens: 5 } },
+    ],
+  },
+};
+
+describe('the extension against the agentls binary', { timeout: 120000 }, () => {
+  let proc: ChildProcess;
+  let conn: MessageConnection;
+  let exited: Promise<number | null>;
+  const tasks = new TaskStore();
+  const heat = new HeatDecorations(new HeatStore(), () => vscode.Uri.file(ws));
+  let heardNotes: () => void = () => undefined;
+  const notesHeat = new Promise<void>((resolve) => {
+    heardNotes = resolve;
+  });
+  const updates: TaskUpdateParams[] = [];
+  const reverse: string[] = [];
+  const commandOutput: string[] = [];
+  let openText = 'draft from the editor\n';
+  const edits: ApplyEditParams[] = [];
+
+  before(() => {
+    const bin = binary();
+    fs.mkdirSync(path.join(ws, '.orchestration'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
+    fs.writeFileSync(path.join(tmp, 'script.json'), JSON.stringify(script));
+    proc = spawn(bin, ['serve', '--log-level', 'warn'], {
+      cwd: ws,
+      env: { ...process.env, AGENTLS_STATE_DIR: path.join(tmp, 'state') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    exited = new Promise((resolve) => proc.on('exit', (code) => {
+      resolve(code);
+    }));
+    if (proc.stdout === null || proc.stdin === null) {
+      throw new Error('no pipes to agentls');
+    }
+    conn = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+    const wiring: Connection = {
+      onRequest: (method, handler) => conn.onRequest(method, (params: unknown, token: vscode.CancellationToken) => {
+        reverse.push(method);
+        return handler(params, token);
+      }),
+      onNotification: (method, handler) => conn.onNotification(method, handler),
+    };
+    const notes = vscode.Uri.file(path.join(ws, 'notes.txt'));
+    register(wiring, {
+      // notes.txt is open in the editor with unsaved text the disk lacks.
+      readFile: {
+        textDocuments: () => [{ uri: notes, getText: () => openText } as unknown as vscode.TextDocument],
+        readFile: (uri) => Promise.resolve(fs.readFileSync(uri.fsPath)),
+        root: () => vscode.Uri.file(ws),
+      },
+      ask: {
+        showQuickPick: (items) => Promise.resolve(items[0]),
+        showInputBox: () => Promise.resolve(undefined),
+      },
+      runner: new CommandRunner({ append: (t) => commandOutput.push(t), show: () => undefined }),
+      tasks,
+      heat,
+      warn: (m) => {
+        throw new Error(m);
+      },
+    });
+    conn.onRequest('workspace/applyEdit', (p: ApplyEditParams) => {
+      edits.push(p);
+      for (const change of p.edit.documentChanges ?? []) {
+        if (change.textDocument?.uri === notes.toString()) {
+          for (const e of change.edits ?? []) {
+            openText = replaceRange(openText, e.range, e.newText);
+          }
+        }
+      }
+      return { applied: true };
+    });
+    conn.onNotification(Methods.taskUpdate, (p: TaskUpdateParams) => {
+      updates.push(p);
+      tasks.update(p);
+    });
+    heat.onDidChangeFileDecorations((uris) => {
+      if (uris.some((u) => path.relative(ws, u.fsPath) === 'notes.txt')) {
+        heardNotes();
+      }
+    });
+    conn.listen();
+  });
+
+  after(async () => {
+    conn.dispose();
+    proc.kill('SIGKILL');
+    await exited;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('accepts the settings as initializationOptions and the experimental.agent capability', async () => {
+    const values: Record<string, unknown> = {
+      model: `script:${path.join(tmp, 'script.json')}`,
+      editMode: 'apply',
+      commands: 'allow',
+      zones: { allow: ['**'], deny: ['**/.git/**', 'secret/**'] },
+      commandTimeoutMs: 30000,
+    };
+    const { options, problems } = initOptions({ get: (k) => values[k] });
+    assert.deepEqual(problems, []);
+    // VS Code's language client advertises these; its applyEdit is its own,
+    // so here a small stand-in applies the edit to the open document.
+    const capabilities: { experimental?: unknown; window?: unknown; workspace?: unknown } = {
+      window: { showMessage: {} },
+      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
+    };
+    fillAgentCapabilities(capabilities);
+    const res = await conn.sendRequest<{ serverInfo: { name: string }; capabilities: { experimental: { agent: { version: number } } } }>(
+      'initialize',
+      { processId: process.pid, rootUri: vscode.Uri.file(ws).toString(), capabilities, initializationOptions: options },
+    );
+    assert.equal(res.serverInfo.name, 'agentls');
+    assert.equal(res.capabilities.experimental.agent.version, 1);
+    await conn.sendNotification('initialized', {});
+  });
+
+  it('answers ping, an empty session list and an empty heat snapshot', async () => {
+    assert.deepEqual(await conn.sendRequest(Methods.ping, { data: { n: 1 } }), { data: { n: 1 } });
+    const sessions = await conn.sendRequest<SessionsResult>(Methods.sessions, {});
+    assert.deepEqual(sessions.sessions ?? [], []);
+    const snap = await conn.sendRequest<HeatSnapshot>(Methods.heatSnapshot, {});
+    heat.applySnapshot(snap);
+    assert.deepEqual(snap.nodes ?? [], []);
+  });
+
+  it('takes a settings change for the next task', async () => {
+    const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'apply', commands: 'allow', maxWorkers: 2 };
+    const { options } = initOptions({ get: (k) => values[k] });
+    await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+    assert.deepEqual(await conn.sendRequest(Methods.ping, {}), { data: null });
+  });
+
+  it('runs a scripted task whose reads, question and command the extension answers', async () => {
+    tasks.begin('task-1', 'Finish the notes');
+    const res = await conn.sendRequest<RunResult>(Methods.run, { prompt: 'Finish the notes', taskId: 'task-1' });
+    assert.equal(res.state, 'done', res.summary);
+    assert.equal(res.taskId, 'task-1');
+    tasks.finish(res);
+
+    assert.ok(reverse.includes(Methods.readFile), 'the file was read through the editor');
+    assert.ok(reverse.includes(Methods.ask), 'the question went to the editor');
+    assert.ok(reverse.includes(Methods.runCommand), 'the command ran in the editor');
+    // The edit matched the unsaved text only the editor had, and came back
+    // to the editor as a workspace edit of the open document.
+    assert.equal(edits.length, 1);
+    assert.equal(openText, 'final from the agent\n');
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'draft on disk\n', 'the disk is the editor\'s to write');
+    assert.match(commandOutput.join(''), /draft on disk\nvia-runCommand\n\[exit 0\]/);
+    const answered = updates.find((u) => u.event.kind === 'answered');
+    assert.equal(answered?.event.answer, 'final', 'the quick pick answer reached the agent');
+
+    const t = tasks.get('task-1');
+    assert.equal(t?.state, 'done');
+    assert.deepEqual(t.subtasks.map((s) => [s.id, s.state]), [['1', 'done']]);
+    assert.deepEqual(t.changes, [{ path: 'notes.txt', operation: 'update', applied: true }]);
+    assert.equal(t.inputTokens, res.usage.inputTokens);
+    const seqs = updates.filter((u) => u.taskId === 'task-1').map((u) => u.seq);
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every update was applied in order');
+    // Heat is sent on the server's next tick, after the result or before it.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      notesHeat,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error('no agent/heatUpdate for notes.txt within 10 s'));
+        }, 10000);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+    });
+    assert.ok(heat.store.get('notes.txt') !== undefined, 'notes.txt has heat');
+  });
+
+  it('finds the session and the trace of the change', async () => {
+    const sessions = await conn.sendRequest<SessionsResult>(Methods.sessions, {});
+    const list = sessions.sessions ?? [];
+    assert.equal(list.length, 1);
+    const s = await conn.sendRequest<SessionResult>(Methods.session, { sessionId: list[0]?.sessionId });
+    assert.match(transcript(s), /Finish the notes/);
+    const trace = await conn.sendRequest<TraceResult>(Methods.trace, { path: 'notes.txt', line: 1 });
+    const entries = trace.entries ?? [];
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]?.taskId, 'task-1');
+    assert.equal(entries[0]?.operation, 'update');
+  });
+
+  it('shuts down cleanly', async () => {
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    proc.stdin?.end();
+    assert.equal(await exited, 0);
+  });
+});

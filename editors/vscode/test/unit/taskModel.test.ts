@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
+import { describeTool, formatTokens, oneLine, progressText, TaskStore } from '../../src/views/taskModel';
+
+const plan: Subtask[] = [
+  { id: '1', content: 'Add a greet function', state: 'running', dependsOn: [] },
+  { id: '2', content: 'Test it', state: 'pending', dependsOn: ['1'] },
+];
+
+function upd(seq: number, event: TaskEvent, state: TaskUpdateParams['state'] = 'running', subtasks: Subtask[] | null = plan): TaskUpdateParams {
+  return { taskId: 't1', sessionId: 's1', seq, state, subtasks, event };
+}
+
+describe('TaskStore', () => {
+  it('shows a task the client started before any notification, as planning', () => {
+    const store = new TaskStore();
+    store.begin('t1', 'Add greet');
+    assert.equal(store.get('t1')?.state, 'planning');
+    assert.deepEqual(store.running().map((t) => t.taskId), ['t1']);
+  });
+
+  it('applies notifications in seq order and drops older ones', () => {
+    const store = new TaskStore();
+    store.begin('t1', 'Add greet');
+    assert.equal(store.update(upd(2, { kind: 'planned' })), true);
+    assert.equal(store.update(upd(1, { kind: 'stateChanged' }, 'planning', [])), false, 'seq 1 after seq 2 is stale');
+    const t = store.get('t1');
+    assert.equal(t?.state, 'running');
+    assert.equal(t.subtasks.length, 2);
+    assert.equal(t.sessionId, 's1');
+  });
+
+  it('keeps the subtasks when a notification carries none', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'planned' }));
+    store.update(upd(2, { kind: 'message', text: 'hi' }, 'running', null));
+    assert.equal(store.get('t1')?.subtasks.length, 2);
+  });
+
+  it('tracks the current tool call of each subtask and marks its result', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'toolCall', subtaskId: '1', tool: 'edit_file', arguments: { path: 'main.go', old_string: 'a' } }));
+    assert.equal(store.get('t1')?.activity.get('1'), 'edit_file main.go');
+    store.update(upd(2, { kind: 'toolResult', subtaskId: '1', tool: 'edit_file', ok: false }));
+    assert.equal(store.get('t1')?.activity.get('1'), '✗ edit_file main.go');
+    store.update(upd(3, { kind: 'subtaskFinished', subtaskId: '1', summary: 'greet added' }));
+    assert.equal(store.get('t1')?.activity.has('1'), false);
+    assert.equal(store.get('t1')?.messages.get('1'), 'greet added');
+  });
+
+  it('joins message deltas until the whole message arrives', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'messageDelta', subtaskId: '1', text: 'Read' }));
+    store.update(upd(2, { kind: 'messageDelta', subtaskId: '1', text: 'ing…' }));
+    assert.equal(store.get('t1')?.messages.get('1'), 'Reading…');
+    store.update(upd(3, { kind: 'message', subtaskId: '1', text: 'Reading main.go' }));
+    store.update(upd(4, { kind: 'messageDelta', subtaskId: '1', text: 'Next' }));
+    assert.equal(store.get('t1')?.messages.get('1'), 'Next');
+  });
+
+  it('holds the question while the task waits on the person', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'ask', subtaskId: '1', question: 'Which port?' }, 'waiting'));
+    assert.equal(store.get('t1')?.question, 'Which port?');
+    store.update(upd(2, { kind: 'answered', subtaskId: '1', answer: '80' }));
+    assert.equal(store.get('t1')?.question, undefined);
+  });
+
+  it('adds up the tokens of usage events and takes the run result\'s total at the end', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'usage', inputTokens: 100, outputTokens: 10 }));
+    store.update(upd(2, { kind: 'usage', inputTokens: 50, outputTokens: 5 }));
+    assert.equal(store.get('t1')?.inputTokens, 150);
+    assert.equal(store.get('t1')?.outputTokens, 15);
+    store.finish({
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null,
+      usage: { inputTokens: 160, outputTokens: 16 },
+    });
+    assert.equal(store.get('t1')?.inputTokens, 160);
+  });
+
+  it('never turns an ended task back to running on a late notification', () => {
+    const store = new TaskStore();
+    store.update(upd(5, { kind: 'stateChanged' }, 'done'));
+    store.update(upd(6, { kind: 'usage', inputTokens: 1 }, 'running'));
+    assert.equal(store.get('t1')?.state, 'done');
+  });
+
+  it('records the changes and the summary of the run result', () => {
+    const store = new TaskStore();
+    store.begin('t1', 'p');
+    store.finish({
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added', subtasks: null,
+      changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }],
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    const t = store.get('t1');
+    assert.equal(t?.summary, 'greet added');
+    assert.deepEqual(t.changes, [{ path: 'main.go', operation: 'update', applied: true }]);
+    assert.deepEqual(store.running(), []);
+  });
+
+  it('marks a task failed when its request fails', () => {
+    const store = new TaskStore();
+    store.begin('t1', 'p');
+    store.fail('t1', 'model provider unavailable');
+    assert.equal(store.get('t1')?.state, 'failed');
+    assert.equal(store.get('t1')?.error, 'model provider unavailable');
+  });
+
+  it('keeps the newest tasks first and forgets the oldest past its bound', () => {
+    const store = new TaskStore(2);
+    store.begin('a', 'A');
+    store.begin('b', 'B');
+    store.begin('c', 'C');
+    assert.deepEqual(store.tasks().map((t) => t.taskId), ['c', 'b']);
+    assert.equal(store.get('a'), undefined);
+  });
+
+  it('tells its listeners about every change', () => {
+    const store = new TaskStore();
+    let n = 0;
+    const sub = store.onDidChange(() => n++);
+    store.begin('t1', 'p');
+    store.update(upd(1, { kind: 'planned' }));
+    store.update(upd(1, { kind: 'planned' }));
+    sub.dispose();
+    store.update(upd(2, { kind: 'planned' }));
+    assert.equal(n, 2, 'a stale notification and one after dispose are not told');
+  });
+
+  it('clears ended tasks and keeps running ones', () => {
+    const store = new TaskStore();
+    store.begin('a', 'A');
+    store.begin('b', 'B');
+    store.fail('a', 'x');
+    store.clearFinished();
+    assert.deepEqual(store.tasks().map((t) => t.taskId), ['b']);
+  });
+});
+
+describe('view helpers', () => {
+  it('describes a tool call by its most telling argument', () => {
+    assert.equal(describeTool('run_command', { command: 'go test ./...' }), 'run_command go test ./...');
+    assert.equal(describeTool('finish', {}), 'finish');
+    assert.equal(describeTool('read_file', null), 'read_file');
+  });
+  it('counts ended subtasks', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'planned' }, 'running', [
+      { id: '1', content: 'a', state: 'done' }, { id: '2', content: 'b', state: 'blocked' }, { id: '3', content: 'c', state: 'running' },
+    ]));
+    const t = store.get('t1');
+    assert.ok(t);
+    assert.equal(progressText(t), '2/3');
+  });
+  it('formats token counts compactly', () => {
+    assert.deepEqual([950, 1234, 12345, 2_500_000].map(formatTokens), ['950', '1.2k', '12k', '2.5M']);
+  });
+  it('cuts a long first line at a character boundary', () => {
+    assert.equal(oneLine('héllo wörld\nsecond', 6), 'héllo…');
+    assert.equal(oneLine('short', 10), 'short');
+  });
+});

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import { describe, it } from 'node:test';
+import * as vscode from 'vscode';
+import { CommandRunner } from '../../src/handlers/runCommand';
+import { HeatDecorations, HeatStore } from '../../src/views/heat';
+import { TaskStore } from '../../src/views/taskModel';
+import { Connection, ErrorCodes, register, RpcError, WiringDeps } from '../../src/wiring';
+
+type Handler = (params: unknown, token: vscode.CancellationToken) => unknown;
+
+class FakeConnection implements Connection {
+  readonly requests = new Map<string, Handler>();
+  readonly notifications = new Map<string, (params: unknown) => void>();
+  onRequest(method: string, handler: Handler): { dispose(): void } {
+    this.requests.set(method, handler);
+    return { dispose: () => this.requests.delete(method) };
+  }
+  onNotification(method: string, handler: (params: unknown) => void): { dispose(): void } {
+    this.notifications.set(method, handler);
+    return { dispose: () => this.notifications.delete(method) };
+  }
+  request(method: string, params: unknown): Promise<unknown> {
+    const h = this.requests.get(method);
+    if (h === undefined) {
+      return Promise.reject(new Error(`no handler for ${method}`));
+    }
+    const token = new vscode.CancellationTokenSource().token;
+    return Promise.resolve().then(() => h(params, token));
+  }
+  notify(method: string, params: unknown): void {
+    this.notifications.get(method)?.(params);
+  }
+}
+
+function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; disposables: { dispose(): void }[] } {
+  const warnings: string[] = [];
+  const deps: WiringDeps = {
+    readFile: {
+      textDocuments: () => [{ uri: vscode.Uri.file('/ws/a.txt'), getText: () => 'open text' } as unknown as vscode.TextDocument],
+      readFile: () => Promise.reject(new Error('not found')),
+      root: () => vscode.Uri.file('/ws'),
+    },
+    ask: {
+      showQuickPick: (items) => Promise.resolve(items[0]),
+      showInputBox: () => Promise.resolve('typed'),
+    },
+    runner: new CommandRunner({ append: () => undefined, show: () => undefined }),
+    tasks: new TaskStore(),
+    heat: new HeatDecorations(new HeatStore(), () => vscode.Uri.file('/ws')),
+    warn: (m) => warnings.push(m),
+  };
+  const conn = new FakeConnection();
+  const disposables = register(conn, deps);
+  return { conn, deps, warnings, disposables };
+}
+
+describe('the connection wiring', () => {
+  it('answers the three reverse calls of the contract', async () => {
+    const { conn } = setup();
+    assert.deepEqual([...conn.requests.keys()].sort(), ['agent/ask', 'agent/readFile', 'agent/runCommand']);
+    assert.deepEqual(await conn.request('agent/readFile', { path: 'a.txt', uri: 'file:///ws/a.txt' }), { content: 'open text' });
+    assert.deepEqual(await conn.request('agent/ask', { question: 'Pick', options: ['x', 'y'] }), { answer: 'x' });
+    const run = await conn.request('agent/runCommand', { command: 'echo hi', cwd: os.tmpdir(), timeoutMs: 10000 });
+    assert.deepEqual(run, { exitCode: 0, output: 'hi\n' });
+  });
+
+  const invalid: [string, string, unknown, RegExp][] = [
+    ['readFile params that are not an object', 'agent/readFile', [1], /takes an object/],
+    ['a readFile uri that is not a string', 'agent/readFile', { path: 'a', uri: 3 }, /uri must be a string/],
+    ['a runCommand without a command', 'agent/runCommand', { cwd: '/' }, /command and cwd are required/],
+    ['a runCommand timeout that is not a number', 'agent/runCommand', { command: 'x', cwd: '/', timeoutMs: '5' }, /timeoutMs must be a number/],
+    ['ask options that are not strings', 'agent/ask', { question: 'q', options: [1] }, /options must be a list of strings/],
+    ['a readFile of a file that cannot be read', 'agent/readFile', { path: 'gone', uri: 'file:///ws/gone' }, /cannot read gone/],
+  ];
+  for (const [name, method, params, message] of invalid) {
+    it(`answers invalid params for ${name}`, async () => {
+      const { conn } = setup();
+      await assert.rejects(conn.request(method, params), (e: unknown) => {
+        assert.ok(e instanceof RpcError);
+        assert.equal(e.code, ErrorCodes.invalidParams);
+        assert.match(e.message, message);
+        return true;
+      });
+    });
+  }
+
+  it('feeds task updates to the task store', () => {
+    const { conn, deps } = setup();
+    conn.notify('agent/taskUpdate', { taskId: 't1', sessionId: 's', seq: 1, state: 'running', subtasks: [], event: { kind: 'planned' } });
+    assert.equal(deps.tasks.get('t1')?.state, 'running');
+  });
+
+  it('feeds heat updates to the explorer decorations', () => {
+    const { conn, deps } = setup();
+    deps.heat.applySnapshot({ seq: 0, nodes: [] });
+    conn.notify('agent/heatUpdate', { seq: 1, updates: [{ path: 'a.txt', heat: 1, inContext: true, lastAction: 'write', turn: 1 }], removed: [] });
+    assert.equal(deps.heat.provideFileDecoration(vscode.Uri.file('/ws/a.txt'))?.badge, '9');
+  });
+
+  it('warns about malformed notifications and keeps going', () => {
+    const { conn, deps, warnings } = setup();
+    conn.notify('agent/taskUpdate', { taskId: 't1' });
+    conn.notify('agent/heatUpdate', 'hot');
+    assert.equal(warnings.length, 2);
+    assert.equal(deps.tasks.tasks().length, 0);
+  });
+
+  it('removes every handler on dispose', () => {
+    const { conn, disposables } = setup();
+    for (const d of disposables) {
+      d.dispose();
+    }
+    assert.equal(conn.requests.size + conn.notifications.size, 0);
+  });
+});
