@@ -90,8 +90,8 @@ type method struct {
 	note func(s *Server, ctx context.Context, params json.RawMessage)
 }
 
-// methods is every method agentls serves. Methods of the protocol that are
-// not yet served are simply absent and answer -32601.
+// methods is every method agentls serves; any other call answers -32601 and
+// any other notification is ignored.
 var methods = map[string]method{
 	rpc.MethodInitialize:             {call: (*Server).initialize},
 	rpc.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
