@@ -1,0 +1,5 @@
+// No Go code lives here. This file keeps ./... out of node_modules, whose
+// npm packages may carry Go sources of their own.
+module github.com/agentls/agentls/bench/wire/node
+
+go 1.26
