@@ -166,32 +166,6 @@ func TestApplyEdit(t *testing.T) {
 	})
 }
 
-func TestRunShell(t *testing.T) {
-	ctx := context.Background()
-	t.Run("returns combined output and the exit code", func(t *testing.T) {
-		res := RunShell(ctx, rpc.RunCommandParams{Command: "echo out; echo err >&2; exit 3", Cwd: t.TempDir(), TimeoutMs: 10000})
-		if res.ExitCode != 3 || !strings.Contains(res.Output, "out") || !strings.Contains(res.Output, "err") || res.TimedOut {
-			t.Fatalf("got %+v", res)
-		}
-	})
-	t.Run("kills the whole process group at the timeout", func(t *testing.T) {
-		dir := t.TempDir()
-		res := RunShell(ctx, rpc.RunCommandParams{Command: "(sleep 30; touch late) & sleep 30", Cwd: dir, TimeoutMs: 100})
-		if !res.TimedOut {
-			t.Fatalf("got %+v", res)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
-			t.Fatal("a child outlived the command")
-		}
-	})
-	t.Run("cuts output past the limit and says so", func(t *testing.T) {
-		res := RunShell(ctx, rpc.RunCommandParams{Command: "head -c 1100000 /dev/zero | tr '\\0' x", Cwd: t.TempDir(), TimeoutMs: 10000})
-		if len(res.Output) > MaxCommandOutput+100 || !strings.Contains(res.Output, "output cut") {
-			t.Fatalf("output of %d bytes", len(res.Output))
-		}
-	})
-}
-
 func TestAwaitAndScripting(t *testing.T) {
 	e := newEditor(t)
 	e.noteCond = make(chan struct{})
