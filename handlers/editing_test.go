@@ -1,0 +1,169 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/rpc"
+)
+
+// editScript plans one subtask that reads main.txt and edits it.
+const editScript = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "edit"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "main.txt"}}]},
+    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "main.txt", "old_string": "hello", "new_string": "goodbye"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}]}}`
+
+// toolResult returns what the model was told of its first call of tool.
+func toolResult(t *testing.T, r *runEnv, tool string) rpc.TaskEvent {
+	t.Helper()
+	for _, u := range r.updates(t, "") {
+		if u.Event.Kind == rpc.EventToolResult && u.Event.Tool == tool {
+			return u.Event
+		}
+	}
+	t.Fatalf("no result of %s", tool)
+	return rpc.TaskEvent{}
+}
+
+// TestRunEditModes drives each edit mode end to end: the real server
+// in-process, the headless editor on a real directory.
+func TestRunEditModes(t *testing.T) {
+	files := map[string]string{"main.txt": "hello world\n"}
+
+	for _, approve := range []bool{true, false} {
+		name := "applies an annotated edit the person confirms in propose mode"
+		if !approve {
+			name = "applies nothing when the person refuses an annotated edit, and tells the model"
+		}
+		t.Run(name, func(t *testing.T) {
+			r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "propose"}})
+			var sawAnnotation bool
+			r.ed.ConfirmEdits(func(_ context.Context, p rpc.ApplyWorkspaceEditParams) (bool, error) {
+				for _, a := range p.Edit.ChangeAnnotations {
+					sawAnnotation = sawAnnotation || a.NeedsConfirmation
+				}
+				return approve, nil
+			})
+			res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+			if err != nil || !sawAnnotation || len(res.Changes) != 1 {
+				t.Fatalf("run = %+v, %v (annotation needing confirmation: %v)", res, err, sawAnnotation)
+			}
+			want := "hello world\n"
+			if approve {
+				want = "goodbye world\n"
+			}
+			if got := r.file(t, "main.txt"); got != want || res.Changes[0].Applied != approve {
+				t.Fatalf("main.txt = %q, applied = %v", got, res.Changes[0].Applied)
+			}
+			if ev := toolResult(t, r, "edit_file"); *ev.OK != approve {
+				t.Fatalf("the model was told %+v", ev)
+			}
+		})
+	}
+
+	t.Run("writes the file itself, atomically, when the editor cannot apply edits", func(t *testing.T) {
+		caps := headless.FullCapabilities()
+		caps.ApplyEdit = false
+		r := startRun(t, runOpts{files: files, script: editScript, caps: &caps})
+		if err := os.Chmod(filepath.Join(r.root, "main.txt"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		if err != nil || len(res.Changes) != 1 || !res.Changes[0].Applied {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if got := r.file(t, "main.txt"); got != "goodbye world\n" {
+			t.Fatalf("main.txt = %q", got)
+		}
+		if fi, _ := os.Stat(filepath.Join(r.root, "main.txt")); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("mode %v, want 0600 kept", fi.Mode().Perm())
+		}
+		for _, c := range r.ed.ReverseCalls() {
+			if c.Method == rpc.MethodApplyEdit {
+				t.Fatal("workspace/applyEdit sent to an editor without it")
+			}
+		}
+	})
+
+	t.Run("refuses a change as a conflict when the buffer changed since the agent read it", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: editScript})
+		r.ed.OpenBuffer("main.txt", "hello world\n")
+		reads := 0
+		r.ed.Handle(rpc.MethodReadFile, func(_ context.Context, _ json.RawMessage) (any, error) {
+			reads++
+			if reads == 1 {
+				return rpc.ReadFileResult{Content: "hello world\n"}, nil
+			}
+			// The person typed in the buffer after the agent read it.
+			return rpc.ReadFileResult{Content: "hello world, typed by the person\n"}, nil
+		})
+		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := toolResult(t, r, "edit_file")
+		if *ev.OK || !strings.Contains(ev.Summary, "changed since you last read it") {
+			t.Fatalf("the model was told %+v", ev)
+		}
+		for _, c := range res.Changes {
+			if c.Applied {
+				t.Fatalf("a conflicting change was applied: %+v", c)
+			}
+		}
+		if text, _, _ := r.ed.Buffer("main.txt"); text != "hello world\n" || r.file(t, "main.txt") != "hello world\n" {
+			t.Fatalf("buffer %q, disk %q", text, r.file(t, "main.txt"))
+		}
+	})
+
+	t.Run("works on a fresh agent/ branch in branch mode", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git is not installed")
+		}
+		r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "branch"}})
+		git := func(args ...string) string {
+			cmd := exec.Command("git", append([]string{"-C", r.root, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+			return strings.TrimSpace(string(out))
+		}
+		git("init", "-q", "-b", "main")
+		git("add", ".")
+		git("commit", "-qm", "start")
+		res, err := r.run(t, rpc.RunParams{Prompt: "Edit the greeting"})
+		if err != nil || len(res.Changes) != 1 || !res.Changes[0].Applied {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if b := git("branch", "--show-current"); !strings.HasPrefix(b, "agent/") {
+			t.Fatalf("on branch %q, want agent/…", b)
+		}
+		if r.file(t, "main.txt") != "goodbye world\n" {
+			t.Fatalf("main.txt = %q", r.file(t, "main.txt"))
+		}
+	})
+
+	t.Run("falls back to propose in branch mode outside a git repository", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "branch"}})
+		r.ed.ConfirmEdits(func(context.Context, rpc.ApplyWorkspaceEditParams) (bool, error) { return false, nil })
+		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		if err != nil || len(res.Changes) != 1 || res.Changes[0].Applied || r.file(t, "main.txt") != "hello world\n" {
+			t.Fatalf("run = %+v, %v; main.txt %q", res, err, r.file(t, "main.txt"))
+		}
+		told := false
+		for _, n := range r.ed.Notifications() {
+			told = told || (n.Method == rpc.MethodLogMessage && strings.Contains(string(n.Params), "propose"))
+		}
+		if !told {
+			t.Error("the person was not told of the fallback to propose")
+		}
+	})
+}
