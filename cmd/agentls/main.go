@@ -33,9 +33,9 @@ func main() {
 const usage = `agentls: an AI coding agent that editors run like a language server
 
 Usage:
-  agentls [serve] [flags]   speak JSON-RPC (LSP framing) on stdin/stdout
-  agentls run [flags] PROMPT run one prompt here, as a headless editor (agentls run -h)
-  agentls version           print the version
+  agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
+  agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls version             print the version
 
 Flags of serve:
 `
@@ -82,7 +82,7 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.StringVar(&o.logFile, "log-file", "", "write logs to this file instead of stderr")
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
-	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md, scripted model)")
+	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md)")
 	return fs
 }
 
