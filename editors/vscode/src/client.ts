@@ -176,6 +176,7 @@ export class AgentClient implements vscode.Disposable {
     const { options, problems } = initOptions(this.config());
     this.reportProblems(problems);
     await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+    this.output.appendLine(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);
   }
 
   async restart(): Promise<void> {

@@ -89,6 +89,21 @@ async function palette(title) {
   await input.press('Enter');
 }
 
+/** writeSettings writes the user settings, agentls ones over the test's own. */
+function writeSettings(agentls) {
+  fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'files.autoSave': 'off',
+    'agentls.model': `script:${path.join(tmp, 'task.script.json')}`,
+    'agentls.commands': 'ask',
+    ...agentls,
+  }, null, 2));
+}
+
 /** step is an it that leaves a screenshot of the page when it fails. */
 function step(name, fn) {
   it(name, async () => {
@@ -109,17 +124,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
     const script = path.join(tmp, 'task.script.json');
     fs.copyFileSync(path.join(here, 'task.script.json'), script);
-    fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'security.workspace.trust.enabled': false,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.autoCheckUpdates': false,
-      'files.autoSave': 'off',
-      'agentls.model': `script:${script}`,
-      'agentls.editMode': 'apply',
-      'agentls.commands': 'ask',
-    }, null, 2));
+    writeSettings({ 'agentls.editMode': 'apply' });
 
     const env = { ...process.env, AGENTLS_STATE_DIR: state, XDG_CONFIG_HOME: path.join(tmp, 'config') };
     const common = ['--config', path.join(tmp, 'code-server.yaml'), '--user-data-dir', userData, '--extensions-dir', extensions];
@@ -308,6 +313,34 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const tree = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tasks' }) });
     await waitFor('the stopped task in the tree', async () => /Think for a long time\s*stopped/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
     await shot('8-stopped');
+  });
+
+  step('takes a settings change for the next task: in propose mode an edit waits in the refactor preview', async () => {
+    // A workspace setting, as a person would set it for this project.
+    fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'agentls.editMode': 'propose' }));
+    await waitFor('the settings to reach agentls', () => {
+      const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
+      return f && /settings sent to agentls for the next task: .*"editMode":"propose"/.test(fs.readFileSync(f, 'utf8'));
+    });
+    await palette('agentls: Run Task…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Polish the notes');
+    await input.press('Enter');
+
+    // VS Code shows the annotated edit for confirmation before it touches anything.
+    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
+    await apply.waitFor({ timeout: 60000 });
+    await shot('9-refactor-preview');
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before Apply');
+    // Edits that need confirmation come unticked: the person ticks the file, then applies.
+    const row = page.locator('.monaco-list-row', { hasText: 'notes.txt' }).filter({ has: page.locator('input[type="checkbox"], [role="checkbox"]') }).last();
+    await row.locator('input[type="checkbox"], [role="checkbox"]').first().click();
+    await apply.click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: notes polished' }).waitFor({ timeout: 60000 });
+    await palette('File: Save All');
+    await waitFor('the confirmed edit on disk', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'polished by the agent\n');
   });
 });
 
