@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // endpoint is what a provider's errors need to name the fix.
@@ -21,15 +23,15 @@ type endpoint struct {
 	keyVar   string // variable holding the key, "" when none is needed
 	urlVar   string // variable holding the base URL
 	baseURL  string
-	secret   string // the key, scrubbed from every message
+	red      *redact.Redactor // knows the key, scrubbed from every message
 	now      func() time.Time
 }
 
 func (ep *endpoint) errorf(kind error, status int, retryable bool, cause error, format string, args ...any) *Error {
 	return &Error{
 		Kind: kind, Provider: ep.provider, Model: ep.model, Status: status,
-		Message:   redact(fmt.Sprintf(format, args...), ep.secret),
-		Err:       scrub(cause, ep.secret),
+		Message:   ep.red.Echoes(fmt.Sprintf(format, args...)),
+		Err:       ep.red.EchoesError(cause),
 		retryable: retryable,
 	}
 }

@@ -61,7 +61,8 @@ type Error struct {
 	RetryAfter time.Duration
 	// Attempts is how many attempts were made before giving up.
 	Attempts int
-	// Err is the underlying error (scrubbed of keys), if any.
+	// Err is the underlying error (scrubbed of keys, and hiding the SDK's
+	// error, whose request holds the key in a header), if any.
 	Err error
 
 	retryable bool
@@ -98,42 +99,4 @@ func (e *Error) Retryable() bool { return e.retryable }
 func Retryable(err error) bool {
 	var me *Error
 	return errors.As(err, &me) && me.retryable
-}
-
-// scrubbedError carries the text of an error with secrets removed, so that
-// wrapping a provider's error never leaks a key through Unwrap().Error().
-type scrubbedError struct {
-	msg  string
-	orig error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-
-// Is lets errors.Is see through to sentinel values of the original chain
-// (context.Canceled, io.ErrUnexpectedEOF, …) without exposing its text.
-func (e *scrubbedError) Is(target error) bool { return errors.Is(e.orig, target) }
-
-// scrub returns err with every secret replaced by "[redacted]".
-func scrub(err error, secrets ...string) error {
-	if err == nil {
-		return nil
-	}
-	return &scrubbedError{msg: redact(err.Error(), secrets...), orig: err}
-}
-
-// redact replaces every secret (and any long enough piece of one that a
-// provider may echo, like "sk-abc...xyz") in s.
-func redact(s string, secrets ...string) string {
-	for _, k := range secrets {
-		if k == "" {
-			continue
-		}
-		s = strings.ReplaceAll(s, k, "[redacted]")
-		// Providers echo masked keys: a prefix and suffix of it.
-		if len(k) >= 12 {
-			s = strings.ReplaceAll(s, k[:8], "[redacted]")
-			s = strings.ReplaceAll(s, k[len(k)-4:], "[redacted]")
-		}
-	}
-	return s
 }

@@ -18,7 +18,7 @@ func FuzzParseScript(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rec := NewRecorder(s, t.TempDir()+"/r.json", nil)
+		rec := NewRecorder(s, t.TempDir()+"/r.json", nil, nil)
 		for _, key := range s.Agents() {
 			for _, turn := range s.Turns(key) {
 				if turn.DelayMs > 0 {

@@ -11,17 +11,20 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Recorder wraps a Model and writes what it answered, per agent and in
 // order, as a script (docs/MODELS.md, scripted model), so a real session can be replayed
 // offline with script:PATH. The file is replaced atomically after every
-// answer, so a crash keeps every turn recorded before it. Safe for
-// concurrent use.
+// answer, so a crash keeps every turn recorded before it. No known secret
+// is written: a model that repeats a key it saw is recorded with the key
+// redacted. Safe for concurrent use.
 type Recorder struct {
 	model Model
 	path  string
 	log   *zap.Logger
+	red   *redact.Redactor
 
 	mu     sync.Mutex
 	agents map[string][]Turn
@@ -29,12 +32,13 @@ type Recorder struct {
 	err    error // first write error
 }
 
-// NewRecorder records the answers of m into path.
-func NewRecorder(m Model, path string, log *zap.Logger) *Recorder {
+// NewRecorder records the answers of m into path, with the secrets red
+// knows redacted (nil: none).
+func NewRecorder(m Model, path string, log *zap.Logger, red *redact.Redactor) *Recorder {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Recorder{model: m, path: path, log: log, agents: map[string][]Turn{}}
+	return &Recorder{model: m, path: path, log: log, red: red, agents: map[string][]Turn{}}
 }
 
 // Complete calls the wrapped model and records its answer. A failed call is
@@ -121,5 +125,5 @@ func (r *Recorder) writeLocked() error {
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteAtomic(r.path, data, 0o644)
+	return fsutil.WriteAtomic(r.path, r.red.JSON(data), 0o644)
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -132,7 +133,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 			}
 			base = defaultOpenAIBaseURL
 		}
-		ep := &endpoint{provider: provider, model: name, keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", baseURL: base, secret: key, now: now}
+		ep := &endpoint{provider: provider, model: name, keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", baseURL: base, red: keyRedactor("OPENAI_API_KEY", key), now: now}
 		res.Model = newOpenAI(ep, key, httpClient, &opts, false)
 	case "ollama":
 		host := strings.TrimSpace(env("OLLAMA_HOST"))
@@ -143,7 +144,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		if err != nil {
 			return nil, rpc.Errorf(rpc.CodeModelUnavailable, "model %q: OLLAMA_HOST %q: %v", spec, host, err)
 		}
-		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: base, now: now}
+		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: base, red: redact.New(), now: now}
 		res.Model = newOpenAI(ep, "ollama", httpClient, &opts, true)
 	case "anthropic":
 		key := env("ANTHROPIC_API_KEY")
@@ -155,13 +156,25 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		if base == "" {
 			base = defaultAnthropicURL
 		}
-		ep := &endpoint{provider: provider, model: name, keyVar: "ANTHROPIC_API_KEY", urlVar: "ANTHROPIC_BASE_URL", baseURL: base, secret: key, now: now}
+		ep := &endpoint{provider: provider, model: name, keyVar: "ANTHROPIC_API_KEY", urlVar: "ANTHROPIC_BASE_URL", baseURL: base, red: keyRedactor("ANTHROPIC_API_KEY", key), now: now}
 		res.Model = newAnthropic(ep, key, httpClient, &opts)
 	default:
 		return nil, rpc.Errorf(rpc.CodeModelUnavailable,
 			"unknown model provider %q in %q (from %s): use openai:, anthropic:, ollama: or script:", provider, spec, source)
 	}
 	return res, nil
+}
+
+// KeyVars are the environment variables Resolve reads API keys from: the
+// sidecar keeps their values out of everything it writes and out of the
+// environment of commands (package redact).
+var KeyVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+// keyRedactor knows one key.
+func keyRedactor(name, key string) *redact.Redactor {
+	r := redact.New()
+	r.Add(name, key)
+	return r
 }
 
 // ollamaBaseURL turns OLLAMA_HOST (which Ollama allows without a scheme or

@@ -194,7 +194,7 @@ func TestRecordThenReplay(t *testing.T) {
 	})
 	real := resolveFake(t, pc, fp.srv.URL, testOptions(&sleeps{}, nil))
 	path := filepath.Join(t.TempDir(), "session.json")
-	rec := NewRecorder(real, path, nil)
+	rec := NewRecorder(real, path, nil, nil)
 
 	calls := []*Request{{Agent: "coordinator"}, {Agent: "1"}, {Agent: "1", Run: 2}}
 	type answer struct {
@@ -265,7 +265,7 @@ func TestRecorderKeepsTheFileMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := ParseScript([]byte(demoScript))
-	rec := NewRecorder(s, path, nil)
+	rec := NewRecorder(s, path, nil, nil)
 	if _, err := rec.Complete(context.Background(), &Request{Agent: "coordinator"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestRecorderKeepsTheFileMode(t *testing.T) {
 func TestRecorderDoesNotRecordCancelledCalls(t *testing.T) {
 	s, _ := ParseScript([]byte(`{"agents": {"1": [{"delayMs": 3600000}]}}`))
 	path := filepath.Join(t.TempDir(), "session.json")
-	rec := NewRecorder(s, path, nil)
+	rec := NewRecorder(s, path, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := rec.Complete(ctx, &Request{Agent: "1"}, nil); !errors.Is(err, ErrCancelled) {

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -83,7 +84,7 @@ func (w *Workspace) git(ctx context.Context, args ...string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = w.root
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = append(redact.Environ(os.Environ(), w.unsetEnv), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

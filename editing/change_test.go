@@ -374,6 +374,32 @@ func TestBranchMode(t *testing.T) {
 			t.Fatalf("second branch = %q", got)
 		}
 	})
+	t.Run("runs git, and the repository's hooks, without the variables to unset", func(t *testing.T) {
+		t.Setenv("BRANCH_TEST_API_KEY", "sk-branch-0123456789")
+		t.Setenv("BRANCH_TEST_PLAIN", "inherited")
+		e := newEnv(t, allCaps(), rpc.EditBranch, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		gitInit(t, e.root)
+		hook := filepath.Join(e.root, ".git", "hooks", "post-checkout")
+		seen := filepath.Join(t.TempDir(), "seen")
+		if err := os.WriteFile(hook, []byte("#!/bin/sh\necho \"key=$BRANCH_TEST_API_KEY plain=$BRANCH_TEST_PLAIN\" > "+seen+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ws, err := New(Config{Root: e.root, Zones: rpc.DefaultSettings().Zones, EditMode: rpc.EditBranch, Editor: e.ed,
+			UnsetEnv: []string{"BRANCH_TEST_API_KEY"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ws.Task("t1", "hooks", "").Agent("1").Edit(ctx, "main.go", "hi", "hello", false); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(seen)
+		if err != nil {
+			t.Fatalf("the hook did not run: %v", err)
+		}
+		if strings.TrimSpace(string(got)) != "key= plain=inherited" {
+			t.Fatalf("the hook saw %q", got)
+		}
+	})
 	t.Run("falls back to propose outside a git repository", func(t *testing.T) {
 		e := newEnv(t, allCaps(), rpc.EditBranch, rpc.Zones{}, map[string]string{"main.go": mainGo})
 		task := e.ws.Task("t1", "x", "")

@@ -105,6 +105,10 @@ type Config struct {
 	// mode fell back to propose. nil: logged only.
 	Warn   func(ctx context.Context, msg string)
 	Limits Limits
+	// UnsetEnv names the variables git (branch mode) must not inherit: the
+	// secrets, as for commands (docs/PROTOCOL.md §4). A repository's hooks
+	// run in git's environment.
+	UnsetEnv []string
 }
 
 // Workspace is the root an agent works in, with its zones.
@@ -119,6 +123,7 @@ type Workspace struct {
 	log      *zap.Logger
 	warn     func(ctx context.Context, msg string)
 	limits   Limits
+	unsetEnv []string
 	locks    *pathLocks
 	renameFn func(oldpath, newpath string) error // os.Rename; tests interrupt writes here
 }
@@ -143,7 +148,7 @@ func New(cfg Config) (*Workspace, error) {
 		root: root, given: given,
 		allow: cfg.Zones.Allow, deny: cfg.Zones.Deny,
 		mode: cfg.EditMode, ed: cfg.Editor, obs: cfg.Observer, log: cfg.Logger,
-		warn: cfg.Warn, limits: cfg.Limits.withDefaults(),
+		warn: cfg.Warn, limits: cfg.Limits.withDefaults(), unsetEnv: cfg.UnsetEnv,
 		locks: newPathLocks(), renameFn: os.Rename,
 	}
 	if len(w.allow) == 0 {

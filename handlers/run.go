@@ -43,8 +43,11 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	if env == nil {
 		env = os.Getenv
 	}
+	for _, name := range clients.KeyVars {
+		s.opts.Redactor.Add(name, env(name))
+	}
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
-	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log)
+	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
 	w.engine, err = workforce.New(workforce.Config{
 		Root:     s.Root(),
 		Editor:   s.editor,
@@ -52,6 +55,7 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Tracking: ws,
 		Models:   w.models,
 		Logger:   s.log,
+		Redactor: s.opts.Redactor,
 	})
 	return w.engine, err
 }

@@ -26,11 +26,8 @@ const exitGrace = time.Second
 // returns, unless a handler ignored its context for longer than the drain
 // bound (logged as a bug).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
+	opts.secure() // before the first log line: the wire's logs are redacted too
 	log := opts.Log
-	if log == nil {
-		log = zap.NewNop()
-		opts.Log = log
-	}
 	stream := rpc.NewStream(in, out, log)
 	conn := rpc.NewConn(stream, log)
 	srv := New(conn, opts)

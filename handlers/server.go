@@ -10,10 +10,12 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"sync"
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -34,6 +36,28 @@ type Options struct {
 	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).
 	Getenv func(string) string
+	// Redactor knows the secrets (nil: those of os.Environ()); the API keys
+	// read through Getenv are added to it. No known secret reaches the
+	// logs, the editor, the model, the trace, the sessions or a recording,
+	// and commands run without them (package redact).
+	Redactor *redact.Redactor
+
+	secured bool // Redactor set and Log wrapped
+}
+
+// secure fills in the Redactor and wraps the logger with it, once.
+func (o *Options) secure() {
+	if o.secured {
+		return
+	}
+	o.secured = true
+	if o.Redactor == nil {
+		o.Redactor = redact.FromEnviron(os.Environ())
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	o.Log = o.Log.WithOptions(zap.WrapCore(o.Redactor.Core))
 }
 
 // Server serves one connection: one editor, one workspace.
@@ -60,10 +84,8 @@ type Server struct {
 
 // New returns a Server that will talk back to the editor over conn.
 func New(conn rpc.Caller, opts Options) *Server {
+	opts.secure()
 	log := opts.Log
-	if log == nil {
-		log = zap.NewNop()
-	}
 	if opts.Base.MaxWorkers == 0 {
 		opts.Base = rpc.DefaultSettings()
 	}

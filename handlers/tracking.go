@@ -39,11 +39,12 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 		return nil, fmt.Errorf("tracking: %w", rpc.ErrClosed)
 	}
 	ws, err := tracking.Open(tracking.Config{
-		Root:   s.Root(),
-		Trace:  func() *bool { return s.Settings().Trace },
-		Heat:   s.notifier,
-		Report: s.reportToUser,
-		Logger: s.log,
+		Root:     s.Root(),
+		Trace:    func() *bool { return s.Settings().Trace },
+		Heat:     s.notifier,
+		Report:   s.reportToUser,
+		Logger:   s.log,
+		Redactor: s.opts.Redactor,
 	})
 	if err != nil {
 		t.err = err
@@ -74,7 +75,7 @@ func (s *Server) closeTracking() {
 
 // reportToUser shows a warning the person should see (window/logMessage).
 func (s *Server) reportToUser(msg string) {
-	if err := s.notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, msg); err != nil {
+	if err := s.notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, s.opts.Redactor.String(msg)); err != nil {
 		s.log.Debug("logMessage not sent", zap.Error(err))
 	}
 }

@@ -178,6 +178,10 @@ type RunCommandParams struct {
 	Command   string `json:"command"`
 	Cwd       string `json:"cwd"`
 	TimeoutMs int64  `json:"timeoutMs"`
+	// UnsetEnv names the environment variables the command must not
+	// inherit: the secrets agentls knows of, but those commandEnv.pass lets
+	// through (docs/PROTOCOL.md §4).
+	UnsetEnv []string `json:"unsetEnv,omitempty"`
 }
 
 // RunCommandResult is the reply to agent/runCommand.

@@ -68,6 +68,15 @@ type Settings struct {
 	// Trace is nil when unset: then the trace is written when .orchestration/
 	// exists in the workspace.
 	Trace *bool `json:"trace"`
+	// CommandEnv says which secret variables commands may inherit.
+	CommandEnv CommandEnv `json:"commandEnv"`
+}
+
+// CommandEnv is the commandEnv setting of docs/PROTOCOL.md §2: commands and
+// git run without the secret variables of agentls's environment, but those
+// named in Pass.
+type CommandEnv struct {
+	Pass []string `json:"pass"`
 }
 
 // DefaultSettings returns the defaults of docs/PROTOCOL.md §2.
@@ -79,6 +88,7 @@ func DefaultSettings() Settings {
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
 		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0},
+		CommandEnv:    CommandEnv{Pass: []string{}},
 	}
 }
 
@@ -113,6 +123,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s := base
 	s.AllowCommands = append([]string(nil), base.AllowCommands...)
 	s.Zones = Zones{Allow: append([]string(nil), base.Zones.Allow...), Deny: append([]string(nil), base.Zones.Deny...)}
+	s.CommandEnv = CommandEnv{Pass: append([]string(nil), base.CommandEnv.Pass...)}
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -137,6 +148,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeZones(v, &s.Zones)
 		case "timeouts":
 			err = decodeTimeouts(v, &s.Timeouts)
+		case "commandEnv":
+			err = decodeCommandEnv(v, &s.CommandEnv)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {
@@ -279,6 +292,30 @@ func ValidateGlob(p string) error {
 	}
 	if !doublestar.ValidatePattern(p) {
 		return fmt.Errorf("%q is not a valid glob pattern", p)
+	}
+	return nil
+}
+
+func decodeCommandEnv(v json.RawMessage, c *CommandEnv) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(v, &fields); err != nil {
+		return &SettingsError{Key: "commandEnv", Reason: `must be an object {"pass": [variable names]}, got ` + jsonKind(v)}
+	}
+	for key, fv := range fields {
+		if key != "pass" {
+			return &SettingsError{Key: "commandEnv." + key, Reason: "unknown key; commandEnv has pass"}
+		}
+		if isNull(fv) {
+			continue
+		}
+		if err := decodeStrings("commandEnv.pass", fv, &c.Pass); err != nil {
+			return err
+		}
+		for i, name := range c.Pass {
+			if name == "" || strings.ContainsAny(name, "= \t\n\x00") {
+				return &SettingsError{Key: fmt.Sprintf("commandEnv.pass[%d]", i), Reason: fmt.Sprintf("%q is not an environment variable name", name)}
+			}
+		}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/heat"
 	"github.com/agentls/agentls/tracking/intents"
@@ -39,6 +40,9 @@ type Config struct {
 	Report      func(msg string)
 	HeatOptions heat.Options // Logger and Clock default to the Workspace's
 	Logger      *zap.Logger
+	// Redactor takes the known secrets out of the trace and the sessions
+	// written (nil: nothing is redacted).
+	Redactor *redact.Redactor
 }
 
 // Workspace is the tracking of one workspace.
@@ -72,7 +76,7 @@ func Open(cfg Config) (*Workspace, error) {
 			return nil, fmt.Errorf("tracking: %w", err)
 		}
 	}
-	reg, err := sessions.Open(state, cfg.Root, sessions.Options{OnReport: report, Logger: cfg.Logger})
+	reg, err := sessions.Open(state, cfg.Root, sessions.Options{OnReport: report, Logger: cfg.Logger, Redactor: cfg.Redactor})
 	if err != nil {
 		return nil, fmt.Errorf("tracking: %w", err)
 	}
@@ -98,7 +102,7 @@ func Open(cfg Config) (*Workspace, error) {
 			return cfg.Trace()
 		},
 	}
-	w.Trace = trace.Open(cfg.Root, trace.Options{IntentName: w.intentName, Logger: cfg.Logger})
+	w.Trace = trace.Open(cfg.Root, trace.Options{IntentName: w.intentName, Logger: cfg.Logger, Redactor: cfg.Redactor})
 	return w, nil
 }
 

@@ -40,9 +40,10 @@ func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64
 		timeout = time.Duration(timeoutMs) * time.Millisecond
 	}
 	t.emit(rpc.TaskEvent{Kind: rpc.EventCommandStarted, SubtaskID: w.sub.ID, Text: command})
-	res, err := t.e.cfg.Editor.RunCommand(ctx, rpc.RunCommandParams{Command: command, Cwd: t.e.cfg.Root, TimeoutMs: timeout.Milliseconds()})
+	p := rpc.RunCommandParams{Command: command, Cwd: t.e.cfg.Root, TimeoutMs: timeout.Milliseconds(), UnsetEnv: t.unsetEnv()}
+	res, err := t.e.cfg.Editor.RunCommand(ctx, p)
 	if errors.Is(err, rpc.ErrUnsupported) {
-		res, err = t.e.cfg.Shell(ctx, t.e.cfg.Root, command, timeout), nil
+		res, err = t.e.cfg.Shell(ctx, p), nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -150,7 +151,14 @@ func capOutput(s string) string {
 }
 
 // RunShell is the sidecar's own way to run a command when the editor cannot
-// (see internal/shell).
-func RunShell(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult {
-	return shell.Run(ctx, dir, command, timeout)
+// (see internal/shell): p.Command in p.Cwd, bounded by p.TimeoutMs, without
+// the variables of p.UnsetEnv.
+func RunShell(ctx context.Context, p rpc.RunCommandParams) rpc.RunCommandResult {
+	return shell.Run(ctx, p.Cwd, p.Command, time.Duration(p.TimeoutMs)*time.Millisecond, p.UnsetEnv)
+}
+
+// unsetEnv names the variables the task's commands and git must not
+// inherit: every secret agentls knows of, but those commandEnv.pass names.
+func (t *task) unsetEnv() []string {
+	return t.e.cfg.Redactor.Unset(t.settings.CommandEnv.Pass)
 }

@@ -1,11 +1,14 @@
 package workforce
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -59,4 +62,30 @@ func (o *observer) Blocked(who editing.Actor, path, reason string) {
 		tr.Blocked(path, reason)
 	}
 	(*task)(o).emit(rpc.TaskEvent{Kind: rpc.EventBlocked, SubtaskID: who.AgentID, Path: path, Reason: reason})
+}
+
+// redactingNotifier takes the known secrets out of every notification: a
+// model's text, a tool's arguments and results, a warning.
+type redactingNotifier struct {
+	n Notifier
+	r *redact.Redactor
+}
+
+func (x *redactingNotifier) TaskUpdate(ctx context.Context, p *rpc.TaskUpdateParams) error {
+	return x.n.TaskUpdate(ctx, redact.Value(x.r, p))
+}
+
+func (x *redactingNotifier) Progress(ctx context.Context, p *rpc.ProgressParams) error {
+	if b, err := json.Marshal(p.Value); err == nil {
+		if red := x.r.JSON(b); !bytes.Equal(red, b) {
+			q := *p
+			q.Value = json.RawMessage(red)
+			p = &q
+		}
+	}
+	return x.n.Progress(ctx, p)
+}
+
+func (x *redactingNotifier) LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
+	return x.n.LogMessage(ctx, typ, x.r.String(msg))
 }

@@ -6,15 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 )
@@ -70,9 +71,14 @@ type Config struct {
 	Logger *zap.Logger
 	// NewID makes task ids (nil: 16 random bytes in hex).
 	NewID func() string
-	// Shell runs a command when the editor cannot (nil: `sh -c` in its own
-	// process group). Tests replace it.
-	Shell func(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult
+	// Shell runs a command when the editor cannot (nil: RunShell). Tests
+	// replace it.
+	Shell func(ctx context.Context, p rpc.RunCommandParams) rpc.RunCommandResult
+	// Redactor knows the secrets (nil: those of this process's
+	// environment): they are taken out of every notification, tool result
+	// and run result, and commands and git run without them (but those the
+	// commandEnv setting passes).
+	Redactor *redact.Redactor
 }
 
 // Engine runs the tasks of one workspace: one agent/run each. It is safe for
@@ -119,6 +125,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Shell == nil {
 		cfg.Shell = RunShell
 	}
+	if cfg.Redactor == nil {
+		cfg.Redactor = redact.FromEnviron(os.Environ())
+	}
+	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
 	return &Engine{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -172,7 +182,7 @@ func (e *Engine) Run(ctx context.Context, p rpc.RunParams, s rpc.Settings) (*rpc
 		return nil, err
 	}
 	defer e.running.Done()
-	res := t.run(ctx)
+	res := redact.Value(e.cfg.Redactor, t.run(ctx))
 	e.finish(t)
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)

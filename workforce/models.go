@@ -6,6 +6,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/internal/redact"
 )
 
 // Models is the ModelSource of the sidecar: clients.Resolve per docs/MODELS.md,
@@ -16,6 +17,7 @@ type Models struct {
 	env    func(string) string
 	opts   clients.Options
 	record string
+	red    *redact.Redactor
 
 	mu       sync.Mutex
 	models   map[string]*clients.Resolved
@@ -24,12 +26,13 @@ type Models struct {
 
 // NewModels returns a Models that reads the environment through env,
 // resolves relative script paths against dir, and, when record is not "",
-// records every answer into that file.
-func NewModels(env func(string) string, dir, record string, onRetry func(clients.RetryEvent), log *zap.Logger) *Models {
+// records every answer into that file with the secrets red knows redacted.
+func NewModels(env func(string) string, dir, record string, onRetry func(clients.RetryEvent), log *zap.Logger, red *redact.Redactor) *Models {
 	return &Models{
 		env:    env,
 		opts:   clients.Options{Logger: log, Dir: dir, OnRetry: onRetry},
 		record: record,
+		red:    red,
 		models: map[string]*clients.Resolved{},
 	}
 }
@@ -54,7 +57,7 @@ func (m *Models) Model(spec string) (Model, string, error) {
 		return r.Model, r.Spec, nil
 	}
 	if m.recorder == nil {
-		m.recorder = clients.NewRecorder(r.Model, m.record, m.opts.Logger)
+		m.recorder = clients.NewRecorder(r.Model, m.record, m.opts.Logger, m.red)
 	}
 	return m.recorder, r.Spec, nil
 }

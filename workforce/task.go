@@ -100,6 +100,7 @@ func (t *task) open() error {
 		Zones:    t.settings.Zones,
 		EditMode: t.settings.EditMode,
 		Editor:   ed,
+		UnsetEnv: t.unsetEnv(),
 		Observer: (*observer)(t),
 		Logger:   t.log,
 		Warn:     func(ctx context.Context, msg string) { t.warn(msg) },

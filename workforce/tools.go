@@ -89,6 +89,9 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	t.emit(rpc.TaskEvent{Kind: rpc.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
 	t.journal.add(rpc.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
 	r := w.dispatch(ctx, c)
+	// What a tool gives back goes to the model, the person and the logs:
+	// no secret in it (a file or a command's output may hold one).
+	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
 	t.emit(rpc.TaskEvent{Kind: rpc.EventToolResult, SubtaskID: w.sub.ID, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
 	if r.isErr {

@@ -225,7 +225,7 @@ func TestCommands(t *testing.T) {
 	t.Run("kills the whole process group when the context ends", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan rpc.RunCommandResult, 1)
-		go func() { done <- RunShell(ctx, t.TempDir(), "sleep 60 & sleep 60", 0) }()
+		go func() { done <- RunShell(ctx, rpc.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60 & sleep 60"}) }()
 		cancel()
 		select {
 		case res := <-done:
@@ -238,11 +238,11 @@ func TestCommands(t *testing.T) {
 	})
 
 	t.Run("reports a timeout and the exit code", func(t *testing.T) {
-		res := RunShell(context.Background(), t.TempDir(), "sleep 60", 50*time.Millisecond)
+		res := RunShell(context.Background(), rpc.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60", TimeoutMs: 50})
 		if !res.TimedOut {
 			t.Errorf("res = %+v", res)
 		}
-		res = RunShell(context.Background(), t.TempDir(), "echo hi; exit 3", 0)
+		res = RunShell(context.Background(), rpc.RunCommandParams{Cwd: t.TempDir(), Command: "echo hi; exit 3"})
 		if res.ExitCode != 3 || res.Output != "hi\n" {
 			t.Errorf("res = %+v", res)
 		}

@@ -370,17 +370,14 @@ func (r *Redactor) Error(err error) error {
 	return &redactedError{msg: red, orig: err}
 }
 
-// EchoesError is Error with Echoes: for errors quoting a model provider.
+// EchoesError is Error with Echoes, for errors of a model provider's SDK,
+// and it always wraps: their chain holds the request, headers included,
+// which errors.As must not reach.
 func (r *Redactor) EchoesError(err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	red := r.Echoes(msg)
-	if red == msg {
-		return err
-	}
-	return &redactedError{msg: red, orig: err}
+	return &redactedError{msg: r.Echoes(err.Error()), orig: err}
 }
 
 type redactedError struct {

@@ -1,9 +1,11 @@
 // Package shell runs a command line the way agentls runs every command: with
 // `sh -c`, in a process group of its own, stdout and stderr together and
 // capped, and the whole group killed when the command's time is up or its
-// caller gives up, so no child outlives a stopped task. The headless editor
-// (answering agent/runCommand) and the sidecar (when the editor cannot run
-// commands) share it.
+// caller gives up, so no child outlives a stopped task. The command inherits
+// this process's environment without the variables it is told to unset (the
+// secrets, docs/PROTOCOL.md §4). The headless editor (answering
+// agent/runCommand) and the sidecar (when the editor cannot run commands)
+// share it.
 package shell
 
 import (
@@ -11,22 +13,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
 // MaxOutput is where a command's output is cut (1 MiB).
 const MaxOutput = 1 << 20
 
-// Run runs command with `sh -c` in dir. When timeout (0: none) passes or ctx
-// ends, the whole process group is killed; TimedOut tells the first case.
-// Children the command left in the background are killed with it when it
-// ends. Output past MaxOutput is cut with a note saying how much.
-func Run(ctx context.Context, dir, command string, timeout time.Duration) rpc.RunCommandResult {
+// Run runs command with `sh -c` in dir, in this process's environment
+// without the variables named in unset. When timeout (0: none) passes or
+// ctx ends, the whole process group is killed; TimedOut tells the first
+// case. Children the command left in the background are killed with it when
+// it ends. Output past MaxOutput is cut with a note saying how much.
+func Run(ctx context.Context, dir, command string, timeout time.Duration, unset []string) rpc.RunCommandResult {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -34,6 +39,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration) rpc.Ru
 	}
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = dir
+	cmd.Env = redact.Environ(os.Environ(), unset)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &capBuffer{limit: MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out

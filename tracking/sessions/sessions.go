@@ -36,6 +36,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// (for window/showMessage). It may be nil.
 	OnReport func(msg string)
 	Logger   *zap.Logger
+	// Redactor takes the known secrets out of everything written (nil:
+	// nothing is redacted).
+	Redactor *redact.Redactor
 }
 
 type index struct {
@@ -110,6 +114,7 @@ type Store struct {
 	newID    func() string
 	onReport func(string)
 	log      *zap.Logger
+	red      *redact.Redactor
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -132,7 +137,7 @@ func Open(stateDir, root string, opts Options) (*Store, error) {
 	}
 	s := &Store{
 		dir: WorkspaceDir(stateDir, root), now: opts.Now, newID: opts.NewID,
-		onReport: opts.OnReport, log: opts.Logger,
+		onReport: opts.OnReport, log: opts.Logger, red: opts.Redactor,
 		sessions: map[string]*session{}, checked: map[string]bool{},
 	}
 	if err := os.MkdirAll(filepath.Join(s.dir, msgDir), 0o700); err != nil {
@@ -303,6 +308,7 @@ func (s *Store) persist() error {
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
+	data = s.red.JSON(data)
 	if err := fsutil.WriteAtomic(filepath.Join(s.dir, indexName), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
@@ -431,6 +437,7 @@ func (s *Store) Append(sessionID string, m rpc.SessionMessage) error {
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
+	line = s.red.JSON(line)
 	if err := fsutil.AppendLine(path, append(line, '\n'), 0o600); err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}

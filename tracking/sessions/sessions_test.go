@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -195,4 +196,36 @@ func TestDamagedFiles(t *testing.T) {
 			t.Errorf("the aside copy lost the torn line: %q", b)
 		}
 	})
+}
+
+func TestNoSecretIsWritten(t *testing.T) {
+	const key = "sk-sessions-0123456789"
+	red := redact.New()
+	red.Add("OPENAI_API_KEY", key)
+	e := newEnv(t)
+	s, err := Open(e.state, e.root, Options{Redactor: red})
+	must(t, err)
+	sid, err := s.StartTask("", "t1", "use the key "+key)
+	must(t, err)
+	must(t, s.Append(sid, rpc.SessionMessage{Role: "tool", Text: `run_command {"command":"echo ` + key + `"}`}))
+	must(t, s.Append(sid, rpc.SessionMessage{Role: "assistant", Text: "it printed " + key}))
+	err = filepath.WalkDir(s.Dir(), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), key) {
+			t.Errorf("%s holds the key:\n%s", path, b)
+		}
+		return nil
+	})
+	must(t, err)
+	msgs, err := s.Messages(sid)
+	must(t, err)
+	if len(msgs) != 2 || msgs[1].Text != "it printed [redacted OPENAI_API_KEY]" {
+		t.Fatalf("messages = %+v", msgs)
+	}
 }

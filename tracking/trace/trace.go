@@ -41,6 +41,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -87,6 +88,7 @@ type Options struct {
 	NewID      func() string          // 16 random bytes in hex
 	IntentName func(id string) string // names for intent_map.md; may be nil
 	Logger     *zap.Logger            // zap.NewNop()
+	Redactor   *redact.Redactor       // takes known secrets out of what is written; nil: none
 }
 
 // Log is the trace of one workspace.
@@ -98,6 +100,7 @@ type Log struct {
 	newID      func() string
 	intentName func(string) string
 	log        *zap.Logger
+	red        *redact.Redactor
 
 	mu  sync.Mutex
 	idx index
@@ -129,6 +132,7 @@ func Open(root string, opts Options) *Log {
 		newID:      opts.NewID,
 		intentName: opts.IntentName,
 		log:        opts.Logger,
+		red:        opts.Redactor,
 		idx:        newIndex(),
 	}
 }
@@ -226,7 +230,7 @@ func (l *Log) Record(c Change) (rpc.TraceEntry, error) {
 	if err != nil {
 		return rpc.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
-	line = append(line, '\n')
+	line = append(l.red.JSON(line), '\n')
 	if err := os.MkdirAll(filepath.Dir(l.file), 0o755); err != nil {
 		return rpc.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
@@ -239,7 +243,7 @@ func (l *Log) Record(c Change) (rpc.TraceEntry, error) {
 		l.log.Warn("trace: reading the trace back failed", zap.Error(err))
 		return e, nil
 	}
-	if err := fsutil.WriteAtomic(l.mapFile, l.idx.intentMap(l.intentName), 0o644); err != nil {
+	if err := fsutil.WriteAtomic(l.mapFile, []byte(l.red.String(string(l.idx.intentMap(l.intentName)))), 0o644); err != nil {
 		l.log.Warn("trace: intent_map.md not rewritten", zap.Error(err))
 	}
 	return e, nil
