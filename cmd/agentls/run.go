@@ -39,6 +39,7 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
+	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -75,6 +76,8 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return runner.ExitFailed
 	}
 	o.Server = []string{self}
+	// The sidecar needs the keys; the commands it asks for are run here,
+	// by the headless editor, without them (agent/runCommand unsetEnv).
 	o.Env = os.Environ()
 	o.Stdin, o.Stdout, o.Stderr = stdin, stdout, stderr
 	errTerm := isTerminal(stderr)

@@ -178,3 +178,62 @@ func TestAgentlsRun(t *testing.T) {
 		}
 	})
 }
+
+func TestAgentlsRunKeepsTheKeyFromCommands(t *testing.T) {
+	const key = "sk-run-0123456789abcdefKEY"
+	reversed := func(s string) string {
+		r := []rune(s)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r)
+	}
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "Print the key"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "run_command", "arguments": {"command": "echo \"key=$(printenv OPENAI_API_KEY | rev)\""}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "printed"}}]}]
+}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// commandResult is what the model was told the command printed.
+	commandResult := func(t *testing.T, out string) string {
+		t.Helper()
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var n struct {
+				Method string               `json:"method"`
+				Params rpc.TaskUpdateParams `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &n) == nil && n.Method == rpc.MethodTaskUpdate &&
+				n.Params.Event.Kind == rpc.EventToolResult && n.Params.Event.Tool == "run_command" {
+				return n.Params.Event.Summary
+			}
+		}
+		t.Fatalf("no result of run_command in:\n%s", out)
+		return ""
+	}
+	t.Run("the commands agentls run runs do not see the API key it holds", func(t *testing.T) {
+		code, out, errs := agentlsRun(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key}, "--json", "--yes", "--model", "script:"+script, "print the key")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if got := commandResult(t, out); !strings.Contains(got, "key=") || strings.Contains(got, reversed(key)) {
+			t.Fatalf("the command printed %q", got)
+		}
+		if strings.Contains(out+errs, key) {
+			t.Fatal("the key is in the output")
+		}
+	})
+	t.Run("--pass-env lets a named variable through", func(t *testing.T) {
+		code, out, errs := agentlsRun(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key}, "--json", "--yes", "--pass-env", "OPENAI_API_KEY", "--model", "script:"+script, "print the key")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if got := commandResult(t, out); !strings.Contains(got, "key="+reversed(key)) {
+			t.Fatalf("the command printed %q", got)
+		}
+	})
+}

@@ -48,6 +48,10 @@ type Options struct {
 	JSON       bool   // every notification as one JSON line on stdout
 	Prompt     string
 
+	// PassEnv names the secret variables commands may inherit (the
+	// commandEnv setting, docs/PROTOCOL.md §2).
+	PassEnv []string
+
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
 	Env    []string
@@ -88,6 +92,9 @@ func Run(ctx context.Context, o Options) int {
 	}
 	if o.MaxWorkers > 0 {
 		init["maxWorkers"] = o.MaxWorkers
+	}
+	if len(o.PassEnv) > 0 {
+		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
 	}
 	cmd := append([]string{}, o.Server...)
 	cmd = append(cmd, "serve", "--log-level", "error")
