@@ -579,6 +579,8 @@ Signal a -32602 error when it names none or one outside the project."
            (timed-out nil)
            (timer nil)
            (default-directory (file-name-as-directory cwd))
+           (process-environment
+            (agentls--command-environment (plist-get params :unsetEnv)))
            (process
             (make-process
              :name "agentls-command"
@@ -615,6 +617,15 @@ Signal a -32602 error when it names none or one outside the project."
               (when timer (cancel-timer timer))
               (when (process-live-p process) (kill-process process))))
       reply)))
+
+(defun agentls--command-environment (unset)
+  "Return `process-environment' without the variables named in UNSET.
+UNSET is agent/runCommand's unsetEnv (a vector or list of names): the
+secrets agentls knows of, which a command the model asked for must not
+inherit.  A bare name in front of `process-environment' unsets it."
+  (append (seq-filter (lambda (name) (and (stringp name) (not (string-empty-p name))))
+                      (append unset nil))
+          process-environment))
 
 (defun agentls--command-output (buffer)
   "Return BUFFER's text, cut in the middle to `agentls-command-output-limit' bytes."

@@ -409,6 +409,18 @@ SPEC is (ROOT CONN)."
                               (plist-get result :output)))
       (should-not (plist-get result :timedOut)))))
 
+(ert-deftest agentls-test-run-command-unsets-the-secrets ()
+  "agent/runCommand runs the command without the variables of unsetEnv."
+  (agentls-test--with-recording (root conn)
+    (let ((process-environment (append '("AGENTLS_TEST_API_KEY=sk-emacs-0123456789"
+                                         "AGENTLS_TEST_PLAIN=inherited")
+                                       process-environment)))
+      (agentls-test--receive conn 1 "agent/runCommand"
+                             (list :command "echo \"key=$AGENTLS_TEST_API_KEY plain=$AGENTLS_TEST_PLAIN\""
+                                   :cwd root :timeoutMs 10000 :unsetEnv ["AGENTLS_TEST_API_KEY"]))
+      (let ((result (plist-get (agentls-test--reply conn 1) :result)))
+        (should (equal (plist-get result :output) "key= plain=inherited\n"))))))
+
 (ert-deftest agentls-test-run-command-timeout-kills-the-group ()
   "A command past its timeout is killed with everything it started."
   (agentls-test--with-recording (root conn)

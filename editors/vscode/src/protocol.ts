@@ -30,6 +30,8 @@ export interface RunCommandParams {
   command: string;
   cwd: string;
   timeoutMs: number;
+  /** Variables the command must not inherit: the secrets agentls knows of. */
+  unsetEnv?: string[];
 }
 export interface RunCommandResult {
   exitCode: number;

@@ -9,6 +9,16 @@ import { RunCommandParams, RunCommandResult } from '../protocol';
 /** Where output is cut (contract §4). */
 export const maxOutput = 1 << 20;
 
+/**
+ * commandEnv is env without the variables named in unset (agent/runCommand's
+ * unsetEnv: the secrets agentls knows of, which a command the model asked
+ * for must not inherit).
+ */
+export function commandEnv(env: NodeJS.ProcessEnv, unset: unknown): NodeJS.ProcessEnv {
+  const names = new Set(Array.isArray(unset) ? unset.filter((n): n is string => typeof n === 'string') : []);
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name)));
+}
+
 /** Where the command's output is shown as it comes. */
 export interface OutputSink {
   append(text: string): void;
@@ -91,6 +101,7 @@ export class CommandRunner {
       const args = process.platform === 'win32' ? ['/d', '/s', '/c', command] : ['-c', command];
       const child = spawn(this.shell, args, {
         cwd,
+        env: commandEnv(process.env, params.unsetEnv),
         detached: process.platform !== 'win32',
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,

@@ -98,6 +98,24 @@ describe('agent/runCommand', () => {
     assert.match(res.output, /done/);
   });
 
+  it('runs the command without the variables of unsetEnv', async () => {
+    process.env.AGENTLS_TEST_API_KEY = 'sk-vscode-0123456789';
+    process.env.AGENTLS_TEST_PLAIN = 'inherited';
+    try {
+      const res = await new CommandRunner(new Sink()).run({
+        command: 'echo "key=$AGENTLS_TEST_API_KEY plain=$AGENTLS_TEST_PLAIN"',
+        cwd: dir,
+        timeoutMs: 30000,
+        unsetEnv: ['AGENTLS_TEST_API_KEY'],
+      });
+      assert.equal(res.output, 'key= plain=inherited\n');
+      assert.equal(process.env.AGENTLS_TEST_API_KEY, 'sk-vscode-0123456789', "the extension's own environment is kept");
+    } finally {
+      delete process.env.AGENTLS_TEST_API_KEY;
+      delete process.env.AGENTLS_TEST_PLAIN;
+    }
+  });
+
   it('answers 127 for a cwd that does not exist', async () => {
     const res = await new CommandRunner(new Sink()).run({ command: 'true', cwd: path.join(dir, 'missing'), timeoutMs: 1000 });
     assert.equal(res.exitCode, 127);
