@@ -140,7 +140,14 @@ func (p *scriptedProvider) serve(w http.ResponseWriter, r *http.Request) {
 	delta := func(d map[string]any, finish any) []any {
 		return []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}
 	}
-	chunk(delta(map[string]any{"role": "assistant", "content": turn.Text}, nil), nil)
+	// The text streams in small pieces, as real providers send it: a key
+	// it holds is split across deltas.
+	chunk(delta(map[string]any{"role": "assistant", "content": ""}, nil), nil)
+	for text := turn.Text; text != ""; {
+		n := min(len(text), 7)
+		chunk(delta(map[string]any{"content": text[:n]}, nil), nil)
+		text = text[n:]
+	}
 	for j, c := range turn.ToolCalls {
 		call := map[string]any{"index": j, "id": fmt.Sprintf("call_%d_%d", i, j), "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": string(c.Arguments)}}
@@ -278,8 +285,17 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 
 				// Nowhere a trace of the key.
 				places := map[string]string{"the log": logs.String(), "the run result": string(result), "the failed run's result": string(failedResult)}
+				var deltas strings.Builder // the streamed text, as an editor shows it
 				for i, n := range ed.Notifications() {
 					places[fmt.Sprintf("notification %d (%s)", i+1, n.Method)] = string(n.Params)
+					var u rpc.TaskUpdateParams
+					if n.Method == rpc.MethodTaskUpdate && n.Decode(&u) == nil && u.Event.Kind == rpc.EventMessageDelta {
+						deltas.WriteString(u.Event.Text)
+					}
+				}
+				places["the messageDelta text put together"] = deltas.String()
+				if !strings.Contains(deltas.String(), "I saw [redacted OPENAI_API_KEY] in .env.") {
+					t.Errorf("the streamed text: %q", deltas.String())
 				}
 				for path, text := range filesUnder(t, state) {
 					places["session file "+path] = text

@@ -196,12 +196,23 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	if agent != clients.AgentCoordinator {
 		sub = agent
 	}
-	onDelta := func(d clients.Delta) {
-		if d.Text != "" {
-			t.emit(rpc.TaskEvent{Kind: rpc.EventMessageDelta, SubtaskID: sub, Text: d.Text})
+	// A secret the model repeats may be split across deltas: the stream
+	// redacts it whole.
+	stream := t.e.cfg.Redactor.Stream()
+	emit := func(text string) {
+		if text != "" {
+			t.emit(rpc.TaskEvent{Kind: rpc.EventMessageDelta, SubtaskID: sub, Text: text})
 		}
 	}
-	return t.model.Complete(ctx, req, onDelta)
+	onDelta := func(d clients.Delta) {
+		if d.Restart {
+			stream.Reset()
+		}
+		emit(stream.Write(d.Text))
+	}
+	resp, err := t.model.Complete(ctx, req, onDelta)
+	emit(stream.Flush())
+	return resp, err
 }
 
 func (t *task) emitUsage(sub string, u rpc.Usage) {

@@ -420,3 +420,48 @@ func Environ(environ, unset []string) []string {
 	}
 	return out
 }
+
+// Stream redacts a text that arrives in pieces, as a model's answer
+// streams: a secret split across pieces is still replaced whole. The end of
+// the text that could begin a secret is held back until the next piece
+// shows it is not one, or until Flush. A Stream is for one goroutine.
+type Stream struct {
+	r       *Redactor
+	pending string
+}
+
+// Stream returns a Stream over r's secrets.
+func (r *Redactor) Stream() *Stream { return &Stream{r: r} }
+
+// Write takes the next piece and returns what can be shown of the text so
+// far, redacted.
+func (s *Stream) Write(piece string) string {
+	set := s.r.load()
+	if set == nil {
+		out := s.pending + piece
+		s.pending = ""
+		return out
+	}
+	text := set.plain.Replace(s.pending + piece)
+	hold := 0
+	for _, v := range set.values {
+		for k := min(len(v)-1, len(text)); k > hold; k-- {
+			if strings.HasSuffix(text, v[:k]) {
+				hold = k
+				break
+			}
+		}
+	}
+	s.pending = text[len(text)-hold:]
+	return text[:len(text)-hold]
+}
+
+// Flush returns what Write held back, at the end of the text.
+func (s *Stream) Flush() string {
+	out := s.pending
+	s.pending = ""
+	return out
+}
+
+// Reset drops what Write held back: the text starts over.
+func (s *Stream) Reset() { s.pending = "" }

@@ -237,3 +237,47 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestStream(t *testing.T) {
+	r := New()
+	r.Add("OPENAI_API_KEY", key)
+	t.Run("replaces a secret split across pieces, and never shows a piece of it", func(t *testing.T) {
+		s := r.Stream()
+		var shown []string
+		for _, piece := range []string{"the key is sk-pr", "oj-0123456789", "abcdefXYZ and s", "o on"} {
+			shown = append(shown, s.Write(piece))
+		}
+		shown = append(shown, s.Flush())
+		if got := strings.Join(shown, ""); got != "the key is [redacted OPENAI_API_KEY] and so on" {
+			t.Fatalf("got %q", got)
+		}
+		for _, p := range shown {
+			if strings.Contains(p, "sk-pr") || strings.Contains(p, "0123456789") {
+				t.Fatalf("a piece of the key was shown: %q", shown)
+			}
+		}
+	})
+	t.Run("gives back what it held when the text ends", func(t *testing.T) {
+		s := r.Stream()
+		if got := s.Write("ends with sk"); got != "ends with " {
+			t.Fatalf("got %q", got)
+		}
+		if got := s.Flush(); got != "sk" {
+			t.Fatalf("flushed %q", got)
+		}
+	})
+	t.Run("drops what it held on Reset", func(t *testing.T) {
+		s := r.Stream()
+		s.Write("void sk-proj")
+		s.Reset()
+		if got := s.Write("new") + s.Flush(); got != "new" {
+			t.Fatalf("got %q", got)
+		}
+	})
+	t.Run("passes text through without secrets", func(t *testing.T) {
+		s := New().Stream()
+		if got := s.Write("sk-proj") + s.Flush(); got != "sk-proj" {
+			t.Fatalf("got %q", got)
+		}
+	})
+}
