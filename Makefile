@@ -40,10 +40,15 @@ fuzz:
 	@bash scripts/fuzz.sh $(FUZZTIME)
 
 # The offline demo: agentls plans, edits, creates and tests a copy of
-# examples/greeter with a scripted model. Needs only Go; leaves the
-# repository as it was.
+# examples/greeter with a scripted model. Needs Go, and the network on the
+# first run (the Go module proxy); leaves the repository as it was and
+# fails if the changed copy's tests fail.
 demo:
 	@bash scripts/demo.sh
 
+# Everything the builds and the suites leave in the checkout: binaries, the
+# suites' caches (.cache/test: agentls, code-server, apt and npm logs), the
+# VS Code extension's npm packages and build, the help tags Neovim builds.
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache editors/vscode/node_modules editors/vscode/out editors/vscode/bin \
+		editors/vscode/*.vsix editors/nvim/doc/tags bench/wire/node/node_modules

@@ -325,6 +325,7 @@ func gitInit(t *testing.T, dir string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	isolateGit(t)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"-c", "user.email=t@example.com", "-c", "user.name=t", "add", "."},
@@ -336,6 +337,14 @@ func gitInit(t *testing.T, dir string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// isolateGit keeps the user's git configuration (~/.gitconfig and
+// /etc/gitconfig: commit.gpgsign, hooks, aliases) away from the test's git
+// commands and from the ones the code under test runs.
+func isolateGit(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
 
 func currentBranch(t *testing.T, dir string) string {

@@ -127,6 +127,10 @@ func TestRunEditModes(t *testing.T) {
 		if _, err := exec.LookPath("git"); err != nil {
 			t.Skip("git is not installed")
 		}
+		// The user's git configuration (~/.gitconfig, /etc/gitconfig:
+		// commit.gpgsign, hooks) stays out of the test.
+		t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+		t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 		r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "branch"}})
 		git := func(args ...string) string {
 			cmd := exec.Command("git", append([]string{"-C", r.root, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)

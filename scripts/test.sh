@@ -8,8 +8,15 @@
 # where it can (Debian packages, npm), exits 0 on success, 1 on failure and
 # 77 when it cannot run here, with the reason as its last line on stderr.
 # With CI=true a skipped suite is a failure: CI runs everything.
+#
+# What the suites build and download stays in .cache/test of the checkout
+# (AGENTLS_TEST_CACHE moves it); `make clean` removes it. Nothing is left in
+# the system's temporary directory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/steps.sh
+work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
@@ -23,22 +30,36 @@ fi
 passed=() failed=() skipped=()
 GO=${GO:-go}
 
+echo "== make test: suites ${suites[*]}"
+for s in "${suites[@]}"; do
+	case $s in
+	go) echo "   go: the Go packages (needs Go; the first run downloads the modules through $($GO env GOPROXY 2>/dev/null || echo the module proxy))" ;;
+	nvim) echo "   nvim: the Neovim plugin in Neovim 0.7+ (installs Debian's neovim when missing)" ;;
+	emacs) echo "   emacs: the Emacs package in Emacs 28+ (installs Debian's emacs-nox when missing)" ;;
+	vscode) echo "   vscode: the VS Code extension (needs Node 20 and npm; when missing, installs chromium and build headers with apt, hundreds of MB, and code-server 4.100.3 from npm)" ;;
+	esac
+done
+
 run_go() {
-	echo "== go: build, vet, gofmt, tests"
-	$GO build ./... || return 1
-	$GO vet ./... || return 1
+	echo "== go: go build ./... (the first time: module downloads and a full compile, a minute or two)"
+	long "go build ./..." $GO build ./... || return 1
+	echo "== go: go vet ./..."
+	long "go vet ./..." $GO vet ./... || return 1
+	echo "== go: gofmt -l"
 	local unformatted
 	unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*'))
 	if [ -n "$unformatted" ]; then
 		echo "not gofmt-ed:"; echo "$unformatted"; return 1
 	fi
-	$GO test -count=1 -timeout 900s ./... || return 1
-	echo "== go: race detector on the concurrent core"
+	echo "== go: go test ./... (about a minute)"
+	long "go test ./..." $GO test -count=1 -timeout 900s ./... || return 1
 	local race=()
 	for d in rpc handlers editors/headless workforce; do
 		[ -d "$d" ] && race+=("./$d/...")
 	done
-	$GO test -count=1 -race -short -timeout 900s "${race[@]}" || return 1
+	echo "== go: race detector on the concurrent core: go test -race ${race[*]}"
+	echo "   (the race build compiles everything again with -race: about two minutes on 2 cores the first time)"
+	long "go test -race" $GO test -count=1 -race -short -timeout 900s "${race[@]}" || return 1
 	return 0
 }
 
@@ -55,7 +76,7 @@ for s in "${suites[@]}"; do
 			reason="no test suite in this checkout"
 		else
 			echo "== $s: $script"
-			errf=$(mktemp)
+			errf=$work/$s.stderr
 			# stdout as it is; stderr shown and kept, for the reason of a skip
 			{
 				bash "$script" 2>&1 1>&3 3>&- | tee "$errf"

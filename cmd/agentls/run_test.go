@@ -87,7 +87,9 @@ func TestAgentlsRun(t *testing.T) {
 				t.Errorf("stdout lacks %q:\n%s", want, out)
 			}
 		}
-		for _, want := range []string{"[1] started", "[2] started", "[3] run_command `go test ./...`", "approved (--yes)", "[task] done"} {
+		// The command's real output and exit status, not the model's account.
+		for _, want := range []string{"[1] started", "[2] started", "[3] run_command `go test ./...`", "approved (--yes)", "[task] done",
+			"$ go test ./...\n│ ok  \texample.com/greeter", "└ exit status 0\n"} {
 			if !strings.Contains(errs, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, errs)
 			}

@@ -17,34 +17,37 @@ if [ -z "${AGENTLS_EMACS_BOUNDED:-}" ]; then
 fi
 
 skip() { echo "emacs: $*" >&2; exit 77; }
+. scripts/lib/steps.sh
+cache=${AGENTLS_TEST_CACHE:-$repo/.cache/test}
+
+# Emacs runs with a HOME, a TMPDIR and XDG directories of its own under the
+# work dir: nothing lands in the user's ~/.emacs.d (native compilation
+# writes there even with -Q) or in /tmp.
+work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-emacs-suite.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home" "$work/tmp"
+own=(HOME="$work/home" TMPDIR="$work/tmp" XDG_CONFIG_HOME="$work/home/.config"
+	XDG_CACHE_HOME="$work/home/.cache" XDG_DATA_HOME="$work/home/.local/share" XDG_STATE_HOME="$work/home/.local/state")
 
 # Emacs ≥ 28 (Debian's emacs-nox, with jsonrpc.el), installed when missing.
 if ! command -v emacs >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "== emacs: installing emacs-nox"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null &&
-			apt-get -o DPkg::Lock::Timeout=300 install -y -qq emacs-nox >/dev/null ||
-			skip "emacs is not installed and apt-get install emacs-nox failed"
-	else
-		skip "emacs is not installed and cannot be installed here (needs root and apt-get)"
-	fi
+	apt_install "the suite runs the package in real Emacs" "$cache/apt-emacs.log" emacs-nox ||
+		skip "emacs is not installed and cannot be installed here (needs root and apt-get; see above)"
 fi
-emacs --batch -Q --eval '(unless (and (>= emacs-major-version 28) (require (quote jsonrpc) nil t)) (kill-emacs 3))' 2>/dev/null ||
-	skip "this Emacs is older than 28 or lacks jsonrpc.el: $(emacs --version | head -n 1)"
-echo "== emacs: $(emacs --version | head -n 1)"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+version=$(env "${own[@]}" emacs --version | head -n 1)
+env "${own[@]}" emacs --batch -Q --eval '(unless (and (>= emacs-major-version 28) (require (quote jsonrpc) nil t)) (kill-emacs 3))' 2>/dev/null ||
+	skip "this Emacs is older than 28 or lacks jsonrpc.el: $version"
+echo "== emacs: $version"
 
 if [ -z "${AGENTLS_BIN:-}" ]; then
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/agentls-test
 	mkdir -p "$cache"
-	echo "== emacs: go build -o $cache/agentls ./cmd/agentls"
-	${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "emacs: cannot build agentls" >&2; exit 1; }
+	echo "== emacs: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"
+	long "go build" ${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "emacs: cannot build agentls" >&2; exit 1; }
 	AGENTLS_BIN=$cache/agentls
 fi
 export AGENTLS_BIN
+# From here on, only Emacs (and the agentls it starts) run: Go is done.
+export "${own[@]}"
 
 status=0
 
@@ -79,7 +82,7 @@ fi
 echo "== emacs: ERT tests (emacs --batch -Q -L $pkg -l $pkg/test/agentls-test.el -f ert-run-tests-batch-and-exit)"
 log=$work/ert.log
 # The compiled package is what users run: test that one.
-emacs --batch -Q -L "$work" -L "$pkg/test" -l "$pkg/test/agentls-test.el" \
+long "the ERT tests" emacs --batch -Q -L "$work" -L "$pkg/test" -l "$pkg/test/agentls-test.el" \
 	-f ert-run-tests-batch-and-exit >"$log" 2>&1
 ert=$?
 grep -v -E '^(Loading|\[jsonrpc\] Server exited)' "$log"

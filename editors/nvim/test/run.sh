@@ -20,50 +20,56 @@ here=$(cd "$(dirname "$0")" && pwd)
 plugin=$(dirname "$here")
 repo=$(cd "$plugin/../.." && pwd)
 cd "$repo"
+. scripts/lib/steps.sh
+cache=${AGENTLS_TEST_CACHE:-$repo/.cache/test}
 
 skip() {
 	echo "$1" >&2
 	exit 77
 }
 
+# Everything Neovim and agentls write goes under one temp dir, from the
+# first nvim on: nothing lands in the user's ~/.cache, ~/.local or /tmp.
+# (Go keeps the user's: its build cache and settings follow XDG too, so the
+# XDG variables are exported after the build.)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentls-nvim-suite.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"/{state,data,config,cache,run,agentls}
+xdg=(XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache")
+unset AGENTLS_MODEL ANTHROPIC_API_KEY OPENAI_API_KEY
+
 if ! command -v nvim >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "== nvim: installing Neovim with apt"
-		apt-get update -qq >/dev/null 2>&1
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null 2>&1 ||
-			skip "neovim could not be installed with apt-get"
-	fi
+	apt_install "the suite runs the plugin in real Neovim" "$cache/apt-nvim.log" neovim ||
+		skip "nvim is not installed and cannot be installed here (needs root and apt-get; see above)"
 	command -v nvim >/dev/null 2>&1 || skip "nvim is not installed (and cannot be installed here)"
 fi
-nvim --headless -u NONE -i NONE -c 'if has("nvim-0.7") | qall! | else | cquit | endif' >/dev/null 2>&1 ||
-	skip "Neovim $(nvim --version | head -n 1) is older than 0.7"
-echo "== nvim: $(nvim --version | head -n 1)"
+version=$(env "${xdg[@]}" nvim --version | head -n 1)
+env "${xdg[@]}" nvim --headless -u NONE -i NONE -c 'if has("nvim-0.7") | qall! | else | cquit | endif' >/dev/null 2>&1 ||
+	skip "$version is older than Neovim 0.7"
+echo "== nvim: $version"
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/agentls-test
 if [ -z "${AGENTLS_BIN:-}" ]; then
 	mkdir -p "$cache"
-	echo "== nvim: go build -o $cache/agentls ./cmd/agentls"
-	${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "nvim suite: building agentls failed" >&2; exit 1; }
+	echo "== nvim: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"
+	long "go build" ${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "nvim suite: building agentls failed" >&2; exit 1; }
 	AGENTLS_BIN=$cache/agentls
 fi
 export AGENTLS_BIN
+export "${xdg[@]}" TMPDIR="$tmp/run" AGENTLS_STATE_DIR="$tmp/agentls"
 
-# Everything Neovim and agentls write goes under one temp dir.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp"/{state,data,config,cache,run,agentls}
-export XDG_STATE_HOME=$tmp/state XDG_DATA_HOME=$tmp/data XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache
-export TMPDIR=$tmp/run AGENTLS_STATE_DIR=$tmp/agentls
-unset AGENTLS_MODEL ANTHROPIC_API_KEY OPENAI_API_KEY
+# run_spec runs one spec file in its own Neovim; the output goes to $out.
+run_spec() {
+	cd "$plugin" && timeout -k 5 "${AGENTLS_NVIM_SPEC_TIMEOUT:-240}" nvim --headless -u NONE -i NONE \
+		--cmd "set rtp^=$plugin" \
+		-c "lua dofile('$plugin/test/runner.lua').main('$1')" >"$out" 2>&1
+}
 
 passed=0 failed=0 bad=()
 for spec in "$plugin"/test/*_spec.lua; do
 	name=${spec#"$repo"/}
 	echo "== nvim: nvim --headless -u NONE -i NONE  $name"
 	out=$tmp/out.txt
-	(cd "$plugin" && timeout -k 5 "${AGENTLS_NVIM_SPEC_TIMEOUT:-240}" nvim --headless -u NONE -i NONE \
-		--cmd "set rtp^=$plugin" \
-		-c "lua dofile('$plugin/test/runner.lua').main('$spec')" >"$out" 2>&1)
+	long "running $name" run_spec "$spec"
 	rc=$?
 	# :checkhealth prints its progress without a newline: keep it out.
 	sed 's/Running healthchecks\.\.\.//g' "$out" | tr -d '\r' >"$out.clean"

@@ -174,7 +174,7 @@ function R.main(file)
     pcall(tests.teardown)
   end
   out(string.format('# %s: %d passed, %d failed', file, passed, failed))
-  if failed > 0 or passed == 0 then
+  if failed > 0 or (passed == 0 and not only) then
     vim.cmd('cquit')
   else
     vim.cmd('qall!')

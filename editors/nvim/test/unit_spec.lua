@@ -283,10 +283,16 @@ test('trace entries render with intent, task, lines and hash', function()
 end)
 
 test(':checkhealth agentls reports the binary, its version and the model', function()
-  require('agentls').setup({ cmd = os.getenv('AGENTLS_BIN'), model = 'script:/no/such/script.json' })
+  local bin = os.getenv('AGENTLS_BIN')
+  -- The version is whatever this build stamped (a tag, a pseudo-version
+  -- from git, or "dev"): ask the binary, as a user would.
+  local version = vim.trim(vim.fn.system({ bin, 'version' }))
+  R.eq(0, vim.v.shell_error, bin .. ' version exit status')
+  R.truthy(version:match('^agentls %S+$'), 'agentls version printed ' .. vim.inspect(version))
+  require('agentls').setup({ cmd = bin, model = 'script:/no/such/script.json' })
   vim.cmd('checkhealth agentls')
   local text = table.concat(R.buf_lines(0), '\n')
-  R.contains(text, 'agentls dev', 'version line')
+  R.contains(text, version .. ' (' .. vim.fn.exepath(bin) .. ')', 'version line')
   R.contains(text, 'model script:/no/such/script.json', 'model')
   R.contains(text, 'does not exist', 'missing script')
   require('agentls').setup({ cmd = 'agentls-not-installed' })

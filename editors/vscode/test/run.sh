@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The VS Code extension's suite, run by scripts/test.sh (make test):
 #
+# It needs Node 20 and npm: the unit tests run on Node 20 or later, the
+# end-to-end test's code-server 4.100.3 on Node 20 only.
+#
 #   1. npm ci of the extension (cached while package-lock.json is unchanged)
 #   2. agentls built with go build (or AGENTLS_BIN)
 #   3. eslint and the strict TypeScript build
@@ -27,7 +30,8 @@ fi
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 repo=$(cd "$here/../.." && pwd)
-cache=${AGENTLS_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentls-test}/vscode
+. "$repo/scripts/lib/steps.sh"
+cache=${AGENTLS_TEST_CACHE:-$repo/.cache/test}/vscode
 mkdir -p "$cache"
 work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-vscode-suite.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -49,32 +53,43 @@ finish() {
 	exit $?
 }
 
-command -v node >/dev/null || cannot "node is not installed"
-command -v npm >/dev/null || cannot "npm is not installed"
-[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || cannot "Node 20 or later is needed, this is $(node --version)"
+command -v node >/dev/null || cannot "node is not installed (the suite needs Node 20 and npm)"
+command -v npm >/dev/null || cannot "npm is not installed (the suite needs Node 20 and npm)"
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$node_major" -ge 20 ] || cannot "Node 20 is needed, this is $(node --version)"
+step "node $(node --version), npm $(npm --version)"
+[ "$node_major" = 20 ] || echo "   the end-to-end test will be skipped: code-server 4.100.3 runs on Node 20 only"
+
+# Everything the tests write goes under the work dir.
+mkdir -p "$work/tmp"
+export TMPDIR=$work/tmp
 
 # 1. The extension's npm dependencies.
 cd "$here"
 want=$(sha256sum package-lock.json | cut -c1-16)
 if [ "$(cat node_modules/.agentls-lock 2>/dev/null)" != "$want" ]; then
-	step "npm ci"
-	npm ci --no-audit --no-fund >"$work/npm-ci.log" 2>&1 || { tail -n 20 "$work/npm-ci.log" >&2; cannot "npm ci failed (is the npm registry reachable?)"; }
+	# Whatever the user's npm config says (omit=dev, ignore-scripts, …), the
+	# build and test tools are needed.
+	step "npm ci: the extension's build and test tools into editors/vscode/node_modules (output in ${cache#"$repo"/}/npm-ci.log)"
+	long "npm ci" npm ci --include=dev --no-audit --no-fund >"$cache/npm-ci.log" 2>&1 ||
+		{ tail -n 20 "$cache/npm-ci.log" >&2; cannot "npm ci failed (is the npm registry reachable? log: $cache/npm-ci.log)"; }
 	echo "$want" >node_modules/.agentls-lock
 fi
 
 # 2. agentls.
 bin=${AGENTLS_BIN:-}
 if [ -z "$bin" ]; then
-	step "go build ./cmd/agentls"
+	step "go build: a static agentls (CGO_ENABLED=0 -trimpath), as the .vsix carries it"
+	echo "   (the first time this compiles every package again, about two minutes on 2 cores)"
 	command -v go >/dev/null || cannot "go is not installed and AGENTLS_BIN is not set"
-	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -o "$cache/agentls" ./cmd/agentls) || { echo "go build failed" >&2; exit 1; }
+	(cd "$repo" && long "go build" env CGO_ENABLED=0 go build -trimpath -o "$cache/agentls" ./cmd/agentls) || { echo "go build failed" >&2; exit 1; }
 	bin=$cache/agentls
 fi
 export AGENTLS_BIN=$bin
 
 # 3. Lint and the strict build.
 step "eslint, tsc --strict"
-if npx --no-install eslint src test/unit && npx --no-install tsc -p .; then
+if long "eslint" npx --no-install eslint src test/unit && long "tsc" npx --no-install tsc -p .; then
 	passed=$((passed + 1))
 else
 	echo "FAIL: eslint or tsc" >&2
@@ -83,13 +98,13 @@ fi
 
 # 4. Unit tests.
 step "unit tests: node --test out/test/unit/"
-node --test --test-reporter=spec --require ./out/test/unit/vscode-stub/register.js out/test/unit/ 2>&1 | tee "$work/unit.log"
+long "the unit tests" node --test --test-reporter=spec --require ./out/test/unit/vscode-stub/register.js out/test/unit/ 2>&1 | tee "$work/unit.log"
 count "$work/unit.log"
 
 # 5. The .vsix.
 step "vsce package"
 vsix=$work/agentls.vsix
-if ! scripts/package.sh "$vsix" >"$work/package.log" 2>&1; then
+if ! long "vsce package" scripts/package.sh "$vsix" >"$work/package.log" 2>&1; then
 	tail -n 30 "$work/package.log" >&2
 	echo "FAIL: vsce package" >&2
 	failed=$((failed + 1))
@@ -118,7 +133,8 @@ elif [ "$rc" -ne 0 ]; then
 fi
 step "end-to-end test: node --test test/e2e/e2e.test.mjs"
 mkdir -p "$work/shots"
-E2E_DIR=$e2e_dir VSIX=$vsix SHOTS=$work/shots \
+mkdir -p "$work/home"
+long "the end-to-end test" env HOME="$work/home" E2E_DIR="$e2e_dir" VSIX="$vsix" SHOTS="$work/shots" \
 	node --test --test-reporter=spec test/e2e/e2e.test.mjs 2>&1 | tee "$work/e2e.log"
 count "$work/e2e.log"
 if grep -qE '^ℹ fail [1-9]' "$work/e2e.log"; then

@@ -1,7 +1,8 @@
 // Package runner is `agentls run` (docs/WORKFORCE.md, agentls run): it starts `agentls serve`
 // as a child process and is its editor on the real disk, over real pipes,
 // with editors/headless. It answers the reverse calls (file reads, commands,
-// atomic edits that refuse stale versions), puts approvals and questions to
+// atomic edits that refuse stale versions), shows each command it runs
+// with the end of its output and its exit status, puts approvals and questions to
 // the person on the terminal (refusing approvals when there is no terminal,
 // unless --yes), draws the task tree live on stderr (plain lines when stderr
 // is not a terminal), and prints the summary and the diffs on stdout.
@@ -125,6 +126,7 @@ func Run(ctx context.Context, o Options) int {
 	defer ed.Close()
 	ed.Handle(rpc.MethodShowMessageRequest, ui.approve)
 	ed.Handle(rpc.MethodAsk, ui.ask)
+	ed.Handle(rpc.MethodRunCommand, ui.runCommand)
 
 	taskID := newID()
 	runCtx, cancelRun := context.WithCancel(ctx)
@@ -377,6 +379,47 @@ func (u *ui) ask(ctx context.Context, raw json.RawMessage) (any, error) {
 		return rpc.AskResult{}, nil
 	}
 	return rpc.AskResult{Answer: &answer}, nil
+}
+
+// shownOutputLines is how much of a command's output `agentls run` shows:
+// its last lines, where results and errors are.
+const shownOutputLines = 40
+
+// runCommand answers agent/runCommand: it runs the command (approved
+// before the server asks) and shows what it printed and how it ended, so
+// the person sees the real result rather than the model's account of it.
+func (u *ui) runCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p rpc.RunCommandParams
+	if err := rpc.DecodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	res := headless.RunShell(ctx, p)
+	u.note(commandReport(p.Command, res))
+	return res, nil
+}
+
+// commandReport is a command, the last lines of its output and its exit
+// status, as `agentls run` shows them.
+func commandReport(command string, res rpc.RunCommandResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "$ %s\n", command)
+	out := strings.TrimRight(res.Output, "\n")
+	if out != "" {
+		lines := strings.Split(out, "\n")
+		if n := len(lines) - shownOutputLines; n > 0 {
+			fmt.Fprintf(&b, "│ … %d lines above not shown\n", n)
+			lines = lines[n:]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "│ %s\n", l)
+		}
+	}
+	if res.TimedOut {
+		b.WriteString("└ timed out: killed")
+	} else {
+		fmt.Fprintf(&b, "└ exit status %d", res.ExitCode)
+	}
+	return b.String()
 }
 
 // prompt asks on the terminal and reads one line: a number or the text of

@@ -70,3 +70,38 @@ func TestTree(t *testing.T) {
 		}
 	})
 }
+
+func TestCommands(t *testing.T) {
+	run := func(t *testing.T, command string) (rpc.RunCommandResult, string) {
+		t.Helper()
+		var errb bytes.Buffer
+		raw, _ := json.Marshal(rpc.RunCommandParams{Command: command, Cwd: t.TempDir(), TimeoutMs: 30000})
+		got, err := newUI(Options{Stderr: &errb}).runCommand(context.Background(), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, ok := got.(rpc.RunCommandResult)
+		if !ok {
+			t.Fatalf("answered %T, want rpc.RunCommandResult", got)
+		}
+		return res, errb.String()
+	}
+
+	t.Run("runs the command and shows its output and exit status", func(t *testing.T) {
+		res, shown := run(t, "echo first; echo second >&2; exit 3")
+		if res.ExitCode != 3 || res.Output != "first\nsecond\n" {
+			t.Errorf("result = %+v", res)
+		}
+		want := "$ echo first; echo second >&2; exit 3\n│ first\n│ second\n└ exit status 3\n"
+		if shown != want {
+			t.Errorf("shown:\n%s\nwant:\n%s", shown, want)
+		}
+	})
+
+	t.Run("shows the last lines of a long output and says how many it left out", func(t *testing.T) {
+		_, shown := run(t, "seq 1 100")
+		if !strings.Contains(shown, "│ … 60 lines above not shown\n│ 61\n") || !strings.HasSuffix(shown, "│ 100\n└ exit status 0\n") {
+			t.Errorf("shown:\n%s", shown)
+		}
+	})
+}

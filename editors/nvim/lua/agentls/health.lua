@@ -31,7 +31,7 @@ function M.check()
   local bin = vim.fn.exepath(cfg.cmd)
   if bin == '' then
     h.error(string.format('agentls binary %q not found', cfg.cmd), {
-      'go install github.com/agentls/agentls/cmd/agentls@latest',
+      'go install ./cmd/agentls in an agentls checkout (the binary goes to $(go env GOPATH)/bin: put it on $PATH)',
       'or set cmd = "/path/to/agentls" in require("agentls").setup()',
     })
   else
