@@ -409,10 +409,15 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	return c.jc.Notify(ctx, method, params)
 }
 
-// DecodeParams decodes raw params into v. Absent or null params decode as
-// {}. A type mismatch is an *Error with -32602 whose message names the field.
+// DecodeParams decodes raw params into v. Absent, null or empty-array params
+// decode as {}. A type mismatch is an *Error with -32602 whose message names the field.
 func DecodeParams(raw json.RawMessage, v any) error {
-	if len(raw) == 0 || string(raw) == "null" {
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0, string(t) == "null":
+		raw = []byte("{}")
+	case len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' && len(bytes.TrimSpace(t[1:len(t)-1])) == 0:
+		// An empty array says "no params" as well as an absent member does:
+		// Neovim's client.request(method, {}) sends [] for an empty Lua table.
 		raw = []byte("{}")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
