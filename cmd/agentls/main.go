@@ -119,7 +119,6 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 
 	in, out := prepareStdio(stdin, log)
-	trimStartupPages(log)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cwd, _ := os.Getwd()

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
@@ -38,37 +36,4 @@ func prepareStdio(stdin *os.File, log *zap.Logger) (io.Reader, io.Writer) {
 func isPipe(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
-}
-
-// trimStartupPages drops, from this process's page tables, the pages of its
-// own executable that start-up touched: the package initialisers of every
-// dependency (the provider SDKs' among them) run once and never again, yet
-// their code and read-only data would stay counted in the sidecar's
-// resident memory for the life of the editor. The pages are clean and
-// file-backed, so nothing is lost: they stay in the page cache, and any
-// page needed later faults back in at once.
-func trimStartupPages(log *zap.Logger) {
-	exe, err := os.Executable()
-	if err != nil {
-		return
-	}
-	data, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return
-	}
-	var trimmed uintptr
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 6 || f[5] != exe || strings.Contains(f[1], "w") {
-			continue
-		}
-		var start, end uintptr
-		if _, err := fmt.Sscanf(f[0], "%x-%x", &start, &end); err != nil || end <= start {
-			continue
-		}
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno == 0 {
-			trimmed += end - start
-		}
-	}
-	log.Debug("start-up pages trimmed", zap.Uint64("bytes", uint64(trimmed)))
 }

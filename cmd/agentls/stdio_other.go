@@ -12,5 +12,3 @@ import (
 func prepareStdio(stdin *os.File, _ *zap.Logger) (io.Reader, io.Writer) {
 	return stdin, os.Stdout
 }
-
-func trimStartupPages(*zap.Logger) {}
