@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // Model answers one model call. Implementations in this package are safe for
@@ -128,7 +128,7 @@ const (
 type Response struct {
 	Text       string
 	ToolCalls  []ToolCall
-	Usage      rpc.Usage
+	Usage      api.Usage
 	StopReason StopReason
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 // Default models when only a key is set (docs/MODELS.md).
@@ -62,7 +62,7 @@ type Resolved struct {
 // ANTHROPIC_API_KEY is set, else openai:DefaultOpenAIModel when
 // OPENAI_API_KEY is set. env reads the environment (os.Getenv in the
 // sidecar). Nothing configured, an unknown provider, a missing key or a bad
-// script give an *rpc.Error with code rpc.CodeModelUnavailable whose message
+// script give an *api.Error with code api.CodeModelUnavailable whose message
 // says how to fix it. Resolve makes no network call.
 func Resolve(spec string, env func(string) string, opts Options) (*Resolved, error) {
 	if env == nil {
@@ -79,7 +79,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 	case env("OPENAI_API_KEY") != "":
 		spec, source = "openai:"+DefaultOpenAIModel, "OPENAI_API_KEY"
 	default:
-		return nil, rpc.Errorf(rpc.CodeModelUnavailable,
+		return nil, api.Errorf(api.CodeModelUnavailable,
 			"no model configured: set initializationOptions.model (editor setting \"model\", e.g. \"anthropic:%s\"), "+
 				"or AGENTLS_MODEL, or put ANTHROPIC_API_KEY or OPENAI_API_KEY in the editor's environment; "+
 				"to try agentls offline, use the scripted model: \"script:/abs/path/to/script.json\"",
@@ -89,7 +89,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 	provider = strings.ToLower(strings.TrimSpace(provider))
 	name = strings.TrimSpace(name)
 	if !ok || provider == "" || name == "" {
-		return nil, rpc.Errorf(rpc.CodeModelUnavailable,
+		return nil, api.Errorf(api.CodeModelUnavailable,
 			"model %q (from %s) is not provider:model, e.g. openai:%s, anthropic:%s, ollama:qwen2.5-coder:7b or script:/abs/path.json",
 			spec, source, DefaultOpenAIModel, DefaultAnthropicModel)
 	}
@@ -104,7 +104,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		}
 		s, err := LoadScript(path)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.CodeModelUnavailable, "model %q (from %s): %v", spec, source, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "model %q (from %s): %v", spec, source, err)
 		}
 		res.Model = s
 		return res, nil
@@ -113,7 +113,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 	if httpClient == nil {
 		c, err := NewHTTPClient(env)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.CodeModelUnavailable, "model %q: %v", spec, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "model %q: %v", spec, err)
 		}
 		httpClient = c
 	}
@@ -127,7 +127,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		base := strings.TrimSpace(env("OPENAI_BASE_URL"))
 		if base == "" {
 			if key == "" {
-				return nil, rpc.Errorf(rpc.CodeModelUnavailable,
+				return nil, api.Errorf(api.CodeModelUnavailable,
 					"model %q (from %s) needs OPENAI_API_KEY: set it in the editor's environment, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key",
 					spec, source)
 			}
@@ -142,14 +142,14 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		}
 		base, err := ollamaBaseURL(host)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.CodeModelUnavailable, "model %q: OLLAMA_HOST %q: %v", spec, host, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "model %q: OLLAMA_HOST %q: %v", spec, host, err)
 		}
 		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: base, red: redact.New(), now: now}
 		res.Model = newOpenAI(ep, "ollama", httpClient, &opts, true)
 	case "anthropic":
 		key := env("ANTHROPIC_API_KEY")
 		if key == "" {
-			return nil, rpc.Errorf(rpc.CodeModelUnavailable,
+			return nil, api.Errorf(api.CodeModelUnavailable,
 				"model %q (from %s) needs ANTHROPIC_API_KEY: set it in the editor's environment", spec, source)
 		}
 		base := strings.TrimSpace(env("ANTHROPIC_BASE_URL"))
@@ -159,7 +159,7 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		ep := &endpoint{provider: provider, model: name, keyVar: "ANTHROPIC_API_KEY", urlVar: "ANTHROPIC_BASE_URL", baseURL: base, red: keyRedactor("ANTHROPIC_API_KEY", key), now: now}
 		res.Model = newAnthropic(ep, key, httpClient, &opts)
 	default:
-		return nil, rpc.Errorf(rpc.CodeModelUnavailable,
+		return nil, api.Errorf(api.CodeModelUnavailable,
 			"unknown model provider %q in %q (from %s): use openai:, anthropic:, ollama: or script:", provider, spec, source)
 	}
 	return res, nil

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 func assertModelUnavailable(t *testing.T, err error, wants ...string) {
 	t.Helper()
-	var re *rpc.Error
-	if !errors.As(err, &re) || re.Code != rpc.CodeModelUnavailable {
-		t.Fatalf("err = %v, want an *rpc.Error with code -32010", err)
+	var re *api.Error
+	if !errors.As(err, &re) || re.Code != api.CodeModelUnavailable {
+		t.Fatalf("err = %v, want an *api.Error with code -32010", err)
 	}
 	for _, w := range wants {
 		if !strings.Contains(re.Message, w) {

@@ -13,14 +13,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // Turn is one scripted model answer (docs/MODELS.md, scripted model).
 type Turn struct {
 	Text      string           `json:"text,omitempty"`
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
-	Usage     *rpc.Usage       `json:"usage,omitempty"`
+	Usage     *api.Usage       `json:"usage,omitempty"`
 	// DelayMs waits before answering (the context ends the wait).
 	DelayMs int64 `json:"delayMs,omitempty"`
 	// Error makes the call fail with this message.

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fsutil"
-	"github.com/agentls/agentls/rpc"
 )
 
 // writeOwn carries out a change on the disk when the editor cannot
@@ -16,7 +16,7 @@ import (
 // The disk must still hold old, the text the change was computed from:
 // otherwise the change is refused as a conflict.
 func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
-	if op != rpc.OpCreate {
+	if op != api.OpCreate {
 		b, err := os.ReadFile(rp.Abs)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
@@ -27,11 +27,11 @@ func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
 	}
 	var err error
 	switch op {
-	case rpc.OpCreate:
+	case api.OpCreate:
 		if err = os.MkdirAll(filepath.Dir(rp.Abs), 0o755); err == nil {
 			err = w.writeAtomic(rp.Abs, next, true)
 		}
-	case rpc.OpDelete:
+	case api.OpDelete:
 		err = os.Remove(rp.Abs)
 	default:
 		err = w.writeAtomic(rp.Abs, next, false)

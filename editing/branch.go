@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 // errNotRepo: branch mode in a workspace that is not a git work tree.
@@ -29,15 +29,15 @@ const gitTimeout = 30 * time.Second
 func (t *Task) effectiveMode(ctx context.Context) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.mode != rpc.EditBranch || t.branch != "" {
-		if t.mode == rpc.EditBranch {
-			return rpc.EditApply, nil
+	if t.mode != api.EditBranch || t.branch != "" {
+		if t.mode == api.EditBranch {
+			return api.EditApply, nil
 		}
 		return t.mode, nil
 	}
 	name, err := t.ws.createBranch(ctx, t.slug)
 	if errors.Is(err, errNotRepo) {
-		t.mode = rpc.EditPropose
+		t.mode = api.EditPropose
 		msg := fmt.Sprintf("agentls: editMode branch needs a git repository (%v); the changes of this task are proposed for approval instead", err)
 		t.ws.log.Warn("branch mode falls back to propose", zap.String("task", t.id), zap.Error(err))
 		if t.ws.warn != nil {
@@ -50,7 +50,7 @@ func (t *Task) effectiveMode(ctx context.Context) (string, error) {
 	}
 	t.branch = name
 	t.ws.log.Info("branch created", zap.String("task", t.id), zap.String("branch", name))
-	return rpc.EditApply, nil
+	return api.EditApply, nil
 }
 
 // createBranch runs git switch -c agent/<slug> in the workspace root.

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"go.lsp.dev/protocol"
+	"github.com/agentls/agentls/api"
 	"go.uber.org/zap"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // Change is the outcome of write_file, edit_file or delete_file: what the
@@ -17,7 +15,7 @@ import (
 // are made of.
 type Change struct {
 	Path      string // workspace-relative
-	Operation string // rpc.OpCreate, rpc.OpUpdate or rpc.OpDelete
+	Operation string // api.OpCreate, api.OpUpdate or api.OpDelete
 	Applied   bool
 	Reason    string // why it was not applied ("" when it was)
 	Diff      string // unified diff of the change
@@ -30,8 +28,8 @@ type Change struct {
 }
 
 // RPC returns the change as the run result lists it.
-func (c Change) RPC() rpc.Change {
-	return rpc.Change{Path: c.Path, Operation: c.Operation, Applied: c.Applied, Diff: c.Diff}
+func (c Change) RPC() api.Change {
+	return api.Change{Path: c.Path, Operation: c.Operation, Applied: c.Applied, Diff: c.Diff}
 }
 
 // Write replaces the content of a file, or creates it (with its
@@ -39,7 +37,7 @@ func (c Change) RPC() rpc.Change {
 func (a *Agent) Write(ctx context.Context, p, content string) (Change, error) {
 	return a.change(ctx, p, func(rel, cur string, exists bool) (string, string, string, error) {
 		if !exists {
-			return rpc.OpCreate, content, "", nil
+			return api.OpCreate, content, "", nil
 		}
 		if _, ok := a.lastSeen(rel); !ok {
 			return "", "", "", fmt.Errorf("%w: %s exists and you have not read it; read it before overwriting it, or use edit_file", ErrNotRead, rel)
@@ -47,7 +45,7 @@ func (a *Agent) Write(ctx context.Context, p, content string) (Change, error) {
 		if cur == content {
 			return "", "", "", fmt.Errorf("%w: %s already has this content", ErrNoChange, rel)
 		}
-		return rpc.OpUpdate, content, "", nil
+		return api.OpUpdate, content, "", nil
 	})
 }
 
@@ -64,7 +62,7 @@ func (a *Agent) Edit(ctx context.Context, p, old, new string, all bool) (Change,
 		if r.Content == cur {
 			return "", "", "", fmt.Errorf("%w: the edit leaves %s as it is", ErrNoChange, rel)
 		}
-		return rpc.OpUpdate, r.Content, r.Stage, nil
+		return api.OpUpdate, r.Content, r.Stage, nil
 	})
 }
 
@@ -77,7 +75,7 @@ func (a *Agent) Delete(ctx context.Context, p string) (Change, error) {
 		if _, ok := a.lastSeen(rel); !ok {
 			return "", "", "", fmt.Errorf("%w: read %s before deleting it", ErrNotRead, rel)
 		}
-		return rpc.OpDelete, "", "", nil
+		return api.OpDelete, "", "", nil
 	})
 }
 
@@ -128,13 +126,13 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	d := ComputeDiff(cur, next)
 	from, to := "a/"+rp.Rel, "b/"+rp.Rel
 	switch op {
-	case rpc.OpCreate:
+	case api.OpCreate:
 		from = "/dev/null"
-	case rpc.OpDelete:
+	case api.OpDelete:
 		to = "/dev/null"
 	}
 	ch.Diff = d.Unified(from, to)
-	if op != rpc.OpDelete {
+	if op != api.OpDelete {
 		ch.NewContent = next
 		ch.Spans = d.Spans()
 	}
@@ -146,12 +144,12 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		return fail(err)
 	}
 	ch.Applied = true
-	if op == rpc.OpDelete {
+	if op == api.OpDelete {
 		a.forget(rp.Rel)
 	} else {
 		a.remember(rp.Rel, next)
 	}
-	w.accessed(a.who, rp.Rel, rpc.ActionWrite)
+	w.accessed(a.who, rp.Rel, api.ActionWrite)
 	ch.Text = changeText(rp.Rel, op, stage, mode, a.task.Branch(), d)
 	return ch, nil
 }
@@ -160,9 +158,9 @@ func changeText(rel, op, stage, mode, branch string, d *Diff) string {
 	add, del := d.Stat()
 	var s string
 	switch op {
-	case rpc.OpCreate:
+	case api.OpCreate:
 		s = fmt.Sprintf("Created %s (%d lines).", rel, add)
-	case rpc.OpDelete:
+	case api.OpDelete:
 		s = fmt.Sprintf("Deleted %s.", rel)
 	default:
 		s = fmt.Sprintf("Updated %s (+%d -%d lines).", rel, add, del)
@@ -171,7 +169,7 @@ func changeText(rel, op, stage, mode, branch string, d *Diff) string {
 		s += " old_string matched " + stage + "."
 	}
 	switch {
-	case mode == rpc.EditPropose:
+	case mode == api.EditPropose:
 		s += " The user approved it."
 	case branch != "":
 		s += " On branch " + branch + "."
@@ -194,16 +192,16 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 		return mode, err
 	}
 	caps := w.ed.Caps()
-	annotated := mode == rpc.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation
-	if mode == rpc.EditPropose && !annotated {
+	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation
+	if mode == api.EditPropose && !annotated {
 		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
 			return mode, err
 		}
 	}
-	if caps.ApplyEdit && (op == rpc.OpUpdate || caps.DocumentChanges) {
-		wait := rpc.Machine
+	if caps.ApplyEdit && (op == api.OpUpdate || caps.DocumentChanges) {
+		wait := api.Machine
 		if annotated {
-			wait = rpc.Human
+			wait = api.Human
 		}
 		res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, annotated), wait)
 		switch {
@@ -218,9 +216,9 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 				return mode, fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
 			}
 			return mode, fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
-		case errors.Is(err, rpc.ErrTimeout):
+		case errors.Is(err, api.ErrTimeout):
 			return mode, fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
-		case !errors.Is(err, rpc.ErrUnsupported):
+		case !errors.Is(err, api.ErrUnsupported):
 			return mode, fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
 		}
 	}
@@ -230,7 +228,7 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 // confirm asks the person to approve a change with window/showMessageRequest.
 func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error {
 	add, del := d.Stat()
-	verb := map[string]string{rpc.OpCreate: "create", rpc.OpUpdate: "change", rpc.OpDelete: "delete"}[op]
+	verb := map[string]string{api.OpCreate: "create", api.OpUpdate: "change", api.OpDelete: "delete"}[op]
 	msg := fmt.Sprintf("agentls wants to %s %s (+%d -%d lines).", verb, rel, add, del)
 	if preview := d.Unified("a/"+rel, "b/"+rel); preview != "" {
 		lines := strings.SplitAfter(preview, "\n")
@@ -239,10 +237,10 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 		}
 		msg += "\n\n" + strings.Join(lines, "")
 	}
-	item, err := w.ed.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeInfo,
+	item, err := w.ed.ShowMessageRequest(ctx, api.ShowMessageRequestParams{
+		Type:    api.MessageTypeInfo,
 		Message: msg,
-		Actions: []protocol.MessageActionItem{{Title: actionApply}, {Title: actionReject}},
+		Actions: []api.MessageActionItem{{Title: actionApply}, {Title: actionReject}},
 	})
 	switch {
 	case err != nil:
@@ -260,46 +258,46 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 // no text in sync, the conflict check guards unsaved text), else changes.
 // annotated marks every part with a change annotation that needs
 // confirmation.
-func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, annotated bool) rpc.ApplyWorkspaceEditParams {
+func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, annotated bool) api.ApplyWorkspaceEditParams {
 	add, del := d.Stat()
 	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
-	p := rpc.ApplyWorkspaceEditParams{Label: label}
+	p := api.ApplyWorkspaceEditParams{Label: label}
 	var ann string
 	if annotated {
 		t.mu.Lock()
 		t.seq++
 		ann = fmt.Sprintf("agentls/%s/%d", t.id, t.seq)
 		t.mu.Unlock()
-		p.Edit.ChangeAnnotations = map[string]rpc.ChangeAnnotation{ann: {
+		p.Edit.ChangeAnnotations = map[string]api.ChangeAnnotation{ann: {
 			Label:             label,
 			NeedsConfirmation: true,
 			Description:       fmt.Sprintf("+%d -%d lines", add, del),
 		}}
 	}
 	if !docChanges {
-		p.Edit.Changes = map[string][]protocol.TextEdit{rp.URI: d.TextEdits()}
+		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: d.TextEdits()}
 		return p
 	}
-	textEdit := func(edits []protocol.TextEdit) rpc.DocumentChange {
-		ae := make([]rpc.AnnotatedTextEdit, len(edits))
+	textEdit := func(edits []api.TextEdit) api.DocumentChange {
+		ae := make([]api.AnnotatedTextEdit, len(edits))
 		for i, e := range edits {
-			ae[i] = rpc.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: ann}
+			ae[i] = api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: ann}
 		}
-		return rpc.DocumentChange{TextDocumentEdit: &rpc.TextDocumentEdit{
-			TextDocument: rpc.OptionalVersionedTextDocumentIdentifier{URI: rp.URI},
+		return api.DocumentChange{TextDocumentEdit: &api.TextDocumentEdit{
+			TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: rp.URI},
 			Edits:        ae,
 		}}
 	}
 	switch op {
-	case rpc.OpCreate:
-		p.Edit.DocumentChanges = []rpc.DocumentChange{{CreateFile: &rpc.CreateFile{URI: rp.URI, Options: &rpc.CreateFileOptions{}, AnnotationID: ann}}}
+	case api.OpCreate:
+		p.Edit.DocumentChanges = []api.DocumentChange{{CreateFile: &api.CreateFile{URI: rp.URI, Options: &api.CreateFileOptions{}, AnnotationID: ann}}}
 		if next != "" {
-			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit([]protocol.TextEdit{{NewText: next}}))
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit([]api.TextEdit{{NewText: next}}))
 		}
-	case rpc.OpDelete:
-		p.Edit.DocumentChanges = []rpc.DocumentChange{{DeleteFile: &rpc.DeleteFile{URI: rp.URI, Options: &rpc.DeleteFileOptions{}, AnnotationID: ann}}}
+	case api.OpDelete:
+		p.Edit.DocumentChanges = []api.DocumentChange{{DeleteFile: &api.DeleteFile{URI: rp.URI, Options: &api.DeleteFileOptions{}, AnnotationID: ann}}}
 	default:
-		p.Edit.DocumentChanges = []rpc.DocumentChange{textEdit(d.TextEdits())}
+		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(d.TextEdits())}
 	}
 	return p
 }

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 
-func noApplyCaps() rpc.Caps {
+func noApplyCaps() api.Caps {
 	c := allCaps()
 	c.ApplyEdit = false
 	return c
@@ -23,7 +23,7 @@ func noApplyCaps() rpc.Caps {
 
 func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 	a := e.agent("")
 	ch, err := a.Edit(ctx, "main.go", `println("hi")`, `println("hello")`, false)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	if got := e.read(t, "main.go"); got != want {
 		t.Fatalf("file = %q, want %q", got, want)
 	}
-	if !ch.Applied || ch.Operation != rpc.OpUpdate || ch.NewContent != want || ch.Text != "Updated main.go (+1 -1 lines)." {
+	if !ch.Applied || ch.Operation != api.OpUpdate || ch.NewContent != want || ch.Text != "Updated main.go (+1 -1 lines)." {
 		t.Errorf("change = %+v", ch)
 	}
 	if fmt.Sprint(ch.Spans) != "[{4 4}]" {
@@ -42,7 +42,7 @@ func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	if !strings.Contains(ch.Diff, "-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n") || !strings.HasPrefix(ch.Diff, "--- a/main.go\n+++ b/main.go\n") {
 		t.Errorf("diff = %q", ch.Diff)
 	}
-	if len(e.ed.applied) != 1 || e.ed.waits[0] != rpc.Machine || len(e.ed.asked) != 0 {
+	if len(e.ed.applied) != 1 || e.ed.waits[0] != api.Machine || len(e.ed.asked) != 0 {
 		t.Fatalf("applied %d edits (waits %v), asked %d times", len(e.ed.applied), e.ed.waits, len(e.ed.asked))
 	}
 	dc := e.ed.applied[0].Edit.DocumentChanges
@@ -63,25 +63,25 @@ func TestProposeMode(t *testing.T) {
 	noAnnotations.ChangeAnnotation = false
 	cases := []struct {
 		name       string
-		caps       rpc.Caps
+		caps       api.Caps
 		answer     string // showMessageRequest answer
 		refuse     string // applyEdit applied:false reason
 		applied    bool
 		wantAsked  int
-		wantWait   rpc.Wait
+		wantWait   api.Wait
 		wantEdits  int
 		wantReason string
 	}{
-		{"applies an annotated edit the user confirms", allCaps(), "", "", true, 0, rpc.Human, 1, ""},
-		{"refuses an annotated edit the user rejects", allCaps(), "", "user rejected the change", false, 0, rpc.Human, 1, "not applied: user rejected the change"},
-		{"asks first without annotation support and applies on Apply", noAnnotations, actionApply, "", true, 1, rpc.Machine, 1, ""},
+		{"applies an annotated edit the user confirms", allCaps(), "", "", true, 0, api.Human, 1, ""},
+		{"refuses an annotated edit the user rejects", allCaps(), "", "user rejected the change", false, 0, api.Human, 1, "not applied: user rejected the change"},
+		{"asks first without annotation support and applies on Apply", noAnnotations, actionApply, "", true, 1, api.Machine, 1, ""},
 		{"asks first and refuses on Reject", noAnnotations, actionReject, "", false, 1, 0, 0, `the user chose "Reject"`},
 		{"asks first and refuses when dismissed", noAnnotations, "", "", false, 1, 0, 0, "dismissed"},
 		{"asks first and writes the file itself without applyEdit", noApplyCaps(), actionApply, "", true, 1, 0, 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, c.caps, rpc.EditPropose, rpc.Zones{}, map[string]string{"main.go": mainGo})
+			e := newEnv(t, c.caps, api.EditPropose, api.Zones{}, map[string]string{"main.go": mainGo})
 			e.ed.answer, e.ed.refuse = c.answer, c.refuse
 			ch, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
 			if ch.Applied != c.applied || (err == nil) != c.applied {
@@ -133,7 +133,7 @@ func TestProposeMode(t *testing.T) {
 func TestConflicts(t *testing.T) {
 	ctx := context.Background()
 	t.Run("refuses a change when the buffer changed since the read", func(t *testing.T) {
-		e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		a := e.agent("")
 		if _, err := a.Read(ctx, "main.go", 0, 0); err != nil {
 			t.Fatal(err)
@@ -155,7 +155,7 @@ func TestConflicts(t *testing.T) {
 		}
 	})
 	t.Run("refuses a change another agent made stale", func(t *testing.T) {
-		e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		task := e.ws.Task("t", "", "")
 		a, b := task.Agent("a"), task.Agent("b")
 		for _, ag := range []*Agent{a, b} {
@@ -174,7 +174,7 @@ func TestConflicts(t *testing.T) {
 		}
 	})
 	t.Run("refuses an own write when the disk changed meanwhile", func(t *testing.T) {
-		e := newEnv(t, noApplyCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, noApplyCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		// the editor's buffer differs from the disk: the sidecar must not write over either
 		e.ed.setBuffer(filepath.Join(e.ws.Root(), "main.go"), mainGo+"// unsaved\n")
 		_, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
@@ -193,13 +193,13 @@ func TestWriteAndDelete(t *testing.T) {
 	noDocChanges.DocumentChanges = false
 	for _, caps := range []struct {
 		name string
-		caps rpc.Caps
+		caps api.Caps
 	}{{"with documentChanges", allCaps()}, {"with plain changes", noDocChanges}, {"without applyEdit", noApplyCaps()}} {
 		t.Run(caps.name, func(t *testing.T) {
-			e := newEnv(t, caps.caps, rpc.EditApply, rpc.Zones{}, map[string]string{"old.txt": "bye\n"})
+			e := newEnv(t, caps.caps, api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
 			a := e.agent("")
 			ch, err := a.Write(ctx, "new/dir/hello.txt", "hello\nworld\n")
-			if err != nil || ch.Operation != rpc.OpCreate || !ch.Applied || ch.Text != "Created new/dir/hello.txt (2 lines)." {
+			if err != nil || ch.Operation != api.OpCreate || !ch.Applied || ch.Text != "Created new/dir/hello.txt (2 lines)." {
 				t.Fatalf("Write = %+v, %v", ch, err)
 			}
 			if got := e.read(t, "new/dir/hello.txt"); got != "hello\nworld\n" {
@@ -221,7 +221,7 @@ func TestWriteAndDelete(t *testing.T) {
 				t.Errorf("writing the same content = %v, want ErrNoChange", err)
 			}
 			ch, err = a.Delete(ctx, "old.txt")
-			if err != nil || ch.Operation != rpc.OpDelete || ch.Diff != "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n" {
+			if err != nil || ch.Operation != api.OpDelete || ch.Diff != "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n" {
 				t.Fatalf("Delete = %+v, %v", ch, err)
 			}
 			if _, err := os.Stat(filepath.Join(e.root, "old.txt")); !os.IsNotExist(err) {
@@ -244,12 +244,12 @@ func TestApplyFailuresAreRefusals(t *testing.T) {
 		says   string
 	}{
 		{"reports applied:false with its reason", "document is read-only", nil, ErrNotApplied, "document is read-only"},
-		{"reports an editor that did not answer", "", fmt.Errorf("workspace/applyEdit: %w", rpc.ErrTimeout), ErrNotApplied, "may or may not be in the editor"},
+		{"reports an editor that did not answer", "", fmt.Errorf("workspace/applyEdit: %w", api.ErrTimeout), ErrNotApplied, "may or may not be in the editor"},
 		{"reports a failed call", "", errors.New("connection closed"), ErrNotApplied, "connection closed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+			e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 			e.ed.refuse, e.ed.applyErr = c.refuse, c.err
 			ch, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
 			if !errors.Is(err, c.want) || ch.Applied || !strings.Contains(ch.Reason, c.says) {
@@ -264,7 +264,7 @@ func TestApplyFailuresAreRefusals(t *testing.T) {
 
 func TestWritesOutsideTheScopeAreBlocked(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"src/a.go": "a\n", "docs/x.md": "x\n"})
+	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"src/a.go": "a\n", "docs/x.md": "x\n"})
 	a := e.agent("")
 	s, err := CompileScope([]string{"src/**"})
 	if err != nil {
@@ -286,7 +286,7 @@ func TestWritesOutsideTheScopeAreBlocked(t *testing.T) {
 
 func TestInterruptedOwnWriteLeavesTheOldFile(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, noApplyCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"main.go": mainGo})
+	e := newEnv(t, noApplyCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 	path := filepath.Join(e.root, "main.go")
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
@@ -360,7 +360,7 @@ func currentBranch(t *testing.T, dir string) string {
 func TestBranchMode(t *testing.T) {
 	ctx := context.Background()
 	t.Run("switches to agent/<slug> before the first change and applies", func(t *testing.T) {
-		e := newEnv(t, allCaps(), rpc.EditBranch, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		gitInit(t, e.root)
 		task := e.ws.Task("t1", Slug("Add a greet function!"), "")
 		a := task.Agent("1")
@@ -371,7 +371,7 @@ func TestBranchMode(t *testing.T) {
 		if got := currentBranch(t, e.root); got != "agent/add-a-greet-function" || task.Branch() != got {
 			t.Fatalf("branch = %q (task says %q)", got, task.Branch())
 		}
-		if !strings.Contains(ch.Text, "On branch agent/add-a-greet-function") || len(e.ed.asked) != 0 || e.ed.waits[0] != rpc.Machine {
+		if !strings.Contains(ch.Text, "On branch agent/add-a-greet-function") || len(e.ed.asked) != 0 || e.ed.waits[0] != api.Machine {
 			t.Errorf("change = %+v, asked %d", ch, len(e.ed.asked))
 		}
 		// a second task with the same slug gets its own branch
@@ -386,14 +386,14 @@ func TestBranchMode(t *testing.T) {
 	t.Run("runs git, and the repository's hooks, without the variables to unset", func(t *testing.T) {
 		t.Setenv("BRANCH_TEST_API_KEY", "sk-branch-0123456789")
 		t.Setenv("BRANCH_TEST_PLAIN", "inherited")
-		e := newEnv(t, allCaps(), rpc.EditBranch, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		gitInit(t, e.root)
 		hook := filepath.Join(e.root, ".git", "hooks", "post-checkout")
 		seen := filepath.Join(t.TempDir(), "seen")
 		if err := os.WriteFile(hook, []byte("#!/bin/sh\necho \"key=$BRANCH_TEST_API_KEY plain=$BRANCH_TEST_PLAIN\" > "+seen+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		ws, err := New(Config{Root: e.root, Zones: rpc.DefaultSettings().Zones, EditMode: rpc.EditBranch, Editor: e.ed,
+		ws, err := New(Config{Root: e.root, Zones: api.DefaultSettings().Zones, EditMode: api.EditBranch, Editor: e.ed,
 			UnsetEnv: []string{"BRANCH_TEST_API_KEY"}})
 		if err != nil {
 			t.Fatal(err)
@@ -410,16 +410,16 @@ func TestBranchMode(t *testing.T) {
 		}
 	})
 	t.Run("falls back to propose outside a git repository", func(t *testing.T) {
-		e := newEnv(t, allCaps(), rpc.EditBranch, rpc.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		task := e.ws.Task("t1", "x", "")
 		_, err := task.Agent("1").Edit(ctx, "main.go", "hi", "hello", false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task.Mode() != rpc.EditPropose || len(e.warn) != 1 || !strings.Contains(e.warn[0], "proposed for approval") {
+		if task.Mode() != api.EditPropose || len(e.warn) != 1 || !strings.Contains(e.warn[0], "proposed for approval") {
 			t.Fatalf("mode %q, warnings %q", task.Mode(), e.warn)
 		}
-		if e.ed.waits[0] != rpc.Human || len(e.ed.applied[0].Edit.ChangeAnnotations) != 1 {
+		if e.ed.waits[0] != api.Human || len(e.ed.applied[0].Edit.ChangeAnnotations) != 1 {
 			t.Errorf("the fallback did not propose: wait %v", e.ed.waits[0])
 		}
 	})
@@ -442,7 +442,7 @@ func TestSlug(t *testing.T) {
 func TestChangesRunInParallelAndAWaitOnAFileCanBeCancelled(t *testing.T) {
 	ctx := context.Background()
 	var files = map[string]string{"n.txt": ""}
-	e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, files)
+	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, files)
 	task := e.ws.Task("t", "", "")
 	const n = 8
 	errs := make(chan error, n)

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/api"
 	"github.com/hexops/gotextdiff"
 	"github.com/hexops/gotextdiff/span"
-	"go.lsp.dev/protocol"
 )
 
 // Diff is the line-based change from one text to another, in gotextdiff's
@@ -364,15 +364,15 @@ func (d *Diff) Spans() []LineSpan {
 // lone "\r"). Applied together to the old text they give the new text
 // exactly. A range ending at the end of a file without a final line break
 // ends on its last line rather than past it.
-func (d *Diff) TextEdits() []protocol.TextEdit {
+func (d *Diff) TextEdits() []api.TextEdit {
 	if len(d.hunks) == 0 {
 		return nil
 	}
 	pm := newPosMapper(d.old)
-	out := make([]protocol.TextEdit, len(d.hunks))
+	out := make([]api.TextEdit, len(d.hunks))
 	for i, h := range d.hunks {
-		out[i] = protocol.TextEdit{
-			Range: protocol.Range{
+		out[i] = api.TextEdit{
+			Range: api.Range{
 				Start: pm.position(d.oldLines[h.a0]),
 				End:   pm.position(d.oldLines[h.a1]),
 			},
@@ -480,9 +480,9 @@ func newPosMapper(text string) *posMapper {
 	return &posMapper{text: text, starts: starts}
 }
 
-func (pm *posMapper) position(off int) protocol.Position {
+func (pm *posMapper) position(off int) api.Position {
 	line := sort.Search(len(pm.starts), func(i int) bool { return pm.starts[i] > off }) - 1
-	return protocol.Position{
+	return api.Position{
 		Line:      uint32(line),
 		Character: uint32(utf16Len(pm.text[pm.starts[line]:off])),
 	}

@@ -9,14 +9,14 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"go.lsp.dev/protocol"
+	"github.com/agentls/agentls/api"
 )
 
 // applyLSP applies TextEdits to text the way an LSP client must: positions
 // are (line, UTF-16 code unit), lines end at "\n", "\r\n" or a lone "\r", a
 // character past the end of its line means the end of the line, and all
 // edits refer to the original text and must not overlap.
-func applyLSP(text string, edits []protocol.TextEdit) (string, error) {
+func applyLSP(text string, edits []api.TextEdit) (string, error) {
 	var starts []int // start offset of each line
 	starts = append(starts, 0)
 	for i := 0; i < len(text); i++ {
@@ -30,7 +30,7 @@ func applyLSP(text string, edits []protocol.TextEdit) (string, error) {
 			starts = append(starts, i+1)
 		}
 	}
-	offset := func(p protocol.Position) (int, error) {
+	offset := func(p api.Position) (int, error) {
 		if int(p.Line) >= len(starts) {
 			return 0, fmt.Errorf("line %d past the last line %d", p.Line, len(starts)-1)
 		}
@@ -255,20 +255,20 @@ func TestDiffReproducesNewText(t *testing.T) {
 func TestTextEditsUseUTF16Columns(t *testing.T) {
 	cases := []struct {
 		name, old, new string
-		want           protocol.Range
+		want           api.Range
 	}{
 		{"counts an emoji as two units at the end of a file", "a\n😀x", "a\n😀y",
-			protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1, Character: 3}}},
+			api.Range{Start: api.Position{Line: 1}, End: api.Position{Line: 1, Character: 3}}},
 		{"counts CJK as one unit each", "你好", "你",
-			protocol.Range{End: protocol.Position{Line: 0, Character: 2}}},
+			api.Range{End: api.Position{Line: 0, Character: 2}}},
 		{"counts combining marks as their own units", "e\u0301", "e",
-			protocol.Range{End: protocol.Position{Line: 0, Character: 2}}},
+			api.Range{End: api.Position{Line: 0, Character: 2}}},
 		{"ends a range before the next line on CRLF", "a\r\nb\r\n", "a\r\nc\r\n",
-			protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 2}}},
+			api.Range{Start: api.Position{Line: 1}, End: api.Position{Line: 2}}},
 		{"inserts at the end of a file with a final newline", "a\n", "a\nb\n",
-			protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1}}},
+			api.Range{Start: api.Position{Line: 1}, End: api.Position{Line: 1}}},
 		{"inserts into an empty file at 0:0", "", "x",
-			protocol.Range{}},
+			api.Range{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,36 +9,34 @@ import (
 	"sync"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // fakeEditor is an editor over a real directory: it reads open buffers or
 // the disk, applies workspace edits to the disk the way an LSP client does,
 // and answers approvals from a script. It records every call.
 type fakeEditor struct {
-	caps rpc.Caps
+	caps api.Caps
 
 	mu       sync.Mutex
 	buffers  map[string]string // abs path -> unsaved text
-	applied  []rpc.ApplyWorkspaceEditParams
-	waits    []rpc.Wait
-	asked    []protocol.ShowMessageRequestParams
+	applied  []api.ApplyWorkspaceEditParams
+	waits    []api.Wait
+	asked    []api.ShowMessageRequestParams
 	answer   string // showMessageRequest answer title; "" dismisses
 	refuse   string // non-empty: applyEdit answers applied:false with this reason
 	applyErr error  // applyEdit fails with this
 }
 
-func allCaps() rpc.Caps {
-	return rpc.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, ReadFile: true, ShowMessage: true}
+func allCaps() api.Caps {
+	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, ReadFile: true, ShowMessage: true}
 }
 
-func newFakeEditor(caps rpc.Caps) *fakeEditor {
+func newFakeEditor(caps api.Caps) *fakeEditor {
 	return &fakeEditor{caps: caps, buffers: map[string]string{}, answer: actionApply}
 }
 
-func (f *fakeEditor) Caps() rpc.Caps { return f.caps }
+func (f *fakeEditor) Caps() api.Caps { return f.caps }
 
 func uriPath(t string) (string, error) {
 	u, err := url.Parse(t)
@@ -50,7 +48,7 @@ func uriPath(t string) (string, error) {
 
 func (f *fakeEditor) ReadFile(ctx context.Context, path, uri string) (string, error) {
 	if !f.caps.ReadFile {
-		return "", fmt.Errorf("%s: %w", rpc.MethodReadFile, rpc.ErrUnsupported)
+		return "", fmt.Errorf("%s: %w", api.MethodReadFile, api.ErrUnsupported)
 	}
 	abs, err := uriPath(uri)
 	if err != nil {
@@ -72,9 +70,9 @@ func (f *fakeEditor) setBuffer(abs, text string) {
 	f.mu.Unlock()
 }
 
-func (f *fakeEditor) ApplyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams, w rpc.Wait) (rpc.ApplyWorkspaceEditResult, error) {
+func (f *fakeEditor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, w api.Wait) (api.ApplyWorkspaceEditResult, error) {
 	if !f.caps.ApplyEdit {
-		return rpc.ApplyWorkspaceEditResult{}, fmt.Errorf("%s: %w", rpc.MethodApplyEdit, rpc.ErrUnsupported)
+		return api.ApplyWorkspaceEditResult{}, fmt.Errorf("%s: %w", api.MethodApplyEdit, api.ErrUnsupported)
 	}
 	f.mu.Lock()
 	f.applied = append(f.applied, p)
@@ -82,15 +80,15 @@ func (f *fakeEditor) ApplyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditPara
 	refuse, applyErr := f.refuse, f.applyErr
 	f.mu.Unlock()
 	if applyErr != nil {
-		return rpc.ApplyWorkspaceEditResult{}, applyErr
+		return api.ApplyWorkspaceEditResult{}, applyErr
 	}
 	if refuse != "" {
-		return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: refuse}, nil
+		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: refuse}, nil
 	}
 	if err := f.applyToDisk(p.Edit); err != nil {
-		return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 	}
-	return rpc.ApplyWorkspaceEditResult{Applied: true}, nil
+	return api.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
 func (f *fakeEditor) text(abs string) (string, error) {
@@ -117,7 +115,7 @@ func (f *fakeEditor) store(abs, text string) error {
 	return os.WriteFile(abs, []byte(text), 0o644)
 }
 
-func (f *fakeEditor) applyToDisk(e rpc.WorkspaceEdit) error {
+func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 	for uri, edits := range e.Changes {
 		abs, err := uriPath(uri)
 		if err != nil {
@@ -168,9 +166,9 @@ func (f *fakeEditor) applyToDisk(e rpc.WorkspaceEdit) error {
 			if err != nil {
 				return err
 			}
-			edits := make([]protocol.TextEdit, len(dc.TextDocumentEdit.Edits))
+			edits := make([]api.TextEdit, len(dc.TextDocumentEdit.Edits))
 			for i, ae := range dc.TextDocumentEdit.Edits {
-				edits[i] = protocol.TextEdit{Range: ae.Range, NewText: ae.NewText}
+				edits[i] = api.TextEdit{Range: ae.Range, NewText: ae.NewText}
 			}
 			next, err := applyLSP(old, edits)
 			if err != nil {
@@ -184,7 +182,7 @@ func (f *fakeEditor) applyToDisk(e rpc.WorkspaceEdit) error {
 	return nil
 }
 
-func (f *fakeEditor) ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+func (f *fakeEditor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, p)
 	answer := f.answer
@@ -192,7 +190,7 @@ func (f *fakeEditor) ShowMessageRequest(ctx context.Context, p protocol.ShowMess
 	if answer == "" {
 		return nil, nil
 	}
-	return &protocol.MessageActionItem{Title: answer}, nil
+	return &api.MessageActionItem{Title: answer}, nil
 }
 
 // recorder is an Observer that keeps what it hears.
@@ -237,13 +235,13 @@ type env struct {
 }
 
 // newEnv makes a workspace in a temp dir over a fake editor.
-func newEnv(t *testing.T, caps rpc.Caps, mode string, zones rpc.Zones, files map[string]string) *env {
+func newEnv(t *testing.T, caps api.Caps, mode string, zones api.Zones, files map[string]string) *env {
 	t.Helper()
 	root := t.TempDir()
 	writeTree(t, root, files)
 	e := &env{root: root, ed: newFakeEditor(caps), obs: &recorder{}}
 	if zones.Allow == nil && zones.Deny == nil {
-		zones = rpc.DefaultSettings().Zones
+		zones = api.DefaultSettings().Zones
 	}
 	ws, err := New(Config{
 		Root: root, Zones: zones, EditMode: mode, Editor: e.ed, Observer: e.obs,

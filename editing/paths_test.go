@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 func hostileEnv(t *testing.T) *env {
 	t.Helper()
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"secret.txt": "s3cret\n"})
-	e := newEnv(t, allCaps(), rpc.EditApply,
-		rpc.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**", "**/*.pem"}},
+	e := newEnv(t, allCaps(), api.EditApply,
+		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**", "**/*.pem"}},
 		map[string]string{
 			"src/main.go":     "package main\n",
 			"src/gen/x.go":    "package gen\n",
@@ -150,7 +150,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		cfg  Config
 	}{
 		{"rejects a missing root", Config{Root: filepath.Join(t.TempDir(), "nope"), Editor: ed}},
-		{"rejects a bad zone pattern", Config{Root: t.TempDir(), Editor: ed, Zones: rpc.Zones{Deny: []string{"src/[a"}}}},
+		{"rejects a bad zone pattern", Config{Root: t.TempDir(), Editor: ed, Zones: api.Zones{Deny: []string{"src/[a"}}}},
 		{"rejects an unknown edit mode", Config{Root: t.TempDir(), Editor: ed, EditMode: "yolo"}},
 		{"rejects a missing editor", Config{Root: t.TempDir()}},
 	}

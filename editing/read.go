@@ -12,9 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/api"
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // ReadResult is what read_file gives back.
@@ -46,7 +45,7 @@ func (a *Agent) Read(ctx context.Context, p string, offset, limit int) (ReadResu
 		return ReadResult{}, fmt.Errorf("%w: %s", ErrNotFound, rp.Rel)
 	}
 	a.remember(rp.Rel, content)
-	w.accessed(a.who, rp.Rel, rpc.ActionRead)
+	w.accessed(a.who, rp.Rel, api.ActionRead)
 	return w.view(rp.Rel, content, offset, limit), nil
 }
 
@@ -66,7 +65,7 @@ func (w *Workspace) current(ctx context.Context, rp Path) (string, bool, error) 
 		return "", true, fmt.Errorf("%w: %s is not a regular file", ErrBadPath, rp.Rel)
 	}
 	text, err := w.ed.ReadFile(ctx, rp.Rel, rp.URI)
-	if errors.Is(err, rpc.ErrUnsupported) {
+	if errors.Is(err, api.ErrUnsupported) {
 		var b []byte
 		b, err = os.ReadFile(rp.Abs)
 		text = string(b)
@@ -218,7 +217,7 @@ func (w *Workspace) walkPattern(p string) (string, error) {
 	if !strings.Contains(p, "/") {
 		p = "**/" + p
 	}
-	if err := rpc.ValidateGlob(p); err != nil {
+	if err := api.ValidateGlob(p); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadPattern, err)
 	}
 	if strings.HasPrefix(p, "../") || strings.Contains(p, "/../") {
@@ -379,7 +378,7 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		}
 		if found {
 			res.Files++
-			w.accessed(a.who, rel, rpc.ActionSearch)
+			w.accessed(a.who, rel, api.ActionSearch)
 		}
 		return nil
 	})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 func numbered(n int) string {
@@ -20,7 +20,7 @@ func numbered(n int) string {
 
 func TestRead(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{
+	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{
 		"a.txt":     "one\ntwo\nthree\n",
 		"big.txt":   numbered(5000),
 		"long.txt":  strings.Repeat("é", 3000) + "\n",
@@ -102,7 +102,7 @@ func TestRead(t *testing.T) {
 	t.Run("falls back to the disk without agent/readFile", func(t *testing.T) {
 		caps := allCaps()
 		caps.ReadFile = false
-		e2 := newEnv(t, caps, rpc.EditApply, rpc.Zones{}, map[string]string{"a.txt": "disk\n"})
+		e2 := newEnv(t, caps, api.EditApply, api.Zones{}, map[string]string{"a.txt": "disk\n"})
 		r, err := e2.agent("").Read(ctx, "a.txt", 0, 0)
 		if err != nil || r.Content != "disk\n" {
 			t.Fatalf("Read = %+v, %v", r, err)
@@ -127,8 +127,8 @@ func contains(list []string, s string) bool {
 }
 
 func listEnv(t *testing.T) *env {
-	return newEnv(t, allCaps(), rpc.EditApply,
-		rpc.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}},
+	return newEnv(t, allCaps(), api.EditApply,
+		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}},
 		map[string]string{
 			".gitignore":          "node_modules/\n*.log\n/build\n!keep.log\n",
 			"main.go":             "package main\n\nfunc main() {}\n",
@@ -179,7 +179,7 @@ func TestList(t *testing.T) {
 		for i := 0; i < 30; i++ {
 			files[fmt.Sprintf("f%02d.txt", i)] = "x\n"
 		}
-		e2 := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, files)
+		e2 := newEnv(t, allCaps(), api.EditApply, api.Zones{}, files)
 		e2.ws.limits.ListEntries = 10
 		r, err := e2.agent("").List(ctx, "*.txt")
 		if err != nil {
@@ -229,7 +229,7 @@ func TestSearch(t *testing.T) {
 		}
 	})
 	t.Run("caps matches with a count of the rest", func(t *testing.T) {
-		e2 := newEnv(t, allCaps(), rpc.EditApply, rpc.Zones{}, map[string]string{"a.txt": numbered(50)})
+		e2 := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"a.txt": numbered(50)})
 		e2.ws.limits.SearchMatches = 5
 		r, err := e2.agent("").Search(ctx, `^line`, "")
 		if err != nil {

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentls/agentls/api"
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // Scope is an ordered list of workspace-relative doublestar patterns, each
@@ -36,7 +35,7 @@ func CompileScope(patterns []string) (*Scope, error) {
 			r.pattern = p[1:]
 		}
 		r.pattern = strings.TrimPrefix(r.pattern, "./")
-		if err := rpc.ValidateGlob(r.pattern); err != nil {
+		if err := api.ValidateGlob(r.pattern); err != nil {
 			return nil, fmt.Errorf("pattern %d (%q): %w", i+1, p, err)
 		}
 		s.rules = append(s.rules, r)

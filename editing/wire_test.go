@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -24,45 +23,45 @@ func (editorSide) HandleNotification(context.Context, *rpc.Request) {}
 
 func (h editorSide) HandleCall(ctx context.Context, req *rpc.Request) (any, error) {
 	switch req.Method() {
-	case rpc.MethodReadFile:
-		var p rpc.ReadFileParams
+	case api.MethodReadFile:
+		var p api.ReadFileParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
 		text, err := h.fe.ReadFile(ctx, p.Path, p.URI)
 		if err != nil {
-			return nil, rpc.Errorf(rpc.CodeInternalError, "%v", err)
+			return nil, api.Errorf(api.CodeInternalError, "%v", err)
 		}
-		return rpc.ReadFileResult{Content: text}, nil
-	case rpc.MethodApplyEdit:
-		var p rpc.ApplyWorkspaceEditParams
+		return api.ReadFileResult{Content: text}, nil
+	case api.MethodApplyEdit:
+		var p api.ApplyWorkspaceEditParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
-		return h.fe.ApplyEdit(ctx, p, rpc.Machine)
-	case rpc.MethodShowMessageRequest:
-		var p protocol.ShowMessageRequestParams
+		return h.fe.ApplyEdit(ctx, p, api.Machine)
+	case api.MethodShowMessageRequest:
+		var p api.ShowMessageRequestParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
 		return h.fe.ShowMessageRequest(ctx, p)
 	}
-	return nil, rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %s", req.Method())
+	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }
 
 type noCalls struct{}
 
 func (noCalls) Gate(*rpc.Request) error { return nil }
 func (noCalls) HandleCall(context.Context, *rpc.Request) (any, error) {
-	return nil, rpc.Errorf(rpc.CodeMethodNotFound, "the test editor serves no calls")
+	return nil, api.Errorf(api.CodeMethodNotFound, "the test editor serves no calls")
 }
 func (noCalls) HandleNotification(context.Context, *rpc.Request) {}
 
 // wireEnv is a workspace whose editor is a real *rpc.Editor talking over
 // pipes to a fake editor: the same path as in the running server.
-func wireEnv(t *testing.T, caps rpc.Caps, mode string, files map[string]string) *env {
+func wireEnv(t *testing.T, caps api.Caps, mode string, files map[string]string) *env {
 	t.Helper()
-	e := newEnv(t, caps, mode, rpc.Zones{}, files)
+	e := newEnv(t, caps, mode, api.Zones{}, files)
 	sr, ew := io.Pipe() // editor -> sidecar
 	er, sw := io.Pipe() // sidecar -> editor
 	sidecar := rpc.NewConn(rpc.NewStream(sr, sw, nil), nil)
@@ -80,7 +79,7 @@ func wireEnv(t *testing.T, caps rpc.Caps, mode string, files map[string]string) 
 		<-done
 		<-done
 	})
-	rpcEd := rpc.NewEditor(sidecar, caps, rpc.DefaultSettings().Timeouts)
+	rpcEd := rpc.NewEditor(sidecar, caps, api.DefaultSettings().Timeouts)
 	ws, err := New(Config{Root: e.root, EditMode: mode, Editor: rpcEd, Observer: e.obs,
 		Warn: func(ctx context.Context, msg string) { e.warn = append(e.warn, msg) }})
 	if err != nil {
@@ -96,19 +95,19 @@ func TestOverTheWire(t *testing.T) {
 	noAnnotations.ChangeAnnotation = false
 	cases := []struct {
 		name    string
-		caps    rpc.Caps
+		caps    api.Caps
 		mode    string
 		answer  string
 		refuse  string
 		applied bool
 	}{
-		{"applies in apply mode", allCaps(), rpc.EditApply, "", "", true},
-		{"applies an approved annotated proposal", allCaps(), rpc.EditPropose, "", "", true},
-		{"refuses a rejected annotated proposal", allCaps(), rpc.EditPropose, "", "rejected in the editor", false},
-		{"applies a proposal approved in a message", noAnnotations, rpc.EditPropose, actionApply, "", true},
-		{"refuses a proposal rejected in a message", noAnnotations, rpc.EditPropose, actionReject, "", false},
-		{"writes the file itself without applyEdit", noApplyCaps(), rpc.EditApply, "", "", true},
-		{"falls back from branch to propose outside git", allCaps(), rpc.EditBranch, "", "", true},
+		{"applies in apply mode", allCaps(), api.EditApply, "", "", true},
+		{"applies an approved annotated proposal", allCaps(), api.EditPropose, "", "", true},
+		{"refuses a rejected annotated proposal", allCaps(), api.EditPropose, "", "rejected in the editor", false},
+		{"applies a proposal approved in a message", noAnnotations, api.EditPropose, actionApply, "", true},
+		{"refuses a proposal rejected in a message", noAnnotations, api.EditPropose, actionReject, "", false},
+		{"writes the file itself without applyEdit", noApplyCaps(), api.EditApply, "", "", true},
+		{"falls back from branch to propose outside git", allCaps(), api.EditBranch, "", "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,7 +146,7 @@ func TestOverTheWire(t *testing.T) {
 		})
 	}
 	t.Run("refuses a change on text edited in the editor since the read", func(t *testing.T) {
-		e := wireEnv(t, allCaps(), rpc.EditApply, map[string]string{"main.go": mainGo})
+		e := wireEnv(t, allCaps(), api.EditApply, map[string]string{"main.go": mainGo})
 		a := e.agent("")
 		if _, err := a.Read(ctx, "main.go", 0, 0); err != nil {
 			t.Fatal(err)
@@ -161,7 +160,7 @@ func TestOverTheWire(t *testing.T) {
 		}
 	})
 	t.Run("leaves the old file whole when the own write is interrupted", func(t *testing.T) {
-		e := wireEnv(t, noApplyCaps(), rpc.EditApply, map[string]string{"main.go": mainGo})
+		e := wireEnv(t, noApplyCaps(), api.EditApply, map[string]string{"main.go": mainGo})
 		e.ws.renameFn = func(string, string) error { return errors.New("disk full") }
 		if _, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false); !errors.Is(err, ErrNotApplied) {
 			t.Fatalf("Edit = %v, want ErrNotApplied", err)

@@ -28,22 +28,20 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentls/agentls/api"
 	"github.com/bmatcuk/doublestar/v4"
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // Editor is the part of the editor connection editing uses. *rpc.Editor
-// satisfies it. Each call fails with an error wrapping rpc.ErrUnsupported
+// satisfies it. Each call fails with an error wrapping api.ErrUnsupported
 // when the client lacks the capability; editing then takes the fallback of
 // docs/PROTOCOL.md §4 (read the disk, write the file itself).
 type Editor interface {
-	Caps() rpc.Caps
+	Caps() api.Caps
 	ReadFile(ctx context.Context, path, uri string) (string, error)
-	ApplyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams, w rpc.Wait) (rpc.ApplyWorkspaceEditResult, error)
-	ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
+	ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, w api.Wait) (api.ApplyWorkspaceEditResult, error)
+	ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error)
 }
 
 // Actor names who made an access: the task and the agent (a subtask id, or
@@ -58,7 +56,7 @@ type Actor struct {
 // Calls are made synchronously from the agent's goroutine, so they must be
 // quick and safe for concurrent use.
 type Observer interface {
-	// Access reports a read, write or search (rpc.ActionRead, ActionWrite,
+	// Access reports a read, write or search (api.ActionRead, ActionWrite,
 	// ActionSearch) of a workspace-relative path.
 	Access(who Actor, path, action string)
 	// Blocked reports a refused access: the workspace-relative path (or the
@@ -96,8 +94,8 @@ func (l Limits) withDefaults() Limits {
 // Config builds a Workspace.
 type Config struct {
 	Root     string    // the workspace root; must exist
-	Zones    rpc.Zones // from rpc.Settings; empty Allow means "**"
-	EditMode string    // default mode of tasks: rpc.EditApply, EditPropose or EditBranch
+	Zones    api.Zones // from api.Settings; empty Allow means "**"
+	EditMode string    // default mode of tasks: api.EditApply, EditPropose or EditBranch
 	Editor   Editor
 	Observer Observer    // nil: none
 	Logger   *zap.Logger // nil: none
@@ -155,14 +153,14 @@ func New(cfg Config) (*Workspace, error) {
 		w.allow = []string{"**"}
 	}
 	for _, p := range append(append([]string(nil), w.allow...), w.deny...) {
-		if err := rpc.ValidateGlob(p); err != nil {
+		if err := api.ValidateGlob(p); err != nil {
 			return nil, fmt.Errorf("zones: %w: %w", ErrBadPattern, err)
 		}
 	}
 	switch w.mode {
 	case "":
-		w.mode = rpc.EditPropose
-	case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+		w.mode = api.EditPropose
+	case api.EditApply, api.EditPropose, api.EditBranch:
 	default:
 		return nil, fmt.Errorf("editMode %q is not one of apply, propose, branch", w.mode)
 	}

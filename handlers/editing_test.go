@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
-	"github.com/agentls/agentls/rpc"
 )
 
 // editScript plans one subtask that reads main.txt and edits it.
@@ -22,15 +22,15 @@ const editScript = `{"agents": {
     {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}]}}`
 
 // toolResult returns what the model was told of its first call of tool.
-func toolResult(t *testing.T, r *runEnv, tool string) rpc.TaskEvent {
+func toolResult(t *testing.T, r *runEnv, tool string) api.TaskEvent {
 	t.Helper()
 	for _, u := range r.updates(t, "") {
-		if u.Event.Kind == rpc.EventToolResult && u.Event.Tool == tool {
+		if u.Event.Kind == api.EventToolResult && u.Event.Tool == tool {
 			return u.Event
 		}
 	}
 	t.Fatalf("no result of %s", tool)
-	return rpc.TaskEvent{}
+	return api.TaskEvent{}
 }
 
 // TestRunEditModes drives each edit mode end to end: the real server
@@ -46,13 +46,13 @@ func TestRunEditModes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "propose"}})
 			var sawAnnotation bool
-			r.ed.ConfirmEdits(func(_ context.Context, p rpc.ApplyWorkspaceEditParams) (bool, error) {
+			r.ed.ConfirmEdits(func(_ context.Context, p api.ApplyWorkspaceEditParams) (bool, error) {
 				for _, a := range p.Edit.ChangeAnnotations {
 					sawAnnotation = sawAnnotation || a.NeedsConfirmation
 				}
 				return approve, nil
 			})
-			res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+			res, err := r.run(t, api.RunParams{Prompt: "edit"})
 			if err != nil || !sawAnnotation || len(res.Changes) != 1 {
 				t.Fatalf("run = %+v, %v (annotation needing confirmation: %v)", res, err, sawAnnotation)
 			}
@@ -76,7 +76,7 @@ func TestRunEditModes(t *testing.T) {
 		if err := os.Chmod(filepath.Join(r.root, "main.txt"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		res, err := r.run(t, api.RunParams{Prompt: "edit"})
 		if err != nil || len(res.Changes) != 1 || !res.Changes[0].Applied {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -87,7 +87,7 @@ func TestRunEditModes(t *testing.T) {
 			t.Fatalf("mode %v, want 0600 kept", fi.Mode().Perm())
 		}
 		for _, c := range r.ed.ReverseCalls() {
-			if c.Method == rpc.MethodApplyEdit {
+			if c.Method == api.MethodApplyEdit {
 				t.Fatal("workspace/applyEdit sent to an editor without it")
 			}
 		}
@@ -97,15 +97,15 @@ func TestRunEditModes(t *testing.T) {
 		r := startRun(t, runOpts{files: files, script: editScript})
 		r.ed.OpenBuffer("main.txt", "hello world\n")
 		reads := 0
-		r.ed.Handle(rpc.MethodReadFile, func(_ context.Context, _ json.RawMessage) (any, error) {
+		r.ed.Handle(api.MethodReadFile, func(_ context.Context, _ json.RawMessage) (any, error) {
 			reads++
 			if reads == 1 {
-				return rpc.ReadFileResult{Content: "hello world\n"}, nil
+				return api.ReadFileResult{Content: "hello world\n"}, nil
 			}
 			// The person typed in the buffer after the agent read it.
-			return rpc.ReadFileResult{Content: "hello world, typed by the person\n"}, nil
+			return api.ReadFileResult{Content: "hello world, typed by the person\n"}, nil
 		})
-		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		res, err := r.run(t, api.RunParams{Prompt: "edit"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestRunEditModes(t *testing.T) {
 		git("init", "-q", "-b", "main")
 		git("add", ".")
 		git("commit", "-qm", "start")
-		res, err := r.run(t, rpc.RunParams{Prompt: "Edit the greeting"})
+		res, err := r.run(t, api.RunParams{Prompt: "Edit the greeting"})
 		if err != nil || len(res.Changes) != 1 || !res.Changes[0].Applied {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -157,14 +157,14 @@ func TestRunEditModes(t *testing.T) {
 
 	t.Run("falls back to propose in branch mode outside a git repository", func(t *testing.T) {
 		r := startRun(t, runOpts{files: files, script: editScript, options: map[string]any{"editMode": "branch"}})
-		r.ed.ConfirmEdits(func(context.Context, rpc.ApplyWorkspaceEditParams) (bool, error) { return false, nil })
-		res, err := r.run(t, rpc.RunParams{Prompt: "edit"})
+		r.ed.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return false, nil })
+		res, err := r.run(t, api.RunParams{Prompt: "edit"})
 		if err != nil || len(res.Changes) != 1 || res.Changes[0].Applied || r.file(t, "main.txt") != "hello world\n" {
 			t.Fatalf("run = %+v, %v; main.txt %q", res, err, r.file(t, "main.txt"))
 		}
 		told := false
 		for _, n := range r.ed.Notifications() {
-			told = told || (n.Method == rpc.MethodLogMessage && strings.Contains(string(n.Params), "propose"))
+			told = told || (n.Method == api.MethodLogMessage && strings.Contains(string(n.Params), "propose"))
 		}
 		if !told {
 			t.Error("the person was not told of the fallback to propose")

@@ -11,9 +11,9 @@ import (
 	"runtime"
 	"strings"
 
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -49,16 +49,16 @@ func (s *Server) awaitReady(ctx context.Context) error {
 }
 
 func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.InitializeParams
+	var p api.InitializeParams
 	err := rpc.DecodeParams(raw, &p)
-	var settings rpc.Settings
+	var settings api.Settings
 	var unknown []string
 	var root string
 	if err == nil {
-		settings, unknown, err = rpc.ApplySettings(s.opts.Base, p.InitializationOptions)
-		var se *rpc.SettingsError
+		settings, unknown, err = api.ApplySettings(s.opts.Base, p.InitializationOptions)
+		var se *api.SettingsError
 		if errors.As(err, &se) {
-			err = rpc.Errorf(rpc.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error())
+			err = api.Errorf(api.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error())
 		}
 	}
 	if err == nil {
@@ -88,31 +88,31 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	if len(unknown) > 0 {
 		s.log.Warn("initializationOptions: unknown keys ignored", zap.Strings("keys", unknown))
 	}
-	return &rpc.InitializeResult{
-		ServerInfo: protocol.ServerInfo{Name: "agentls", Version: s.opts.Version},
-		Capabilities: rpc.ServerCapabilities{
-			Experimental: rpc.ServerExperimental{Agent: rpc.AgentServerCapabilities{Version: 1}},
+	return &api.InitializeResult{
+		ServerInfo: api.ServerInfo{Name: "agentls", Version: s.opts.Version},
+		Capabilities: api.ServerCapabilities{
+			Experimental: api.ServerExperimental{Agent: api.AgentServerCapabilities{Version: 1}},
 		},
 	}, nil
 }
 
 // workspaceRoot picks rootUri, else the first workspace folder, else rootPath,
 // else cwd (docs/PROTOCOL.md §1), and checks it is a directory.
-func workspaceRoot(p rpc.InitializeParams, cwd string) (string, error) {
+func workspaceRoot(p api.InitializeParams, cwd string) (string, error) {
 	var root, field string
 	switch {
 	case p.RootURI != nil && *p.RootURI != "":
 		field = "rootUri"
 		path, err := URIToPath(*p.RootURI)
 		if err != nil {
-			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: rootUri: %v", err)
+			return "", api.Errorf(api.CodeInvalidParams, "invalid params: rootUri: %v", err)
 		}
 		root = path
 	case len(p.WorkspaceFolders) > 0:
 		field = "workspaceFolders[0].uri"
 		path, err := URIToPath(p.WorkspaceFolders[0].URI)
 		if err != nil {
-			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: workspaceFolders[0].uri: %v", err)
+			return "", api.Errorf(api.CodeInvalidParams, "invalid params: workspaceFolders[0].uri: %v", err)
 		}
 		root = path
 	case p.RootPath != nil && *p.RootPath != "":
@@ -123,17 +123,17 @@ func workspaceRoot(p rpc.InitializeParams, cwd string) (string, error) {
 	if root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: no workspace root given and the working directory is unknown: %v", err)
+			return "", api.Errorf(api.CodeInvalidParams, "invalid params: no workspace root given and the working directory is unknown: %v", err)
 		}
 		root = wd
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %s: %v", field, err)
+		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %s: %v", field, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return "", rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %s: %s is not a directory", field, abs)
+		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %s: %s is not a directory", field, abs)
 	}
 	return abs, nil
 }
@@ -182,11 +182,11 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.mu.Lock()
 	old := s.settings
 	s.mu.Unlock()
-	next, unknown, err := rpc.ApplySettings(old, p.Settings.Agentls)
+	next, unknown, err := api.ApplySettings(old, p.Settings.Agentls)
 	if err != nil {
 		msg := fmt.Sprintf("agentls: settings not changed: %v", err)
 		s.log.Warn("didChangeConfiguration refused", zap.Error(err))
-		if nerr := s.notifier.ShowMessage(ctx, protocol.MessageTypeError, msg); nerr != nil {
+		if nerr := s.notifier.ShowMessage(ctx, api.MessageTypeError, msg); nerr != nil {
 			s.log.Debug("showMessage not sent", zap.Error(nerr))
 		}
 		return

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
-	"github.com/agentls/agentls/rpc"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -27,7 +27,7 @@ func ctxT(t *testing.T) context.Context {
 // serveFunc runs the real server in-process.
 func serveFunc(dir string) headless.ServeFunc {
 	return func(ctx context.Context, in io.Reader, out io.Writer) int {
-		return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: dir, Base: rpc.DefaultSettings()})
+		return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: dir, Base: api.DefaultSettings()})
 	}
 }
 
@@ -47,8 +47,8 @@ func start(t *testing.T, opts headless.Options) *headless.Editor {
 	return ed
 }
 
-func code(err error) rpc.Code {
-	var we *rpc.Error
+func code(err error) api.Code {
+	var we *api.Error
 	if errors.As(err, &we) {
 		return we.Code
 	}
@@ -78,8 +78,8 @@ func TestInitialize(t *testing.T) {
 	} {
 		t.Run("refuses bad initializationOptions with -32602 and "+c.name, func(t *testing.T) {
 			ed := start(t, headless.Options{NoInitialize: true})
-			err := ed.Call(ctxT(t), rpc.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":`+c.opts+`}`), nil)
-			if code(err) != rpc.CodeInvalidParams || !strings.Contains(err.Error(), c.want) {
+			err := ed.Call(ctxT(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":`+c.opts+`}`), nil)
+			if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("initialize = %v; want -32602 naming %s", err, c.want)
 			}
 			// The client may fix it and try again.
@@ -91,15 +91,15 @@ func TestInitialize(t *testing.T) {
 
 	t.Run("refuses a rootUri that is not a directory", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true})
-		err := ed.Call(ctxT(t), rpc.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///no/such/dir"}, nil)
-		if code(err) != rpc.CodeInvalidParams || !strings.Contains(err.Error(), "rootUri") {
+		err := ed.Call(ctxT(t), api.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///no/such/dir"}, nil)
+		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "rootUri") {
 			t.Fatalf("initialize = %v", err)
 		}
 	})
 
 	t.Run("refuses a second initialize", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if _, err := ed.Initialize(ctxT(t)); code(err) != rpc.CodeInvalidRequest {
+		if _, err := ed.Initialize(ctxT(t)); code(err) != api.CodeInvalidRequest {
 			t.Fatalf("second initialize = %v", err)
 		}
 	})
@@ -108,17 +108,17 @@ func TestInitialize(t *testing.T) {
 func TestLifecycle(t *testing.T) {
 	t.Run("answers a request before initialize with -32002", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true})
-		if err := ed.Call(ctxT(t), rpc.MethodPing, nil, nil); code(err) != rpc.CodeNotInitialized {
+		if err := ed.Call(ctxT(t), api.MethodPing, nil, nil); code(err) != api.CodeNotInitialized {
 			t.Fatalf("ping before initialize = %v", err)
 		}
 	})
 
 	t.Run("answers a request after shutdown with -32600", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Call(ctxT(t), rpc.MethodShutdown, nil, nil); err != nil {
+		if err := ed.Call(ctxT(t), api.MethodShutdown, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := ed.Call(ctxT(t), rpc.MethodPing, nil, nil); code(err) != rpc.CodeInvalidRequest {
+		if err := ed.Call(ctxT(t), api.MethodPing, nil, nil); code(err) != api.CodeInvalidRequest {
 			t.Fatalf("ping after shutdown = %v", err)
 		}
 	})
@@ -132,7 +132,7 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("exits 1 on exit without shutdown", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Notify(ctxT(t), rpc.MethodExit, nil); err != nil {
+		if err := ed.Notify(ctxT(t), api.MethodExit, nil); err != nil {
 			t.Fatal(err)
 		}
 		if c, err := ed.Wait(ctxT(t)); err != nil || c != 1 {
@@ -143,7 +143,7 @@ func TestLifecycle(t *testing.T) {
 	t.Run("answers unknown methods with -32601 and ignores unknown notifications", func(t *testing.T) {
 		ed := start(t, headless.Options{})
 		for _, m := range []string{"agent/nope", "textDocument/hover", "$/unknown"} {
-			if err := ed.Call(ctxT(t), m, nil, nil); code(err) != rpc.CodeMethodNotFound {
+			if err := ed.Call(ctxT(t), m, nil, nil); code(err) != api.CodeMethodNotFound {
 				t.Errorf("%s = %v", m, err)
 			}
 		}
@@ -155,7 +155,7 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("answers wrong param types with -32602 and keeps serving", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Call(ctxT(t), rpc.MethodPing, []int{1}, nil); code(err) != rpc.CodeInvalidParams {
+		if err := ed.Call(ctxT(t), api.MethodPing, []int{1}, nil); code(err) != api.CodeInvalidParams {
 			t.Fatalf("ping with an array = %v", err)
 		}
 		ping(t, ed, `{"ok":true}`)
@@ -167,7 +167,7 @@ func ping(t *testing.T, ed *headless.Editor, data string) {
 	var res struct {
 		Data json.RawMessage `json:"data"`
 	}
-	if err := ed.Call(ctxT(t), rpc.MethodPing, map[string]json.RawMessage{"data": json.RawMessage(data)}, &res); err != nil {
+	if err := ed.Call(ctxT(t), api.MethodPing, map[string]json.RawMessage{"data": json.RawMessage(data)}, &res); err != nil {
 		t.Fatalf("ping: %v", err)
 	}
 	if string(res.Data) != data {
@@ -181,7 +181,7 @@ func TestPing(t *testing.T) {
 		ping(t, ed, d)
 	}
 	var res map[string]json.RawMessage
-	if err := ed.Call(ctxT(t), rpc.MethodPing, nil, &res); err != nil || string(res["data"]) != "null" {
+	if err := ed.Call(ctxT(t), api.MethodPing, nil, &res); err != nil || string(res["data"]) != "null" {
 		t.Fatalf("ping without params = %v, %v", res, err)
 	}
 }
@@ -201,7 +201,7 @@ func startRaw(t *testing.T) *rawServer {
 	s := &rawServer{in: inW, out: bufio.NewReader(outR), done: make(chan int, 1)}
 	dir := t.TempDir()
 	go func() {
-		s.done <- handlers.Serve(context.Background(), inR, outW, handlers.Options{Cwd: dir, Base: rpc.DefaultSettings()})
+		s.done <- handlers.Serve(context.Background(), inR, outW, handlers.Options{Cwd: dir, Base: api.DefaultSettings()})
 		_ = outW.Close()
 	}()
 	t.Cleanup(func() { _ = inW.Close() })

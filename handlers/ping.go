@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -15,7 +16,7 @@ func (s *Server) ping(_ context.Context, params json.RawMessage) (any, error) {
 	if len(params) > 0 && string(params) != "null" {
 		var err error
 		if data, err = rpc.Member(params, "data"); err != nil {
-			return nil, rpc.Errorf(rpc.CodeInvalidParams, "invalid params: agent/ping takes {\"data\": any}: %v", err)
+			return nil, api.Errorf(api.CodeInvalidParams, "invalid params: agent/ping takes {\"data\": any}: %v", err)
 		}
 	}
 	if data == nil {

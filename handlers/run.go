@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
@@ -81,16 +82,16 @@ func (s *Server) closeWork() {
 
 // workError turns the workforce's errors into the codes of docs/PROTOCOL.md §7.
 func workError(method string, err error) error {
-	var we *rpc.Error
+	var we *api.Error
 	switch {
 	case errors.As(err, &we):
 		return err // already coded (-32010 from the model resolution)
 	case errors.Is(err, workforce.ErrUnknownTask), errors.Is(err, workforce.ErrUnknownSubtask), errors.Is(err, workforce.ErrUnknownSession):
-		return rpc.Errorf(rpc.CodeUnknownTask, "%s: %v", method, err)
+		return api.Errorf(api.CodeUnknownTask, "%s: %v", method, err)
 	case errors.Is(err, workforce.ErrWrongState):
-		return rpc.Errorf(rpc.CodeWrongState, "%s: %v", method, err)
+		return api.Errorf(api.CodeWrongState, "%s: %v", method, err)
 	case errors.Is(err, workforce.ErrInvalid):
-		return rpc.Errorf(rpc.CodeInvalidParams, "%v", err)
+		return api.Errorf(api.CodeInvalidParams, "%v", err)
 	}
 	return fmt.Errorf("%s: %w", method, err)
 }
@@ -99,12 +100,12 @@ func workError(method string, err error) error {
 // meanwhile; the read loop goes on (each call runs on its own goroutine).
 // $/cancelRequest on it stops the task, which then answers -32800.
 func (s *Server) run(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.RunParams
+	var p api.RunParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Prompt) == "" {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, `invalid params: "prompt" is required`)
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" is required`)
 	}
 	engine, err := s.Work()
 	if err != nil {
@@ -112,13 +113,13 @@ func (s *Server) run(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	res, err := engine.Run(ctx, p, s.Settings())
 	if err != nil {
-		return nil, workError(rpc.MethodRun, err)
+		return nil, workError(api.MethodRun, err)
 	}
 	return res, nil
 }
 
 func (s *Server) stop(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.StopParams
+	var p api.StopParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -128,13 +129,13 @@ func (s *Server) stop(_ context.Context, raw json.RawMessage) (any, error) {
 	}
 	stopped, err := engine.Stop(p.TaskID)
 	if err != nil {
-		return nil, workError(rpc.MethodStop, err)
+		return nil, workError(api.MethodStop, err)
 	}
-	return &rpc.StopResult{Stopped: stopped}, nil
+	return &api.StopResult{Stopped: stopped}, nil
 }
 
 func (s *Server) addSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.AddSubtaskParams
+	var p api.AddSubtaskParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -144,13 +145,13 @@ func (s *Server) addSubtask(_ context.Context, raw json.RawMessage) (any, error)
 	}
 	id, err := engine.AddSubtask(p)
 	if err != nil {
-		return nil, workError(rpc.MethodAddSubtask, err)
+		return nil, workError(api.MethodAddSubtask, err)
 	}
-	return &rpc.AddSubtaskResult{SubtaskID: id}, nil
+	return &api.AddSubtaskResult{SubtaskID: id}, nil
 }
 
 func (s *Server) removeSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.SubtaskParams
+	var p api.SubtaskParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -159,13 +160,13 @@ func (s *Server) removeSubtask(_ context.Context, raw json.RawMessage) (any, err
 		return nil, err
 	}
 	if err := engine.RemoveSubtask(p); err != nil {
-		return nil, workError(rpc.MethodRemoveSubtask, err)
+		return nil, workError(api.MethodRemoveSubtask, err)
 	}
-	return &rpc.Empty{}, nil
+	return &api.Empty{}, nil
 }
 
 func (s *Server) skipSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.SubtaskParams
+	var p api.SubtaskParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func (s *Server) skipSubtask(_ context.Context, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	if err := engine.SkipSubtask(p); err != nil {
-		return nil, workError(rpc.MethodSkipSubtask, err)
+		return nil, workError(api.MethodSkipSubtask, err)
 	}
-	return &rpc.Empty{}, nil
+	return &api.Empty{}, nil
 }

@@ -12,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
-	"github.com/agentls/agentls/rpc"
 )
 
 // workspace writes files into a new temporary directory.
@@ -78,7 +76,7 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 	ed := start(t, headless.Options{
 		Root: root,
 		Serve: func(ctx context.Context, in io.Reader, out io.Writer) int {
-			return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: rpc.DefaultSettings(), Getenv: getenv})
+			return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: api.DefaultSettings(), Getenv: getenv})
 		},
 		Caps:                  caps,
 		InitializationOptions: opts,
@@ -87,26 +85,26 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 }
 
 // run calls agent/run and returns its result.
-func (r *runEnv) run(t *testing.T, p rpc.RunParams) (*rpc.RunResult, error) {
+func (r *runEnv) run(t *testing.T, p api.RunParams) (*api.RunResult, error) {
 	t.Helper()
-	var res rpc.RunResult
-	err := r.ed.Call(ctxT(t), rpc.MethodRun, p, &res)
+	var res api.RunResult
+	err := r.ed.Call(ctxT(t), api.MethodRun, p, &res)
 	return &res, err
 }
 
 // runAsync starts agent/run and returns a channel with its outcome.
-func (r *runEnv) runAsync(t *testing.T, p rpc.RunParams) <-chan runOutcome {
+func (r *runEnv) runAsync(t *testing.T, p api.RunParams) <-chan runOutcome {
 	ch := make(chan runOutcome, 1)
 	go func() {
-		var res rpc.RunResult
-		err := r.ed.Call(context.Background(), rpc.MethodRun, p, &res)
+		var res api.RunResult
+		err := r.ed.Call(context.Background(), api.MethodRun, p, &res)
 		ch <- runOutcome{&res, err}
 	}()
 	return ch
 }
 
 type runOutcome struct {
-	res *rpc.RunResult
+	res *api.RunResult
 	err error
 }
 
@@ -120,14 +118,14 @@ func (r *runEnv) file(t *testing.T, rel string) string {
 }
 
 // updates returns the agent/taskUpdate notifications of a task so far.
-func (r *runEnv) updates(t *testing.T, taskID string) []rpc.TaskUpdateParams {
+func (r *runEnv) updates(t *testing.T, taskID string) []api.TaskUpdateParams {
 	t.Helper()
-	var out []rpc.TaskUpdateParams
+	var out []api.TaskUpdateParams
 	for _, n := range r.ed.Notifications() {
-		if n.Method != rpc.MethodTaskUpdate {
+		if n.Method != api.MethodTaskUpdate {
 			continue
 		}
-		var p rpc.TaskUpdateParams
+		var p api.TaskUpdateParams
 		if err := n.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
@@ -139,14 +137,14 @@ func (r *runEnv) updates(t *testing.T, taskID string) []rpc.TaskUpdateParams {
 }
 
 // awaitEvent waits for a task event matching pred.
-func (r *runEnv) awaitEvent(t *testing.T, pred func(rpc.TaskUpdateParams) bool) rpc.TaskUpdateParams {
+func (r *runEnv) awaitEvent(t *testing.T, pred func(api.TaskUpdateParams) bool) api.TaskUpdateParams {
 	t.Helper()
-	var got rpc.TaskUpdateParams
+	var got api.TaskUpdateParams
 	_, err := r.ed.Await(ctxT(t), func(n headless.Notification) bool {
-		if n.Method != rpc.MethodTaskUpdate {
+		if n.Method != api.MethodTaskUpdate {
 			return false
 		}
-		var p rpc.TaskUpdateParams
+		var p api.TaskUpdateParams
 		if n.Decode(&p) != nil || !pred(p) {
 			return false
 		}
@@ -159,19 +157,19 @@ func (r *runEnv) awaitEvent(t *testing.T, pred func(rpc.TaskUpdateParams) bool) 
 	return got
 }
 
-func kind(k, sub string) func(rpc.TaskUpdateParams) bool {
-	return func(p rpc.TaskUpdateParams) bool {
+func kind(k, sub string) func(api.TaskUpdateParams) bool {
+	return func(p api.TaskUpdateParams) bool {
 		return p.Event.Kind == k && (sub == "" || p.Event.SubtaskID == sub)
 	}
 }
 
-func subtaskState(res *rpc.RunResult, id string) rpc.Subtask {
+func subtaskState(res *api.RunResult, id string) api.Subtask {
 	for _, s := range res.Subtasks {
 		if s.ID == id {
 			return s
 		}
 	}
-	return rpc.Subtask{}
+	return api.Subtask{}
 }
 
 // within fails the test when ch does not deliver within d.
@@ -208,11 +206,11 @@ func TestRunEndToEnd(t *testing.T) {
 	t.Run("plans, runs the workers, edits, creates, runs a command and answers done", func(t *testing.T) {
 		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
 		tok := "tok-1"
-		res, err := r.run(t, rpc.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken(tok)})
+		res, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken(tok)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.State != rpc.TaskDone || res.TaskID != "t1" || res.SessionID == "" {
+		if res.State != api.TaskDone || res.TaskID != "t1" || res.SessionID == "" {
 			t.Fatalf("result = %+v", res)
 		}
 		if got := r.file(t, "main.txt"); got != "say goodbye\n" {
@@ -229,7 +227,7 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Errorf("change %+v", c)
 			}
 		}
-		if s := subtaskState(res, "3"); s.State != rpc.SubtaskDone || s.Result != "checked" {
+		if s := subtaskState(res, "3"); s.State != api.SubtaskDone || s.Result != "checked" {
 			t.Errorf("subtask 3 = %+v", s)
 		}
 		if res.Usage.InputTokens != 100 || res.Usage.OutputTokens != 10 {
@@ -238,7 +236,7 @@ func TestRunEndToEnd(t *testing.T) {
 		// The command's output went back to the model.
 		var sawOutput bool
 		for _, u := range r.updates(t, "t1") {
-			if u.Event.Kind == rpc.EventToolResult && u.Event.Tool == "run_command" && strings.Contains(u.Event.Summary, "goodbye") {
+			if u.Event.Kind == api.EventToolResult && u.Event.Tool == "run_command" && strings.Contains(u.Event.Summary, "goodbye") {
 				sawOutput = true
 			}
 		}
@@ -249,7 +247,7 @@ func TestRunEndToEnd(t *testing.T) {
 
 	t.Run("sends taskUpdate with seq rising by one, $/progress begin and end, and heat updates", func(t *testing.T) {
 		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
-		if _, err := r.run(t, rpc.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken("p1")}); err != nil {
+		if _, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken("p1")}); err != nil {
 			t.Fatal(err)
 		}
 		ups := r.updates(t, "t1")
@@ -262,12 +260,12 @@ func TestRunEndToEnd(t *testing.T) {
 			}
 		}
 		last := ups[len(ups)-1]
-		if last.Event.Kind != rpc.EventStateChanged || last.State != rpc.TaskDone {
+		if last.Event.Kind != api.EventStateChanged || last.State != api.TaskDone {
 			t.Errorf("last update = %+v", last)
 		}
 		var kinds []string
 		for _, n := range r.ed.Notifications() {
-			if n.Method != rpc.MethodProgress {
+			if n.Method != api.MethodProgress {
 				continue
 			}
 			var p struct {
@@ -287,13 +285,13 @@ func TestRunEndToEnd(t *testing.T) {
 		if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || kinds[1] != "report" {
 			t.Errorf("progress kinds = %v", kinds)
 		}
-		if _, err := r.ed.Await(ctxT(t), headless.Method(rpc.MethodHeatUpdate)); err != nil {
+		if _, err := r.ed.Await(ctxT(t), headless.Method(api.MethodHeatUpdate)); err != nil {
 			t.Error(err)
 		}
 	})
 }
 
-func protocolToken(s string) *protocol.ProgressToken { return protocol.NewProgressToken(s) }
+func protocolToken(s string) *api.ProgressToken { return api.NewProgressToken(s) }
 
 func TestRunScheduling(t *testing.T) {
 	t.Run("overlaps independent subtasks, waits for a dependant and respects maxWorkers", func(t *testing.T) {
@@ -306,24 +304,24 @@ func TestRunScheduling(t *testing.T) {
 		  "c": [{"delayMs": 60, "toolCalls": [{"name": "finish", "arguments": {"summary": "c done"}}]}],
 		  "d": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "d done"}}]}]}}`
 		r := startRun(t, runOpts{script: script, options: map[string]any{"maxWorkers": 2}})
-		res, err := r.run(t, rpc.RunParams{Prompt: "four things", TaskID: "t"})
-		if err != nil || res.State != rpc.TaskDone {
+		res, err := r.run(t, api.RunParams{Prompt: "four things", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		running, maxRunning, overlapped := map[string]bool{}, 0, false
 		for _, u := range r.updates(t, "t") {
 			n := 0
 			for _, s := range u.Subtasks {
-				if s.State == rpc.SubtaskRunning {
+				if s.State == api.SubtaskRunning {
 					n++
 				}
 			}
 			maxRunning = max(maxRunning, n)
 			switch u.Event.Kind {
-			case rpc.EventSubtaskStarted:
+			case api.EventSubtaskStarted:
 				if u.Event.SubtaskID == "d" {
 					for _, s := range u.Subtasks {
-						if s.ID != "d" && s.State != rpc.SubtaskDone {
+						if s.ID != "d" && s.State != api.SubtaskDone {
 							t.Errorf("d started while %s was %s", s.ID, s.State)
 						}
 					}
@@ -332,7 +330,7 @@ func TestRunScheduling(t *testing.T) {
 				if len(running) >= 2 {
 					overlapped = true
 				}
-			case rpc.EventSubtaskFinished:
+			case api.EventSubtaskFinished:
 				delete(running, u.Event.SubtaskID)
 			}
 		}
@@ -352,21 +350,21 @@ func TestRunScheduling(t *testing.T) {
 		  "1": [{"error": "the provider is on fire"}],
 		  "3": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "other done"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
-		res, err := r.run(t, rpc.RunParams{Prompt: "build and test"})
+		res, err := r.run(t, api.RunParams{Prompt: "build and test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.State != rpc.TaskFailed {
+		if res.State != api.TaskFailed {
 			t.Fatalf("state = %s", res.State)
 		}
 		one, two, three := subtaskState(res, "1"), subtaskState(res, "2"), subtaskState(res, "3")
-		if one.State != rpc.SubtaskFailed || !strings.Contains(one.Error, "the provider is on fire") {
+		if one.State != api.SubtaskFailed || !strings.Contains(one.Error, "the provider is on fire") {
 			t.Errorf("subtask 1 = %+v", one)
 		}
-		if two.State != rpc.SubtaskBlocked || !strings.Contains(two.Error, "subtask 1 failed") {
+		if two.State != api.SubtaskBlocked || !strings.Contains(two.Error, "subtask 1 failed") {
 			t.Errorf("subtask 2 = %+v", two)
 		}
-		if three.State != rpc.SubtaskDone {
+		if three.State != api.SubtaskDone {
 			t.Errorf("subtask 3 = %+v", three)
 		}
 		if !strings.Contains(res.Summary, "the provider is on fire") || !strings.Contains(res.Summary, "subtask 1 failed") {
@@ -378,8 +376,8 @@ func TestRunScheduling(t *testing.T) {
 		script := `{"agents": {"coordinator": [{"text": "Simple enough."}],
 		  "1": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "did it"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
-		res, err := r.run(t, rpc.RunParams{Prompt: "do the thing"})
-		if err != nil || res.State != rpc.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "do the thing" || res.Summary != "did it" {
+		res, err := r.run(t, api.RunParams{Prompt: "do the thing"})
+		if err != nil || res.State != api.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "do the thing" || res.Summary != "did it" {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 	})
@@ -391,13 +389,13 @@ func TestRunScheduling(t *testing.T) {
 		  "1": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "x"}}]}],
 		  "2": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "y"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
-		res, err := r.run(t, rpc.RunParams{Prompt: "x then y", TaskID: "t"})
-		if err != nil || res.State != rpc.TaskDone || len(res.Subtasks) != 2 {
+		res, err := r.run(t, api.RunParams{Prompt: "x then y", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone || len(res.Subtasks) != 2 {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		var told bool
 		for _, u := range r.updates(t, "t") {
-			if u.Event.Kind == rpc.EventMessage && strings.Contains(u.Event.Text, "cycle") {
+			if u.Event.Kind == api.EventMessage && strings.Contains(u.Event.Text, "cycle") {
 				told = true
 			}
 		}
@@ -408,15 +406,15 @@ func TestRunScheduling(t *testing.T) {
 
 	t.Run("answers -32010 naming the ways to configure a model when none is", func(t *testing.T) {
 		r := startRun(t, runOpts{noModel: true})
-		_, err := r.run(t, rpc.RunParams{Prompt: "anything"})
-		if code(err) != rpc.CodeModelUnavailable || !strings.Contains(err.Error(), "AGENTLS_MODEL") || !strings.Contains(err.Error(), "script:") {
+		_, err := r.run(t, api.RunParams{Prompt: "anything"})
+		if code(err) != api.CodeModelUnavailable || !strings.Contains(err.Error(), "AGENTLS_MODEL") || !strings.Contains(err.Error(), "script:") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 
 	t.Run("refuses a run without a prompt with -32602", func(t *testing.T) {
 		r := startRun(t, runOpts{script: demoScript})
-		if _, err := r.run(t, rpc.RunParams{}); code(err) != rpc.CodeInvalidParams || !strings.Contains(err.Error(), "prompt") {
+		if _, err := r.run(t, api.RunParams{}); code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "prompt") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -427,7 +425,7 @@ func blockingAsk(release <-chan struct{}, answer string) headless.CallHandler {
 	return func(ctx context.Context, _ json.RawMessage) (any, error) {
 		select {
 		case <-release:
-			return rpc.AskResult{Answer: &answer}, nil
+			return api.AskResult{Answer: &answer}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -441,17 +439,17 @@ func TestRunControls(t *testing.T) {
 
 	t.Run("stops during a model call and answers stopped within a second", func(t *testing.T) {
 		r := startRun(t, runOpts{script: slowScript})
-		out := r.runAsync(t, rpc.RunParams{Prompt: "slow", TaskID: "t"})
-		r.awaitEvent(t, kind(rpc.EventSubtaskStarted, "1"))
-		var sr rpc.StopResult
-		if err := r.ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
+		out := r.runAsync(t, api.RunParams{Prompt: "slow", TaskID: "t"})
+		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
+		var sr api.StopResult
+		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
 			t.Fatalf("stop = %+v, %v", sr, err)
 		}
 		o := within(t, time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskStopped {
+		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
-		if err := r.ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
+		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
 			t.Fatalf("stopping an ended task = %+v, %v; want stopped false", sr, err)
 		}
 	})
@@ -462,18 +460,18 @@ func TestRunControls(t *testing.T) {
 		  "1": [{"toolCalls": [{"name": "ask_human", "arguments": {"question": "Which one?", "options": ["a", "b"]}}]}]}}`
 		r := startRun(t, runOpts{script: script})
 		asked := make(chan struct{})
-		r.ed.Handle(rpc.MethodAsk, func(ctx context.Context, p json.RawMessage) (any, error) {
+		r.ed.Handle(api.MethodAsk, func(ctx context.Context, p json.RawMessage) (any, error) {
 			close(asked)
 			return headless.NeverAnswer()(ctx, p)
 		})
-		out := r.runAsync(t, rpc.RunParams{Prompt: "ask", TaskID: "t"})
-		r.awaitEvent(t, func(p rpc.TaskUpdateParams) bool { return p.State == rpc.TaskWaiting })
+		out := r.runAsync(t, api.RunParams{Prompt: "ask", TaskID: "t"})
+		r.awaitEvent(t, func(p api.TaskUpdateParams) bool { return p.State == api.TaskWaiting })
 		within(t, 5*time.Second, asked)
-		if err := r.ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskStopped {
+		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
 	})
@@ -484,19 +482,19 @@ func TestRunControls(t *testing.T) {
 		  "1": [{"toolCalls": [{"name": "run_command", "arguments": {"command": "sleep 60"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
 		running, cancelled := make(chan struct{}), make(chan struct{})
-		r.ed.Handle(rpc.MethodRunCommand, func(ctx context.Context, _ json.RawMessage) (any, error) {
+		r.ed.Handle(api.MethodRunCommand, func(ctx context.Context, _ json.RawMessage) (any, error) {
 			close(running)
 			<-ctx.Done()
 			close(cancelled)
 			return nil, ctx.Err()
 		})
-		out := r.runAsync(t, rpc.RunParams{Prompt: "cmd", TaskID: "t"})
+		out := r.runAsync(t, api.RunParams{Prompt: "cmd", TaskID: "t"})
 		within(t, 5*time.Second, running)
-		if err := r.ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskStopped {
+		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
 		within(t, 5*time.Second, cancelled) // the editor saw $/cancelRequest
@@ -514,7 +512,7 @@ func TestRunControls(t *testing.T) {
 		caps := headless.FullCapabilities()
 		caps.RunCommand = false
 		r := startRun(t, runOpts{script: script, caps: &caps})
-		out := r.runAsync(t, rpc.RunParams{Prompt: "cmd", TaskID: "t"})
+		out := r.runAsync(t, api.RunParams{Prompt: "cmd", TaskID: "t"})
 		pidc := make(chan int, 1)
 		go func() {
 			b, _ := os.ReadFile(fifo) // blocks until the shell writes
@@ -525,11 +523,11 @@ func TestRunControls(t *testing.T) {
 		if pid <= 0 {
 			t.Fatal("no pid from the command")
 		}
-		if err := r.ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskStopped {
+		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
 		if err := syscall.Kill(pid, 0); err == nil {
@@ -541,11 +539,11 @@ func TestRunControls(t *testing.T) {
 		r := startRun(t, runOpts{script: slowScript})
 		ctx, cancel := context.WithCancel(ctxT(t))
 		errc := make(chan error, 1)
-		go func() { errc <- r.ed.Call(ctx, rpc.MethodRun, rpc.RunParams{Prompt: "slow", TaskID: "t"}, nil) }()
-		r.awaitEvent(t, kind(rpc.EventSubtaskStarted, "1"))
+		go func() { errc <- r.ed.Call(ctx, api.MethodRun, api.RunParams{Prompt: "slow", TaskID: "t"}, nil) }()
+		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
 		cancel()
 		within(t, time.Second, errc)
-		r.awaitEvent(t, func(p rpc.TaskUpdateParams) bool { return p.State == rpc.TaskStopped })
+		r.awaitEvent(t, func(p api.TaskUpdateParams) bool { return p.State == api.TaskStopped })
 	})
 
 	t.Run("skips a running subtask and lets its dependant go on", func(t *testing.T) {
@@ -554,13 +552,13 @@ func TestRunControls(t *testing.T) {
 		  "1": [{"delayMs": 60000, "toolCalls": [{"name": "finish", "arguments": {"summary": "never"}}]}],
 		  "2": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "went on"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
-		out := r.runAsync(t, rpc.RunParams{Prompt: "x", TaskID: "t"})
-		r.awaitEvent(t, kind(rpc.EventSubtaskStarted, "1"))
-		if err := r.ed.Call(ctxT(t), rpc.MethodSkipSubtask, rpc.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
+		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
+		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
+		if err := r.ed.Call(ctxT(t), api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, 5*time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskDone || subtaskState(o.res, "1").State != rpc.SubtaskSkipped || subtaskState(o.res, "2").Result != "went on" {
+		if o.err != nil || o.res.State != api.TaskDone || subtaskState(o.res, "1").State != api.SubtaskSkipped || subtaskState(o.res, "2").Result != "went on" {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
 	})
@@ -573,35 +571,35 @@ func TestRunControls(t *testing.T) {
 		  "3": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "added work done"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
 		release := make(chan struct{})
-		r.ed.Handle(rpc.MethodAsk, blockingAsk(release, "yes"))
-		out := r.runAsync(t, rpc.RunParams{Prompt: "x", TaskID: "t"})
-		r.awaitEvent(t, kind(rpc.EventAsk, "1"))
+		r.ed.Handle(api.MethodAsk, blockingAsk(release, "yes"))
+		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
+		r.awaitEvent(t, kind(api.EventAsk, "1"))
 		ctx := ctxT(t)
 
-		err := r.ed.Call(ctx, rpc.MethodRemoveSubtask, rpc.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
-		if code(err) != rpc.CodeWrongState {
+		err := r.ed.Call(ctx, api.MethodRemoveSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
+		if code(err) != api.CodeWrongState {
 			t.Errorf("removing a running subtask: %v, want -32012", err)
 		}
-		if err := r.ed.Call(ctx, rpc.MethodRemoveSubtask, rpc.SubtaskParams{TaskID: "t", SubtaskID: "2"}, nil); err != nil {
+		if err := r.ed.Call(ctx, api.MethodRemoveSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "2"}, nil); err != nil {
 			t.Errorf("removing a pending subtask: %v", err)
 		}
-		var add rpc.AddSubtaskResult
-		if err := r.ed.Call(ctx, rpc.MethodAddSubtask, rpc.AddSubtaskParams{TaskID: "t", Content: "added work", DependsOn: []string{"1"}}, &add); err != nil || add.SubtaskID != "3" {
+		var add api.AddSubtaskResult
+		if err := r.ed.Call(ctx, api.MethodAddSubtask, api.AddSubtaskParams{TaskID: "t", Content: "added work", DependsOn: []string{"1"}}, &add); err != nil || add.SubtaskID != "3" {
 			t.Fatalf("add = %+v, %v", add, err)
 		}
-		if err := r.ed.Call(ctx, rpc.MethodSkipSubtask, rpc.SubtaskParams{TaskID: "t", SubtaskID: "9"}, nil); code(err) != rpc.CodeUnknownTask {
+		if err := r.ed.Call(ctx, api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "9"}, nil); code(err) != api.CodeUnknownTask {
 			t.Errorf("skipping an unknown subtask: %v, want -32011", err)
 		}
-		if err := r.ed.Call(ctx, rpc.MethodStop, rpc.StopParams{TaskID: "nope"}, nil); code(err) != rpc.CodeUnknownTask {
+		if err := r.ed.Call(ctx, api.MethodStop, api.StopParams{TaskID: "nope"}, nil); code(err) != api.CodeUnknownTask {
 			t.Errorf("stopping an unknown task: %v, want -32011", err)
 		}
 		close(release)
 		o := within(t, 5*time.Second, out)
-		if o.err != nil || o.res.State != rpc.TaskDone || len(o.res.Subtasks) != 2 || subtaskState(o.res, "3").Result != "added work done" {
+		if o.err != nil || o.res.State != api.TaskDone || len(o.res.Subtasks) != 2 || subtaskState(o.res, "3").Result != "added work done" {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
-		err = r.ed.Call(ctx, rpc.MethodSkipSubtask, rpc.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
-		if code(err) != rpc.CodeWrongState {
+		err = r.ed.Call(ctx, api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
+		if code(err) != api.CodeWrongState {
 			t.Errorf("skipping in an ended task: %v, want -32012", err)
 		}
 	})
@@ -614,11 +612,11 @@ func TestRunEditsAndIntents(t *testing.T) {
 		  "1": [{"toolCalls": [{"name": "write_file", "arguments": {"path": "new.txt", "content": "x\n"}}]},
 		        {"toolCalls": [{"name": "finish", "arguments": {"summary": "tried"}}]}]}}`
 		r := startRun(t, runOpts{script: script, options: map[string]any{"editMode": "propose"}})
-		res, err := r.run(t, rpc.RunParams{Prompt: "write", TaskID: "t"})
-		if err != nil || res.State != rpc.TaskDone {
+		res, err := r.run(t, api.RunParams{Prompt: "write", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
-		if len(res.Changes) != 1 || res.Changes[0].Applied || res.Changes[0].Operation != rpc.OpCreate {
+		if len(res.Changes) != 1 || res.Changes[0].Applied || res.Changes[0].Operation != api.OpCreate {
 			t.Fatalf("changes = %+v", res.Changes)
 		}
 		if _, err := os.Stat(filepath.Join(r.root, "new.txt")); !os.IsNotExist(err) {
@@ -626,7 +624,7 @@ func TestRunEditsAndIntents(t *testing.T) {
 		}
 		var told bool
 		for _, u := range r.updates(t, "t") {
-			if u.Event.Kind == rpc.EventToolResult && u.Event.Tool == "write_file" {
+			if u.Event.Kind == api.EventToolResult && u.Event.Tool == "write_file" {
 				told = !*u.Event.OK && strings.Contains(u.Event.Summary, "Not applied") && strings.Contains(u.Event.Summary, "rejected")
 			}
 		}
@@ -643,8 +641,8 @@ func TestRunEditsAndIntents(t *testing.T) {
 		caps := headless.FullCapabilities()
 		caps.ChangeAnnotation = false
 		r := startRun(t, runOpts{script: script, caps: &caps, options: map[string]any{"editMode": "propose"}})
-		r.ed.Handle(rpc.MethodShowMessageRequest, headless.ChooseAction("Apply"))
-		res, err := r.run(t, rpc.RunParams{Prompt: "write"})
+		r.ed.Handle(api.MethodShowMessageRequest, headless.ChooseAction("Apply"))
+		res, err := r.run(t, api.RunParams{Prompt: "write"})
 		if err != nil || len(res.Changes) != 1 || !res.Changes[0].Applied || r.file(t, "new.txt") != "x\n" {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -663,8 +661,8 @@ func TestRunEditsAndIntents(t *testing.T) {
 		        {"toolCalls": [{"name": "write_file", "arguments": {"path": "src/b.txt", "content": "b\n"}}]},
 		        {"toolCalls": [{"name": "finish", "arguments": {"summary": "b written"}}]}]}}`
 		r := startRun(t, runOpts{files: files, script: script})
-		res, err := r.run(t, rpc.RunParams{Prompt: "work", TaskID: "t"})
-		if err != nil || res.State != rpc.TaskDone {
+		res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		if r.file(t, "src/b.txt") != "b\n" {
@@ -677,9 +675,9 @@ func TestRunEditsAndIntents(t *testing.T) {
 		var blocked []string
 		for _, u := range r.updates(t, "t") {
 			switch {
-			case u.Event.Kind == rpc.EventToolResult && u.Event.Tool == "write_file":
+			case u.Event.Kind == api.EventToolResult && u.Event.Tool == "write_file":
 				results = append(results, *u.Event.OK)
-			case u.Event.Kind == rpc.EventBlocked:
+			case u.Event.Kind == api.EventBlocked:
 				blocked = append(blocked, u.Event.Path+": "+u.Event.Reason)
 			}
 		}
@@ -689,8 +687,8 @@ func TestRunEditsAndIntents(t *testing.T) {
 		if len(blocked) < 2 || !strings.Contains(blocked[0], "select_intent") || !strings.Contains(strings.Join(blocked, "\n"), "docs/out.txt") {
 			t.Errorf("blocked events = %q", blocked)
 		}
-		var tr rpc.TraceResult
-		if err := r.ed.Call(ctxT(t), rpc.MethodTrace, rpc.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
+		var tr api.TraceResult
+		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if len(tr.Entries) != 1 || tr.Entries[0].IntentID == nil || *tr.Entries[0].IntentID != "INT-1" || tr.Entries[0].SubtaskID != "1" || !strings.HasPrefix(tr.Entries[0].Model, "script:") {
@@ -711,19 +709,19 @@ func TestRunSessions(t *testing.T) {
 		  "2:coordinator": [{"text": "again"}],
 		  "2:1": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "improved answer"}}]}]}}`
 		r := startRun(t, runOpts{script: script})
-		first, err := r.run(t, rpc.RunParams{Prompt: "first"})
-		if err != nil || first.State != rpc.TaskDone {
+		first, err := r.run(t, api.RunParams{Prompt: "first"})
+		if err != nil || first.State != api.TaskDone {
 			t.Fatalf("first = %+v, %v", first, err)
 		}
-		second, err := r.run(t, rpc.RunParams{Prompt: "make it better", SessionID: first.SessionID})
-		if err != nil || second.State != rpc.TaskDone || second.SessionID != first.SessionID || second.Summary != "improved answer" {
+		second, err := r.run(t, api.RunParams{Prompt: "make it better", SessionID: first.SessionID})
+		if err != nil || second.State != api.TaskDone || second.SessionID != first.SessionID || second.Summary != "improved answer" {
 			t.Fatalf("second = %+v, %v", second, err)
 		}
-		var sess rpc.SessionResult
-		if err := r.ed.Call(ctxT(t), rpc.MethodSession, rpc.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
+		var sess api.SessionResult
+		if err := r.ed.Call(ctxT(t), api.MethodSession, api.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
 			t.Fatal(err)
 		}
-		if len(sess.Tasks) != 2 || sess.Tasks[0].State != rpc.TaskDone || sess.Tasks[1].State != rpc.TaskDone {
+		if len(sess.Tasks) != 2 || sess.Tasks[0].State != api.TaskDone || sess.Tasks[1].State != api.TaskDone {
 			t.Errorf("tasks = %+v", sess.Tasks)
 		}
 		var texts []string
@@ -740,7 +738,7 @@ func TestRunSessions(t *testing.T) {
 
 	t.Run("refuses an unknown session with -32011", func(t *testing.T) {
 		r := startRun(t, runOpts{script: demoScript})
-		if _, err := r.run(t, rpc.RunParams{Prompt: "x", SessionID: "nope"}); code(err) != rpc.CodeUnknownTask {
+		if _, err := r.run(t, api.RunParams{Prompt: "x", SessionID: "nope"}); code(err) != api.CodeUnknownTask {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -18,10 +18,10 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
-	"github.com/agentls/agentls/rpc"
 )
 
 // testKey is the API key of these tests: long enough to be redacted.
@@ -225,27 +225,27 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				ed := start(t, headless.Options{
 					Root: root,
 					Serve: func(ctx context.Context, in io.Reader, out io.Writer) int {
-						return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: rpc.DefaultSettings(),
+						return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: api.DefaultSettings(),
 							Log: debugLogger(logs), Record: recording})
 					},
 					Caps:                  caps,
 					InitializationOptions: opts,
 				})
 
-				var res rpc.RunResult
-				if err := ed.Call(ctxT(t), rpc.MethodRun, rpc.RunParams{Prompt: "look at the environment", TaskID: "t1"}, &res); err != nil {
+				var res api.RunResult
+				if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "look at the environment", TaskID: "t1"}, &res); err != nil {
 					t.Fatal(err)
 				}
-				if res.State != rpc.TaskDone {
+				if res.State != api.TaskDone {
 					t.Fatalf("result = %+v", res)
 				}
 				result, _ := json.Marshal(res)
 				// The second run fails with an error quoting the key.
-				var failed rpc.RunResult
-				if err := ed.Call(ctxT(t), rpc.MethodRun, rpc.RunParams{Prompt: "again", TaskID: "t2"}, &failed); err != nil {
+				var failed api.RunResult
+				if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "again", TaskID: "t2"}, &failed); err != nil {
 					t.Fatal(err)
 				}
-				if failed.State != rpc.TaskFailed || !strings.Contains(failed.Summary, "Planning failed") {
+				if failed.State != api.TaskFailed || !strings.Contains(failed.Summary, "Planning failed") {
 					t.Fatalf("second result = %+v", failed)
 				}
 				failedResult, _ := json.Marshal(failed)
@@ -256,8 +256,8 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				// The commands ran, and did not see the key.
 				var outputs []string
 				for _, n := range ed.Notifications() {
-					var u rpc.TaskUpdateParams
-					if n.Method == rpc.MethodTaskUpdate && n.Decode(&u) == nil && u.Event.Kind == rpc.EventToolResult && u.Event.Tool == "run_command" {
+					var u api.TaskUpdateParams
+					if n.Method == api.MethodTaskUpdate && n.Decode(&u) == nil && u.Event.Kind == api.EventToolResult && u.Event.Tool == "run_command" {
 						outputs = append(outputs, u.Event.Summary)
 					}
 				}
@@ -270,8 +270,8 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				if editorRuns {
 					var asked int
 					for _, c := range ed.ReverseCalls() {
-						var p rpc.RunCommandParams
-						if c.Method == rpc.MethodRunCommand && json.Unmarshal(c.Params, &p) == nil {
+						var p api.RunCommandParams
+						if c.Method == api.MethodRunCommand && json.Unmarshal(c.Params, &p) == nil {
 							asked++
 							if !slices.Contains(p.UnsetEnv, "OPENAI_API_KEY") {
 								t.Errorf("agent/runCommand does not unset the key: %s", c.Params)
@@ -288,8 +288,8 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				var deltas strings.Builder // the streamed text, as an editor shows it
 				for i, n := range ed.Notifications() {
 					places[fmt.Sprintf("notification %d (%s)", i+1, n.Method)] = string(n.Params)
-					var u rpc.TaskUpdateParams
-					if n.Method == rpc.MethodTaskUpdate && n.Decode(&u) == nil && u.Event.Kind == rpc.EventMessageDelta {
+					var u api.TaskUpdateParams
+					if n.Method == api.MethodTaskUpdate && n.Decode(&u) == nil && u.Event.Kind == api.EventMessageDelta {
 						deltas.WriteString(u.Event.Text)
 					}
 				}
@@ -364,7 +364,7 @@ func TestCommandEnvPassesNamedVariables(t *testing.T) {
 			caps.RunCommand = editorRuns
 			r := startRun(t, runOpts{script: script, caps: &caps,
 				options: map[string]any{"commandEnv": map[string]any{"pass": []string{"PASSED_TEST_TOKEN"}}}})
-			if res, err := r.run(t, rpc.RunParams{Prompt: "use the token", TaskID: "t1"}); err != nil || res.State != rpc.TaskDone {
+			if res, err := r.run(t, api.RunParams{Prompt: "use the token", TaskID: "t1"}); err != nil || res.State != api.TaskDone {
 				t.Fatalf("result %+v, %v", res, err)
 			}
 			ev := toolResult(t, r, "run_command")

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
@@ -27,7 +28,7 @@ type Options struct {
 	Cwd string
 	// Base are the settings initializationOptions are applied over
 	// (defaults, plus --zone / --deny from the command line).
-	Base rpc.Settings
+	Base api.Settings
 	// Log receives the server's logs; nil discards them.
 	Log *zap.Logger
 	// Record, when set, records every model answer into this file as a
@@ -71,9 +72,9 @@ type Server struct {
 	mu       sync.Mutex
 	state    lifecycle
 	ready    chan struct{} // closed when initialize has succeeded
-	settings rpc.Settings
+	settings api.Settings
 	root     string
-	client   rpc.ClientInfo
+	client   api.ClientInfo
 
 	exit     chan int // receives the exit code when exit arrives
 	exitOnce sync.Once
@@ -87,7 +88,7 @@ func New(conn rpc.Caller, opts Options) *Server {
 	opts.secure()
 	log := opts.Log
 	if opts.Base.MaxWorkers == 0 {
-		opts.Base = rpc.DefaultSettings()
+		opts.Base = api.DefaultSettings()
 	}
 	s := &Server{
 		opts:     opts,
@@ -98,7 +99,7 @@ func New(conn rpc.Caller, opts Options) *Server {
 		settings: opts.Base,
 		exit:     make(chan int, 1),
 	}
-	s.editor = rpc.NewEditor(conn, rpc.Caps{}, opts.Base.Timeouts)
+	s.editor = rpc.NewEditor(conn, api.Caps{}, opts.Base.Timeouts)
 	return s
 }
 
@@ -115,23 +116,23 @@ type method struct {
 // methods is every method agentls serves; any other call answers -32601 and
 // any other notification is ignored.
 var methods = map[string]method{
-	rpc.MethodInitialize:             {call: (*Server).initialize},
-	rpc.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
-	rpc.MethodShutdown:               {call: (*Server).shutdown},
-	rpc.MethodExit:                   {note: (*Server).exitNote},
-	rpc.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
-	rpc.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
-	rpc.MethodPing:                   {call: (*Server).ping, inline: true},
-	rpc.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
-	rpc.MethodTrace:                  {call: (*Server).trace},
-	rpc.MethodSessions:               {call: (*Server).sessions},
-	rpc.MethodSession:                {call: (*Server).session},
-	rpc.MethodDeleteSession:          {call: (*Server).deleteSession},
-	rpc.MethodRun:                    {call: (*Server).run},
-	rpc.MethodStop:                   {call: (*Server).stop},
-	rpc.MethodAddSubtask:             {call: (*Server).addSubtask},
-	rpc.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
-	rpc.MethodSkipSubtask:            {call: (*Server).skipSubtask},
+	api.MethodInitialize:             {call: (*Server).initialize},
+	api.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodShutdown:               {call: (*Server).shutdown},
+	api.MethodExit:                   {note: (*Server).exitNote},
+	api.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
+	api.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodPing:                   {call: (*Server).ping, inline: true},
+	api.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
+	api.MethodTrace:                  {call: (*Server).trace},
+	api.MethodSessions:               {call: (*Server).sessions},
+	api.MethodSession:                {call: (*Server).session},
+	api.MethodDeleteSession:          {call: (*Server).deleteSession},
+	api.MethodRun:                    {call: (*Server).run},
+	api.MethodStop:                   {call: (*Server).stop},
+	api.MethodAddSubtask:             {call: (*Server).addSubtask},
+	api.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
+	api.MethodSkipSubtask:            {call: (*Server).skipSubtask},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after
@@ -150,7 +151,7 @@ func (s *Server) ShutDown() bool {
 func (s *Server) Editor() *rpc.Editor { return s.editor }
 
 // Settings returns the settings in force.
-func (s *Server) Settings() rpc.Settings {
+func (s *Server) Settings() api.Settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.settings
@@ -169,30 +170,30 @@ func (s *Server) Gate(req *rpc.Request) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	name := req.Method()
-	if name == rpc.MethodExit {
+	if name == api.MethodExit {
 		return nil // always accepted; its code depends on the state
 	}
 	switch s.state {
 	case stateNew:
-		if name == rpc.MethodInitialize {
+		if name == api.MethodInitialize {
 			s.state = stateInitializing
 			return nil
 		}
 		if req.IsCall() {
-			return rpc.Errorf(rpc.CodeNotInitialized, "%s: the server is not initialized; send initialize first", name)
+			return api.Errorf(api.CodeNotInitialized, "%s: the server is not initialized; send initialize first", name)
 		}
 		return errNotInitialized
 	case stateInitializing, stateInitialized:
-		if name == rpc.MethodInitialize {
-			return rpc.Errorf(rpc.CodeInvalidRequest, "initialize: the server is already initialized")
+		if name == api.MethodInitialize {
+			return api.Errorf(api.CodeInvalidRequest, "initialize: the server is already initialized")
 		}
-		if name == rpc.MethodShutdown {
+		if name == api.MethodShutdown {
 			s.state = stateShutdown
 		}
 		return nil
 	default: // stateShutdown
 		if req.IsCall() {
-			return rpc.Errorf(rpc.CodeInvalidRequest, "%s: the server is shutting down; only exit is accepted", name)
+			return api.Errorf(api.CodeInvalidRequest, "%s: the server is shutting down; only exit is accepted", name)
 		}
 		return errShuttingDown
 	}
@@ -214,9 +215,9 @@ func (s *Server) Inline(req *rpc.Request) bool {
 func (s *Server) HandleCall(ctx context.Context, req *rpc.Request) (any, error) {
 	m, ok := methods[req.Method()]
 	if !ok || m.call == nil {
-		return nil, rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %s", req.Method())
+		return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 	}
-	if req.Method() != rpc.MethodInitialize {
+	if req.Method() != api.MethodInitialize {
 		if err := s.awaitReady(ctx); err != nil {
 			return nil, err
 		}

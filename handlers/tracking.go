@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"sync"
 
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 )
@@ -75,7 +75,7 @@ func (s *Server) closeTracking() {
 
 // reportToUser shows a warning the person should see (window/logMessage).
 func (s *Server) reportToUser(msg string) {
-	if err := s.notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, s.opts.Redactor.String(msg)); err != nil {
+	if err := s.notifier.LogMessage(context.Background(), api.MessageTypeWarning, s.opts.Redactor.String(msg)); err != nil {
 		s.log.Debug("logMessage not sent", zap.Error(err))
 	}
 }
@@ -85,17 +85,17 @@ func (s *Server) reportToUser(msg string) {
 func trackingError(method string, err error) error {
 	switch {
 	case errors.Is(err, tracking.ErrUnknownSession), errors.Is(err, tracking.ErrUnknownTask):
-		return rpc.Errorf(rpc.CodeUnknownTask, "%s: %v", method, err)
+		return api.Errorf(api.CodeUnknownTask, "%s: %v", method, err)
 	case errors.Is(err, tracking.ErrSessionBusy):
-		return rpc.Errorf(rpc.CodeWrongState, "%s: %v", method, err)
+		return api.Errorf(api.CodeWrongState, "%s: %v", method, err)
 	case errors.Is(err, tracking.ErrInvalidParams):
-		return rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %v", err)
+		return api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return fmt.Errorf("%s: %w", method, err)
 }
 
 func (s *Server) heatSnapshot(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.HeatSnapshotParams
+	var p api.HeatSnapshotParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -105,18 +105,18 @@ func (s *Server) heatSnapshot(_ context.Context, raw json.RawMessage) (any, erro
 	}
 	res, err := ws.HeatSnapshot(p)
 	if err != nil {
-		return nil, trackingError(rpc.MethodHeatSnapshot, err)
+		return nil, trackingError(api.MethodHeatSnapshot, err)
 	}
 	return &res, nil
 }
 
 func (s *Server) trace(_ context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.TraceParams
+	var p api.TraceParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	if p.Path == "" {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
 	}
 	ws, err := s.Tracking()
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *Server) trace(_ context.Context, raw json.RawMessage) (any, error) {
 	}
 	res, err := ws.TraceEntries(p)
 	if err != nil {
-		return nil, trackingError(rpc.MethodTrace, err)
+		return nil, trackingError(api.MethodTrace, err)
 	}
 	return &res, nil
 }
@@ -142,13 +142,13 @@ func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
 	return &res, nil
 }
 
-func (s *Server) sessionParams(raw json.RawMessage) (rpc.SessionParams, error) {
-	var p rpc.SessionParams
+func (s *Server) sessionParams(raw json.RawMessage) (api.SessionParams, error) {
+	var p api.SessionParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return p, err
 	}
 	if p.SessionID == "" {
-		return p, rpc.Errorf(rpc.CodeInvalidParams, `invalid params: "sessionId" is required`)
+		return p, api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
 	}
 	return p, nil
 }
@@ -164,7 +164,7 @@ func (s *Server) session(_ context.Context, raw json.RawMessage) (any, error) {
 	}
 	res, err := ws.Session(p)
 	if err != nil {
-		return nil, trackingError(rpc.MethodSession, err)
+		return nil, trackingError(api.MethodSession, err)
 	}
 	return &res, nil
 }
@@ -180,7 +180,7 @@ func (s *Server) deleteSession(_ context.Context, raw json.RawMessage) (any, err
 	}
 	res, err := ws.DeleteSession(p)
 	if err != nil {
-		return nil, trackingError(rpc.MethodDeleteSession, err)
+		return nil, trackingError(api.MethodDeleteSession, err)
 	}
 	return &res, nil
 }

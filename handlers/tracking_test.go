@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/sessions"
 	"github.com/agentls/agentls/tracking/trace"
@@ -26,7 +27,7 @@ type client struct {
 
 func (c *client) Gate(*rpc.Request) error { return nil }
 func (c *client) HandleCall(context.Context, *rpc.Request) (any, error) {
-	return nil, rpc.Errorf(rpc.CodeMethodNotFound, "the test editor answers no calls")
+	return nil, api.Errorf(api.CodeMethodNotFound, "the test editor answers no calls")
 }
 func (c *client) HandleNotification(_ context.Context, r *rpc.Request) { c.notes <- r }
 
@@ -52,7 +53,7 @@ func startServer(t *testing.T, root string) *client {
 		<-cdone
 	})
 	uri := "file://" + root
-	var res rpc.InitializeResult
+	var res api.InitializeResult
 	if err := c.call("initialize", map[string]any{"rootUri": uri, "capabilities": map[string]any{}}, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
@@ -83,7 +84,7 @@ func (c *client) await(t *testing.T, method string, pred func(json.RawMessage) b
 
 func wantCode(t *testing.T, err error, code int64, fragment string) {
 	t.Helper()
-	var we *rpc.Error
+	var we *api.Error
 	if !errors.As(err, &we) || int64(we.Code) != code || !strings.Contains(we.Message, fragment) {
 		t.Fatalf("got %v, want code %d with %q", err, code, fragment)
 	}
@@ -96,22 +97,22 @@ func TestSessionMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _ := ws.Sessions.StartTask("", "t1", "Add greet")
-	ws.Sessions.Append(first, rpc.SessionMessage{Role: "user", Text: "Add greet", TaskID: "t1"})
-	ws.Sessions.SetTaskState(first, "t1", rpc.TaskDone)
+	ws.Sessions.Append(first, api.SessionMessage{Role: "user", Text: "Add greet", TaskID: "t1"})
+	ws.Sessions.SetTaskState(first, "t1", api.TaskDone)
 	second, _ := ws.Sessions.StartTask("", "t2", "Still going")
 
 	t.Run("agent/sessions lists sessions newest first", func(t *testing.T) {
-		var res rpc.SessionsResult
-		if err := c.call(rpc.MethodSessions, struct{}{}, &res); err != nil {
+		var res api.SessionsResult
+		if err := c.call(api.MethodSessions, struct{}{}, &res); err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Sessions) != 2 || res.Sessions[0].SessionID != second || res.Sessions[1].Tasks[0].State != rpc.TaskDone {
+		if len(res.Sessions) != 2 || res.Sessions[0].SessionID != second || res.Sessions[1].Tasks[0].State != api.TaskDone {
 			t.Errorf("got %+v", res.Sessions)
 		}
 	})
 	t.Run("agent/session returns the history", func(t *testing.T) {
-		var res rpc.SessionResult
-		if err := c.call(rpc.MethodSession, rpc.SessionParams{SessionID: first}, &res); err != nil {
+		var res api.SessionResult
+		if err := c.call(api.MethodSession, api.SessionParams{SessionID: first}, &res); err != nil {
 			t.Fatal(err)
 		}
 		if res.Title != "Add greet" || len(res.Messages) != 1 || res.Messages[0].Role != "user" || len(res.Tasks) != 1 {
@@ -119,20 +120,20 @@ func TestSessionMethods(t *testing.T) {
 		}
 	})
 	t.Run("agent/session answers -32011 for an unknown session", func(t *testing.T) {
-		wantCode(t, c.call(rpc.MethodSession, rpc.SessionParams{SessionID: "nope"}, nil), -32011, "unknown session")
+		wantCode(t, c.call(api.MethodSession, api.SessionParams{SessionID: "nope"}, nil), -32011, "unknown session")
 	})
 	t.Run("agent/session answers -32602 without sessionId", func(t *testing.T) {
-		wantCode(t, c.call(rpc.MethodSession, struct{}{}, nil), -32602, "sessionId")
+		wantCode(t, c.call(api.MethodSession, struct{}{}, nil), -32602, "sessionId")
 	})
 	t.Run("agent/deleteSession answers -32012 while a task is going", func(t *testing.T) {
-		wantCode(t, c.call(rpc.MethodDeleteSession, rpc.SessionParams{SessionID: second}, nil), -32012, "stop it first")
+		wantCode(t, c.call(api.MethodDeleteSession, api.SessionParams{SessionID: second}, nil), -32012, "stop it first")
 	})
 	t.Run("agent/deleteSession deletes and answers {}", func(t *testing.T) {
 		var res json.RawMessage
-		if err := c.call(rpc.MethodDeleteSession, rpc.SessionParams{SessionID: first}, &res); err != nil || string(res) != "{}" {
+		if err := c.call(api.MethodDeleteSession, api.SessionParams{SessionID: first}, &res); err != nil || string(res) != "{}" {
 			t.Fatalf("got %s, %v", res, err)
 		}
-		wantCode(t, c.call(rpc.MethodSession, rpc.SessionParams{SessionID: first}, nil), -32011, "unknown session")
+		wantCode(t, c.call(api.MethodSession, api.SessionParams{SessionID: first}, nil), -32011, "unknown session")
 	})
 }
 
@@ -141,13 +142,13 @@ func TestTraceMethod(t *testing.T) {
 	os.Mkdir(filepath.Join(root, ".orchestration"), 0o755)
 	c := startServer(t, root)
 	ws, _ := c.srv.Tracking()
-	e, err := ws.RecordChange(trace.Change{Path: "a.go", Operation: rpc.OpCreate, Content: []byte("a\nb\n"), Spans: []trace.Span{{Start: 1, End: 2}}, IntentID: "I-1", SessionID: "s", TaskID: "t", SubtaskID: "1", Model: "m"})
+	e, err := ws.RecordChange(trace.Change{Path: "a.go", Operation: api.OpCreate, Content: []byte("a\nb\n"), Spans: []trace.Span{{Start: 1, End: 2}}, IntentID: "I-1", SessionID: "s", TaskID: "t", SubtaskID: "1", Model: "m"})
 	if err != nil || e == nil {
 		t.Fatalf("RecordChange: %v, %v", e, err)
 	}
 	t.Run("agent/trace answers the entries of a line", func(t *testing.T) {
-		var res rpc.TraceResult
-		if err := c.call(rpc.MethodTrace, map[string]any{"path": "a.go", "line": 2}, &res); err != nil {
+		var res api.TraceResult
+		if err := c.call(api.MethodTrace, map[string]any{"path": "a.go", "line": 2}, &res); err != nil {
 			t.Fatal(err)
 		}
 		if len(res.Entries) != 1 || res.Entries[0].ID != e.ID || *res.Entries[0].IntentID != "I-1" {
@@ -156,14 +157,14 @@ func TestTraceMethod(t *testing.T) {
 	})
 	t.Run("agent/trace answers an empty list for an untraced file", func(t *testing.T) {
 		var raw json.RawMessage
-		if err := c.call(rpc.MethodTrace, map[string]any{"path": "b.go"}, &raw); err != nil || string(raw) != `{"entries":[]}` {
+		if err := c.call(api.MethodTrace, map[string]any{"path": "b.go"}, &raw); err != nil || string(raw) != `{"entries":[]}` {
 			t.Errorf("got %s, %v", raw, err)
 		}
 	})
 	t.Run("agent/trace answers -32602 without path or with line 0", func(t *testing.T) {
-		wantCode(t, c.call(rpc.MethodTrace, struct{}{}, nil), -32602, "path")
-		wantCode(t, c.call(rpc.MethodTrace, map[string]any{"path": "a.go", "line": 0}, nil), -32602, "line")
-		wantCode(t, c.call(rpc.MethodTrace, map[string]any{"path": "../x"}, nil), -32602, "outside the workspace")
+		wantCode(t, c.call(api.MethodTrace, struct{}{}, nil), -32602, "path")
+		wantCode(t, c.call(api.MethodTrace, map[string]any{"path": "a.go", "line": 0}, nil), -32602, "line")
+		wantCode(t, c.call(api.MethodTrace, map[string]any{"path": "../x"}, nil), -32602, "outside the workspace")
 	})
 }
 
@@ -171,30 +172,30 @@ func TestHeatMethods(t *testing.T) {
 	c := startServer(t, t.TempDir())
 	ws, _ := c.srv.Tracking()
 	tr := ws.Heat.Tracker("task-1", "1")
-	tr.Access("src/main.go", rpc.ActionWrite)
-	c.await(t, rpc.MethodHeatUpdate, func(p json.RawMessage) bool {
-		var u rpc.HeatUpdateParams
+	tr.Access("src/main.go", api.ActionWrite)
+	c.await(t, api.MethodHeatUpdate, func(p json.RawMessage) bool {
+		var u api.HeatUpdateParams
 		json.Unmarshal(p, &u)
 		return u.TaskID == "task-1" && len(u.Updates) == 1 && u.Updates[0].Path == "src/main.go"
 	})
 	t.Run("agent/heatSnapshot gives a task's view", func(t *testing.T) {
-		var res rpc.HeatSnapshot
-		if err := c.call(rpc.MethodHeatSnapshot, rpc.HeatSnapshotParams{TaskID: "task-1"}, &res); err != nil {
+		var res api.HeatSnapshot
+		if err := c.call(api.MethodHeatSnapshot, api.HeatSnapshotParams{TaskID: "task-1"}, &res); err != nil {
 			t.Fatal(err)
 		}
-		want := rpc.HeatNode{Path: "src/main.go", Heat: 1, InContext: true, LastAction: rpc.ActionWrite}
+		want := api.HeatNode{Path: "src/main.go", Heat: 1, InContext: true, LastAction: api.ActionWrite}
 		if res.Seq < 1 || len(res.Nodes) != 1 || res.Nodes[0] != want {
 			t.Errorf("got %+v", res)
 		}
 	})
 	t.Run("agent/heatSnapshot without taskId gives the workspace", func(t *testing.T) {
-		var res rpc.HeatSnapshot
-		if err := c.call(rpc.MethodHeatSnapshot, struct{}{}, &res); err != nil || len(res.Nodes) != 1 {
+		var res api.HeatSnapshot
+		if err := c.call(api.MethodHeatSnapshot, struct{}{}, &res); err != nil || len(res.Nodes) != 1 {
 			t.Errorf("got %+v, %v", res, err)
 		}
 	})
 	t.Run("agent/heatSnapshot answers -32011 for an unknown task", func(t *testing.T) {
-		wantCode(t, c.call(rpc.MethodHeatSnapshot, rpc.HeatSnapshotParams{TaskID: "nope"}, nil), -32011, "unknown task")
+		wantCode(t, c.call(api.MethodHeatSnapshot, api.HeatSnapshotParams{TaskID: "nope"}, nil), -32011, "unknown task")
 	})
 }
 
@@ -204,9 +205,9 @@ func TestDamagedStateIsReportedToTheEditor(t *testing.T) {
 	dir := sessions.WorkspaceDir(os.Getenv("AGENTLS_STATE_DIR"), root)
 	os.MkdirAll(dir, 0o700)
 	os.WriteFile(filepath.Join(dir, "sessions.json"), []byte("{not json"), 0o600)
-	var res rpc.SessionsResult
-	if err := c.call(rpc.MethodSessions, nil, &res); err != nil || len(res.Sessions) != 0 {
+	var res api.SessionsResult
+	if err := c.call(api.MethodSessions, nil, &res); err != nil || len(res.Sessions) != 0 {
 		t.Fatalf("got %+v, %v", res, err)
 	}
-	c.await(t, rpc.MethodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), "session list was damaged") })
+	c.await(t, api.MethodLogMessage, func(p json.RawMessage) bool { return strings.Contains(string(p), "session list was damaged") })
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -219,7 +220,7 @@ func (c *Conn) Close() error {
 
 func (c *Conn) dispatch(h Handler, req *Request) {
 	if !req.isCall {
-		if req.method == MethodCancelRequest {
+		if req.method == api.MethodCancelRequest {
 			c.cancelRequest(req.params)
 			return
 		}
@@ -249,7 +250,7 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	if _, dup := c.inflight[key]; dup {
 		c.mu.Unlock()
 		cancel(nil)
-		c.reply(req, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight", req.id.raw))
+		c.reply(req, nil, api.Errorf(api.CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight", req.id.raw))
 		return
 	}
 	c.inflight[key] = call
@@ -265,7 +266,7 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		c.mu.Unlock()
 		cancel(nil)
 		if cancelled {
-			result, err = nil, Errorf(CodeRequestCancelled, "%s: request cancelled by the client", req.method)
+			result, err = nil, api.Errorf(api.CodeRequestCancelled, "%s: request cancelled by the client", req.method)
 		}
 		c.reply(req, result, err) // fails quietly when the stream is closed
 		c.mu.Lock()
@@ -286,7 +287,7 @@ func (c *Conn) run(ctx context.Context, h Handler, req *Request) (result any, er
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error("rpc: bug: handler panicked", zap.String("method", req.method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-			result, err = nil, Errorf(CodeInternalError, "internal error in %s: %v", req.method, p)
+			result, err = nil, api.Errorf(api.CodeInternalError, "internal error in %s: %v", req.method, p)
 		}
 	}()
 	return h.HandleCall(ctx, req)
@@ -371,7 +372,7 @@ func (c *Conn) runNotification(h Handler, req *Request) {
 // Call sends a request to the peer and decodes its result into result
 // (which may be nil). When ctx ends first, $/cancelRequest is sent for the
 // call and ctx's cause is returned; when the connection ends, ErrClosed. An
-// error reply is returned as *Error.
+// error reply is returned as *api.Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	if err := c.ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", method, ErrClosed)
@@ -389,7 +390,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		if !errors.Is(cause, ErrClosed) {
 			// Tell the peer it may stop working on it.
 			nctx, ncancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeoutForCancel)
-			_ = c.jc.Notify(nctx, MethodCancelRequest, cancelParams{ID: &id})
+			_ = c.jc.Notify(nctx, api.MethodCancelRequest, cancelParams{ID: &id})
 			ncancel()
 		}
 		return cause
@@ -410,7 +411,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 }
 
 // DecodeParams decodes raw params into v. Absent, null or empty-array params
-// decode as {}. A type mismatch is an *Error with -32602 whose message names the field.
+// decode as {}. A type mismatch is an *api.Error with -32602 whose message names the field.
 func DecodeParams(raw json.RawMessage, v any) error {
 	switch t := bytes.TrimSpace(raw); {
 	case len(t) == 0, string(t) == "null":
@@ -425,11 +426,11 @@ func DecodeParams(raw json.RawMessage, v any) error {
 		if errors.As(err, &te) {
 			field := te.Field
 			if field == "" {
-				return Errorf(CodeInvalidParams, "invalid params: must be %s, got %s", describeType(te.Type.String()), te.Value)
+				return api.Errorf(api.CodeInvalidParams, "invalid params: must be %s, got %s", describeType(te.Type.String()), te.Value)
 			}
-			return Errorf(CodeInvalidParams, "invalid params: %q must be %s, got %s", field, describeType(te.Type.String()), te.Value)
+			return api.Errorf(api.CodeInvalidParams, "invalid params: %q must be %s, got %s", field, describeType(te.Type.String()), te.Value)
 		}
-		return Errorf(CodeInvalidParams, "invalid params: %v", err)
+		return api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
 }

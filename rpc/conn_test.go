@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
+	"github.com/agentls/agentls/api"
 )
 
 // testHandler serves a few methods for the connection tests.
@@ -69,13 +69,13 @@ func (h *testHandler) HandleCall(ctx context.Context, req *Request) (any, error)
 	case "fail":
 		return nil, errors.New("plain Go error")
 	case "coded":
-		return nil, fmt.Errorf("wrapped: %w", Errorf(CodeUnknownTask, "no task t1"))
+		return nil, fmt.Errorf("wrapped: %w", api.Errorf(api.CodeUnknownTask, "no task t1"))
 	case "panic":
 		panic("boom")
 	case "badresult":
 		return func() {}, nil
 	}
-	return nil, Errorf(CodeMethodNotFound, "method not found: %s", req.Method())
+	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }
 
 // pipePair connects two Conns over real OS pipes.
@@ -175,12 +175,12 @@ func TestConn(t *testing.T) {
 
 	t.Run("sends errors with their code and a message, never code 0", func(t *testing.T) {
 		_, client := pipePair(t, newTestHandler(), newTestHandler())
-		for method, want := range map[string]Code{
-			"fail": CodeInternalError, "coded": CodeUnknownTask, "panic": CodeInternalError,
-			"badresult": CodeInternalError, "nosuch": CodeMethodNotFound,
+		for method, want := range map[string]api.Code{
+			"fail": api.CodeInternalError, "coded": api.CodeUnknownTask, "panic": api.CodeInternalError,
+			"badresult": api.CodeInternalError, "nosuch": api.CodeMethodNotFound,
 		} {
 			err := client.Call(ctxT(t), method, nil, nil)
-			var we *Error
+			var we *api.Error
 			if !errors.As(err, &we) || we.Code != want || we.Message == "" {
 				t.Errorf("%s: got %v, want code %d", method, err, want)
 			}
@@ -227,42 +227,42 @@ func TestEditor(t *testing.T) {
 	t.Run("fails a reverse call the editor never answers at its timeout and cancels it", func(t *testing.T) {
 		sh, ch := newTestHandler(), &neverHandler{started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 		server, _ := pipePair(t, sh, ch)
-		ed := NewEditor(server, Caps{ReadFile: true}, Timeouts{ReverseCallMs: 50})
+		ed := NewEditor(server, api.Caps{ReadFile: true}, api.Timeouts{ReverseCallMs: 50})
 		_, err := ed.ReadFile(ctxT(t), "a.go", "file:///w/a.go")
-		if !errors.Is(err, ErrTimeout) {
-			t.Fatalf("ReadFile = %v, want ErrTimeout", err)
+		if !errors.Is(err, api.ErrTimeout) {
+			t.Fatalf("ReadFile = %v, want api.ErrTimeout", err)
 		}
 		<-ch.started
 		<-ch.cancelled // the editor was told with $/cancelRequest
 	})
 
 	t.Run("refuses a call the client did not advertise", func(t *testing.T) {
-		ed := NewEditor(nil, Caps{}, DefaultSettings().Timeouts)
-		if _, err := ed.ReadFile(context.Background(), "a", "file:///a"); !errors.Is(err, ErrUnsupported) {
+		ed := NewEditor(nil, api.Caps{}, api.DefaultSettings().Timeouts)
+		if _, err := ed.ReadFile(context.Background(), "a", "file:///a"); !errors.Is(err, api.ErrUnsupported) {
 			t.Fatalf("ReadFile = %v", err)
 		}
-		if _, err := ed.ApplyEdit(context.Background(), ApplyWorkspaceEditParams{}, Machine); !errors.Is(err, ErrUnsupported) {
+		if _, err := ed.ApplyEdit(context.Background(), api.ApplyWorkspaceEditParams{}, api.Machine); !errors.Is(err, api.ErrUnsupported) {
 			t.Fatalf("ApplyEdit = %v", err)
 		}
 	})
 
-	t.Run("decodes applyEdit replies as ApplyWorkspaceEditResult", func(t *testing.T) {
+	t.Run("decodes applyEdit replies as api.ApplyWorkspaceEditResult", func(t *testing.T) {
 		ch := &answerHandler{answers: map[string]any{
-			MethodApplyEdit:          RawJSON(`{"applied":false,"failureReason":"stale","failedChange":2}`),
-			MethodShowMessageRequest: RawJSON(`{"title":"Apply"}`),
-			MethodAsk:                RawJSON(`{"answer":null}`),
+			api.MethodApplyEdit:          RawJSON(`{"applied":false,"failureReason":"stale","failedChange":2}`),
+			api.MethodShowMessageRequest: RawJSON(`{"title":"Apply"}`),
+			api.MethodAsk:                RawJSON(`{"answer":null}`),
 		}}
 		server, _ := pipePair(t, newTestHandler(), ch)
-		ed := NewEditor(server, Caps{ApplyEdit: true, Ask: true}, DefaultSettings().Timeouts)
-		res, err := ed.ApplyEdit(ctxT(t), ApplyWorkspaceEditParams{Edit: WorkspaceEdit{}}, Human)
+		ed := NewEditor(server, api.Caps{ApplyEdit: true, Ask: true}, api.DefaultSettings().Timeouts)
+		res, err := ed.ApplyEdit(ctxT(t), api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{}}, api.Human)
 		if err != nil || res.Applied || res.FailureReason != "stale" || res.FailedChange == nil || *res.FailedChange != 2 {
 			t.Fatalf("ApplyEdit = %+v, %v", res, err)
 		}
-		item, err := ed.ShowMessageRequest(ctxT(t), protocol.ShowMessageRequestParams{Message: "ok?", Actions: []protocol.MessageActionItem{{Title: "Apply"}}})
+		item, err := ed.ShowMessageRequest(ctxT(t), api.ShowMessageRequestParams{Message: "ok?", Actions: []api.MessageActionItem{{Title: "Apply"}}})
 		if err != nil || item == nil || item.Title != "Apply" {
 			t.Fatalf("ShowMessageRequest = %v, %v", item, err)
 		}
-		ans, err := ed.Ask(ctxT(t), AskParams{Question: "?"})
+		ans, err := ed.Ask(ctxT(t), api.AskParams{Question: "?"})
 		if err != nil || ans != nil {
 			t.Fatalf("Ask = %v, %v", ans, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/protocol"
+	"github.com/agentls/agentls/api"
 )
 
 // Caller is the part of a connection the Editor and Notifier need. *Conn
@@ -20,31 +20,19 @@ type Caller interface {
 	Notify(ctx context.Context, method string, params any) error
 }
 
-// Wait says whose answer a reverse call waits for, which picks its bound
-// (docs/PROTOCOL.md §4): a machine answer is bounded by timeouts.reverseCallMs, a
-// person's by timeouts.humanMs (0: unbounded, agent/stop ends the wait).
-type Wait int
-
-const (
-	// Machine: the editor answers by itself (agent/readFile, applyEdit in apply mode).
-	Machine Wait = iota
-	// Human: a person answers (agent/ask, showMessageRequest, applyEdit in propose mode).
-	Human
-)
-
 // Editor makes the typed reverse calls of docs/PROTOCOL.md §4. Each call is bounded
 // by its timeout, is cancelled with $/cancelRequest when ctx ends, and fails
-// with an error wrapping ErrUnsupported when the client did not advertise the
+// with an error wrapping api.ErrUnsupported when the client did not advertise the
 // capability, so the caller can take the fallback of docs/PROTOCOL.md §4. Safe for
 // concurrent use.
 type Editor struct {
 	conn     Caller
-	caps     atomic.Pointer[Caps]
-	timeouts atomic.Pointer[Timeouts]
+	caps     atomic.Pointer[api.Caps]
+	timeouts atomic.Pointer[api.Timeouts]
 }
 
 // NewEditor returns an Editor over conn for a client with caps.
-func NewEditor(conn Caller, caps Caps, t Timeouts) *Editor {
+func NewEditor(conn Caller, caps api.Caps, t api.Timeouts) *Editor {
 	e := &Editor{conn: conn}
 	e.caps.Store(&caps)
 	e.SetTimeouts(t)
@@ -52,89 +40,89 @@ func NewEditor(conn Caller, caps Caps, t Timeouts) *Editor {
 }
 
 // Caps returns the client's capabilities.
-func (e *Editor) Caps() Caps { return *e.caps.Load() }
+func (e *Editor) Caps() api.Caps { return *e.caps.Load() }
 
 // SetCaps replaces the client's capabilities (initialize sets them once).
-func (e *Editor) SetCaps(c Caps) { e.caps.Store(&c) }
+func (e *Editor) SetCaps(c api.Caps) { e.caps.Store(&c) }
 
 // Timeouts returns the bounds in force.
-func (e *Editor) Timeouts() Timeouts { return *e.timeouts.Load() }
+func (e *Editor) Timeouts() api.Timeouts { return *e.timeouts.Load() }
 
 // SetTimeouts changes the bounds for calls made afterwards.
-func (e *Editor) SetTimeouts(t Timeouts) { e.timeouts.Store(&t) }
+func (e *Editor) SetTimeouts(t api.Timeouts) { e.timeouts.Store(&t) }
 
 // ReadFile asks for a file's text as the editor has it: the open buffer with
 // unsaved edits, else the disk.
 func (e *Editor) ReadFile(ctx context.Context, path, uri string) (string, error) {
 	if !e.Caps().ReadFile {
-		return "", fmt.Errorf("%s: %w", MethodReadFile, ErrUnsupported)
+		return "", fmt.Errorf("%s: %w", api.MethodReadFile, api.ErrUnsupported)
 	}
-	var res ReadFileResult
-	err := e.call(ctx, e.Timeouts().ReverseCall(), MethodReadFile, ReadFileParams{Path: path, URI: uri}, &res)
+	var res api.ReadFileResult
+	err := e.call(ctx, e.Timeouts().ReverseCall(), api.MethodReadFile, api.ReadFileParams{Path: path, URI: uri}, &res)
 	return res.Content, err
 }
 
 // RunCommand asks the editor to run a shell command in cwd. The call is
 // bounded by the command's own timeout plus the reverse-call margin.
-func (e *Editor) RunCommand(ctx context.Context, p RunCommandParams) (RunCommandResult, error) {
+func (e *Editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.RunCommandResult, error) {
 	if !e.Caps().RunCommand {
-		return RunCommandResult{}, fmt.Errorf("%s: %w", MethodRunCommand, ErrUnsupported)
+		return api.RunCommandResult{}, fmt.Errorf("%s: %w", api.MethodRunCommand, api.ErrUnsupported)
 	}
-	var res RunCommandResult
+	var res api.RunCommandResult
 	bound := time.Duration(p.TimeoutMs)*time.Millisecond + e.Timeouts().ReverseCall()
-	err := e.call(ctx, bound, MethodRunCommand, p, &res)
+	err := e.call(ctx, bound, api.MethodRunCommand, p, &res)
 	return res, err
 }
 
 // Ask puts a question to the person. A nil answer means dismissed.
-func (e *Editor) Ask(ctx context.Context, p AskParams) (*string, error) {
+func (e *Editor) Ask(ctx context.Context, p api.AskParams) (*string, error) {
 	if !e.Caps().Ask {
-		return nil, fmt.Errorf("%s: %w", MethodAsk, ErrUnsupported)
+		return nil, fmt.Errorf("%s: %w", api.MethodAsk, api.ErrUnsupported)
 	}
-	var res AskResult
-	err := e.call(ctx, e.Timeouts().Human(), MethodAsk, p, &res)
+	var res api.AskResult
+	err := e.call(ctx, e.Timeouts().Human(), api.MethodAsk, p, &res)
 	return res.Answer, err
 }
 
-// ApplyEdit asks the editor to apply a workspace edit. w is Human when a
+// ApplyEdit asks the editor to apply a workspace edit. w is api.Human when a
 // person confirms it (propose mode).
-func (e *Editor) ApplyEdit(ctx context.Context, p ApplyWorkspaceEditParams, w Wait) (ApplyWorkspaceEditResult, error) {
+func (e *Editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, w api.Wait) (api.ApplyWorkspaceEditResult, error) {
 	if !e.Caps().ApplyEdit {
-		return ApplyWorkspaceEditResult{}, fmt.Errorf("%s: %w", MethodApplyEdit, ErrUnsupported)
+		return api.ApplyWorkspaceEditResult{}, fmt.Errorf("%s: %w", api.MethodApplyEdit, api.ErrUnsupported)
 	}
 	bound := e.Timeouts().ReverseCall()
-	if w == Human {
+	if w == api.Human {
 		bound = e.Timeouts().Human()
 	}
-	var res ApplyWorkspaceEditResult
-	err := e.call(ctx, bound, MethodApplyEdit, p, &res)
+	var res api.ApplyWorkspaceEditResult
+	err := e.call(ctx, bound, api.MethodApplyEdit, p, &res)
 	return res, err
 }
 
 // ShowMessageRequest shows a message with actions and returns the chosen one,
 // or nil when the person dismissed it. It waits on a person.
-func (e *Editor) ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+func (e *Editor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	if p.Actions == nil {
-		p.Actions = []protocol.MessageActionItem{}
+		p.Actions = []api.MessageActionItem{}
 	}
-	var res *protocol.MessageActionItem
-	err := e.call(ctx, e.Timeouts().Human(), MethodShowMessageRequest, p, &res)
+	var res *api.MessageActionItem
+	err := e.call(ctx, e.Timeouts().Human(), api.MethodShowMessageRequest, p, &res)
 	return res, err
 }
 
 // WorkDoneProgressCreate asks the editor to create a progress token.
-func (e *Editor) WorkDoneProgressCreate(ctx context.Context, token *protocol.ProgressToken) error {
+func (e *Editor) WorkDoneProgressCreate(ctx context.Context, token *api.ProgressToken) error {
 	if !e.Caps().WorkDoneProgress {
-		return fmt.Errorf("%s: %w", MethodWorkDoneProgressCreate, ErrUnsupported)
+		return fmt.Errorf("%s: %w", api.MethodWorkDoneProgressCreate, api.ErrUnsupported)
 	}
-	return e.call(ctx, e.Timeouts().ReverseCall(), MethodWorkDoneProgressCreate, WorkDoneProgressCreateParams{Token: token}, nil)
+	return e.call(ctx, e.Timeouts().ReverseCall(), api.MethodWorkDoneProgressCreate, api.WorkDoneProgressCreateParams{Token: token}, nil)
 }
 
 // call bounds one reverse call. bound 0 means unbounded.
 func (e *Editor) call(ctx context.Context, bound time.Duration, method string, params, result any) error {
 	if bound > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, bound, fmt.Errorf("%s: %w (%s)", method, ErrTimeout, bound))
+		ctx, cancel = context.WithTimeoutCause(ctx, bound, fmt.Errorf("%s: %w (%s)", method, api.ErrTimeout, bound))
 		defer cancel()
 	}
 	err := e.conn.Call(ctx, method, params, result)
@@ -142,7 +130,7 @@ func (e *Editor) call(ctx context.Context, bound time.Duration, method string, p
 		return nil
 	}
 	if ctx.Err() != nil {
-		if cause := context.Cause(ctx); errors.Is(cause, ErrTimeout) {
+		if cause := context.Cause(ctx); errors.Is(cause, api.ErrTimeout) {
 			return cause
 		}
 	}
@@ -159,26 +147,26 @@ type Notifier struct {
 func NewNotifier(conn Caller) *Notifier { return &Notifier{conn: conn} }
 
 // TaskUpdate sends agent/taskUpdate.
-func (n *Notifier) TaskUpdate(ctx context.Context, p *TaskUpdateParams) error {
-	return n.conn.Notify(ctx, MethodTaskUpdate, p)
+func (n *Notifier) TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error {
+	return n.conn.Notify(ctx, api.MethodTaskUpdate, p)
 }
 
 // HeatUpdate sends agent/heatUpdate.
-func (n *Notifier) HeatUpdate(ctx context.Context, p *HeatUpdateParams) error {
-	return n.conn.Notify(ctx, MethodHeatUpdate, p)
+func (n *Notifier) HeatUpdate(ctx context.Context, p *api.HeatUpdateParams) error {
+	return n.conn.Notify(ctx, api.MethodHeatUpdate, p)
 }
 
 // Progress sends $/progress.
-func (n *Notifier) Progress(ctx context.Context, p *ProgressParams) error {
-	return n.conn.Notify(ctx, MethodProgress, p)
+func (n *Notifier) Progress(ctx context.Context, p *api.ProgressParams) error {
+	return n.conn.Notify(ctx, api.MethodProgress, p)
 }
 
 // LogMessage sends window/logMessage.
-func (n *Notifier) LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
-	return n.conn.Notify(ctx, MethodLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
+func (n *Notifier) LogMessage(ctx context.Context, typ api.MessageType, msg string) error {
+	return n.conn.Notify(ctx, api.MethodLogMessage, &api.LogMessageParams{Type: typ, Message: msg})
 }
 
 // ShowMessage sends window/showMessage.
-func (n *Notifier) ShowMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
-	return n.conn.Notify(ctx, MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
+func (n *Notifier) ShowMessage(ctx context.Context, typ api.MessageType, msg string) error {
+	return n.conn.Notify(ctx, api.MethodShowMessage, &api.ShowMessageParams{Type: typ, Message: msg})
 }

@@ -3,6 +3,8 @@ package rpc
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/agentls/agentls/api"
 )
 
 func TestDecodeParams(t *testing.T) {
@@ -29,7 +31,7 @@ func TestDecodeParams(t *testing.T) {
 			err := DecodeParams(json.RawMessage(tc.raw), &got)
 			if tc.wantErr {
 				e := AsError(err)
-				if err == nil || e.Code != CodeInvalidParams {
+				if err == nil || e.Code != api.CodeInvalidParams {
 					t.Fatalf("DecodeParams(%q) = %v, want -32602", tc.raw, err)
 				}
 				return

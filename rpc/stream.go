@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/agentls/agentls/api"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -194,7 +195,7 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 					return nil, total, err
 				}
 				total += n
-				s.replyError(nil, CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", n, MaxMessageSize))
+				s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", n, MaxMessageSize))
 				return nil, total, nil
 			}
 			length = int(n)
@@ -300,7 +301,7 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, error) {
 	if err != nil {
 		if errors.Is(err, errSyntax) {
 			s.log.Warn("rpc: body is not JSON", zap.Error(err))
-			s.replyError(nil, CodeParseError, "parse error: "+err.Error())
+			s.replyError(nil, api.CodeParseError, "parse error: "+err.Error())
 			return nil, err
 		}
 		s.invalid(env, err.Error())
@@ -326,7 +327,7 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, error) {
 		if env.params != nil && env.params[0] != '{' && env.params[0] != '[' && string(env.params) != "null" {
 			if env.id != nil {
 				if id, idErr := parseID(env.id); idErr == nil {
-					s.replyError(&id, CodeInvalidParams, `invalid params: "params" must be an object or an array`)
+					s.replyError(&id, api.CodeInvalidParams, `invalid params: "params" must be an object or an array`)
 					return nil, errors.New("bad params")
 				}
 			}
@@ -337,7 +338,7 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, error) {
 		if env.id != nil && string(env.id) != "null" {
 			id, err := parseID(env.id)
 			if err != nil {
-				s.replyError(nil, CodeInvalidRequest, err.Error())
+				s.replyError(nil, api.CodeInvalidRequest, err.Error())
 				return nil, err
 			}
 			req.id = id
@@ -352,7 +353,7 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, error) {
 			return nil, errors.New("error without id")
 		}
 		err := errors.New(`a message needs "method" or "id"`)
-		s.replyError(nil, CodeInvalidRequest, err.Error())
+		s.replyError(nil, api.CodeInvalidRequest, err.Error())
 		return nil, err
 	}
 	id, err := parseID(env.id)
@@ -362,12 +363,12 @@ func (s *Stream) decode(body []byte) (jsonrpc2.Message, error) {
 	}
 	var rerr error
 	if env.err != nil {
-		var we jsonrpc2.Error
+		var we api.Error
 		if err := json.Unmarshal(env.err, &we); err != nil {
-			we = jsonrpc2.Error{Code: CodeInternalError, Message: "malformed error object: " + truncate(env.err)}
+			we = api.Error{Code: api.CodeInternalError, Message: "malformed error object: " + truncate(env.err)}
 		}
 		if we.Code == 0 {
-			we.Code = CodeInternalError
+			we.Code = api.CodeInternalError
 		}
 		rerr = &we
 	}
@@ -392,12 +393,12 @@ func (s *Stream) invalid(env envelope, msg string) {
 		}
 	}
 	s.log.Warn("rpc: invalid message", zap.String("reason", msg))
-	s.replyError(idp, CodeInvalidRequest, "invalid request: "+msg)
+	s.replyError(idp, api.CodeInvalidRequest, "invalid request: "+msg)
 }
 
 // replyError answers id (nil: null) with an error; failures are logged.
-func (s *Stream) replyError(id *requestID, code jsonrpc2.Code, msg string) {
-	if err := s.writeReply(id, nil, &jsonrpc2.Error{Code: code, Message: msg}); err != nil {
+func (s *Stream) replyError(id *requestID, code api.Code, msg string) {
+	if err := s.writeReply(id, nil, &api.Error{Code: code, Message: msg}); err != nil {
 		s.log.Debug("rpc: could not send error reply", zap.Error(err))
 	}
 }
@@ -524,7 +525,7 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 			if merr != nil {
 				// The handler produced something that is not JSON: say so
 				// rather than send nothing.
-				return s.writeReply(id, nil, Errorf(CodeInternalError, "encoding the result: %v", merr))
+				return s.writeReply(id, nil, api.Errorf(api.CodeInternalError, "encoding the result: %v", merr))
 			}
 			body = rb
 		}

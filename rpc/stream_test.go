@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/api"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -140,7 +141,7 @@ func TestStreamWrite(t *testing.T) {
 	t.Run("writes calls, notifications and replies as single well-formed frames", func(t *testing.T) {
 		var out bytes.Buffer
 		s := NewStream(strings.NewReader(""), &out, nil)
-		call, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(3), "agent/readFile", ReadFileParams{Path: "a\"b.go"})
+		call, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(3), "agent/readFile", api.ReadFileParams{Path: "a\"b.go"})
 		note, _ := jsonrpc2.NewNotification("agent/taskUpdate", map[string]string{"s": "é\u2028"})
 		if _, err := s.Write(context.Background(), call); err != nil {
 			t.Fatal(err)

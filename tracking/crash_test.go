@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/tracking/trace"
 )
 
@@ -105,12 +105,12 @@ func checkAfterCrash(t *testing.T, round int, state, root string, msgs map[strin
 		if !ok {
 			t.Fatalf("round %d: acknowledged task %s of session %s is missing", round, task, sid)
 		}
-		if st == rpc.TaskRunning || st == rpc.TaskPlanning {
+		if st == api.TaskRunning || st == api.TaskPlanning {
 			t.Fatalf("round %d: task %s still %s after a crash, want interrupted", round, task, st)
 		}
 	}
 	for sid, want := range msgs {
-		r, err := w.Session(rpc.SessionParams{SessionID: sid})
+		r, err := w.Session(api.SessionParams{SessionID: sid})
 		if err != nil {
 			t.Fatalf("round %d: session %s: %v", round, sid, err)
 		}
@@ -134,7 +134,7 @@ func checkAfterCrash(t *testing.T, round int, state, root string, msgs map[strin
 		if len(raw) == 0 {
 			break
 		}
-		var e rpc.TraceEntry
+		var e api.TraceEntry
 		if err := json.Unmarshal(ln, &e); err != nil {
 			t.Fatalf("round %d: trace line %d is not whole: %v: %q", round, i+1, err, ln)
 		}
@@ -166,20 +166,20 @@ func crashChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		ack("task %s %s", sid, task)
-		must(t, w.Sessions.SetTaskState(sid, task, rpc.TaskRunning))
+		must(t, w.Sessions.SetTaskState(sid, task, api.TaskRunning))
 		for j := range 3 {
 			text := fmt.Sprintf("%s-m%d", task, j)
-			must(t, w.Sessions.Append(sid, rpc.SessionMessage{Role: "assistant", Text: text, TaskID: task, SubtaskID: "1"}))
+			must(t, w.Sessions.Append(sid, api.SessionMessage{Role: "assistant", Text: text, TaskID: task, SubtaskID: "1"}))
 			ack("msg %s %s", sid, text)
 		}
 		content := []byte(strings.Repeat(task+" line\n", 1+i%7))
 		e, err := w.RecordChange(trace.Change{
-			Path: fmt.Sprintf("f%d.txt", i%5), Operation: rpc.OpUpdate, Content: content,
+			Path: fmt.Sprintf("f%d.txt", i%5), Operation: api.OpUpdate, Content: content,
 			Spans: []trace.Span{{Start: 1, End: 1 + i%7}}, SessionID: sid, TaskID: task, SubtaskID: "1", Model: "script:crash",
 		})
 		must(t, err)
 		ack("trace %s", e.ID)
-		must(t, w.Sessions.SetTaskState(sid, task, rpc.TaskDone))
+		must(t, w.Sessions.SetTaskState(sid, task, api.TaskDone))
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/heat"
 	"github.com/agentls/agentls/tracking/intents"
 	"github.com/agentls/agentls/tracking/sessions"
@@ -122,7 +122,7 @@ func (w *Workspace) TraceEnabled() bool { return trace.Enabled(w.Root, w.traceSe
 
 // RecordChange traces one applied change when the trace is on. It returns
 // the entry written, or nil when the trace is off.
-func (w *Workspace) RecordChange(c trace.Change) (*rpc.TraceEntry, error) {
+func (w *Workspace) RecordChange(c trace.Change) (*api.TraceEntry, error) {
 	if !w.TraceEnabled() {
 		return nil, nil
 	}
@@ -134,28 +134,28 @@ func (w *Workspace) RecordChange(c trace.Change) (*rpc.TraceEntry, error) {
 }
 
 // HeatSnapshot answers agent/heatSnapshot.
-func (w *Workspace) HeatSnapshot(p rpc.HeatSnapshotParams) (rpc.HeatSnapshot, error) {
+func (w *Workspace) HeatSnapshot(p api.HeatSnapshotParams) (api.HeatSnapshot, error) {
 	s, err := w.Heat.Snapshot(p.TaskID)
 	if err != nil {
-		return rpc.HeatSnapshot{}, fmt.Errorf("taskId %q: %w", p.TaskID, err)
+		return api.HeatSnapshot{}, fmt.Errorf("taskId %q: %w", p.TaskID, err)
 	}
 	return s, nil
 }
 
 // TraceEntries answers agent/trace.
-func (w *Workspace) TraceEntries(p rpc.TraceParams) (rpc.TraceResult, error) {
+func (w *Workspace) TraceEntries(p api.TraceParams) (api.TraceResult, error) {
 	return w.Trace.Query(p.Path, p.Line)
 }
 
 // ListSessions answers agent/sessions.
-func (w *Workspace) ListSessions() rpc.SessionsResult { return w.Sessions.Sessions() }
+func (w *Workspace) ListSessions() api.SessionsResult { return w.Sessions.Sessions() }
 
 // Session answers agent/session.
-func (w *Workspace) Session(p rpc.SessionParams) (rpc.SessionResult, error) {
+func (w *Workspace) Session(p api.SessionParams) (api.SessionResult, error) {
 	return w.Sessions.Session(p.SessionID)
 }
 
 // DeleteSession answers agent/deleteSession.
-func (w *Workspace) DeleteSession(p rpc.SessionParams) (rpc.Empty, error) {
-	return rpc.Empty{}, w.Sessions.Delete(p.SessionID)
+func (w *Workspace) DeleteSession(p api.SessionParams) (api.Empty, error) {
+	return api.Empty{}, w.Sessions.Delete(p.SessionID)
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/rpc"
 )
 
 // BenchmarkToolCall measures the sidecar's own work per tool call: one
@@ -25,7 +25,7 @@ func BenchmarkToolCall(b *testing.B) {
 	n := &fakeNotifier{discard: true}
 	e, _ := newEngine(b, m, n, map[string]string{"a.go": "package a\n\nfunc A() int { return 1 }\n"})
 	turns := 0
-	read := &clients.Response{ToolCalls: []clients.ToolCall{call("read_file", map[string]any{"path": "a.go"})}, Usage: rpc.Usage{InputTokens: 100, OutputTokens: 10}}
+	read := &clients.Response{ToolCalls: []clients.ToolCall{call("read_file", map[string]any{"path": "a.go"})}, Usage: api.Usage{InputTokens: 100, OutputTokens: 10}}
 	m.fn = func(_ context.Context, req *clients.Request) (*clients.Response, error) {
 		if req.Agent == clients.AgentCoordinator {
 			return &clients.Response{}, nil
@@ -42,9 +42,9 @@ func BenchmarkToolCall(b *testing.B) {
 	e.cfg.MaxTurns = b.N + 2
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := e.Run(context.Background(), rpc.RunParams{Prompt: "read"}, settings())
+	res, err := e.Run(context.Background(), api.RunParams{Prompt: "read"}, settings())
 	b.StopTimer()
-	if err != nil || res.State != rpc.TaskDone {
+	if err != nil || res.State != api.TaskDone {
 		b.Fatalf("run = %+v, %v", res, err)
 	}
 }
@@ -75,8 +75,8 @@ func BenchmarkParallelSubtasks(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		res, err := e.Run(context.Background(), rpc.RunParams{Prompt: "eight things"}, s)
-		if err != nil || res.State != rpc.TaskDone {
+		res, err := e.Run(context.Background(), api.RunParams{Prompt: "eight things"}, s)
+		if err != nil || res.State != api.TaskDone {
 			b.Fatalf("run = %+v, %v", res, err)
 		}
 		b.ReportMetric(float64(time.Since(start).Milliseconds()), "wall-ms")

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/shell"
-	"github.com/agentls/agentls/rpc"
 )
 
 // Bounds of command output.
@@ -39,10 +37,10 @@ func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64
 	if timeoutMs > 0 && (timeout == 0 || time.Duration(timeoutMs)*time.Millisecond < timeout) {
 		timeout = time.Duration(timeoutMs) * time.Millisecond
 	}
-	t.emit(rpc.TaskEvent{Kind: rpc.EventCommandStarted, SubtaskID: w.sub.ID, Text: command})
-	p := rpc.RunCommandParams{Command: command, Cwd: t.e.cfg.Root, TimeoutMs: timeout.Milliseconds(), UnsetEnv: t.unsetEnv()}
+	t.emit(api.TaskEvent{Kind: api.EventCommandStarted, SubtaskID: w.sub.ID, Text: command})
+	p := api.RunCommandParams{Command: command, Cwd: t.e.cfg.Root, TimeoutMs: timeout.Milliseconds(), UnsetEnv: t.unsetEnv()}
 	res, err := t.e.cfg.Editor.RunCommand(ctx, p)
-	if errors.Is(err, rpc.ErrUnsupported) {
+	if errors.Is(err, api.ErrUnsupported) {
 		res, err = t.e.cfg.Shell(ctx, p), nil
 	}
 	if err != nil {
@@ -52,7 +50,7 @@ func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64
 		return fail(fmt.Errorf("the editor could not run the command: %w", err))
 	}
 	ok := res.ExitCode == 0 && !res.TimedOut
-	t.emit(rpc.TaskEvent{Kind: rpc.EventCommandFinished, SubtaskID: w.sub.ID, Text: command, OK: &ok, Summary: fmt.Sprintf("exit code %d", res.ExitCode)})
+	t.emit(api.TaskEvent{Kind: api.EventCommandFinished, SubtaskID: w.sub.ID, Text: command, OK: &ok, Summary: fmt.Sprintf("exit code %d", res.ExitCode)})
 	var b strings.Builder
 	switch {
 	case res.TimedOut:
@@ -75,29 +73,29 @@ func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64
 func (w *worker) approve(ctx context.Context, command string) error {
 	t := w.t
 	switch t.settings.Commands {
-	case rpc.CommandsDeny:
+	case api.CommandsDeny:
 		return errors.New("run_command is turned off in this workspace (the commands setting is deny); do without running commands")
-	case rpc.CommandsAllow:
+	case api.CommandsAllow:
 		return nil
 	}
 	if preapproved(command, t.settings.AllowCommands) || t.e.commandAllowed(command) {
 		return nil
 	}
-	t.beginWait(rpc.TaskEvent{Kind: rpc.EventAsk, SubtaskID: w.sub.ID, Question: "Run `" + command + "`?", Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
-	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeInfo,
+	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: "Run `" + command + "`?", Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
+	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, api.ShowMessageRequestParams{
+		Type:    api.MessageTypeInfo,
 		Message: fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
-		Actions: []protocol.MessageActionItem{{Title: actionRun}, {Title: actionAlwaysAllow}, {Title: actionDeny}},
+		Actions: []api.MessageActionItem{{Title: actionRun}, {Title: actionAlwaysAllow}, {Title: actionDeny}},
 	})
 	var answer *string
 	if item != nil {
 		answer = &item.Title
 	}
-	t.endWait(rpc.TaskEvent{Kind: rpc.EventAnswered, SubtaskID: w.sub.ID, Answer: answer})
+	t.endWait(api.TaskEvent{Kind: api.EventAnswered, SubtaskID: w.sub.ID, Answer: answer})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return context.Cause(ctx)
-	case errors.Is(err, rpc.ErrTimeout):
+	case errors.Is(err, api.ErrTimeout):
 		return fmt.Errorf("the user did not answer whether to run the command in time (%w); it was not run", err)
 	case err != nil:
 		return fmt.Errorf("could not ask the user to approve the command (%w); it was not run", err)
@@ -153,7 +151,7 @@ func capOutput(s string) string {
 // RunShell is the sidecar's own way to run a command when the editor cannot
 // (see internal/shell): p.Command in p.Cwd, bounded by p.TimeoutMs, without
 // the variables of p.UnsetEnv.
-func RunShell(ctx context.Context, p rpc.RunCommandParams) rpc.RunCommandResult {
+func RunShell(ctx context.Context, p api.RunCommandParams) api.RunCommandResult {
 	return shell.Run(ctx, p.Cwd, p.Command, time.Duration(p.TimeoutMs)*time.Millisecond, p.UnsetEnv)
 }
 

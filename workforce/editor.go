@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 // taskEditor is the editor as one task's editing sees it: a call that waits
@@ -20,16 +18,16 @@ type taskEditor struct {
 	t *task
 }
 
-func (e *taskEditor) ShowMessageRequest(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-	e.t.beginWait(rpc.TaskEvent{})
-	defer e.t.endWait(rpc.TaskEvent{})
+func (e *taskEditor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
+	e.t.beginWait(api.TaskEvent{})
+	defer e.t.endWait(api.TaskEvent{})
 	return e.Editor.ShowMessageRequest(ctx, p)
 }
 
-func (e *taskEditor) ApplyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams, w rpc.Wait) (rpc.ApplyWorkspaceEditResult, error) {
-	if w == rpc.Human {
-		e.t.beginWait(rpc.TaskEvent{})
-		defer e.t.endWait(rpc.TaskEvent{})
+func (e *taskEditor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, w api.Wait) (api.ApplyWorkspaceEditResult, error) {
+	if w == api.Human {
+		e.t.beginWait(api.TaskEvent{})
+		defer e.t.endWait(api.TaskEvent{})
 	}
 	return e.Editor.ApplyEdit(ctx, p, w)
 }
@@ -61,7 +59,7 @@ func (o *observer) Blocked(who editing.Actor, path, reason string) {
 	if tr := o.tracker(who); tr != nil {
 		tr.Blocked(path, reason)
 	}
-	(*task)(o).emit(rpc.TaskEvent{Kind: rpc.EventBlocked, SubtaskID: who.AgentID, Path: path, Reason: reason})
+	(*task)(o).emit(api.TaskEvent{Kind: api.EventBlocked, SubtaskID: who.AgentID, Path: path, Reason: reason})
 }
 
 // redactingNotifier takes the known secrets out of every notification: a
@@ -71,11 +69,11 @@ type redactingNotifier struct {
 	r *redact.Redactor
 }
 
-func (x *redactingNotifier) TaskUpdate(ctx context.Context, p *rpc.TaskUpdateParams) error {
+func (x *redactingNotifier) TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error {
 	return x.n.TaskUpdate(ctx, redact.Value(x.r, p))
 }
 
-func (x *redactingNotifier) Progress(ctx context.Context, p *rpc.ProgressParams) error {
+func (x *redactingNotifier) Progress(ctx context.Context, p *api.ProgressParams) error {
 	if b, err := json.Marshal(p.Value); err == nil {
 		if red := x.r.JSON(b); !bytes.Equal(red, b) {
 			q := *p
@@ -86,6 +84,6 @@ func (x *redactingNotifier) Progress(ctx context.Context, p *rpc.ProgressParams)
 	return x.n.Progress(ctx, p)
 }
 
-func (x *redactingNotifier) LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error {
+func (x *redactingNotifier) LogMessage(ctx context.Context, typ api.MessageType, msg string) error {
 	return x.n.LogMessage(ctx, typ, x.r.String(msg))
 }

@@ -10,33 +10,32 @@ import (
 	"strings"
 	"sync"
 
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 )
 
 // Editor is the part of the editor connection the workforce uses: every
 // read, command, edit and question goes through it. *rpc.Editor satisfies
 // it. A call the client cannot take fails with an error wrapping
-// rpc.ErrUnsupported, and the workforce takes the fallback of docs/PROTOCOL.md §4.
+// api.ErrUnsupported, and the workforce takes the fallback of docs/PROTOCOL.md §4.
 type Editor interface {
 	editing.Editor
-	RunCommand(ctx context.Context, p rpc.RunCommandParams) (rpc.RunCommandResult, error)
-	Ask(ctx context.Context, p rpc.AskParams) (*string, error)
-	WorkDoneProgressCreate(ctx context.Context, token *protocol.ProgressToken) error
+	RunCommand(ctx context.Context, p api.RunCommandParams) (api.RunCommandResult, error)
+	Ask(ctx context.Context, p api.AskParams) (*string, error)
+	WorkDoneProgressCreate(ctx context.Context, token *api.ProgressToken) error
 }
 
 // Notifier sends the notifications of docs/PROTOCOL.md §5. *rpc.Notifier satisfies
 // it.
 type Notifier interface {
-	TaskUpdate(ctx context.Context, p *rpc.TaskUpdateParams) error
-	Progress(ctx context.Context, p *rpc.ProgressParams) error
-	LogMessage(ctx context.Context, typ protocol.MessageType, msg string) error
+	TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error
+	Progress(ctx context.Context, p *api.ProgressParams) error
+	LogMessage(ctx context.Context, typ api.MessageType, msg string) error
 }
 
 // Model answers model calls; every model of package clients satisfies it.
@@ -46,7 +45,7 @@ type Model interface {
 
 // ModelSource turns the model setting of docs/PROTOCOL.md §2 into a Model. It
 // returns the effective "provider:model" spec (for the trace), or an
-// *rpc.Error with code rpc.CodeModelUnavailable saying how to configure one.
+// *api.Error with code api.CodeModelUnavailable saying how to configure one.
 type ModelSource interface {
 	Model(spec string) (Model, string, error)
 }
@@ -73,7 +72,7 @@ type Config struct {
 	NewID func() string
 	// Shell runs a command when the editor cannot (nil: RunShell). Tests
 	// replace it.
-	Shell func(ctx context.Context, p rpc.RunCommandParams) rpc.RunCommandResult
+	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
@@ -150,13 +149,13 @@ func randomID() string {
 // started always ends with a result, whose state is done, failed or stopped.
 // Cancelling ctx stops the task ($/cancelRequest, end of input): Run then
 // returns the result with state stopped together with ctx's error.
-func (e *Engine) Run(ctx context.Context, p rpc.RunParams, s rpc.Settings) (*rpc.RunResult, error) {
+func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api.RunResult, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
 	}
 	if p.EditMode != "" {
 		switch p.EditMode {
-		case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+		case api.EditApply, api.EditPropose, api.EditBranch:
 			s.EditMode = p.EditMode
 		default:
 			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of apply, propose, branch", ErrInvalid, p.EditMode)
@@ -191,7 +190,7 @@ func (e *Engine) Run(ctx context.Context, p rpc.RunParams, s rpc.Settings) (*rpc
 }
 
 // start registers a new task.
-func (e *Engine) start(p rpc.RunParams, s rpc.Settings, model Model, spec string) (*task, error) {
+func (e *Engine) start(p api.RunParams, s api.Settings, model Model, spec string) (*task, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -254,7 +253,7 @@ func (e *Engine) Stop(taskID string) (bool, error) {
 }
 
 // AddSubtask adds a subtask to a running task and returns its id.
-func (e *Engine) AddSubtask(p rpc.AddSubtaskParams) (string, error) {
+func (e *Engine) AddSubtask(p api.AddSubtaskParams) (string, error) {
 	t, err := e.lookup(p.TaskID)
 	if err != nil {
 		return "", err
@@ -266,7 +265,7 @@ func (e *Engine) AddSubtask(p rpc.AddSubtaskParams) (string, error) {
 }
 
 // RemoveSubtask removes a pending subtask.
-func (e *Engine) RemoveSubtask(p rpc.SubtaskParams) error {
+func (e *Engine) RemoveSubtask(p api.SubtaskParams) error {
 	t, err := e.lookup(p.TaskID)
 	if err != nil {
 		return err
@@ -276,7 +275,7 @@ func (e *Engine) RemoveSubtask(p rpc.SubtaskParams) error {
 
 // SkipSubtask skips a pending or running subtask (a running one is
 // cancelled); its dependants go on as if it were done.
-func (e *Engine) SkipSubtask(p rpc.SubtaskParams) error {
+func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 	t, err := e.lookup(p.TaskID)
 	if err != nil {
 		return err

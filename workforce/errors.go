@@ -3,7 +3,7 @@ package workforce
 import "errors"
 
 // Sentinel errors. Every error the Engine returns to a caller wraps one of
-// these (or is an *rpc.Error already carrying its code, for the model
+// these (or is an *api.Error already carrying its code, for the model
 // resolution of docs/MODELS.md), so handlers can map them to the codes of
 // docs/PROTOCOL.md §7.
 var (

@@ -9,10 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 )
 
@@ -20,12 +18,12 @@ import (
 // of unit tests and benchmarks.
 type fakeEditor struct {
 	root string
-	caps rpc.Caps
+	caps api.Caps
 	// readFile, when set, replaces the answer to agent/readFile.
 	readFile func(path string) (string, error)
 }
 
-func (f *fakeEditor) Caps() rpc.Caps { return f.caps }
+func (f *fakeEditor) Caps() api.Caps { return f.caps }
 
 func (f *fakeEditor) ReadFile(_ context.Context, path, _ string) (string, error) {
 	if f.readFile != nil {
@@ -35,35 +33,35 @@ func (f *fakeEditor) ReadFile(_ context.Context, path, _ string) (string, error)
 	return string(b), err
 }
 
-func (f *fakeEditor) ApplyEdit(context.Context, rpc.ApplyWorkspaceEditParams, rpc.Wait) (rpc.ApplyWorkspaceEditResult, error) {
-	return rpc.ApplyWorkspaceEditResult{}, fmt.Errorf("applyEdit: %w", rpc.ErrUnsupported)
+func (f *fakeEditor) ApplyEdit(context.Context, api.ApplyWorkspaceEditParams, api.Wait) (api.ApplyWorkspaceEditResult, error) {
+	return api.ApplyWorkspaceEditResult{}, fmt.Errorf("applyEdit: %w", api.ErrUnsupported)
 }
 
-func (f *fakeEditor) ShowMessageRequest(_ context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+func (f *fakeEditor) ShowMessageRequest(_ context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	return &p.Actions[0], nil
 }
 
-func (f *fakeEditor) RunCommand(context.Context, rpc.RunCommandParams) (rpc.RunCommandResult, error) {
-	return rpc.RunCommandResult{ExitCode: 0, Output: "ok\n"}, nil
+func (f *fakeEditor) RunCommand(context.Context, api.RunCommandParams) (api.RunCommandResult, error) {
+	return api.RunCommandResult{ExitCode: 0, Output: "ok\n"}, nil
 }
 
-func (f *fakeEditor) Ask(context.Context, rpc.AskParams) (*string, error) {
+func (f *fakeEditor) Ask(context.Context, api.AskParams) (*string, error) {
 	a := "yes"
 	return &a, nil
 }
 
-func (f *fakeEditor) WorkDoneProgressCreate(context.Context, *protocol.ProgressToken) error {
-	return fmt.Errorf("progress: %w", rpc.ErrUnsupported)
+func (f *fakeEditor) WorkDoneProgressCreate(context.Context, *api.ProgressToken) error {
+	return fmt.Errorf("progress: %w", api.ErrUnsupported)
 }
 
 // fakeNotifier keeps the task updates.
 type fakeNotifier struct {
 	mu      sync.Mutex
-	updates []rpc.TaskUpdateParams
+	updates []api.TaskUpdateParams
 	discard bool
 }
 
-func (n *fakeNotifier) TaskUpdate(_ context.Context, p *rpc.TaskUpdateParams) error {
+func (n *fakeNotifier) TaskUpdate(_ context.Context, p *api.TaskUpdateParams) error {
 	if n.discard {
 		return nil
 	}
@@ -73,9 +71,9 @@ func (n *fakeNotifier) TaskUpdate(_ context.Context, p *rpc.TaskUpdateParams) er
 	return nil
 }
 
-func (n *fakeNotifier) Progress(context.Context, *rpc.ProgressParams) error { return nil }
+func (n *fakeNotifier) Progress(context.Context, *api.ProgressParams) error { return nil }
 
-func (n *fakeNotifier) LogMessage(context.Context, protocol.MessageType, string) error { return nil }
+func (n *fakeNotifier) LogMessage(context.Context, api.MessageType, string) error { return nil }
 
 // funcModel answers with a function of the request; it records the
 // requests.
@@ -145,9 +143,9 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 	return e, root
 }
 
-func settings() rpc.Settings {
-	s := rpc.DefaultSettings()
-	s.EditMode = rpc.EditApply
-	s.Commands = rpc.CommandsAllow
+func settings() api.Settings {
+	s := api.DefaultSettings()
+	s.EditMode = api.EditApply
+	s.Commands = api.CommandsAllow
 	return s
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // askHuman is ask_human: agent/ask where the editor has it, else
@@ -19,33 +17,33 @@ func (w *worker) askHuman(ctx context.Context, question string, options []string
 	if !ed.Caps().Ask && len(options) == 0 {
 		return fail(errors.New("this editor can only take an answer from a list: ask again with options"))
 	}
-	t.beginWait(rpc.TaskEvent{Kind: rpc.EventAsk, SubtaskID: w.sub.ID, Question: question, Options: options})
-	answer, err := ed.Ask(ctx, rpc.AskParams{Question: question, Options: options})
-	if errors.Is(err, rpc.ErrUnsupported) {
-		actions := make([]protocol.MessageActionItem, len(options))
+	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: question, Options: options})
+	answer, err := ed.Ask(ctx, api.AskParams{Question: question, Options: options})
+	if errors.Is(err, api.ErrUnsupported) {
+		actions := make([]api.MessageActionItem, len(options))
 		for i, o := range options {
-			actions[i] = protocol.MessageActionItem{Title: o}
+			actions[i] = api.MessageActionItem{Title: o}
 		}
-		var item *protocol.MessageActionItem
-		item, err = ed.ShowMessageRequest(ctx, protocol.ShowMessageRequestParams{
-			Type: protocol.MessageTypeInfo, Message: "agentls asks: " + question, Actions: actions,
+		var item *api.MessageActionItem
+		item, err = ed.ShowMessageRequest(ctx, api.ShowMessageRequestParams{
+			Type: api.MessageTypeInfo, Message: "agentls asks: " + question, Actions: actions,
 		})
 		answer = nil
 		if item != nil {
 			answer = &item.Title
 		}
 	}
-	t.endWait(rpc.TaskEvent{Kind: rpc.EventAnswered, SubtaskID: w.sub.ID, Answer: answer})
+	t.endWait(api.TaskEvent{Kind: api.EventAnswered, SubtaskID: w.sub.ID, Answer: answer})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fail(context.Cause(ctx))
-	case errors.Is(err, rpc.ErrTimeout):
+	case errors.Is(err, api.ErrTimeout):
 		return fail(fmt.Errorf("the user did not answer in time (%w); decide by yourself or finish and say what is open", err))
 	case err != nil:
 		return fail(fmt.Errorf("the question could not be asked: %w", err))
 	case answer == nil:
 		return result{content: "The user dismissed the question without answering. Decide by yourself, or finish and say what is open."}
 	}
-	t.journal.add(rpc.SessionMessage{Role: "user", Text: "Q: " + question + "\nA: " + *answer, TaskID: t.id, SubtaskID: w.sub.ID})
+	t.journal.add(api.SessionMessage{Role: "user", Text: "Q: " + question + "\nA: " + *answer, TaskID: t.id, SubtaskID: w.sub.ID})
 	return result{content: "The user answered: " + *answer}
 }

@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/tracking/sessions"
 )
 
@@ -47,7 +47,7 @@ func (j *journal) push(op func() error) {
 }
 
 // add appends a message to the session's history.
-func (j *journal) add(m rpc.SessionMessage) {
+func (j *journal) add(m api.SessionMessage) {
 	j.push(func() error { return j.store.Append(j.sessionID, m) })
 }
 
@@ -79,7 +79,7 @@ func (j *journal) loop() {
 
 // close writes what is queued, then the task's final state and usage, and
 // waits until it is on disk.
-func (j *journal) close(state string, u rpc.Usage) {
+func (j *journal) close(state string, u api.Usage) {
 	j.push(func() error { return j.store.SetTaskUsage(j.sessionID, j.taskID, u) })
 	j.state(state)
 	j.mu.Lock()

@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/rpc"
 )
 
 // planArgs are the arguments of the plan tool (docs/WORKFORCE.md, tools).
@@ -51,7 +51,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 		meter.ModelCall(resp.Usage)
 		t.emitUsage("", resp.Usage)
 		if resp.Text != "" {
-			t.emit(rpc.TaskEvent{Kind: rpc.EventMessage, Text: resp.Text})
+			t.emit(api.TaskEvent{Kind: api.EventMessage, Text: resp.Text})
 		}
 		var call *clients.ToolCall
 		for i := range resp.ToolCalls {
@@ -68,7 +68,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			return subs, nil
 		}
 		t.log.Info("invalid plan", zap.Int("attempt", attempt), zap.Error(verr))
-		t.emit(rpc.TaskEvent{Kind: rpc.EventMessage, Text: "The plan was not valid: " + verr.Error()})
+		t.emit(api.TaskEvent{Kind: api.EventMessage, Text: "The plan was not valid: " + verr.Error()})
 		if attempt == 2 {
 			break
 		}
@@ -88,7 +88,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 }
 
 func single(prompt string) []*subtask {
-	return []*subtask{{Subtask: rpc.Subtask{ID: "1", Content: prompt, State: rpc.SubtaskPending, DependsOn: []string{}}}}
+	return []*subtask{{Subtask: api.Subtask{ID: "1", Content: prompt, State: api.SubtaskPending, DependsOn: []string{}}}}
 }
 
 // validatePlan checks a plan: at least one and at most MaxSubtasks
@@ -124,7 +124,7 @@ func (t *task) validatePlan(raw json.RawMessage) ([]*subtask, error) {
 				deps = append(deps, d)
 			}
 		}
-		subs = append(subs, &subtask{Subtask: rpc.Subtask{ID: id, Content: a.Content, State: rpc.SubtaskPending, DependsOn: deps, Role: a.Role}})
+		subs = append(subs, &subtask{Subtask: api.Subtask{ID: id, Content: a.Content, State: api.SubtaskPending, DependsOn: deps, Role: a.Role}})
 	}
 	for _, s := range subs {
 		for _, d := range s.DependsOn {
@@ -201,7 +201,7 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	stream := t.e.cfg.Redactor.Stream()
 	emit := func(text string) {
 		if text != "" {
-			t.emit(rpc.TaskEvent{Kind: rpc.EventMessageDelta, SubtaskID: sub, Text: text})
+			t.emit(api.TaskEvent{Kind: api.EventMessageDelta, SubtaskID: sub, Text: text})
 		}
 	}
 	onDelta := func(d clients.Delta) {
@@ -215,10 +215,10 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	return resp, err
 }
 
-func (t *task) emitUsage(sub string, u rpc.Usage) {
+func (t *task) emitUsage(sub string, u api.Usage) {
 	if u.InputTokens == 0 && u.OutputTokens == 0 {
 		return
 	}
 	total := t.e.cfg.Tracking.Usage.Task(t.id)
-	t.emit(rpc.TaskEvent{Kind: rpc.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens})
+	t.emit(api.TaskEvent{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens})
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"go.lsp.dev/protocol"
+	"github.com/agentls/agentls/api"
 	"go.uber.org/zap"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // progress mirrors a task on $/progress (docs/PROTOCOL.md §5): begin with the
@@ -16,7 +14,7 @@ import (
 // it does nothing.
 type progress struct {
 	n     Notifier
-	token *protocol.ProgressToken
+	token *api.ProgressToken
 	log   *zap.Logger
 }
 
@@ -40,7 +38,7 @@ type progressEnd struct {
 	Message string `json:"message,omitempty"`
 }
 
-func newProgress(ctx context.Context, ed Editor, n Notifier, token *protocol.ProgressToken, taskID string, log *zap.Logger) *progress {
+func newProgress(ctx context.Context, ed Editor, n Notifier, token *api.ProgressToken, taskID string, log *zap.Logger) *progress {
 	p := &progress{n: n, log: log}
 	if token != nil {
 		p.token = token
@@ -49,9 +47,9 @@ func newProgress(ctx context.Context, ed Editor, n Notifier, token *protocol.Pro
 	if !ed.Caps().WorkDoneProgress {
 		return p
 	}
-	tok := protocol.NewProgressToken("agentls/" + taskID)
+	tok := api.NewProgressToken("agentls/" + taskID)
 	if err := ed.WorkDoneProgressCreate(ctx, tok); err != nil {
-		if !errors.Is(err, rpc.ErrUnsupported) {
+		if !errors.Is(err, api.ErrUnsupported) {
 			log.Debug("no progress token", zap.Error(err))
 		}
 		return p
@@ -64,7 +62,7 @@ func (p *progress) send(v any) {
 	if p.token == nil {
 		return
 	}
-	if err := p.n.Progress(context.Background(), &rpc.ProgressParams{Token: p.token, Value: v}); err != nil {
+	if err := p.n.Progress(context.Background(), &api.ProgressParams{Token: p.token, Value: v}); err != nil {
 		p.log.Debug("progress not sent", zap.Error(err))
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/rpc"
 )
 
 // Bounds of what the prompts quote.
@@ -94,7 +94,7 @@ func (t *task) workerTask(s *subtask) string {
 	for _, d := range s.DependsOn {
 		if dep := t.findLocked(d); dep != nil {
 			res := dep.Result
-			if dep.State == rpc.SubtaskSkipped {
+			if dep.State == api.SubtaskSkipped {
 				res = "(skipped by the user)"
 			}
 			deps = append(deps, fmt.Sprintf("- %s (%s): %s", dep.ID, oneLine(dep.Content, 120), clip(res, depResultChars)))
@@ -109,19 +109,19 @@ func (t *task) workerTask(s *subtask) string {
 
 func editModeText(mode string) string {
 	switch mode {
-	case rpc.EditApply:
+	case api.EditApply:
 		return "changes are applied at once"
-	case rpc.EditBranch:
+	case api.EditBranch:
 		return "changes are applied on a new git branch"
 	}
 	return "the user approves each change before it is made"
 }
 
-func commandsText(s rpc.Settings) string {
+func commandsText(s api.Settings) string {
 	switch s.Commands {
-	case rpc.CommandsAllow:
+	case api.CommandsAllow:
 		return "run_command runs without asking"
-	case rpc.CommandsDeny:
+	case api.CommandsDeny:
 		return "run_command is turned off"
 	}
 	if len(s.AllowCommands) > 0 {

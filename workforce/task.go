@@ -11,11 +11,10 @@ import (
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/heat"
 )
 
@@ -31,8 +30,8 @@ type task struct {
 	id        string
 	sessionID string
 	prompt    string
-	params    rpc.RunParams
-	settings  rpc.Settings
+	params    api.RunParams
+	settings  api.Settings
 	model     Model
 	spec      string
 	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
@@ -55,7 +54,7 @@ type task struct {
 	seq      uint64
 	subs     []*subtask
 	waiting  int
-	changes  []rpc.Change
+	changes  []api.Change
 	stopped  bool
 	ended    bool
 	summary  string
@@ -67,17 +66,17 @@ type task struct {
 
 // subtask is one node of the plan.
 type subtask struct {
-	rpc.Subtask
+	api.Subtask
 	cancel context.CancelCauseFunc // while running
 	skip   bool                    // skip asked while running
 }
 
-func newTask(e *Engine, id string, p rpc.RunParams, s rpc.Settings, model Model, spec string, run int) *task {
+func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model, spec string, run int) *task {
 	t := &task{
 		e: e, id: id, prompt: p.Prompt, params: p, settings: s,
 		model: model, spec: spec, runN: run,
 		log:      e.log.With(zap.String("task", id)),
-		state:    rpc.TaskPlanning,
+		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
@@ -106,7 +105,7 @@ func (t *task) open() error {
 		Warn:     func(ctx context.Context, msg string) { t.warn(msg) },
 	})
 	if err != nil {
-		_ = ws.Sessions.SetTaskState(sid, t.id, rpc.TaskFailed)
+		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
@@ -115,7 +114,7 @@ func (t *task) open() error {
 }
 
 // run plans and runs the task to its end.
-func (t *task) run(parent context.Context) *rpc.RunResult {
+func (t *task) run(parent context.Context) *api.RunResult {
 	defer t.cancel(nil)
 	// The caller's context ($/cancelRequest on agent/run, the end of the
 	// connection) stops the task like agent/stop.
@@ -124,29 +123,29 @@ func (t *task) run(parent context.Context) *rpc.RunResult {
 
 	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.e.cfg.Notifier, t.params.WorkDoneToken, t.id, t.log)
 	t.progress.begin(t.prompt)
-	t.journal.add(rpc.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
 	if t.params.SessionID != "" {
-		t.emit(rpc.TaskEvent{Kind: rpc.EventSessionContinued, Text: t.params.SessionID})
+		t.emit(api.TaskEvent{Kind: api.EventSessionContinued, Text: t.params.SessionID})
 	}
-	t.emit(rpc.TaskEvent{Kind: rpc.EventStateChanged, State: rpc.TaskPlanning})
+	t.emit(api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskPlanning})
 
 	plan, err := t.plan(t.ctx)
 	if err == nil {
-		t.mutate(func() []rpc.TaskEvent {
+		t.mutate(func() []api.TaskEvent {
 			t.subs = plan
 			for _, s := range plan {
 				t.ids[s.ID] = true
 			}
 			if !t.stopped {
-				t.state = rpc.TaskRunning
+				t.state = api.TaskRunning
 			}
-			return []rpc.TaskEvent{{Kind: rpc.EventPlanned, Text: planText(plan)}, {Kind: rpc.EventStateChanged, State: t.state}}
+			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(rpc.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
-		t.mutate(func() []rpc.TaskEvent {
+		t.mutate(func() []api.TaskEvent {
 			t.summary = "Planning failed: " + err.Error()
 			return nil
 		})
@@ -170,8 +169,8 @@ func (t *task) schedule() {
 		}
 		var start []started
 		finished := false
-		t.mutate(func() []rpc.TaskEvent {
-			var evs []rpc.TaskEvent
+		t.mutate(func() []api.TaskEvent {
+			var evs []api.TaskEvent
 			if t.stopped {
 				finished = t.runningLocked() == 0
 				return nil
@@ -182,13 +181,13 @@ func (t *task) schedule() {
 				if running >= max {
 					break
 				}
-				if s.State == rpc.SubtaskPending && t.readyLocked(s) {
-					s.State = rpc.SubtaskRunning
+				if s.State == api.SubtaskPending && t.readyLocked(s) {
+					s.State = api.SubtaskRunning
 					running++
 					ctx, cancel := context.WithCancelCause(t.ctx)
 					s.cancel = cancel
 					start = append(start, started{s, ctx})
-					evs = append(evs, rpc.TaskEvent{Kind: rpc.EventSubtaskStarted, SubtaskID: s.ID, Text: s.Content})
+					evs = append(evs, api.TaskEvent{Kind: api.EventSubtaskStarted, SubtaskID: s.ID, Text: s.Content})
 				}
 			}
 			finished = running == 0
@@ -222,25 +221,25 @@ func (t *task) work(ctx context.Context, s *subtask) {
 }
 
 func (t *task) finishSubtask(s *subtask, summary string, err error) {
-	var msg rpc.SessionMessage
-	t.mutate(func() []rpc.TaskEvent {
+	var msg api.SessionMessage
+	t.mutate(func() []api.TaskEvent {
 		if s.cancel != nil {
 			s.cancel(nil)
 			s.cancel = nil
 		}
-		ev := rpc.TaskEvent{Kind: rpc.EventSubtaskFinished, SubtaskID: s.ID}
+		ev := api.TaskEvent{Kind: api.EventSubtaskFinished, SubtaskID: s.ID}
 		switch {
 		case s.skip:
-			s.State = rpc.SubtaskSkipped
+			s.State = api.SubtaskSkipped
 			ev.Reason = errSkipped.Error()
 		case err == nil:
-			s.State, s.Result = rpc.SubtaskDone, summary
+			s.State, s.Result = api.SubtaskDone, summary
 			ev.Summary = summary
 		case t.stopped:
-			s.State, s.Error = rpc.SubtaskFailed, "stopped before it finished"
+			s.State, s.Error = api.SubtaskFailed, "stopped before it finished"
 			ev.Reason = s.Error
 		default:
-			s.State, s.Error = rpc.SubtaskFailed, err.Error()
+			s.State, s.Error = api.SubtaskFailed, err.Error()
 			ev.Reason = s.Error
 		}
 		ev.State = s.State
@@ -248,8 +247,8 @@ func (t *task) finishSubtask(s *subtask, summary string, err error) {
 		if text == "" {
 			text = s.State + ": " + ev.Reason
 		}
-		msg = rpc.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: s.ID}
-		return []rpc.TaskEvent{ev}
+		msg = api.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: s.ID}
+		return []api.TaskEvent{ev}
 	})
 	t.journal.add(msg)
 	t.reportProgress()
@@ -270,7 +269,7 @@ func (t *task) readyLocked(s *subtask) bool {
 		if dep == nil {
 			continue // removed: nothing to wait for
 		}
-		if dep.State != rpc.SubtaskDone && dep.State != rpc.SubtaskSkipped {
+		if dep.State != api.SubtaskDone && dep.State != api.SubtaskSkipped {
 			return false
 		}
 	}
@@ -279,19 +278,19 @@ func (t *task) readyLocked(s *subtask) bool {
 
 // blockLocked marks pending subtasks whose dependency failed or is blocked,
 // until nothing changes.
-func (t *task) blockLocked(evs []rpc.TaskEvent) []rpc.TaskEvent {
+func (t *task) blockLocked(evs []api.TaskEvent) []api.TaskEvent {
 	for changed := true; changed; {
 		changed = false
 		for _, s := range t.subs {
-			if s.State != rpc.SubtaskPending {
+			if s.State != api.SubtaskPending {
 				continue
 			}
 			for _, d := range s.DependsOn {
 				dep := t.findLocked(d)
-				if dep != nil && (dep.State == rpc.SubtaskFailed || dep.State == rpc.SubtaskBlocked) {
-					s.State = rpc.SubtaskBlocked
+				if dep != nil && (dep.State == api.SubtaskFailed || dep.State == api.SubtaskBlocked) {
+					s.State = api.SubtaskBlocked
 					s.Error = fmt.Sprintf("blocked: subtask %s %s", dep.ID, dep.State)
-					evs = append(evs, rpc.TaskEvent{Kind: rpc.EventSubtaskFinished, SubtaskID: s.ID, State: s.State, Reason: s.Error})
+					evs = append(evs, api.TaskEvent{Kind: api.EventSubtaskFinished, SubtaskID: s.ID, State: s.State, Reason: s.Error})
 					changed = true
 					break
 				}
@@ -304,7 +303,7 @@ func (t *task) blockLocked(evs []rpc.TaskEvent) []rpc.TaskEvent {
 func (t *task) runningLocked() int {
 	n := 0
 	for _, s := range t.subs {
-		if s.State == rpc.SubtaskRunning {
+		if s.State == api.SubtaskRunning {
 			n++
 		}
 	}
@@ -321,32 +320,32 @@ func (t *task) findLocked(id string) *subtask {
 }
 
 // end decides the final state, flushes the session and builds the result.
-func (t *task) end() *rpc.RunResult {
-	var res *rpc.RunResult
-	t.mutate(func() []rpc.TaskEvent {
+func (t *task) end() *api.RunResult {
+	var res *api.RunResult
+	t.mutate(func() []api.TaskEvent {
 		t.ended = true
 		switch {
 		case t.stopped:
-			t.state = rpc.TaskStopped
+			t.state = api.TaskStopped
 		case len(t.subs) > 0 && t.allSettledLocked():
-			t.state = rpc.TaskDone
+			t.state = api.TaskDone
 		default:
-			t.state = rpc.TaskFailed
+			t.state = api.TaskFailed
 		}
 		t.summary = t.summaryLocked()
-		res = &rpc.RunResult{
+		res = &api.RunResult{
 			TaskID:    t.id,
 			SessionID: t.sessionID,
 			State:     t.state,
 			Summary:   t.summary,
 			Subtasks:  t.subtasksLocked(),
-			Changes:   append([]rpc.Change{}, t.changes...),
+			Changes:   append([]api.Change{}, t.changes...),
 		}
-		return []rpc.TaskEvent{{Kind: rpc.EventStateChanged, State: t.state, Summary: t.summary}}
+		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(rpc.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
 	t.journal.close(res.State, res.Usage)
 	t.progress.end(res.Summary)
 	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
@@ -355,7 +354,7 @@ func (t *task) end() *rpc.RunResult {
 
 func (t *task) allSettledLocked() bool {
 	for _, s := range t.subs {
-		if s.State != rpc.SubtaskDone && s.State != rpc.SubtaskSkipped {
+		if s.State != api.SubtaskDone && s.State != api.SubtaskSkipped {
 			return false
 		}
 	}
@@ -369,15 +368,15 @@ func (t *task) summaryLocked() string {
 	}
 	done := 0
 	for _, s := range t.subs {
-		if s.State == rpc.SubtaskDone || s.State == rpc.SubtaskSkipped {
+		if s.State == api.SubtaskDone || s.State == api.SubtaskSkipped {
 			done++
 		}
 	}
 	var b strings.Builder
 	switch t.state {
-	case rpc.TaskStopped:
+	case api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case rpc.TaskDone:
+	case api.TaskDone:
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
@@ -388,11 +387,11 @@ func (t *task) summaryLocked() string {
 	for _, s := range t.subs {
 		line := ""
 		switch s.State {
-		case rpc.SubtaskDone:
+		case api.SubtaskDone:
 			line = s.Result
-		case rpc.SubtaskSkipped:
+		case api.SubtaskSkipped:
 			line = "skipped"
-		case rpc.SubtaskFailed, rpc.SubtaskBlocked:
+		case api.SubtaskFailed, api.SubtaskBlocked:
 			line = s.State + ": " + s.Error
 		default:
 			line = s.State
@@ -402,8 +401,8 @@ func (t *task) summaryLocked() string {
 	return b.String()
 }
 
-func (t *task) subtasksLocked() []rpc.Subtask {
-	out := make([]rpc.Subtask, len(t.subs))
+func (t *task) subtasksLocked() []api.Subtask {
+	out := make([]api.Subtask, len(t.subs))
 	for i, s := range t.subs {
 		out[i] = s.Subtask
 		out[i].DependsOn = append([]string{}, s.DependsOn...)
@@ -414,7 +413,7 @@ func (t *task) subtasksLocked() []rpc.Subtask {
 // mutate changes the task under its lock and sends the events it returns,
 // each with the next seq and the state and subtasks as they are after the
 // change. Events leave in seq order.
-func (t *task) mutate(f func() []rpc.TaskEvent) {
+func (t *task) mutate(f func() []api.TaskEvent) {
 	t.emitMu.Lock()
 	defer t.emitMu.Unlock()
 	t.mu.Lock()
@@ -433,7 +432,7 @@ func (t *task) mutate(f func() []rpc.TaskEvent) {
 	t.seq += uint64(len(evs))
 	t.mu.Unlock()
 	for i, ev := range evs {
-		p := &rpc.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: first + uint64(i), State: state, Subtasks: subs, Event: ev}
+		p := &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: first + uint64(i), State: state, Subtasks: subs, Event: ev}
 		if err := t.e.cfg.Notifier.TaskUpdate(context.Background(), p); err != nil {
 			t.log.Debug("taskUpdate not sent", zap.Error(err))
 		}
@@ -441,37 +440,37 @@ func (t *task) mutate(f func() []rpc.TaskEvent) {
 }
 
 // emit sends one event without changing the task.
-func (t *task) emit(ev rpc.TaskEvent) {
-	t.mutate(func() []rpc.TaskEvent { return []rpc.TaskEvent{ev} })
+func (t *task) emit(ev api.TaskEvent) {
+	t.mutate(func() []api.TaskEvent { return []api.TaskEvent{ev} })
 }
 
 // beginWait and endWait bracket a wait on the person: the task is waiting
 // while at least one is under way.
-func (t *task) beginWait(ev rpc.TaskEvent) {
-	t.mutate(func() []rpc.TaskEvent {
+func (t *task) beginWait(ev api.TaskEvent) {
+	t.mutate(func() []api.TaskEvent {
 		t.waiting++
-		evs := []rpc.TaskEvent{}
+		evs := []api.TaskEvent{}
 		if ev.Kind != "" {
 			evs = append(evs, ev)
 		}
-		if t.waiting == 1 && t.state == rpc.TaskRunning {
-			t.state = rpc.TaskWaiting
-			evs = append(evs, rpc.TaskEvent{Kind: rpc.EventStateChanged, State: t.state})
+		if t.waiting == 1 && t.state == api.TaskRunning {
+			t.state = api.TaskWaiting
+			evs = append(evs, api.TaskEvent{Kind: api.EventStateChanged, State: t.state})
 		}
 		return evs
 	})
 }
 
-func (t *task) endWait(ev rpc.TaskEvent) {
-	t.mutate(func() []rpc.TaskEvent {
+func (t *task) endWait(ev api.TaskEvent) {
+	t.mutate(func() []api.TaskEvent {
 		t.waiting--
-		evs := []rpc.TaskEvent{}
+		evs := []api.TaskEvent{}
 		if ev.Kind != "" {
 			evs = append(evs, ev)
 		}
-		if t.waiting == 0 && t.state == rpc.TaskWaiting {
-			t.state = rpc.TaskRunning
-			evs = append(evs, rpc.TaskEvent{Kind: rpc.EventStateChanged, State: t.state})
+		if t.waiting == 0 && t.state == api.TaskWaiting {
+			t.state = api.TaskRunning
+			evs = append(evs, api.TaskEvent{Kind: api.EventStateChanged, State: t.state})
 		}
 		return evs
 	})
@@ -508,8 +507,8 @@ func (t *task) isStopped() bool {
 func (t *task) addSubtask(content string, deps []string) (string, error) {
 	var id string
 	var err error
-	t.mutate(func() []rpc.TaskEvent {
-		if t.ended || t.stopped || t.state == rpc.TaskPlanning {
+	t.mutate(func() []api.TaskEvent {
+		if t.ended || t.stopped || t.state == api.TaskPlanning {
 			err = fmt.Errorf("%w: task %q is %s; subtasks are added while it runs", ErrWrongState, t.id, t.stateNameLocked())
 			return nil
 		}
@@ -526,27 +525,27 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 			}
 		}
 		t.ids[id] = true
-		s := &subtask{Subtask: rpc.Subtask{ID: id, Content: content, State: rpc.SubtaskPending, DependsOn: append([]string{}, deps...)}}
+		s := &subtask{Subtask: api.Subtask{ID: id, Content: content, State: api.SubtaskPending, DependsOn: append([]string{}, deps...)}}
 		t.subs = append(t.subs, s)
-		return []rpc.TaskEvent{{Kind: rpc.EventSubtaskAdded, SubtaskID: id, Text: content}}
+		return []api.TaskEvent{{Kind: api.EventSubtaskAdded, SubtaskID: id, Text: content}}
 	})
 	if err != nil {
 		return "", err
 	}
-	t.journal.add(rpc.SessionMessage{Role: "user", Text: "Added subtask: " + content, TaskID: t.id, SubtaskID: id})
+	t.journal.add(api.SessionMessage{Role: "user", Text: "Added subtask: " + content, TaskID: t.id, SubtaskID: id})
 	t.kick()
 	return id, nil
 }
 
 func (t *task) removeSubtask(id string) error {
 	var err error
-	t.mutate(func() []rpc.TaskEvent {
+	t.mutate(func() []api.TaskEvent {
 		s, e := t.controllableLocked(id)
 		if e != nil {
 			err = e
 			return nil
 		}
-		if s.State != rpc.SubtaskPending {
+		if s.State != api.SubtaskPending {
 			err = fmt.Errorf("%w: subtask %q is %s; only a pending subtask can be removed (skip a running one)", ErrWrongState, id, s.State)
 			return nil
 		}
@@ -554,7 +553,7 @@ func (t *task) removeSubtask(id string) error {
 		for _, o := range t.subs {
 			o.DependsOn = slices.DeleteFunc(o.DependsOn, func(d string) bool { return d == id })
 		}
-		return []rpc.TaskEvent{{Kind: rpc.EventSubtaskRemoved, SubtaskID: id}}
+		return []api.TaskEvent{{Kind: api.EventSubtaskRemoved, SubtaskID: id}}
 	})
 	if err == nil {
 		t.reportProgress()
@@ -566,23 +565,23 @@ func (t *task) removeSubtask(id string) error {
 func (t *task) skipSubtask(id string) error {
 	var err error
 	var cancel context.CancelCauseFunc
-	t.mutate(func() []rpc.TaskEvent {
+	t.mutate(func() []api.TaskEvent {
 		s, e := t.controllableLocked(id)
 		if e != nil {
 			err = e
 			return nil
 		}
 		switch s.State {
-		case rpc.SubtaskPending:
-			s.State = rpc.SubtaskSkipped
-			return []rpc.TaskEvent{{Kind: rpc.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
-		case rpc.SubtaskRunning:
+		case api.SubtaskPending:
+			s.State = api.SubtaskSkipped
+			return []api.TaskEvent{{Kind: api.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
+		case api.SubtaskRunning:
 			if s.skip {
 				return nil
 			}
 			s.skip = true
 			cancel = s.cancel
-			return []rpc.TaskEvent{{Kind: rpc.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
+			return []api.TaskEvent{{Kind: api.EventSubtaskSkipped, SubtaskID: id, State: s.State}}
 		}
 		err = fmt.Errorf("%w: subtask %q is %s; only a pending or running subtask can be skipped", ErrWrongState, id, s.State)
 		return nil
@@ -625,9 +624,9 @@ func (t *task) reportProgress() {
 	var running []string
 	for _, s := range t.subs {
 		switch s.State {
-		case rpc.SubtaskDone, rpc.SubtaskSkipped, rpc.SubtaskFailed, rpc.SubtaskBlocked:
+		case api.SubtaskDone, api.SubtaskSkipped, api.SubtaskFailed, api.SubtaskBlocked:
 			done++
-		case rpc.SubtaskRunning:
+		case api.SubtaskRunning:
 			running = append(running, oneLine(s.Content, 60))
 		}
 	}
@@ -645,7 +644,7 @@ func (t *task) reportProgress() {
 
 // warn shows a warning to the person (window/logMessage).
 func (t *task) warn(msg string) {
-	if err := t.e.cfg.Notifier.LogMessage(context.Background(), protocol.MessageTypeWarning, msg); err != nil {
+	if err := t.e.cfg.Notifier.LogMessage(context.Background(), api.MessageTypeWarning, msg); err != nil {
 		t.log.Debug("logMessage not sent", zap.Error(err))
 	}
 }

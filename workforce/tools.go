@@ -10,9 +10,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/intents"
 	"github.com/agentls/agentls/tracking/trace"
 )
@@ -86,14 +86,14 @@ func required(tool string, fields ...string) error {
 // call runs one tool call and tells the person (toolCall, toolResult).
 func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	t := w.t
-	t.emit(rpc.TaskEvent{Kind: rpc.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
-	t.journal.add(rpc.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
+	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
+	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
 	r := w.dispatch(ctx, c)
 	// What a tool gives back goes to the model, the person and the logs:
 	// no secret in it (a file or a command's output may hold one).
 	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
-	t.emit(rpc.TaskEvent{Kind: rpc.EventToolResult, SubtaskID: w.sub.ID, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
+	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
 	if r.isErr {
 		w.log.Debug("tool failed", zap.String("tool", c.Name), zap.String("error", r.content))
 	}
@@ -255,7 +255,7 @@ func withPath(r result, p string) result {
 func (w *worker) gate(tool, path string) error {
 	err := w.t.e.cfg.Tracking.Intents.Check(w.intent, tool, path, w.tracker)
 	if err != nil && path != "" {
-		w.t.emit(rpc.TaskEvent{Kind: rpc.EventBlocked, SubtaskID: w.sub.ID, Path: path, Reason: err.Error()})
+		w.t.emit(api.TaskEvent{Kind: api.EventBlocked, SubtaskID: w.sub.ID, Path: path, Reason: err.Error()})
 	}
 	return err
 }
@@ -274,13 +274,13 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 	ch, err := do()
 	if ch.Operation != "" {
 		c := ch.RPC()
-		kind := rpc.EventChangeApplied
+		kind := api.EventChangeApplied
 		if !ch.Applied {
-			kind = rpc.EventChangeRejected
+			kind = api.EventChangeRejected
 		}
-		t.mutate(func() []rpc.TaskEvent {
+		t.mutate(func() []api.TaskEvent {
 			t.changes = append(t.changes, c)
-			return []rpc.TaskEvent{{Kind: kind, SubtaskID: w.sub.ID, Path: c.Path, Reason: ch.Reason}}
+			return []api.TaskEvent{{Kind: kind, SubtaskID: w.sub.ID, Path: c.Path, Reason: ch.Reason}}
 		})
 	}
 	if err != nil {
@@ -301,7 +301,7 @@ func (w *worker) trace(ch editing.Change) {
 		spans[i] = trace.Span{Start: s.Start, End: s.End}
 	}
 	var content []byte
-	if ch.Operation != rpc.OpDelete {
+	if ch.Operation != api.OpDelete {
 		content = []byte(ch.NewContent)
 	}
 	_, err := t.e.cfg.Tracking.RecordChange(trace.Change{
@@ -328,6 +328,6 @@ func (w *worker) selectIntent(id string) result {
 	}
 	w.intent = in.ID
 	w.agent.SetScope(in.Scope)
-	w.t.emit(rpc.TaskEvent{Kind: rpc.EventIntentSelected, SubtaskID: w.sub.ID, Text: in.ID})
+	w.t.emit(api.TaskEvent{Kind: api.EventIntentSelected, SubtaskID: w.sub.ID, Text: in.ID})
 	return result{content: block}
 }

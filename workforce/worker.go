@@ -8,9 +8,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/heat"
 	"github.com/agentls/agentls/tracking/usage"
 )
@@ -82,8 +82,8 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		w.meter.ModelCall(resp.Usage)
 		t.emitUsage(w.sub.ID, resp.Usage)
 		if resp.Text != "" {
-			t.emit(rpc.TaskEvent{Kind: rpc.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
-			t.journal.add(rpc.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
+			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
+			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
 		}
 		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {

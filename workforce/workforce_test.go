@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/rpc"
 )
 
 func ctxT(t testing.TB) context.Context {
@@ -18,13 +18,13 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-func sub(res *rpc.RunResult, id string) rpc.Subtask {
+func sub(res *api.RunResult, id string) api.Subtask {
 	for _, s := range res.Subtasks {
 		if s.ID == id {
 			return s
 		}
 	}
-	return rpc.Subtask{}
+	return api.Subtask{}
 }
 
 func TestWorkers(t *testing.T) {
@@ -39,18 +39,18 @@ func TestWorkers(t *testing.T) {
 			return finish("fine"), nil
 		}}
 		e, root := newEngine(t, m, &fakeNotifier{}, map[string]string{"a.txt": "a\n"})
-		e.cfg.Editor = &fakeEditor{root: root, caps: rpc.Caps{ReadFile: true}, readFile: func(string) (string, error) { panic("editor bug") }}
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, settings())
+		e.cfg.Editor = &fakeEditor{root: root, caps: api.Caps{ReadFile: true}, readFile: func(string) (string, error) { panic("editor bug") }}
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := sub(res, "1"); s.State != rpc.SubtaskFailed || !strings.Contains(s.Error, "editor bug") {
+		if s := sub(res, "1"); s.State != api.SubtaskFailed || !strings.Contains(s.Error, "editor bug") {
 			t.Errorf("subtask 1 = %+v", s)
 		}
-		if s := sub(res, "2"); s.State != rpc.SubtaskDone {
+		if s := sub(res, "2"); s.State != api.SubtaskDone {
 			t.Errorf("subtask 2 = %+v", s)
 		}
-		if res.State != rpc.TaskFailed {
+		if res.State != api.TaskFailed {
 			t.Errorf("state = %s", res.State)
 		}
 	})
@@ -70,8 +70,8 @@ func TestWorkers(t *testing.T) {
 			return finish("gave up on missing.txt"), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, settings())
-		if err != nil || res.State != rpc.TaskDone || res.Summary != "gave up on missing.txt" {
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		if err != nil || res.State != api.TaskDone || res.Summary != "gave up on missing.txt" {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 	})
@@ -85,8 +85,8 @@ func TestWorkers(t *testing.T) {
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
 		e.cfg.MaxTurns = 3
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, settings())
-		if err != nil || res.State != rpc.TaskFailed || !strings.Contains(sub(res, "1").Error, "within 3 turns") {
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		if err != nil || res.State != api.TaskFailed || !strings.Contains(sub(res, "1").Error, "within 3 turns") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		if n := len(m.requests("1")); n != 3 {
@@ -102,7 +102,7 @@ func TestWorkers(t *testing.T) {
 			return finish("result of " + req.Agent), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		if _, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, settings()); err != nil {
+		if _, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings()); err != nil {
 			t.Fatal(err)
 		}
 		first := m.requests("2")[0].Messages[0].Text
@@ -121,11 +121,11 @@ func TestCoordinator(t *testing.T) {
 			return finish(fmt.Sprintf("answer of run %d", req.Run)), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, map[string]string{"README.md": "# Widget\nMakes widgets.\n", "src/w.go": "package w\n"})
-		first, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "first request"}, settings())
+		first, err := e.Run(ctxT(t), api.RunParams{Prompt: "first request"}, settings())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "improve it", SessionID: first.SessionID}, settings()); err != nil {
+		if _, err := e.Run(ctxT(t), api.RunParams{Prompt: "improve it", SessionID: first.SessionID}, settings()); err != nil {
 			t.Fatal(err)
 		}
 		reqs := m.requests(clients.AgentCoordinator)
@@ -162,8 +162,8 @@ func TestCoordinator(t *testing.T) {
 				return finish("did all"), nil
 			}}
 			e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-			res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "the whole thing"}, settings())
-			if err != nil || res.State != rpc.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "the whole thing" {
+			res, err := e.Run(ctxT(t), api.RunParams{Prompt: "the whole thing"}, settings())
+			if err != nil || res.State != api.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "the whole thing" {
 				t.Fatalf("run = %+v, %v", res, err)
 			}
 			reqs := m.requests(clients.AgentCoordinator)
@@ -182,8 +182,8 @@ func TestCoordinator(t *testing.T) {
 			return nil, errors.New("401: bad key")
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, settings())
-		if err != nil || res.State != rpc.TaskFailed || !strings.Contains(res.Summary, "bad key") {
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		if err != nil || res.State != api.TaskFailed || !strings.Contains(res.Summary, "bad key") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 	})
@@ -224,8 +224,8 @@ func TestCommands(t *testing.T) {
 
 	t.Run("kills the whole process group when the context ends", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan rpc.RunCommandResult, 1)
-		go func() { done <- RunShell(ctx, rpc.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60 & sleep 60"}) }()
+		done := make(chan api.RunCommandResult, 1)
+		go func() { done <- RunShell(ctx, api.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60 & sleep 60"}) }()
 		cancel()
 		select {
 		case res := <-done:
@@ -238,11 +238,11 @@ func TestCommands(t *testing.T) {
 	})
 
 	t.Run("reports a timeout and the exit code", func(t *testing.T) {
-		res := RunShell(context.Background(), rpc.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60", TimeoutMs: 50})
+		res := RunShell(context.Background(), api.RunCommandParams{Cwd: t.TempDir(), Command: "sleep 60", TimeoutMs: 50})
 		if !res.TimedOut {
 			t.Errorf("res = %+v", res)
 		}
-		res = RunShell(context.Background(), rpc.RunCommandParams{Cwd: t.TempDir(), Command: "echo hi; exit 3"})
+		res = RunShell(context.Background(), api.RunCommandParams{Cwd: t.TempDir(), Command: "echo hi; exit 3"})
 		if res.ExitCode != 3 || res.Output != "hi\n" {
 			t.Errorf("res = %+v", res)
 		}
@@ -261,8 +261,8 @@ func TestCommands(t *testing.T) {
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
 		s := settings()
-		s.Commands = rpc.CommandsDeny
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x"}, s)
+		s.Commands = api.CommandsDeny
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, s)
 		if err != nil || !strings.HasPrefix(res.Summary, "true Error: run_command is turned off") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -288,8 +288,8 @@ func TestEvents(t *testing.T) {
 		e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 		s := settings()
 		s.MaxWorkers = 6
-		res, err := e.Run(ctxT(t), rpc.RunParams{Prompt: "x", TaskID: "t"}, s)
-		if err != nil || res.State != rpc.TaskDone {
+		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x", TaskID: "t"}, s)
+		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		n.mu.Lock()

@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/handlers"
-	"github.com/agentls/agentls/rpc"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -106,13 +106,13 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	defer closeLog()
 
-	base := rpc.DefaultSettings()
+	base := api.DefaultSettings()
 	if len(o.zones) > 0 {
 		base.Zones.Allow = append([]string(nil), o.zones...)
 	}
 	base.Zones.Deny = append(base.Zones.Deny, o.deny...)
 	for _, g := range append(append([]string(nil), base.Zones.Allow...), base.Zones.Deny...) {
-		if err := rpc.ValidateGlob(g); err != nil {
+		if err := api.ValidateGlob(g); err != nil {
 			fmt.Fprintf(stderr, "agentls serve: --zone/--deny: %v\n", err)
 			return 2
 		}

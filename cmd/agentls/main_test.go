@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
-	"github.com/agentls/agentls/rpc"
 )
 
 var binary string
@@ -83,7 +83,7 @@ func TestBinary(t *testing.T) {
 		var res struct {
 			Data string `json:"data"`
 		}
-		if err := ed.Call(ctxT(t), rpc.MethodPing, map[string]string{"data": "hi"}, &res); err != nil || res.Data != "hi" {
+		if err := ed.Call(ctxT(t), api.MethodPing, map[string]string{"data": "hi"}, &res); err != nil || res.Data != "hi" {
 			t.Fatalf("ping = %v, %v", res, err)
 		}
 		if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {
@@ -93,7 +93,7 @@ func TestBinary(t *testing.T) {
 
 	t.Run("exits 1 on exit without shutdown", func(t *testing.T) {
 		ed := startBinary(t)
-		if err := ed.Notify(ctxT(t), rpc.MethodExit, nil); err != nil {
+		if err := ed.Notify(ctxT(t), api.MethodExit, nil); err != nil {
 			t.Fatal(err)
 		}
 		if code, err := ed.Wait(ctxT(t)); err != nil || code != 1 {
@@ -107,7 +107,7 @@ func TestBinary(t *testing.T) {
 		for i := range 64 {
 			go func() {
 				var res struct{ Data int }
-				err := ed.Call(ctxT(t), rpc.MethodPing, map[string]int{"data": i}, &res)
+				err := ed.Call(ctxT(t), api.MethodPing, map[string]int{"data": i}, &res)
 				if err == nil && res.Data != i {
 					err = fmt.Errorf("ping %d answered %d", i, res.Data)
 				}
@@ -207,29 +207,29 @@ func TestWaitingRunDoesNotBlockTheReader(t *testing.T) {
 	}
 	defer ed.Close()
 	asked := make(chan struct{})
-	ed.Handle(rpc.MethodAsk, func(ctx context.Context, _ json.RawMessage) (any, error) {
+	ed.Handle(api.MethodAsk, func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(asked)
 		<-ctx.Done() // never answered: the task waits until it is stopped
 		return nil, ctx.Err()
 	})
-	runDone := make(chan rpc.RunResult, 1)
+	runDone := make(chan api.RunResult, 1)
 	go func() {
-		var res rpc.RunResult
-		if err := ed.Call(ctxT(t), rpc.MethodRun, rpc.RunParams{Prompt: "ask me", TaskID: "t1"}, &res); err != nil {
+		var res api.RunResult
+		if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "ask me", TaskID: "t1"}, &res); err != nil {
 			t.Error(err)
 		}
 		runDone <- res
 	}()
 	<-asked
 	var pong struct{ Data string }
-	if err := ed.Call(ctxT(t), rpc.MethodPing, map[string]string{"data": "alive"}, &pong); err != nil || pong.Data != "alive" {
+	if err := ed.Call(ctxT(t), api.MethodPing, map[string]string{"data": "alive"}, &pong); err != nil || pong.Data != "alive" {
 		t.Fatalf("ping while a run waits: %v, %v", pong, err)
 	}
-	var stop rpc.StopResult
-	if err := ed.Call(ctxT(t), rpc.MethodStop, rpc.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
+	var stop api.StopResult
+	if err := ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
 		t.Fatalf("stop while a run waits: %v, %v", stop, err)
 	}
-	if res := <-runDone; res.State != rpc.TaskStopped {
+	if res := <-runDone; res.State != api.TaskStopped {
 		t.Fatalf("run ended %q, want stopped", res.State)
 	}
 	if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {

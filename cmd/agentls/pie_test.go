@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
-	"github.com/agentls/agentls/rpc"
 )
 
 // TestPositionIndependentBuild runs the binary as Arch, Fedora and Alpine
@@ -33,8 +33,8 @@ func TestPositionIndependentBuild(t *testing.T) {
 	}
 	defer ed.Close()
 	for i := 0; i < 3; i++ {
-		var res rpc.SessionsResult
-		if err := ed.Call(ctxT(t), rpc.MethodSessions, rpc.Empty{}, &res); err != nil {
+		var res api.SessionsResult
+		if err := ed.Call(ctxT(t), api.MethodSessions, api.Empty{}, &res); err != nil {
 			t.Fatalf("agent/sessions on the pie build: %v", err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 const demoPrompt = `Make Greet fall back to "world" for an empty name, add a Farewell function with a test, and run the tests.`
@@ -138,8 +138,8 @@ func TestAgentlsRun(t *testing.T) {
 		if len(lines) < 10 || lines[0]["method"] == nil {
 			t.Fatalf("%d lines:\n%s", len(lines), out)
 		}
-		var res rpc.RunResult
-		if err := json.Unmarshal(lines[len(lines)-1]["result"], &res); err != nil || res.State != rpc.TaskDone {
+		var res api.RunResult
+		if err := json.Unmarshal(lines[len(lines)-1]["result"], &res); err != nil || res.State != api.TaskDone {
 			t.Fatalf("last line = %s (%v)", out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:], err)
 		}
 	})
@@ -207,10 +207,10 @@ func TestAgentlsRunKeepsTheKeyFromCommands(t *testing.T) {
 		for sc.Scan() {
 			var n struct {
 				Method string               `json:"method"`
-				Params rpc.TaskUpdateParams `json:"params"`
+				Params api.TaskUpdateParams `json:"params"`
 			}
-			if json.Unmarshal(sc.Bytes(), &n) == nil && n.Method == rpc.MethodTaskUpdate &&
-				n.Params.Event.Kind == rpc.EventToolResult && n.Params.Event.Tool == "run_command" {
+			if json.Unmarshal(sc.Bytes(), &n) == nil && n.Method == api.MethodTaskUpdate &&
+				n.Params.Event.Kind == api.EventToolResult && n.Params.Event.Tool == "run_command" {
 				return n.Params.Event.Summary
 			}
 		}

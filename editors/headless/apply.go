@@ -10,10 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fsutil"
-	"github.com/agentls/agentls/rpc"
 )
 
 // staged is a file's state while an edit is being checked: nothing touches
@@ -32,7 +30,7 @@ type staged struct {
 // every change is checked against the current state first (stale versions,
 // files that must or must not exist, overlapping edits), and only then is
 // anything written, each file atomically.
-func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) (rpc.ApplyWorkspaceEditResult, error) {
+func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) (api.ApplyWorkspaceEditResult, error) {
 	if needsConfirmation(p.Edit) {
 		e.mu.Lock()
 		confirm := e.confirm
@@ -41,11 +39,11 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 		if confirm != nil {
 			var err error
 			if ok, err = confirm(ctx, p); err != nil {
-				return rpc.ApplyWorkspaceEditResult{}, err
+				return api.ApplyWorkspaceEditResult{}, err
 			}
 		}
 		if !ok {
-			return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user rejected the change"}, nil
+			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user rejected the change"}, nil
 		}
 	}
 	e.mu.Lock()
@@ -71,14 +69,14 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 		order = append(order, f)
 		return f, nil
 	}
-	fail := func(i int, format string, args ...any) (rpc.ApplyWorkspaceEditResult, error) {
+	fail := func(i int, format string, args ...any) (api.ApplyWorkspaceEditResult, error) {
 		idx := uint32(i)
-		return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}, nil
+		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}, nil
 	}
 	type textChange struct {
 		uri     string
 		version *int32
-		edits   []protocol.TextEdit
+		edits   []api.TextEdit
 	}
 	var changes []any
 	if len(p.Edit.DocumentChanges) > 0 {
@@ -87,7 +85,7 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 			case dc.TextDocumentEdit != nil:
 				tc := textChange{uri: dc.TextDocumentEdit.TextDocument.URI, version: dc.TextDocumentEdit.TextDocument.Version}
 				for _, ed := range dc.TextDocumentEdit.Edits {
-					tc.edits = append(tc.edits, protocol.TextEdit{Range: ed.Range, NewText: ed.NewText})
+					tc.edits = append(tc.edits, api.TextEdit{Range: ed.Range, NewText: ed.NewText})
 				}
 				changes = append(changes, tc)
 			case dc.CreateFile != nil:
@@ -132,7 +130,7 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 				return fail(i, "%s: %v", c.uri, err)
 			}
 			f.text, f.touched = text, true
-		case rpc.CreateFile:
+		case api.CreateFile:
 			path, err := uriToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -150,7 +148,7 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 				return fail(i, "%s already exists", c.URI)
 			}
 			f.exists, f.text, f.touched = true, "", true
-		case rpc.DeleteFile:
+		case api.DeleteFile:
 			path, err := uriToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -176,7 +174,7 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 			if !f.exists {
 				delete(e.buffers, f.path)
 				if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-					return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+					return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 				}
 				continue
 			}
@@ -187,18 +185,18 @@ func (e *Editor) applyEdit(ctx context.Context, p rpc.ApplyWorkspaceEditParams) 
 		}
 		if !f.exists {
 			if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-				return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+				return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 			}
 			continue
 		}
 		if err := WriteFileAtomic(f.path, []byte(f.text)); err != nil {
-			return rpc.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 		}
 	}
-	return rpc.ApplyWorkspaceEditResult{Applied: true}, nil
+	return api.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
-func needsConfirmation(we rpc.WorkspaceEdit) bool {
+func needsConfirmation(we api.WorkspaceEdit) bool {
 	for _, a := range we.ChangeAnnotations {
 		if a.NeedsConfirmation {
 			return true
@@ -236,7 +234,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // end and a line past the end of the text means the text's end; edits are
 // applied as if simultaneously, in the order given for equal positions, and
 // overlapping edits are an error.
-func ApplyTextEdits(text string, edits []protocol.TextEdit) (string, error) {
+func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	if len(edits) == 0 {
 		return text, nil
 	}
@@ -291,7 +289,7 @@ func lineStarts(text string) []int {
 }
 
 // offsetOf turns an LSP position into a byte offset of text.
-func offsetOf(text string, starts []int, pos protocol.Position) int {
+func offsetOf(text string, starts []int, pos api.Position) int {
 	if int(pos.Line) >= len(starts) {
 		return len(text)
 	}

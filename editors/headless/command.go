@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/shell"
-	"github.com/agentls/agentls/rpc"
 )
 
 // MaxCommandOutput is where a command's output is cut (docs/PROTOCOL.md §4).
@@ -17,6 +17,6 @@ const MaxCommandOutput = shell.MaxOutput
 // The command inherits this process's environment but the variables of
 // p.UnsetEnv: `agentls run` holds the API keys the sidecar needs, and a
 // command the model asked for must not see them.
-func RunShell(ctx context.Context, p rpc.RunCommandParams) rpc.RunCommandResult {
+func RunShell(ctx context.Context, p api.RunCommandParams) api.RunCommandResult {
 	return shell.Run(ctx, p.Cwd, p.Command, time.Duration(p.TimeoutMs)*time.Millisecond, p.UnsetEnv)
 }

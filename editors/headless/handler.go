@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -36,41 +37,41 @@ func (h *clientHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, 
 		return override(ctx, req.Params())
 	}
 	switch req.Method() {
-	case rpc.MethodReadFile:
-		var p rpc.ReadFileParams
+	case api.MethodReadFile:
+		var p api.ReadFileParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
 		return e.readFile(p)
-	case rpc.MethodApplyEdit:
-		var p rpc.ApplyWorkspaceEditParams
+	case api.MethodApplyEdit:
+		var p api.ApplyWorkspaceEditParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
 		return e.applyEdit(ctx, p)
-	case rpc.MethodRunCommand:
-		var p rpc.RunCommandParams
+	case api.MethodRunCommand:
+		var p api.RunCommandParams
 		if err := rpc.DecodeParams(req.Params(), &p); err != nil {
 			return nil, err
 		}
 		return RunShell(ctx, p), nil
-	case rpc.MethodShowMessageRequest, rpc.MethodAsk:
+	case api.MethodShowMessageRequest, api.MethodAsk:
 		// Nobody is at this editor: a question or an approval is dismissed
 		// unless a test scripted an answer with Handle.
-		if req.Method() == rpc.MethodAsk {
-			return rpc.AskResult{Answer: nil}, nil
+		if req.Method() == api.MethodAsk {
+			return api.AskResult{Answer: nil}, nil
 		}
 		return nil, nil
-	case rpc.MethodWorkDoneProgressCreate:
+	case api.MethodWorkDoneProgressCreate:
 		return nil, nil
 	}
-	return nil, rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %s", req.Method())
+	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }
 
-func (e *Editor) readFile(p rpc.ReadFileParams) (any, error) {
+func (e *Editor) readFile(p api.ReadFileParams) (any, error) {
 	path, err := e.pathOf(p.URI, p.Path)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, "invalid params: %v", err)
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
 	e.mu.Lock()
 	b, ok := e.buffers[path]
@@ -80,13 +81,13 @@ func (e *Editor) readFile(p rpc.ReadFileParams) (any, error) {
 	}
 	e.mu.Unlock()
 	if ok {
-		return rpc.ReadFileResult{Content: text}, nil
+		return api.ReadFileResult{Content: text}, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, "cannot read %s: %v", p.Path, err)
+		return nil, api.Errorf(api.CodeInvalidParams, "cannot read %s: %v", p.Path, err)
 	}
-	return rpc.ReadFileResult{Content: string(data)}, nil
+	return api.ReadFileResult{Content: string(data)}, nil
 }
 
 // pathOf resolves a reverse call's file: the uri when given, else the

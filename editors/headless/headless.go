@@ -24,9 +24,9 @@ import (
 	"syscall"
 	"time"
 
-	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -120,8 +120,8 @@ type Editor struct {
 	calls     []ReverseCall
 	overrides map[string]CallHandler
 	buffers   map[string]*buffer // by absolute path
-	confirm   func(ctx context.Context, p rpc.ApplyWorkspaceEditParams) (bool, error)
-	init      *rpc.InitializeResult
+	confirm   func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)
+	init      *api.InitializeResult
 }
 
 type buffer struct {
@@ -248,7 +248,7 @@ func (e *Editor) URI(rel string) string {
 }
 
 // Initialize sends initialize and initialized.
-func (e *Editor) Initialize(ctx context.Context) (*rpc.InitializeResult, error) {
+func (e *Editor) Initialize(ctx context.Context) (*api.InitializeResult, error) {
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": e.clientName(), "version": "1"},
@@ -261,11 +261,11 @@ func (e *Editor) Initialize(ctx context.Context) (*rpc.InitializeResult, error) 
 	if e.opts.InitializationOptions != nil {
 		params["initializationOptions"] = e.opts.InitializationOptions
 	}
-	var res rpc.InitializeResult
-	if err := e.Call(ctx, rpc.MethodInitialize, params, &res); err != nil {
+	var res api.InitializeResult
+	if err := e.Call(ctx, api.MethodInitialize, params, &res); err != nil {
 		return nil, fmt.Errorf("headless: initialize: %w", err)
 	}
-	if err := e.Notify(ctx, rpc.MethodInitialized, struct{}{}); err != nil {
+	if err := e.Notify(ctx, api.MethodInitialized, struct{}{}); err != nil {
 		return nil, fmt.Errorf("headless: initialized: %w", err)
 	}
 	e.mu.Lock()
@@ -319,10 +319,10 @@ func (e *Editor) Notify(ctx context.Context, method string, params any) error {
 // Shutdown sends shutdown and exit and waits for the server to end. It
 // returns the server's exit code.
 func (e *Editor) Shutdown(ctx context.Context) (int, error) {
-	if err := e.Call(ctx, rpc.MethodShutdown, nil, nil); err != nil {
+	if err := e.Call(ctx, api.MethodShutdown, nil, nil); err != nil {
 		return -1, fmt.Errorf("headless: shutdown: %w", err)
 	}
-	if err := e.Notify(ctx, rpc.MethodExit, nil); err != nil {
+	if err := e.Notify(ctx, api.MethodExit, nil); err != nil {
 		return -1, fmt.Errorf("headless: exit: %w", err)
 	}
 	return e.Wait(ctx)
@@ -400,9 +400,9 @@ func Answer(v any) CallHandler {
 }
 
 // Fail always replies with an error of the given code.
-func Fail(code rpc.Code, msg string) CallHandler {
+func Fail(code api.Code, msg string) CallHandler {
 	return func(context.Context, json.RawMessage) (any, error) {
-		return nil, &rpc.Error{Code: code, Message: msg}
+		return nil, &api.Error{Code: code, Message: msg}
 	}
 }
 
@@ -433,7 +433,7 @@ func Slowly(d time.Duration, h CallHandler) CallHandler {
 // title (nil, as a dismissal, when there is none).
 func ChooseAction(title string) CallHandler {
 	return func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p protocol.ShowMessageRequestParams
+		var p api.ShowMessageRequestParams
 		if err := json.Unmarshal(raw, &p); err != nil {
 			return nil, err
 		}
@@ -449,7 +449,7 @@ func ChooseAction(title string) CallHandler {
 // ConfirmEdits decides edits whose annotations need confirmation (propose
 // mode with changeAnnotationSupport): the refactor preview of a real editor.
 // Without it such edits are refused, as a person who did not confirm them.
-func (e *Editor) ConfirmEdits(f func(ctx context.Context, p rpc.ApplyWorkspaceEditParams) (bool, error)) {
+func (e *Editor) ConfirmEdits(f func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.confirm = f

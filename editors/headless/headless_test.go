@@ -9,33 +9,32 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/rpc"
 )
 
-func pos(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+func pos(l, c uint32) api.Position { return api.Position{Line: l, Character: c} }
 
-func edit(l1, c1, l2, c2 uint32, text string) protocol.TextEdit {
-	return protocol.TextEdit{Range: protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}, NewText: text}
+func edit(l1, c1, l2, c2 uint32, text string) api.TextEdit {
+	return api.TextEdit{Range: api.Range{Start: pos(l1, c1), End: pos(l2, c2)}, NewText: text}
 }
 
 func TestApplyTextEdits(t *testing.T) {
 	cases := []struct {
 		name, text string
-		edits      []protocol.TextEdit
+		edits      []api.TextEdit
 		want       string
 	}{
-		{"replaces a word", "hello world\n", []protocol.TextEdit{edit(0, 6, 0, 11, "there")}, "hello there\n"},
-		{"counts an emoji as two UTF-16 units", "a😀b\n", []protocol.TextEdit{edit(0, 3, 0, 4, "c")}, "a😀c\n"},
-		{"counts CJK as one unit", "中文x", []protocol.TextEdit{edit(0, 2, 0, 3, "y")}, "中文y"},
-		{"keeps combining marks as their own units", "e\u0301x", []protocol.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
-		{"ends a line at CRLF", "a\r\nb\r\n", []protocol.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
-		{"clamps a character past the line end", "ab\ncd", []protocol.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
-		{"clamps a line past the end to the end", "ab", []protocol.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
-		{"applies several edits as if at once", "abc", []protocol.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
-		{"keeps the order of inserts at one position", "x", []protocol.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
-		{"edits an empty file", "", []protocol.TextEdit{edit(0, 0, 0, 0, "new\n")}, "new\n"},
+		{"replaces a word", "hello world\n", []api.TextEdit{edit(0, 6, 0, 11, "there")}, "hello there\n"},
+		{"counts an emoji as two UTF-16 units", "a😀b\n", []api.TextEdit{edit(0, 3, 0, 4, "c")}, "a😀c\n"},
+		{"counts CJK as one unit", "中文x", []api.TextEdit{edit(0, 2, 0, 3, "y")}, "中文y"},
+		{"keeps combining marks as their own units", "e\u0301x", []api.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
+		{"ends a line at CRLF", "a\r\nb\r\n", []api.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
+		{"clamps a character past the line end", "ab\ncd", []api.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
+		{"clamps a line past the end to the end", "ab", []api.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
+		{"applies several edits as if at once", "abc", []api.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
+		{"keeps the order of inserts at one position", "x", []api.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
+		{"edits an empty file", "", []api.TextEdit{edit(0, 0, 0, 0, "new\n")}, "new\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -46,7 +45,7 @@ func TestApplyTextEdits(t *testing.T) {
 		})
 	}
 	t.Run("refuses overlapping edits", func(t *testing.T) {
-		if _, err := ApplyTextEdits("abcdef", []protocol.TextEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}); err == nil {
+		if _, err := ApplyTextEdits("abcdef", []api.TextEdit{edit(0, 0, 0, 3, "x"), edit(0, 2, 0, 4, "y")}); err == nil {
 			t.Fatal("overlap accepted")
 		}
 	})
@@ -74,13 +73,13 @@ func (e *Editor) read(t *testing.T, rel string) string {
 	return string(data)
 }
 
-func textEdit(uri string, version *int32, edits ...protocol.TextEdit) rpc.DocumentChange {
-	var ae []rpc.AnnotatedTextEdit
+func textEdit(uri string, version *int32, edits ...api.TextEdit) api.DocumentChange {
+	var ae []api.AnnotatedTextEdit
 	for _, e := range edits {
-		ae = append(ae, rpc.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText})
+		ae = append(ae, api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText})
 	}
-	return rpc.DocumentChange{TextDocumentEdit: &rpc.TextDocumentEdit{
-		TextDocument: rpc.OptionalVersionedTextDocumentIdentifier{URI: uri, Version: version}, Edits: ae}}
+	return api.DocumentChange{TextDocumentEdit: &api.TextDocumentEdit{
+		TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: uri, Version: version}, Edits: ae}}
 }
 
 func TestApplyEdit(t *testing.T) {
@@ -89,11 +88,11 @@ func TestApplyEdit(t *testing.T) {
 		e := newEditor(t)
 		e.write(t, "a.txt", "one\n")
 		e.write(t, "gone.txt", "x")
-		res, err := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+		res, err := e.applyEdit(ctx, api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
 			textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two")),
-			{CreateFile: &rpc.CreateFile{URI: e.URI("sub/new.txt")}},
+			{CreateFile: &api.CreateFile{URI: e.URI("sub/new.txt")}},
 			textEdit(e.URI("sub/new.txt"), nil, edit(0, 0, 0, 0, "fresh\n")),
-			{DeleteFile: &rpc.DeleteFile{URI: e.URI("gone.txt")}},
+			{DeleteFile: &api.DeleteFile{URI: e.URI("gone.txt")}},
 		}}})
 		if err != nil || !res.Applied {
 			t.Fatalf("applyEdit = %+v, %v", res, err)
@@ -109,9 +108,9 @@ func TestApplyEdit(t *testing.T) {
 	t.Run("applies nothing when one change fails", func(t *testing.T) {
 		e := newEditor(t)
 		e.write(t, "a.txt", "one\n")
-		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+		res, _ := e.applyEdit(ctx, api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
 			textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two")),
-			{CreateFile: &rpc.CreateFile{URI: e.URI("a.txt")}}, // exists: fails
+			{CreateFile: &api.CreateFile{URI: e.URI("a.txt")}}, // exists: fails
 		}}})
 		if res.Applied || res.FailedChange == nil || *res.FailedChange != 1 || e.read(t, "a.txt") != "one\n" {
 			t.Fatalf("applyEdit = %+v, file %q", res, e.read(t, "a.txt"))
@@ -123,14 +122,14 @@ func TestApplyEdit(t *testing.T) {
 		e.write(t, "a.txt", "disk\n")
 		e.OpenBuffer("a.txt", "buffer\n")
 		v := int32(7)
-		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+		res, _ := e.applyEdit(ctx, api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
 			textEdit(e.URI("a.txt"), &v, edit(0, 0, 0, 6, "x")),
 		}}})
 		if res.Applied || !strings.Contains(res.FailureReason, "stale") {
 			t.Fatalf("stale edit = %+v", res)
 		}
 		v = 1
-		res, _ = e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
+		res, _ = e.applyEdit(ctx, api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
 			textEdit(e.URI("a.txt"), &v, edit(0, 0, 0, 6, "edited")),
 		}}})
 		text, version, _ := e.Buffer("a.txt")
@@ -142,14 +141,14 @@ func TestApplyEdit(t *testing.T) {
 	t.Run("refuses edits needing confirmation unless confirmed", func(t *testing.T) {
 		e := newEditor(t)
 		e.write(t, "a.txt", "one\n")
-		p := rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{
-			DocumentChanges:   []rpc.DocumentChange{textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two"))},
-			ChangeAnnotations: map[string]rpc.ChangeAnnotation{"x": {Label: "agent", NeedsConfirmation: true}},
+		p := api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{
+			DocumentChanges:   []api.DocumentChange{textEdit(e.URI("a.txt"), nil, edit(0, 0, 0, 3, "two"))},
+			ChangeAnnotations: map[string]api.ChangeAnnotation{"x": {Label: "agent", NeedsConfirmation: true}},
 		}}
 		if res, _ := e.applyEdit(ctx, p); res.Applied {
 			t.Fatal("applied without confirmation")
 		}
-		e.ConfirmEdits(func(context.Context, rpc.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
+		e.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
 		if res, _ := e.applyEdit(ctx, p); !res.Applied || e.read(t, "a.txt") != "two\n" {
 			t.Fatalf("confirmed edit = %+v", res)
 		}
@@ -157,8 +156,8 @@ func TestApplyEdit(t *testing.T) {
 
 	t.Run("refuses a file outside the workspace", func(t *testing.T) {
 		e := newEditor(t)
-		res, _ := e.applyEdit(ctx, rpc.ApplyWorkspaceEditParams{Edit: rpc.WorkspaceEdit{DocumentChanges: []rpc.DocumentChange{
-			{CreateFile: &rpc.CreateFile{URI: "file:///tmp/outside-agentls-test.txt"}},
+		res, _ := e.applyEdit(ctx, api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
+			{CreateFile: &api.CreateFile{URI: "file:///tmp/outside-agentls-test.txt"}},
 		}}})
 		if res.Applied {
 			t.Fatal("created a file outside the workspace")
@@ -186,10 +185,10 @@ func TestAwaitAndScripting(t *testing.T) {
 	if _, err := e.Await(short, Method("nothing")); err == nil {
 		t.Fatal("Await without a match returned no error")
 	}
-	e.Handle(rpc.MethodShowMessageRequest, ChooseAction("Apply"))
-	res, err := h.HandleCall(context.Background(), rpc.NewRequest(rpc.MethodShowMessageRequest,
+	e.Handle(api.MethodShowMessageRequest, ChooseAction("Apply"))
+	res, err := h.HandleCall(context.Background(), rpc.NewRequest(api.MethodShowMessageRequest,
 		json.RawMessage(`{"type":3,"message":"ok?","actions":[{"title":"Reject"},{"title":"Apply"}]}`), "1"))
-	if item, ok := res.(protocol.MessageActionItem); err != nil || !ok || item.Title != "Apply" {
+	if item, ok := res.(api.MessageActionItem); err != nil || !ok || item.Title != "Apply" {
 		t.Fatalf("scripted answer = %#v, %v", res, err)
 	}
 }

@@ -19,8 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 // MaxOutput is where a command's output is cut (1 MiB).
@@ -31,7 +31,7 @@ const MaxOutput = 1 << 20
 // ctx ends, the whole process group is killed; TimedOut tells the first
 // case. Children the command left in the background are killed with it when
 // it ends. Output past MaxOutput is cut with a note saying how much.
-func Run(ctx context.Context, dir, command string, timeout time.Duration, unset []string) rpc.RunCommandResult {
+func Run(ctx context.Context, dir, command string, timeout time.Duration, unset []string) api.RunCommandResult {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -47,7 +47,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration, unset 
 	// command itself has ended.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return rpc.RunCommandResult{ExitCode: 127, Output: "cannot start sh: " + err.Error()}
+		return api.RunCommandResult{ExitCode: 127, Output: "cannot start sh: " + err.Error()}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -69,7 +69,7 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration, unset 
 			code = ee.ExitCode()
 		}
 	}
-	return rpc.RunCommandResult{ExitCode: code, Output: out.String(), TimedOut: timedOut}
+	return api.RunCommandResult{ExitCode: code, Output: out.String(), TimedOut: timedOut}
 }
 
 type capBuffer struct {

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 type discard struct{ n int }
 
-func (d *discard) HeatUpdate(_ context.Context, p *rpc.HeatUpdateParams) error {
+func (d *discard) HeatUpdate(_ context.Context, p *api.HeatUpdateParams) error {
 	d.n += len(p.Updates)
 	return nil
 }
@@ -28,7 +28,7 @@ func BenchmarkTick(b *testing.B) {
 			paths := make([]string, tracked)
 			for i := range paths {
 				paths[i] = fmt.Sprintf("pkg%03d/file%06d.go", i%1000, i)
-				tr.Access(paths[i], rpc.ActionRead)
+				tr.Access(paths[i], api.ActionRead)
 			}
 			ctx := context.Background()
 			m.Tick(ctx, clock.Advance(100*time.Millisecond))
@@ -38,7 +38,7 @@ func BenchmarkTick(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				for range 50 {
-					tr.Access(paths[next%tracked], rpc.ActionWrite)
+					tr.Access(paths[next%tracked], api.ActionWrite)
 					next += 7919 // a prime stride spreads the changes
 				}
 				now := clock.Advance(100 * time.Millisecond)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // ---- fakes ----
@@ -54,13 +54,13 @@ func (t *fakeTicker) Stop()                 {}
 
 type recorder struct {
 	mu      sync.Mutex
-	updates []*rpc.HeatUpdateParams
-	ch      chan *rpc.HeatUpdateParams
+	updates []*api.HeatUpdateParams
+	ch      chan *api.HeatUpdateParams
 }
 
-func newRecorder() *recorder { return &recorder{ch: make(chan *rpc.HeatUpdateParams, 1024)} }
+func newRecorder() *recorder { return &recorder{ch: make(chan *api.HeatUpdateParams, 1024)} }
 
-func (r *recorder) HeatUpdate(_ context.Context, p *rpc.HeatUpdateParams) error {
+func (r *recorder) HeatUpdate(_ context.Context, p *api.HeatUpdateParams) error {
 	r.mu.Lock()
 	r.updates = append(r.updates, p)
 	r.mu.Unlock()
@@ -69,7 +69,7 @@ func (r *recorder) HeatUpdate(_ context.Context, p *rpc.HeatUpdateParams) error 
 }
 
 // take returns and forgets the updates sent so far.
-func (r *recorder) take() []*rpc.HeatUpdateParams {
+func (r *recorder) take() []*api.HeatUpdateParams {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.updates
@@ -80,7 +80,7 @@ func (r *recorder) take() []*rpc.HeatUpdateParams {
 	return out
 }
 
-func forView(us []*rpc.HeatUpdateParams, taskID string) *rpc.HeatUpdateParams {
+func forView(us []*api.HeatUpdateParams, taskID string) *api.HeatUpdateParams {
 	for _, u := range us {
 		if u.TaskID == taskID {
 			return u
@@ -89,16 +89,16 @@ func forView(us []*rpc.HeatUpdateParams, taskID string) *rpc.HeatUpdateParams {
 	return nil
 }
 
-func nodeOf(u *rpc.HeatUpdateParams, path string) (rpc.HeatNode, bool) {
+func nodeOf(u *api.HeatUpdateParams, path string) (api.HeatNode, bool) {
 	if u == nil {
-		return rpc.HeatNode{}, false
+		return api.HeatNode{}, false
 	}
 	for _, n := range u.Updates {
 		if n.Path == path {
 			return n, true
 		}
 	}
-	return rpc.HeatNode{}, false
+	return api.HeatNode{}, false
 }
 
 type fixture struct {
@@ -116,13 +116,13 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // tick advances the clock by one interval, ticks, and returns the updates.
-func (f *fixture) tick() []*rpc.HeatUpdateParams {
+func (f *fixture) tick() []*api.HeatUpdateParams {
 	f.t.Helper()
 	f.m.Tick(context.Background(), f.clock.Advance(100*time.Millisecond))
 	return f.rec.take()
 }
 
-func snapshotNode(t *testing.T, m *Map, taskID, path string) (rpc.HeatNode, bool) {
+func snapshotNode(t *testing.T, m *Map, taskID, path string) (api.HeatNode, bool) {
 	t.Helper()
 	s, err := m.Snapshot(taskID)
 	if err != nil {
@@ -133,7 +133,7 @@ func snapshotNode(t *testing.T, m *Map, taskID, path string) (rpc.HeatNode, bool
 			return n, true
 		}
 	}
-	return rpc.HeatNode{}, false
+	return api.HeatNode{}, false
 }
 
 // ---- tests ----
@@ -141,14 +141,14 @@ func snapshotNode(t *testing.T, m *Map, taskID, path string) (rpc.HeatNode, bool
 func TestAccessPutsAFileInContextAtFullHeat(t *testing.T) {
 	f := newFixture(t)
 	tr := f.m.Tracker("task1", "1")
-	tr.Access("src/a.go", rpc.ActionRead)
+	tr.Access("src/a.go", api.ActionRead)
 	us := f.tick()
 	for _, id := range []string{"", "task1"} {
 		n, ok := nodeOf(forView(us, id), "src/a.go")
 		if !ok {
 			t.Fatalf("view %q: no update for src/a.go in %+v", id, us)
 		}
-		want := rpc.HeatNode{Path: "src/a.go", Heat: 1, InContext: true, LastAction: rpc.ActionRead, Turn: 0}
+		want := api.HeatNode{Path: "src/a.go", Heat: 1, InContext: true, LastAction: api.ActionRead, Turn: 0}
 		if n != want {
 			t.Errorf("view %q: got %+v, want %+v", id, n, want)
 		}
@@ -159,7 +159,7 @@ func TestDecay(t *testing.T) {
 	t.Run("files in context keep their heat", func(t *testing.T) {
 		f := newFixture(t)
 		tr := f.m.Tracker("t", "1")
-		tr.Access("a.go", rpc.ActionWrite)
+		tr.Access("a.go", api.ActionWrite)
 		f.tick()
 		for range 5 {
 			if us := f.tick(); len(us) != 0 {
@@ -173,7 +173,7 @@ func TestDecay(t *testing.T) {
 	t.Run("files out of context lose five percent per tick", func(t *testing.T) {
 		f := newFixture(t)
 		tr := f.m.Tracker("t", "1")
-		tr.Access("a.go", rpc.ActionRead)
+		tr.Access("a.go", api.ActionRead)
 		f.tick()
 		tr.Close()
 		want := 1.0
@@ -191,7 +191,7 @@ func TestDecay(t *testing.T) {
 	t.Run("a late tick decays by the time that passed", func(t *testing.T) {
 		f := newFixture(t)
 		tr := f.m.Tracker("t", "1")
-		tr.Access("a.go", rpc.ActionRead)
+		tr.Access("a.go", api.ActionRead)
 		f.tick()
 		tr.Close()
 		f.m.Tick(context.Background(), f.clock.Advance(300*time.Millisecond))
@@ -205,7 +205,7 @@ func TestDecay(t *testing.T) {
 func TestPruning(t *testing.T) {
 	f := newFixture(t)
 	tr := f.m.Tracker("t", "1")
-	tr.Access("a.go", rpc.ActionRead)
+	tr.Access("a.go", api.ActionRead)
 	f.tick()
 	tr.Close()
 	// 0.95^90 ≈ 0.0099: the 90th tick prunes.
@@ -247,12 +247,12 @@ func TestContextTurns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)
 			tr := f.m.Tracker("t", "1")
-			tr.Access("a.go", rpc.ActionRead)
-			tr.Access("b.go", rpc.ActionRead)
+			tr.Access("a.go", api.ActionRead)
+			tr.Access("b.go", api.ActionRead)
 			for i := range c.turns {
 				tr.Turn(1000)
 				if i == 0 {
-					tr.Access("b.go", rpc.ActionRead) // b.go is touched again in turn 1
+					tr.Access("b.go", api.ActionRead) // b.go is touched again in turn 1
 				}
 			}
 			f.tick()
@@ -285,7 +285,7 @@ func TestCompaction(t *testing.T) {
 			f := newFixture(t)
 			tr := f.m.Tracker("t", "1")
 			tr.Turn(c.before)
-			tr.Access("a.go", rpc.ActionRead)
+			tr.Access("a.go", api.ActionRead)
 			tr.Turn(c.after)
 			f.tick()
 			if n, _ := snapshotNode(t, f.m, "", "a.go"); n.InContext != c.inContext {
@@ -303,11 +303,11 @@ func TestMerge(t *testing.T) {
 		gap        time.Duration
 		wantAction string
 	}{
-		{"a later read beats an earlier write", rpc.ActionWrite, rpc.ActionRead, time.Millisecond, rpc.ActionRead},
-		{"a write beats a read at the same instant", rpc.ActionRead, rpc.ActionWrite, 0, rpc.ActionWrite},
-		{"a write beats a read at the same instant whatever the order", rpc.ActionWrite, rpc.ActionRead, 0, rpc.ActionWrite},
-		{"a search beats a read at the same instant", rpc.ActionRead, rpc.ActionSearch, 0, rpc.ActionSearch},
-		{"a write beats a search at the same instant", rpc.ActionSearch, rpc.ActionWrite, 0, rpc.ActionWrite},
+		{"a later read beats an earlier write", api.ActionWrite, api.ActionRead, time.Millisecond, api.ActionRead},
+		{"a write beats a read at the same instant", api.ActionRead, api.ActionWrite, 0, api.ActionWrite},
+		{"a write beats a read at the same instant whatever the order", api.ActionWrite, api.ActionRead, 0, api.ActionWrite},
+		{"a search beats a read at the same instant", api.ActionRead, api.ActionSearch, 0, api.ActionSearch},
+		{"a write beats a search at the same instant", api.ActionSearch, api.ActionWrite, 0, api.ActionWrite},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -331,16 +331,16 @@ func TestMerge(t *testing.T) {
 		f := newFixture(t)
 		a := f.m.Tracker("t", "1")
 		b := f.m.Tracker("t", "2")
-		a.Access("x.go", rpc.ActionRead)
+		a.Access("x.go", api.ActionRead)
 		f.clock.Advance(time.Millisecond)
-		b.Access("x.go", rpc.ActionWrite)
+		b.Access("x.go", api.ActionWrite)
 		f.tick()
 		b.Close()
 		for range 100 {
 			f.tick()
 		}
 		n, ok := snapshotNode(t, f.m, "", "x.go")
-		if !ok || !n.InContext || n.LastAction != rpc.ActionRead || n.Heat != 1 {
+		if !ok || !n.InContext || n.LastAction != api.ActionRead || n.Heat != 1 {
 			t.Errorf("got %+v (present %v), want worker 1's read in context", n, ok)
 		}
 	})
@@ -352,9 +352,9 @@ func TestSeqRisesByOnePerUpdateOfEachView(t *testing.T) {
 	b := f.m.Tracker("t2", "1")
 	last := map[string]uint64{}
 	for i := range 20 {
-		a.Access(fmt.Sprintf("f%d.go", i), rpc.ActionRead)
+		a.Access(fmt.Sprintf("f%d.go", i), api.ActionRead)
 		if i%2 == 0 {
-			b.Access("g.go", rpc.ActionRead)
+			b.Access("g.go", api.ActionRead)
 		}
 		for _, u := range f.tick() {
 			if u.Seq != last[u.TaskID]+1 {
@@ -375,13 +375,13 @@ func TestDeltasCarryOnlyWhatChanged(t *testing.T) {
 	f := newFixture(t)
 	tr := f.m.Tracker("t", "1")
 	for i := range 100 {
-		tr.Access(fmt.Sprintf("f%03d.go", i), rpc.ActionRead)
+		tr.Access(fmt.Sprintf("f%03d.go", i), api.ActionRead)
 	}
 	if u := forView(f.tick(), ""); u == nil || len(u.Updates) != 100 {
 		t.Fatalf("first update: want 100 nodes")
 	}
-	tr.Access("f007.go", rpc.ActionWrite)
-	tr.Access("new.go", rpc.ActionRead)
+	tr.Access("f007.go", api.ActionWrite)
+	tr.Access("new.go", api.ActionRead)
 	u := forView(f.tick(), "")
 	if u == nil || len(u.Updates) != 2 || u.Updates[0].Path != "f007.go" || u.Updates[1].Path != "new.go" {
 		t.Fatalf("second update: got %+v, want f007.go and new.go only", u)
@@ -391,7 +391,7 @@ func TestDeltasCarryOnlyWhatChanged(t *testing.T) {
 func TestRateLimitAndIdleSilence(t *testing.T) {
 	t.Run("sends nothing while nothing changes", func(t *testing.T) {
 		f := newFixture(t)
-		f.m.Tracker("t", "1").Access("a.go", rpc.ActionRead)
+		f.m.Tracker("t", "1").Access("a.go", api.ActionRead)
 		f.tick()
 		for range 50 {
 			if us := f.tick(); len(us) != 0 {
@@ -402,9 +402,9 @@ func TestRateLimitAndIdleSilence(t *testing.T) {
 	t.Run("holds a second update back until 100 ms passed", func(t *testing.T) {
 		f := newFixture(t)
 		tr := f.m.Tracker("t", "1")
-		tr.Access("a.go", rpc.ActionRead)
+		tr.Access("a.go", api.ActionRead)
 		f.tick()
-		tr.Access("b.go", rpc.ActionRead)
+		tr.Access("b.go", api.ActionRead)
 		if !f.m.Tick(context.Background(), f.clock.Advance(40*time.Millisecond)) {
 			t.Error("a held-back update must count as activity")
 		}
@@ -430,7 +430,7 @@ func TestRateLimitAndIdleSilence(t *testing.T) {
 		tk := recvDeadline(t, f.clock.tickers)
 
 		tr := f.m.Tracker("t", "1")
-		tr.Access("a.go", rpc.ActionRead)
+		tr.Access("a.go", api.ActionRead)
 		tk.c <- f.clock.Advance(100 * time.Millisecond)
 		if u := <-f.rec.ch; u.Seq != 1 {
 			t.Fatalf("first update seq %d", u.Seq)
@@ -449,7 +449,7 @@ func TestRateLimitAndIdleSilence(t *testing.T) {
 			t.Fatalf("after 2 s idle the ticker was reset to %v, want 500ms", d)
 		}
 		f.clock.Advance(300 * time.Millisecond)
-		tr.Access("b.go", rpc.ActionWrite)
+		tr.Access("b.go", api.ActionWrite)
 		if u := recvDeadline(t, f.rec.ch); len(u.Updates) != 1 || u.Updates[0].Path != "b.go" {
 			t.Fatalf("the access that woke the map sent %+v", u)
 		}
@@ -493,9 +493,9 @@ func TestPathNormalisation(t *testing.T) {
 	t.Run("tracks the normalised path and skips ignored ones", func(t *testing.T) {
 		f := newFixture(t)
 		tr := f.m.Tracker("t", "1")
-		tr.Access("./src/a.go", rpc.ActionRead)
-		tr.Access("node_modules/x/index.js", rpc.ActionRead)
-		tr.Access("../outside.go", rpc.ActionRead)
+		tr.Access("./src/a.go", api.ActionRead)
+		tr.Access("node_modules/x/index.js", api.ActionRead)
+		tr.Access("../outside.go", api.ActionRead)
 		f.tick()
 		s, _ := f.m.Snapshot("")
 		if len(s.Nodes) != 1 || s.Nodes[0].Path != "src/a.go" {
@@ -508,7 +508,7 @@ func TestBlockedShowsAsBlocked(t *testing.T) {
 	f := newFixture(t)
 	f.m.Tracker("t", "1").Blocked("secret/key.pem", "outside the zones")
 	n, ok := nodeOf(forView(f.tick(), "t"), "secret/key.pem")
-	if !ok || n.LastAction != rpc.ActionBlocked || n.Heat != 1 {
+	if !ok || n.LastAction != api.ActionBlocked || n.Heat != 1 {
 		t.Errorf("got %+v, want a hot blocked node", n)
 	}
 }
@@ -520,7 +520,7 @@ func TestConcurrentAccessAndTicks(t *testing.T) {
 		tr := f.m.Tracker("t", fmt.Sprint(w))
 		wg.Go(func() {
 			for i := range 500 {
-				tr.Access(fmt.Sprintf("f%d.go", i%50), rpc.ActionRead)
+				tr.Access(fmt.Sprintf("f%d.go", i%50), api.ActionRead)
 				if i%10 == 0 {
 					tr.Turn(int64(1000 + i))
 				}

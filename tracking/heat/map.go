@@ -31,14 +31,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"go.uber.org/zap"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // Emitter sends agent/heatUpdate. *rpc.Notifier satisfies it.
 type Emitter interface {
-	HeatUpdate(ctx context.Context, p *rpc.HeatUpdateParams) error
+	HeatUpdate(ctx context.Context, p *api.HeatUpdateParams) error
 }
 
 // Options tune a Map. Zero fields take the defaults of DefaultOptions.
@@ -175,19 +174,19 @@ func (m *Map) Tracker(taskID, worker string) *Tracker {
 
 // Snapshot returns a view as of the last tick: the task's when taskID is
 // set, else the workspace's. Nodes are sorted by path.
-func (m *Map) Snapshot(taskID string) (rpc.HeatSnapshot, error) {
+func (m *Map) Snapshot(taskID string) (api.HeatSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v := m.views[taskID]
 	if v == nil {
-		return rpc.HeatSnapshot{}, ErrUnknownTask
+		return api.HeatSnapshot{}, ErrUnknownTask
 	}
-	nodes := make([]rpc.HeatNode, 0, len(v.entries))
+	nodes := make([]api.HeatNode, 0, len(v.entries))
 	for p, e := range v.entries {
 		nodes = append(nodes, e.winner.wire(p))
 	}
-	slices.SortFunc(nodes, func(a, b rpc.HeatNode) int { return strings.Compare(a.Path, b.Path) })
-	return rpc.HeatSnapshot{Seq: v.seq, Nodes: nodes}, nil
+	slices.SortFunc(nodes, func(a, b api.HeatNode) int { return strings.Compare(a.Path, b.Path) })
+	return api.HeatSnapshot{Seq: v.seq, Nodes: nodes}, nil
 }
 
 // wake tells an idle Run loop that something changed.
@@ -256,7 +255,7 @@ func (m *Map) Tick(ctx context.Context, now time.Time) bool {
 	return active
 }
 
-func (m *Map) tick(now time.Time) ([]*rpc.HeatUpdateParams, bool) {
+func (m *Map) tick(now time.Time) ([]*api.HeatUpdateParams, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	factor := m.opts.Decay
@@ -285,7 +284,7 @@ func (m *Map) tick(now time.Time) ([]*rpc.HeatUpdateParams, bool) {
 		}
 	}
 
-	var out []*rpc.HeatUpdateParams
+	var out []*api.HeatUpdateParams
 	for id, v := range m.views {
 		if len(v.dirty) > 0 {
 			if now.Sub(v.lastEmit) < m.opts.MinInterval {
@@ -300,7 +299,7 @@ func (m *Map) tick(now time.Time) ([]*rpc.HeatUpdateParams, bool) {
 	}
 	// The workspace view first, then tasks by id: a steady order for clients
 	// and tests.
-	slices.SortFunc(out, func(a, b *rpc.HeatUpdateParams) int { return strings.Compare(a.TaskID, b.TaskID) })
+	slices.SortFunc(out, func(a, b *api.HeatUpdateParams) int { return strings.Compare(a.TaskID, b.TaskID) })
 	return out, active
 }
 
@@ -375,8 +374,8 @@ func wins(a, b holder) bool {
 }
 
 // delta turns the dirty set into one update and clears it.
-func (v *view) delta(now time.Time) *rpc.HeatUpdateParams {
-	u := &rpc.HeatUpdateParams{TaskID: v.taskID, Updates: []rpc.HeatNode{}, Removed: []string{}}
+func (v *view) delta(now time.Time) *api.HeatUpdateParams {
+	u := &api.HeatUpdateParams{TaskID: v.taskID, Updates: []api.HeatNode{}, Removed: []string{}}
 	for p := range v.dirty {
 		if e := v.entries[p]; e != nil {
 			u.Updates = append(u.Updates, e.winner.wire(p))
@@ -384,7 +383,7 @@ func (v *view) delta(now time.Time) *rpc.HeatUpdateParams {
 			u.Removed = append(u.Removed, p)
 		}
 	}
-	slices.SortFunc(u.Updates, func(a, b rpc.HeatNode) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(u.Updates, func(a, b api.HeatNode) int { return strings.Compare(a.Path, b.Path) })
 	slices.Sort(u.Removed)
 	v.dirty = reset(v.dirty)
 	v.seq++
@@ -393,8 +392,8 @@ func (v *view) delta(now time.Time) *rpc.HeatUpdateParams {
 	return u
 }
 
-func (n node) wire(path string) rpc.HeatNode {
-	return rpc.HeatNode{
+func (n node) wire(path string) api.HeatNode {
+	return api.HeatNode{
 		Path:       path,
 		Heat:       math.Round(n.heat*1000) / 1000,
 		InContext:  n.inContext,

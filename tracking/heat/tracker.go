@@ -4,24 +4,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"go.uber.org/zap"
-
-	"github.com/agentls/agentls/rpc"
 )
 
 // rank orders actions for last-write-wins ties: an access at the same
 // instant as another is won by the stronger action.
 func rank(action string) int {
 	switch action {
-	case rpc.ActionWrite:
+	case api.ActionWrite:
 		return 5
-	case rpc.ActionBlocked:
+	case api.ActionBlocked:
 		return 4
-	case rpc.ActionSearch:
+	case api.ActionSearch:
 		return 3
-	case rpc.ActionRead:
+	case api.ActionRead:
 		return 2
-	case rpc.ActionUserProvided:
+	case api.ActionUserProvided:
 		return 1
 	}
 	return 0
@@ -71,7 +70,7 @@ func (t *Tracker) TaskID() string { return t.taskID }
 func (t *Tracker) Worker() string { return t.worker }
 
 // Access records that the worker touched path (workspace-relative, "/"
-// separators) with action (one of rpc.ActionRead, ActionWrite, ActionSearch,
+// separators) with action (one of api.ActionRead, ActionWrite, ActionSearch,
 // ActionUserProvided, ActionBlocked): the file's heat goes to 1 and it enters
 // the worker's context. Paths outside the workspace or under an ignored
 // folder (node_modules, .git, build output) are not tracked. An unknown
@@ -83,7 +82,7 @@ func (t *Tracker) Access(path, action string) {
 	}
 	if rank(action) == 0 {
 		t.m.log.Debug("heat: unknown action recorded as read", zap.String("action", action))
-		action = rpc.ActionRead
+		action = api.ActionRead
 	}
 	now := t.m.clock.Now()
 	t.mu.Lock()
@@ -120,7 +119,7 @@ func (t *Tracker) Access(path, action string) {
 // person sees where the agent tried to go.
 func (t *Tracker) Blocked(path, reason string) {
 	t.m.log.Debug("heat: blocked access", zap.String("path", path), zap.String("reason", reason))
-	t.Access(path, rpc.ActionBlocked)
+	t.Access(path, api.ActionBlocked)
 }
 
 // Turn records the end of one model turn whose request used inputTokens

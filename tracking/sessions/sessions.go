@@ -35,9 +35,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 const (
@@ -104,7 +104,7 @@ type task struct {
 	TaskID string    `json:"taskId"`
 	Prompt string    `json:"prompt"`
 	State  string    `json:"state"`
-	Usage  rpc.Usage `json:"usage"`
+	Usage  api.Usage `json:"usage"`
 }
 
 // Store is the session registry of one workspace.
@@ -187,7 +187,7 @@ func (s *Store) load() error {
 		s.sessions[se.ID] = se
 		for _, t := range se.Tasks {
 			if going(t.State) {
-				t.State = rpc.TaskInterrupted
+				t.State = api.TaskInterrupted
 				changed = true
 			}
 		}
@@ -225,7 +225,7 @@ func validID(id string) bool {
 
 func going(state string) bool {
 	switch state {
-	case rpc.TaskPlanning, rpc.TaskRunning, rpc.TaskWaiting:
+	case api.TaskPlanning, api.TaskRunning, api.TaskWaiting:
 		return true
 	}
 	return false
@@ -248,7 +248,7 @@ func (s *Store) rebuild() {
 			se.UpdatedAt = m.Time
 			i := slices.IndexFunc(se.Tasks, func(t *task) bool { return t.TaskID == m.TaskID })
 			if i < 0 {
-				se.Tasks = append(se.Tasks, &task{TaskID: m.TaskID, State: rpc.TaskInterrupted})
+				se.Tasks = append(se.Tasks, &task{TaskID: m.TaskID, State: api.TaskInterrupted})
 				i = len(se.Tasks) - 1
 			}
 			if m.Role == "user" && se.Tasks[i].Prompt == "" {
@@ -361,7 +361,7 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 	if slices.ContainsFunc(se.Tasks, func(t *task) bool { return t.TaskID == taskID }) {
 		return "", fmt.Errorf("%w: task %q already exists in session %q", ErrInvalid, taskID, se.ID)
 	}
-	se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: rpc.TaskPlanning})
+	se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: api.TaskPlanning})
 	se.UpdatedAt = now
 	s.touches++
 	se.touched = s.touches
@@ -374,7 +374,7 @@ func (s *Store) SetTaskState(sessionID, taskID, state string) error {
 }
 
 // SetTaskUsage records a task's token usage so far.
-func (s *Store) SetTaskUsage(sessionID, taskID string, u rpc.Usage) error {
+func (s *Store) SetTaskUsage(sessionID, taskID string, u api.Usage) error {
 	return s.updateTask(sessionID, taskID, func(t *task) { t.Usage = u })
 }
 
@@ -397,14 +397,14 @@ func (s *Store) updateTask(sessionID, taskID string, f func(*task)) error {
 }
 
 // Usage returns the tokens of the session's tasks, summed.
-func (s *Store) Usage(sessionID string) (rpc.Usage, error) {
+func (s *Store) Usage(sessionID string) (api.Usage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	se := s.sessions[sessionID]
 	if se == nil {
-		return rpc.Usage{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
+		return api.Usage{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
 	}
-	var u rpc.Usage
+	var u api.Usage
 	for _, t := range se.Tasks {
 		u.InputTokens += t.Usage.InputTokens
 		u.OutputTokens += t.Usage.OutputTokens
@@ -414,7 +414,7 @@ func (s *Store) Usage(sessionID string) (rpc.Usage, error) {
 
 // Append adds one message to the session's history, on disk (fsynced)
 // before it returns. An empty Time is filled with now.
-func (s *Store) Append(sessionID string, m rpc.SessionMessage) error {
+func (s *Store) Append(sessionID string, m api.SessionMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	se := s.sessions[sessionID]
@@ -446,7 +446,7 @@ func (s *Store) Append(sessionID string, m rpc.SessionMessage) error {
 }
 
 // Messages returns the session's history, oldest first.
-func (s *Store) Messages(sessionID string) ([]rpc.SessionMessage, error) {
+func (s *Store) Messages(sessionID string) ([]api.SessionMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions[sessionID] == nil {
@@ -460,11 +460,11 @@ func (s *Store) msgPath(id string) string { return filepath.Join(s.dir, msgDir, 
 // checkLog reads a message log; the first time in this process a damaged
 // one (a torn last line, a line that is not a message) is set aside and
 // replaced by what could be read. The caller holds mu.
-func (s *Store) checkLog(id, path string) ([]rpc.SessionMessage, error) {
+func (s *Store) checkLog(id, path string) ([]api.SessionMessage, error) {
 	msgs, bad, err := readMessages(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.checked[id] = true
-		return []rpc.SessionMessage{}, nil
+		return []api.SessionMessage{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
@@ -493,19 +493,19 @@ func (s *Store) checkLog(id, path string) ([]rpc.SessionMessage, error) {
 
 // readMessages parses a JSONL message log and counts the lines that are not
 // whole messages (a last line without its newline counts as damaged).
-func readMessages(path string) ([]rpc.SessionMessage, int, error) {
+func readMessages(path string) ([]api.SessionMessage, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
-	msgs := []rpc.SessionMessage{}
+	msgs := []api.SessionMessage{}
 	bad := 0
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			var m rpc.SessionMessage
+			var m api.SessionMessage
 			whole := line[len(line)-1] == '\n'
 			if !whole || json.Unmarshal(line, &m) != nil || m.Role == "" {
 				if len(bytes.TrimSpace(line)) > 0 {
@@ -524,16 +524,16 @@ func readMessages(path string) ([]rpc.SessionMessage, int, error) {
 	}
 }
 
-func (se *session) wireTasks() []rpc.SessionTask {
-	out := make([]rpc.SessionTask, len(se.Tasks))
+func (se *session) wireTasks() []api.SessionTask {
+	out := make([]api.SessionTask, len(se.Tasks))
 	for i, t := range se.Tasks {
-		out[i] = rpc.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State}
+		out[i] = api.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State}
 	}
 	return out
 }
 
 // Sessions is the result of agent/sessions: every session, newest first.
-func (s *Store) Sessions() rpc.SessionsResult {
+func (s *Store) Sessions() api.SessionsResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := make([]*session, 0, len(s.sessions))
@@ -541,26 +541,26 @@ func (s *Store) Sessions() rpc.SessionsResult {
 		list = append(list, se)
 	}
 	sortNewestFirst(list)
-	out := rpc.SessionsResult{Sessions: make([]rpc.SessionInfo, len(list))}
+	out := api.SessionsResult{Sessions: make([]api.SessionInfo, len(list))}
 	for i, se := range list {
-		out.Sessions[i] = rpc.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt, Tasks: se.wireTasks()}
+		out.Sessions[i] = api.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt, Tasks: se.wireTasks()}
 	}
 	return out
 }
 
 // Session is the result of agent/session.
-func (s *Store) Session(sessionID string) (rpc.SessionResult, error) {
+func (s *Store) Session(sessionID string) (api.SessionResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	se := s.sessions[sessionID]
 	if se == nil {
-		return rpc.SessionResult{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
+		return api.SessionResult{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
 	}
 	msgs, err := s.checkLog(sessionID, s.msgPath(sessionID))
 	if err != nil {
-		return rpc.SessionResult{}, err
+		return api.SessionResult{}, err
 	}
-	return rpc.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks()}, nil
+	return api.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks()}, nil
 }
 
 // Delete is agent/deleteSession: the session and its history are removed. A

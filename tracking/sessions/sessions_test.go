@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 type env struct {
@@ -82,9 +82,9 @@ func TestSessionLifecycle(t *testing.T) {
 	s := e.open(t)
 	sid, err := s.StartTask("", "t1", "Add a greet function\nand test it")
 	must(t, err)
-	must(t, s.Append(sid, rpc.SessionMessage{Role: "user", Text: "Add a greet function", TaskID: "t1"}))
-	must(t, s.Append(sid, rpc.SessionMessage{Role: "assistant", Text: "Done.", TaskID: "t1", SubtaskID: "1"}))
-	must(t, s.SetTaskState(sid, "t1", rpc.TaskDone))
+	must(t, s.Append(sid, api.SessionMessage{Role: "user", Text: "Add a greet function", TaskID: "t1"}))
+	must(t, s.Append(sid, api.SessionMessage{Role: "assistant", Text: "Done.", TaskID: "t1", SubtaskID: "1"}))
+	must(t, s.SetTaskState(sid, "t1", api.TaskDone))
 	other, err := s.StartTask("", "t2", "Other")
 	must(t, err)
 	if _, err := s.StartTask(sid, "t3", "Improve it"); err != nil {
@@ -98,7 +98,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if len(list) != 2 || list[0].SessionID != sid || list[1].SessionID != other {
 		t.Fatalf("want the continued session first, got %+v", list)
 	}
-	if list[0].Title != "Add a greet function" || len(list[0].Tasks) != 2 || list[0].Tasks[0].State != rpc.TaskDone {
+	if list[0].Title != "Add a greet function" || len(list[0].Tasks) != 2 || list[0].Tasks[0].State != api.TaskDone {
 		t.Errorf("got %+v", list[0])
 	}
 	got, err := s.Session(sid)
@@ -111,7 +111,7 @@ func TestSessionLifecycle(t *testing.T) {
 		s2 := e.open(t)
 		r, err := s2.Session(sid)
 		must(t, err)
-		if r.Tasks[0].State != rpc.TaskDone || r.Tasks[1].State != rpc.TaskInterrupted {
+		if r.Tasks[0].State != api.TaskDone || r.Tasks[1].State != api.TaskInterrupted {
 			t.Errorf("tasks after reopen %+v", r.Tasks)
 		}
 		if len(r.Messages) != 2 {
@@ -124,7 +124,7 @@ func TestSessionLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("deletes a session and its history", func(t *testing.T) {
-		must(t, s.SetTaskState(sid, "t3", rpc.TaskStopped))
+		must(t, s.SetTaskState(sid, "t3", api.TaskStopped))
 		must(t, s.Delete(sid))
 		if _, err := s.Session(sid); !errors.Is(err, ErrUnknownSession) {
 			t.Errorf("after delete: %v", err)
@@ -146,7 +146,7 @@ func TestDamagedFiles(t *testing.T) {
 		e := newEnv(t)
 		s := e.open(t)
 		sid, _ := s.StartTask("", "t1", "Fix the bug")
-		must(t, s.Append(sid, rpc.SessionMessage{Role: "user", Text: "Fix the bug", TaskID: "t1"}))
+		must(t, s.Append(sid, api.SessionMessage{Role: "user", Text: "Fix the bug", TaskID: "t1"}))
 		idx := filepath.Join(s.Dir(), indexName)
 		os.WriteFile(idx, []byte(`{"version":1,"sessions":[{"sessionId":"s1","ti`), 0o600)
 
@@ -171,14 +171,14 @@ func TestDamagedFiles(t *testing.T) {
 		e := newEnv(t)
 		s := e.open(t)
 		sid, _ := s.StartTask("", "t1", "x")
-		must(t, s.Append(sid, rpc.SessionMessage{Role: "user", Text: "one", TaskID: "t1"}))
-		must(t, s.Append(sid, rpc.SessionMessage{Role: "assistant", Text: "two", TaskID: "t1"}))
+		must(t, s.Append(sid, api.SessionMessage{Role: "user", Text: "one", TaskID: "t1"}))
+		must(t, s.Append(sid, api.SessionMessage{Role: "assistant", Text: "two", TaskID: "t1"}))
 		f, _ := os.OpenFile(s.msgPath(sid), os.O_APPEND|os.O_WRONLY, 0)
 		f.WriteString(`{"role":"assistant","text":"thr`)
 		f.Close()
 
 		s2 := e.open(t)
-		must(t, s2.Append(sid, rpc.SessionMessage{Role: "user", Text: "four", TaskID: "t1"}))
+		must(t, s2.Append(sid, api.SessionMessage{Role: "user", Text: "four", TaskID: "t1"}))
 		r, err := s2.Session(sid)
 		must(t, err)
 		var texts []string
@@ -207,8 +207,8 @@ func TestNoSecretIsWritten(t *testing.T) {
 	must(t, err)
 	sid, err := s.StartTask("", "t1", "use the key "+key)
 	must(t, err)
-	must(t, s.Append(sid, rpc.SessionMessage{Role: "tool", Text: `run_command {"command":"echo ` + key + `"}`}))
-	must(t, s.Append(sid, rpc.SessionMessage{Role: "assistant", Text: "it printed " + key}))
+	must(t, s.Append(sid, api.SessionMessage{Role: "tool", Text: `run_command {"command":"echo ` + key + `"}`}))
+	must(t, s.Append(sid, api.SessionMessage{Role: "assistant", Text: "it printed " + key}))
 	err = filepath.WalkDir(s.Dir(), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

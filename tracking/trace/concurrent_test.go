@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 const childEnv = "AGENTLS_TRACE_TEST_CHILD"
@@ -61,7 +61,7 @@ func TestTwoProcessesAppendWholeLines(t *testing.T) {
 	lines := 0
 	for sc.Scan() {
 		lines++
-		var e rpc.TraceEntry
+		var e api.TraceEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("line %d is torn or interleaved: %v", lines, err)
 		}
@@ -93,7 +93,7 @@ func appendChild(t *testing.T) {
 	}
 	for i := range n {
 		_, err := l.Record(Change{
-			Path: "shared.txt", Operation: rpc.OpUpdate, Content: content.Bytes(), Spans: spans,
+			Path: "shared.txt", Operation: api.OpUpdate, Content: content.Bytes(), Spans: spans,
 			SessionID: name, TaskID: strconv.Itoa(i), SubtaskID: "1", Model: "script:test",
 		})
 		if err != nil {

@@ -40,9 +40,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/redact"
-	"github.com/agentls/agentls/rpc"
 )
 
 // Places in the workspace.
@@ -72,7 +72,7 @@ type Span struct{ Start, End int }
 // applied it.
 type Change struct {
 	Path      string // workspace-relative, "/" separators
-	Operation string // rpc.OpCreate, OpUpdate or OpDelete
+	Operation string // api.OpCreate, OpUpdate or OpDelete
 	Content   []byte // the whole new file (nil for a delete)
 	Spans     []Span // changed lines of Content; none for a delete or a pure removal of lines
 	IntentID  string // "" when no intent was selected
@@ -108,7 +108,7 @@ type Log struct {
 
 // record is a line as written: the protocol's entry plus the line count.
 type record struct {
-	rpc.TraceEntry
+	api.TraceEntry
 	Lines *int `json:"lines,omitempty"`
 }
 
@@ -169,45 +169,45 @@ func Lines(content []byte) [][]byte {
 // contentHash is the sha256 of its lines as they are in the file, line
 // terminators included; fileHash is the sha256 of the whole new file ("" for
 // a delete).
-func (l *Log) Entry(c Change) (rpc.TraceEntry, int, error) {
+func (l *Log) Entry(c Change) (api.TraceEntry, int, error) {
 	p, err := cleanPath(c.Path)
 	if err != nil {
-		return rpc.TraceEntry{}, 0, fmt.Errorf("%w: %w", ErrInvalidChange, err)
+		return api.TraceEntry{}, 0, fmt.Errorf("%w: %w", ErrInvalidChange, err)
 	}
-	e := rpc.TraceEntry{
+	e := api.TraceEntry{
 		ID: l.newID(), Time: l.now().UTC().Format(timeLayout),
 		SessionID: c.SessionID, TaskID: c.TaskID, SubtaskID: c.SubtaskID, Model: c.Model,
-		Path: p, Operation: c.Operation, Ranges: []rpc.TraceRange{},
+		Path: p, Operation: c.Operation, Ranges: []api.TraceRange{},
 	}
 	if c.IntentID != "" {
 		id := c.IntentID
 		e.IntentID = &id
 	}
 	switch c.Operation {
-	case rpc.OpDelete:
+	case api.OpDelete:
 		if len(c.Spans) > 0 || len(c.Content) > 0 {
-			return rpc.TraceEntry{}, 0, fmt.Errorf("%w: a delete has no content or spans", ErrInvalidChange)
+			return api.TraceEntry{}, 0, fmt.Errorf("%w: a delete has no content or spans", ErrInvalidChange)
 		}
 		return e, 0, nil
-	case rpc.OpCreate, rpc.OpUpdate:
+	case api.OpCreate, api.OpUpdate:
 	default:
-		return rpc.TraceEntry{}, 0, fmt.Errorf("%w: operation %q is not create, update or delete", ErrInvalidChange, c.Operation)
+		return api.TraceEntry{}, 0, fmt.Errorf("%w: operation %q is not create, update or delete", ErrInvalidChange, c.Operation)
 	}
 	lines := Lines(c.Content)
 	spans := slices.Clone(c.Spans)
 	slices.SortFunc(spans, func(a, b Span) int { return a.Start - b.Start })
 	for i, s := range spans {
 		if s.Start < 1 || s.End < s.Start || s.End > len(lines) {
-			return rpc.TraceEntry{}, 0, fmt.Errorf("%w: span %d-%d is not within the new file's %d lines", ErrInvalidChange, s.Start, s.End, len(lines))
+			return api.TraceEntry{}, 0, fmt.Errorf("%w: span %d-%d is not within the new file's %d lines", ErrInvalidChange, s.Start, s.End, len(lines))
 		}
 		if i > 0 && s.Start <= spans[i-1].End {
-			return rpc.TraceEntry{}, 0, fmt.Errorf("%w: spans %d-%d and %d-%d overlap", ErrInvalidChange, spans[i-1].Start, spans[i-1].End, s.Start, s.End)
+			return api.TraceEntry{}, 0, fmt.Errorf("%w: spans %d-%d and %d-%d overlap", ErrInvalidChange, spans[i-1].Start, spans[i-1].End, s.Start, s.End)
 		}
 		h := sha256.New()
 		for _, ln := range lines[s.Start-1 : s.End] {
 			h.Write(ln)
 		}
-		e.Ranges = append(e.Ranges, rpc.TraceRange{StartLine: s.Start, EndLine: s.End, ContentHash: hashPrefix + hex.EncodeToString(h.Sum(nil))})
+		e.Ranges = append(e.Ranges, api.TraceRange{StartLine: s.Start, EndLine: s.End, ContentHash: hashPrefix + hex.EncodeToString(h.Sum(nil))})
 	}
 	e.FileHash = HashBytes(c.Content)
 	return e, len(lines), nil
@@ -217,27 +217,27 @@ func (l *Log) Entry(c Change) (rpc.TraceEntry, int, error) {
 // returns the entry written. When it returns nil the line is on disk and
 // fsynced; a failure to rewrite the map is logged, not returned, since the
 // map can be rebuilt from the trace at any later write.
-func (l *Log) Record(c Change) (rpc.TraceEntry, error) {
+func (l *Log) Record(c Change) (api.TraceEntry, error) {
 	e, n, err := l.Entry(c)
 	if err != nil {
-		return rpc.TraceEntry{}, err
+		return api.TraceEntry{}, err
 	}
 	rec := record{TraceEntry: e}
-	if c.Operation != rpc.OpDelete {
+	if c.Operation != api.OpDelete {
 		rec.Lines = &n
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
-		return rpc.TraceEntry{}, fmt.Errorf("trace: %w", err)
+		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
 	line = append(l.red.JSON(line), '\n')
 	if err := os.MkdirAll(filepath.Dir(l.file), 0o755); err != nil {
-		return rpc.TraceEntry{}, fmt.Errorf("trace: %w", err)
+		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := fsutil.AppendLine(l.file, line, 0o644); err != nil {
-		return rpc.TraceEntry{}, fmt.Errorf("trace: %w", err)
+		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
 	if err := l.refresh(); err != nil {
 		l.log.Warn("trace: reading the trace back failed", zap.Error(err))
@@ -255,21 +255,21 @@ func (l *Log) Record(c Change) (rpc.TraceEntry, error) {
 // shifts of later changes as far as the entries allow: a change whose spans
 // do not say where lines moved (several spans around the line, a span that
 // grew or shrank over it, a change without line count) ends the walk.
-func (l *Log) Query(p string, line *int) (rpc.TraceResult, error) {
+func (l *Log) Query(p string, line *int) (api.TraceResult, error) {
 	clean, err := cleanPath(p)
 	if err != nil {
-		return rpc.TraceResult{}, fmt.Errorf("%w: path: %w", ErrInvalidQuery, err)
+		return api.TraceResult{}, fmt.Errorf("%w: path: %w", ErrInvalidQuery, err)
 	}
 	if line != nil && *line < 1 {
-		return rpc.TraceResult{}, fmt.Errorf("%w: line must be 1 or more, got %d", ErrInvalidQuery, *line)
+		return api.TraceResult{}, fmt.Errorf("%w: line must be 1 or more, got %d", ErrInvalidQuery, *line)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.refresh(); err != nil {
-		return rpc.TraceResult{}, fmt.Errorf("trace: %w", err)
+		return api.TraceResult{}, fmt.Errorf("trace: %w", err)
 	}
 	recs := l.idx.byPath[clean]
-	out := rpc.TraceResult{Entries: []rpc.TraceEntry{}}
+	out := api.TraceResult{Entries: []api.TraceEntry{}}
 	if line == nil {
 		for _, r := range recs {
 			out.Entries = append(out.Entries, r.TraceEntry)
@@ -289,7 +289,7 @@ func follow(recs []record, cur int) []int {
 walk:
 	for k := len(recs) - 1; k >= 0; k-- {
 		r := recs[k]
-		if r.Operation == rpc.OpDelete {
+		if r.Operation == api.OpDelete {
 			break
 		}
 		rs := r.Ranges
@@ -302,11 +302,11 @@ walk:
 		if in {
 			hits = append(hits, k)
 		}
-		if r.Operation == rpc.OpCreate || k == 0 {
+		if r.Operation == api.OpCreate || k == 0 {
 			break
 		}
 		prev := recs[k-1]
-		if prev.Operation == rpc.OpDelete || r.Lines == nil || prev.Lines == nil {
+		if prev.Operation == api.OpDelete || r.Lines == nil || prev.Lines == nil {
 			break
 		}
 		// Map cur to the version before r.
@@ -429,7 +429,7 @@ func (x *index) intentMap(name func(string) string) []byte {
 				m = map[string]bool{}
 				byIntent[id] = m
 			}
-			m[p] = recs[len(recs)-1].Operation == rpc.OpDelete
+			m[p] = recs[len(recs)-1].Operation == api.OpDelete
 		}
 	}
 	ids := make([]string, 0, len(byIntent))

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 func newTestLog(t *testing.T, root string) *Log {
@@ -27,10 +27,10 @@ func newTestLog(t *testing.T, root string) *Log {
 }
 
 // apply writes content to the workspace as the editor would, then traces it.
-func apply(t *testing.T, l *Log, root string, c Change) rpc.TraceEntry {
+func apply(t *testing.T, l *Log, root string, c Change) api.TraceEntry {
 	t.Helper()
 	p := filepath.Join(root, filepath.FromSlash(c.Path))
-	if c.Operation == rpc.OpDelete {
+	if c.Operation == api.OpDelete {
 		os.Remove(p)
 	} else {
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -63,7 +63,7 @@ func TestRecordWritesTheContractLine(t *testing.T) {
 	l := newTestLog(t, root)
 	content := []byte("package a\n\nfunc A() {}\n// é ünïcode\nno newline at end")
 	apply(t, l, root, Change{
-		Path: "src/a.go", Operation: rpc.OpCreate, Content: content,
+		Path: "src/a.go", Operation: api.OpCreate, Content: content,
 		Spans:    []Span{{4, 5}, {1, 2}},
 		IntentID: "INT-1", SessionID: "s1", TaskID: "t1", SubtaskID: "2", Model: "script:x.json",
 	})
@@ -114,7 +114,7 @@ func TestRecordWritesTheContractLine(t *testing.T) {
 func TestRecordWritesNullWithoutAnIntent(t *testing.T) {
 	root := t.TempDir()
 	l := newTestLog(t, root)
-	apply(t, l, root, Change{Path: "a.txt", Operation: rpc.OpUpdate, Content: []byte("x\n"), Spans: []Span{{1, 1}}})
+	apply(t, l, root, Change{Path: "a.txt", Operation: api.OpUpdate, Content: []byte("x\n"), Spans: []Span{{1, 1}}})
 	raw, _ := os.ReadFile(filepath.Join(root, RelPath))
 	if !bytes.Contains(raw, []byte(`"intentId":null`)) {
 		t.Errorf("want intentId null in %s", raw)
@@ -126,13 +126,13 @@ func TestRecordRefusesBadChanges(t *testing.T) {
 		name string
 		c    Change
 	}{
-		{"refuses a path that leaves the workspace", Change{Path: "../x", Operation: rpc.OpUpdate}},
-		{"refuses an absolute path", Change{Path: "/etc/x", Operation: rpc.OpUpdate}},
+		{"refuses a path that leaves the workspace", Change{Path: "../x", Operation: api.OpUpdate}},
+		{"refuses an absolute path", Change{Path: "/etc/x", Operation: api.OpUpdate}},
 		{"refuses an unknown operation", Change{Path: "a", Operation: "rename"}},
-		{"refuses a span past the end of the file", Change{Path: "a", Operation: rpc.OpUpdate, Content: []byte("1\n2\n"), Spans: []Span{{2, 3}}}},
-		{"refuses a span that starts at 0", Change{Path: "a", Operation: rpc.OpUpdate, Content: []byte("1\n"), Spans: []Span{{0, 1}}}},
-		{"refuses overlapping spans", Change{Path: "a", Operation: rpc.OpUpdate, Content: []byte("1\n2\n3\n"), Spans: []Span{{1, 2}, {2, 3}}}},
-		{"refuses a delete with content", Change{Path: "a", Operation: rpc.OpDelete, Content: []byte("x")}},
+		{"refuses a span past the end of the file", Change{Path: "a", Operation: api.OpUpdate, Content: []byte("1\n2\n"), Spans: []Span{{2, 3}}}},
+		{"refuses a span that starts at 0", Change{Path: "a", Operation: api.OpUpdate, Content: []byte("1\n"), Spans: []Span{{0, 1}}}},
+		{"refuses overlapping spans", Change{Path: "a", Operation: api.OpUpdate, Content: []byte("1\n2\n3\n"), Spans: []Span{{1, 2}, {2, 3}}}},
+		{"refuses a delete with content", Change{Path: "a", Operation: api.OpDelete, Content: []byte("x")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -150,11 +150,11 @@ func TestRecordRefusesBadChanges(t *testing.T) {
 func TestIntentMap(t *testing.T) {
 	root := t.TempDir()
 	l := newTestLog(t, root)
-	apply(t, l, root, Change{Path: "src/b.go", Operation: rpc.OpCreate, Content: []byte("b\n"), Spans: []Span{{1, 1}}, IntentID: "INT-1"})
-	apply(t, l, root, Change{Path: "src/a.go", Operation: rpc.OpCreate, Content: []byte("a\n"), Spans: []Span{{1, 1}}, IntentID: "INT-1"})
-	apply(t, l, root, Change{Path: "docs/x.md", Operation: rpc.OpCreate, Content: []byte("x\n"), Spans: []Span{{1, 1}}, IntentID: "INT-2"})
-	apply(t, l, root, Change{Path: "notes.txt", Operation: rpc.OpCreate, Content: []byte("n\n"), Spans: []Span{{1, 1}}})
-	apply(t, l, root, Change{Path: "src/b.go", Operation: rpc.OpDelete, IntentID: "INT-1"})
+	apply(t, l, root, Change{Path: "src/b.go", Operation: api.OpCreate, Content: []byte("b\n"), Spans: []Span{{1, 1}}, IntentID: "INT-1"})
+	apply(t, l, root, Change{Path: "src/a.go", Operation: api.OpCreate, Content: []byte("a\n"), Spans: []Span{{1, 1}}, IntentID: "INT-1"})
+	apply(t, l, root, Change{Path: "docs/x.md", Operation: api.OpCreate, Content: []byte("x\n"), Spans: []Span{{1, 1}}, IntentID: "INT-2"})
+	apply(t, l, root, Change{Path: "notes.txt", Operation: api.OpCreate, Content: []byte("n\n"), Spans: []Span{{1, 1}}})
+	apply(t, l, root, Change{Path: "src/b.go", Operation: api.OpDelete, IntentID: "INT-1"})
 	got, err := os.ReadFile(filepath.Join(root, MapRelPath))
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestIntentMap(t *testing.T) {
 	}
 }
 
-func ids(r rpc.TraceResult) []string {
+func ids(r api.TraceResult) []string {
 	out := []string{}
 	for _, e := range r.Entries {
 		out = append(out, e.ID)
@@ -182,17 +182,17 @@ func TestQueryFollowsLines(t *testing.T) {
 	l := newTestLog(t, root)
 	// id-1: create 10 lines.
 	v1 := numbered(10, "v1")
-	apply(t, l, root, Change{Path: "a.go", Operation: rpc.OpCreate, Content: v1, Spans: []Span{{1, 10}}})
+	apply(t, l, root, Change{Path: "a.go", Operation: api.OpCreate, Content: v1, Spans: []Span{{1, 10}}})
 	// id-2: two lines inserted at the top (12 lines).
 	v2 := append([]byte("new 1\nnew 2\n"), v1...)
-	apply(t, l, root, Change{Path: "a.go", Operation: rpc.OpUpdate, Content: v2, Spans: []Span{{1, 2}}})
+	apply(t, l, root, Change{Path: "a.go", Operation: api.OpUpdate, Content: v2, Spans: []Span{{1, 2}}})
 	// id-3: line 7 rewritten in place.
 	ls := Lines(v2)
 	ls[6] = []byte("changed 7\n")
 	v3 := bytes.Join(ls, nil)
-	apply(t, l, root, Change{Path: "a.go", Operation: rpc.OpUpdate, Content: v3, Spans: []Span{{7, 7}}})
+	apply(t, l, root, Change{Path: "a.go", Operation: api.OpUpdate, Content: v3, Spans: []Span{{7, 7}}})
 	// another file, to be left out.
-	apply(t, l, root, Change{Path: "b.go", Operation: rpc.OpCreate, Content: v1, Spans: []Span{{1, 10}}})
+	apply(t, l, root, Change{Path: "b.go", Operation: api.OpCreate, Content: v1, Spans: []Span{{1, 10}}})
 
 	line := func(n int) *int { return &n }
 	cases := []struct {
@@ -220,7 +220,7 @@ func TestQueryFollowsLines(t *testing.T) {
 	t.Run("stops between two spans of unknown shift", func(t *testing.T) {
 		ls := Lines(v3)
 		v4 := bytes.Join([][]byte{ls[0], []byte("x\n"), bytes.Join(ls[1:10], nil), []byte("y\n"), bytes.Join(ls[10:], nil)}, nil)
-		apply(t, l, root, Change{Path: "a.go", Operation: rpc.OpUpdate, Content: v4, Spans: []Span{{2, 2}, {12, 12}}})
+		apply(t, l, root, Change{Path: "a.go", Operation: api.OpUpdate, Content: v4, Spans: []Span{{2, 2}, {12, 12}}})
 		if r, _ := l.Query("a.go", line(5)); len(r.Entries) != 0 {
 			t.Errorf("got %v, want none", ids(r))
 		}
@@ -241,7 +241,7 @@ func TestQueryFollowsLines(t *testing.T) {
 func TestQueryReadsOtherWritersAndSkipsTornLines(t *testing.T) {
 	root := t.TempDir()
 	a := newTestLog(t, root)
-	apply(t, a, root, Change{Path: "f", Operation: rpc.OpCreate, Content: []byte("1\n"), Spans: []Span{{1, 1}}})
+	apply(t, a, root, Change{Path: "f", Operation: api.OpCreate, Content: []byte("1\n"), Spans: []Span{{1, 1}}})
 	if r, _ := a.Query("f", nil); len(r.Entries) != 1 {
 		t.Fatalf("got %d entries", len(r.Entries))
 	}
@@ -250,7 +250,7 @@ func TestQueryReadsOtherWritersAndSkipsTornLines(t *testing.T) {
 	f.WriteString(`{"id":"torn","path":"f","oper`)
 	f.Close()
 	b := newTestLog(t, root)
-	apply(t, b, root, Change{Path: "f", Operation: rpc.OpUpdate, Content: []byte("2\n"), Spans: []Span{{1, 1}}})
+	apply(t, b, root, Change{Path: "f", Operation: api.OpUpdate, Content: []byte("2\n"), Spans: []Span{{1, 1}}})
 	r, err := a.Query("f", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ package usage
 import (
 	"sync"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // TurnObserver is told of every model turn with the input tokens it used;
@@ -21,19 +21,19 @@ type subtaskKey struct{ task, subtask string }
 // Counter holds the sums of one process.
 type Counter struct {
 	mu       sync.Mutex
-	subtasks map[subtaskKey]rpc.Usage
-	tasks    map[string]rpc.Usage
-	sessions map[string]rpc.Usage
+	subtasks map[subtaskKey]api.Usage
+	tasks    map[string]api.Usage
+	sessions map[string]api.Usage
 }
 
 // New returns an empty Counter.
 func New() *Counter {
-	return &Counter{subtasks: map[subtaskKey]rpc.Usage{}, tasks: map[string]rpc.Usage{}, sessions: map[string]rpc.Usage{}}
+	return &Counter{subtasks: map[subtaskKey]api.Usage{}, tasks: map[string]api.Usage{}, sessions: map[string]api.Usage{}}
 }
 
 // Add counts one model call of a subtask (subtaskID "" for the
 // coordinator). Negative counts are taken as 0.
-func (c *Counter) Add(sessionID, taskID, subtaskID string, u rpc.Usage) {
+func (c *Counter) Add(sessionID, taskID, subtaskID string, u api.Usage) {
 	u.InputTokens, u.OutputTokens = max(u.InputTokens, 0), max(u.OutputTokens, 0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,26 +45,26 @@ func (c *Counter) Add(sessionID, taskID, subtaskID string, u rpc.Usage) {
 	}
 }
 
-func sum(a, b rpc.Usage) rpc.Usage {
-	return rpc.Usage{InputTokens: a.InputTokens + b.InputTokens, OutputTokens: a.OutputTokens + b.OutputTokens}
+func sum(a, b api.Usage) api.Usage {
+	return api.Usage{InputTokens: a.InputTokens + b.InputTokens, OutputTokens: a.OutputTokens + b.OutputTokens}
 }
 
 // Subtask returns a subtask's sum ("" is the coordinator).
-func (c *Counter) Subtask(taskID, subtaskID string) rpc.Usage {
+func (c *Counter) Subtask(taskID, subtaskID string) api.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.subtasks[subtaskKey{taskID, subtaskID}]
 }
 
 // Task returns a task's sum: its coordinator and every subtask.
-func (c *Counter) Task(taskID string) rpc.Usage {
+func (c *Counter) Task(taskID string) api.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.tasks[taskID]
 }
 
 // Session returns a session's sum over the tasks of this process.
-func (c *Counter) Session(sessionID string) rpc.Usage {
+func (c *Counter) Session(sessionID string) api.Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sessions[sessionID]
@@ -84,7 +84,7 @@ func (c *Counter) Meter(sessionID, taskID, subtaskID string, turns TurnObserver)
 }
 
 // ModelCall counts one model call and ends the worker's turn.
-func (m *Meter) ModelCall(u rpc.Usage) {
+func (m *Meter) ModelCall(u api.Usage) {
 	m.c.Add(m.sessionID, m.taskID, m.subtID, u)
 	if m.turns != nil {
 		m.turns.Turn(max(u.InputTokens, 0))

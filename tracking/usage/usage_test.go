@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 type turns struct{ got []int64 }
@@ -16,20 +16,20 @@ func TestCounterSumsPerSubtaskTaskAndSession(t *testing.T) {
 	var tr turns
 	m1 := c.Meter("s", "t1", "1", &tr)
 	m2 := c.Meter("s", "t1", "2", nil)
-	m1.ModelCall(rpc.Usage{InputTokens: 100, OutputTokens: 10})
-	m1.ModelCall(rpc.Usage{InputTokens: 300, OutputTokens: 20})
-	m2.ModelCall(rpc.Usage{InputTokens: 50, OutputTokens: 5})
-	c.Add("s", "t2", "", rpc.Usage{InputTokens: 7, OutputTokens: -3})
+	m1.ModelCall(api.Usage{InputTokens: 100, OutputTokens: 10})
+	m1.ModelCall(api.Usage{InputTokens: 300, OutputTokens: 20})
+	m2.ModelCall(api.Usage{InputTokens: 50, OutputTokens: 5})
+	c.Add("s", "t2", "", api.Usage{InputTokens: 7, OutputTokens: -3})
 	cases := []struct {
 		name      string
-		got, want rpc.Usage
+		got, want api.Usage
 	}{
-		{"sums a subtask's calls", c.Subtask("t1", "1"), rpc.Usage{InputTokens: 400, OutputTokens: 30}},
-		{"keeps subtasks apart", c.Subtask("t1", "2"), rpc.Usage{InputTokens: 50, OutputTokens: 5}},
-		{"sums a task's subtasks", c.Task("t1"), rpc.Usage{InputTokens: 450, OutputTokens: 35}},
-		{"takes a negative count as zero", c.Task("t2"), rpc.Usage{InputTokens: 7}},
-		{"sums a session's tasks", c.Session("s"), rpc.Usage{InputTokens: 457, OutputTokens: 35}},
-		{"knows nothing of other sessions", c.Session("other"), rpc.Usage{}},
+		{"sums a subtask's calls", c.Subtask("t1", "1"), api.Usage{InputTokens: 400, OutputTokens: 30}},
+		{"keeps subtasks apart", c.Subtask("t1", "2"), api.Usage{InputTokens: 50, OutputTokens: 5}},
+		{"sums a task's subtasks", c.Task("t1"), api.Usage{InputTokens: 450, OutputTokens: 35}},
+		{"takes a negative count as zero", c.Task("t2"), api.Usage{InputTokens: 7}},
+		{"sums a session's tasks", c.Session("s"), api.Usage{InputTokens: 457, OutputTokens: 35}},
+		{"knows nothing of other sessions", c.Session("other"), api.Usage{}},
 	}
 	for _, cs := range cases {
 		t.Run(cs.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestCounterIsSafeForConcurrentUse(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				c.Add("s", "t", "1", rpc.Usage{InputTokens: 1, OutputTokens: 2})
+				c.Add("s", "t", "1", api.Usage{InputTokens: 1, OutputTokens: 2})
 			}
 		})
 	}

@@ -24,8 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"go.lsp.dev/protocol"
-
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/rpc"
 )
@@ -77,8 +76,8 @@ func Run(ctx context.Context, o Options) int {
 	}
 	switch o.Mode {
 	case "":
-		o.Mode = rpc.EditPropose
-	case rpc.EditApply, rpc.EditPropose, rpc.EditBranch:
+		o.Mode = api.EditPropose
+	case api.EditApply, api.EditPropose, api.EditBranch:
 	default:
 		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of apply, propose, branch\n", o.Mode)
 		return ExitUsage
@@ -87,7 +86,7 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(o.Stderr, "agentls run: --workspace %s is not a directory\n", o.Workspace)
 		return ExitUsage
 	}
-	init := map[string]any{"editMode": o.Mode, "commands": rpc.CommandsAsk}
+	init := map[string]any{"editMode": o.Mode, "commands": api.CommandsAsk}
 	if o.Model != "" {
 		init["model"] = o.Model
 	}
@@ -117,28 +116,28 @@ func Run(ctx context.Context, o Options) int {
 	cancelStart()
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "agentls run: %v\n", err)
-		var we *rpc.Error
-		if errors.As(err, &we) && we.Code == rpc.CodeInvalidParams {
+		var we *api.Error
+		if errors.As(err, &we) && we.Code == api.CodeInvalidParams {
 			return ExitUsage
 		}
 		return ExitFailed
 	}
 	defer ed.Close()
-	ed.Handle(rpc.MethodShowMessageRequest, ui.approve)
-	ed.Handle(rpc.MethodAsk, ui.ask)
-	ed.Handle(rpc.MethodRunCommand, ui.runCommand)
+	ed.Handle(api.MethodShowMessageRequest, ui.approve)
+	ed.Handle(api.MethodAsk, ui.ask)
+	ed.Handle(api.MethodRunCommand, ui.runCommand)
 
 	taskID := newID()
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	type outcome struct {
-		res rpc.RunResult
+		res api.RunResult
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		var res rpc.RunResult
-		err := ed.Call(runCtx, rpc.MethodRun, rpc.RunParams{Prompt: o.Prompt, TaskID: taskID}, &res)
+		var res api.RunResult
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID}, &res)
 		done <- outcome{res, err}
 	}()
 
@@ -179,7 +178,7 @@ wait:
 				go func() {
 					sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 					defer cancel()
-					_ = ed.Call(sctx, rpc.MethodStop, rpc.StopParams{TaskID: taskID}, nil)
+					_ = ed.Call(sctx, api.MethodStop, api.StopParams{TaskID: taskID}, nil)
 				}()
 				continue
 			}
@@ -194,9 +193,9 @@ wait:
 	// Everything the server sent before its answer is drawn before the end.
 	drainCtx, cancelDrain := context.WithTimeout(context.Background(), 2*time.Second)
 	_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
-		var p rpc.TaskUpdateParams
-		return n.Method == rpc.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
-			p.Event.Kind == rpc.EventStateChanged && isFinal(p.State)
+		var p api.TaskUpdateParams
+		return n.Method == api.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
+			p.Event.Kind == api.EventStateChanged && isFinal(p.State)
 	})
 	cancelDrain()
 	stopWatch()
@@ -209,24 +208,24 @@ wait:
 
 	if out.err != nil {
 		fmt.Fprintf(o.Stderr, "agentls run: %v\n", out.err)
-		var we *rpc.Error
-		if errors.As(out.err, &we) && (we.Code == rpc.CodeModelUnavailable || we.Code == rpc.CodeInvalidParams) {
+		var we *api.Error
+		if errors.As(out.err, &we) && (we.Code == api.CodeModelUnavailable || we.Code == api.CodeInvalidParams) {
 			return ExitUsage
 		}
 		return ExitFailed
 	}
 	ui.result(&out.res)
 	switch out.res.State {
-	case rpc.TaskDone:
+	case api.TaskDone:
 		return ExitDone
-	case rpc.TaskStopped:
+	case api.TaskStopped:
 		return ExitStopped
 	}
 	return ExitFailed
 }
 
 func isFinal(state string) bool {
-	return state == rpc.TaskDone || state == rpc.TaskFailed || state == rpc.TaskStopped
+	return state == api.TaskDone || state == api.TaskFailed || state == api.TaskStopped
 }
 
 func newID() string {
@@ -266,8 +265,8 @@ func (u *ui) notification(n headless.Notification) {
 		return
 	}
 	switch n.Method {
-	case rpc.MethodTaskUpdate:
-		var p rpc.TaskUpdateParams
+	case api.MethodTaskUpdate:
+		var p api.TaskUpdateParams
 		if n.Decode(&p) != nil {
 			return
 		}
@@ -277,8 +276,8 @@ func (u *ui) notification(n headless.Notification) {
 		} else if line != "" {
 			fmt.Fprintln(u.o.Stderr, line)
 		}
-	case rpc.MethodLogMessage, rpc.MethodShowMessage:
-		var p protocol.LogMessageParams
+	case api.MethodLogMessage, api.MethodShowMessage:
+		var p api.LogMessageParams
 		if n.Decode(&p) == nil {
 			u.printLocked("agentls: " + strings.TrimPrefix(p.Message, "agentls: "))
 		}
@@ -330,7 +329,7 @@ func (u *ui) finish() {
 // to run. --yes approves; a person at the terminal chooses; otherwise the
 // approval is refused.
 func (u *ui) approve(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p protocol.ShowMessageRequestParams
+	var p api.ShowMessageRequestParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
@@ -366,19 +365,19 @@ func (u *ui) approve(ctx context.Context, raw json.RawMessage) (any, error) {
 // ask answers agent/ask on the terminal; without one, the question is
 // dismissed.
 func (u *ui) ask(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.AskParams
+	var p api.AskParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
 	if !u.o.Interactive {
 		u.note("question dismissed (no terminal): " + p.Question)
-		return rpc.AskResult{}, nil
+		return api.AskResult{}, nil
 	}
 	answer, ok := u.prompt(ctx, "agentls asks: "+p.Question, p.Options)
 	if !ok {
-		return rpc.AskResult{}, nil
+		return api.AskResult{}, nil
 	}
-	return rpc.AskResult{Answer: &answer}, nil
+	return api.AskResult{Answer: &answer}, nil
 }
 
 // shownOutputLines is how much of a command's output `agentls run` shows:
@@ -389,7 +388,7 @@ const shownOutputLines = 40
 // before the server asks) and shows what it printed and how it ended, so
 // the person sees the real result rather than the model's account of it.
 func (u *ui) runCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p rpc.RunCommandParams
+	var p api.RunCommandParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {
 		return nil, err
 	}
@@ -400,7 +399,7 @@ func (u *ui) runCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 
 // commandReport is a command, the last lines of its output and its exit
 // status, as `agentls run` shows them.
-func commandReport(command string, res rpc.RunCommandResult) string {
+func commandReport(command string, res api.RunCommandResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "$ %s\n", command)
 	out := strings.TrimRight(res.Output, "\n")
@@ -466,10 +465,10 @@ func (u *ui) prompt(ctx context.Context, msg string, options []string) (string, 
 }
 
 // result prints the summary and the diffs on stdout.
-func (u *ui) result(res *rpc.RunResult) {
+func (u *ui) result(res *api.RunResult) {
 	if u.o.JSON {
 		line, _ := json.Marshal(struct {
-			Result *rpc.RunResult `json:"result"`
+			Result *api.RunResult `json:"result"`
 		}{res})
 		fmt.Fprintf(u.o.Stdout, "%s\n", line)
 		return

@@ -7,15 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 func approval(t *testing.T) json.RawMessage {
 	t.Helper()
-	b, _ := json.Marshal(protocol.ShowMessageRequestParams{Message: "agentls wants to run `go test` in /w",
-		Actions: []protocol.MessageActionItem{{Title: "Run"}, {Title: "Always allow"}, {Title: "Deny"}}})
+	b, _ := json.Marshal(api.ShowMessageRequestParams{Message: "agentls wants to run `go test` in /w",
+		Actions: []api.MessageActionItem{{Title: "Run"}, {Title: "Always allow"}, {Title: "Deny"}}})
 	return b
 }
 
@@ -40,7 +38,7 @@ func TestApprovals(t *testing.T) {
 				t.Fatal(err)
 			}
 			title := ""
-			if item, ok := got.(protocol.MessageActionItem); ok {
+			if item, ok := got.(api.MessageActionItem); ok {
 				title = item.Title
 			}
 			if title != c.want {
@@ -53,12 +51,12 @@ func TestApprovals(t *testing.T) {
 func TestTree(t *testing.T) {
 	t.Run("tells each step in a plain line and draws each subtask with its activity", func(t *testing.T) {
 		tr := newTree()
-		subs := []rpc.Subtask{
-			{ID: "1", Content: "edit", State: rpc.SubtaskRunning},
-			{ID: "2", Content: "test", State: rpc.SubtaskPending, DependsOn: []string{"1"}},
+		subs := []api.Subtask{
+			{ID: "1", Content: "edit", State: api.SubtaskRunning},
+			{ID: "2", Content: "test", State: api.SubtaskPending, DependsOn: []string{"1"}},
 		}
-		line := tr.apply(&rpc.TaskUpdateParams{State: rpc.TaskRunning, Subtasks: subs,
-			Event: rpc.TaskEvent{Kind: rpc.EventToolCall, SubtaskID: "1", Tool: "read_file", Arguments: json.RawMessage(`{"path":"a.go"}`)}})
+		line := tr.apply(&api.TaskUpdateParams{State: api.TaskRunning, Subtasks: subs,
+			Event: api.TaskEvent{Kind: api.EventToolCall, SubtaskID: "1", Tool: "read_file", Arguments: json.RawMessage(`{"path":"a.go"}`)}})
 		if line != "[1] read_file a.go" {
 			t.Errorf("line = %q", line)
 		}
@@ -72,17 +70,17 @@ func TestTree(t *testing.T) {
 }
 
 func TestCommands(t *testing.T) {
-	run := func(t *testing.T, command string) (rpc.RunCommandResult, string) {
+	run := func(t *testing.T, command string) (api.RunCommandResult, string) {
 		t.Helper()
 		var errb bytes.Buffer
-		raw, _ := json.Marshal(rpc.RunCommandParams{Command: command, Cwd: t.TempDir(), TimeoutMs: 30000})
+		raw, _ := json.Marshal(api.RunCommandParams{Command: command, Cwd: t.TempDir(), TimeoutMs: 30000})
 		got, err := newUI(Options{Stderr: &errb}).runCommand(context.Background(), raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, ok := got.(rpc.RunCommandResult)
+		res, ok := got.(api.RunCommandResult)
 		if !ok {
-			t.Fatalf("answered %T, want rpc.RunCommandResult", got)
+			t.Fatalf("answered %T, want api.RunCommandResult", got)
 		}
 		return res, errb.String()
 	}

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/api"
 )
 
 // tree is the task as `agentls run` shows it: its state, and each subtask
 // with what it is doing.
 type tree struct {
 	state    string
-	subtasks []rpc.Subtask
+	subtasks []api.Subtask
 	activity map[string]string // subtask id -> its last tool call
 }
 
@@ -20,7 +20,7 @@ func newTree() *tree { return &tree{activity: map[string]string{}} }
 
 // apply takes one agent/taskUpdate and returns the plain line that tells it
 // ("" for events not worth a line of their own).
-func (t *tree) apply(p *rpc.TaskUpdateParams) string {
+func (t *tree) apply(p *api.TaskUpdateParams) string {
 	t.state = p.State
 	t.subtasks = p.Subtasks
 	ev := p.Event
@@ -29,40 +29,40 @@ func (t *tree) apply(p *rpc.TaskUpdateParams) string {
 		tag = ev.SubtaskID
 	}
 	switch ev.Kind {
-	case rpc.EventStateChanged:
+	case api.EventStateChanged:
 		return fmt.Sprintf("[task] %s", ev.State)
-	case rpc.EventPlanned:
+	case api.EventPlanned:
 		return "[task] plan:\n" + indent(ev.Text, "  ")
-	case rpc.EventSubtaskStarted:
+	case api.EventSubtaskStarted:
 		return fmt.Sprintf("[%s] started: %s", tag, short(ev.Text, 100))
-	case rpc.EventSubtaskFinished:
+	case api.EventSubtaskFinished:
 		t.activity[ev.SubtaskID] = ""
 		detail := ev.Summary
 		if detail == "" {
 			detail = ev.Reason
 		}
 		return fmt.Sprintf("[%s] %s: %s", tag, ev.State, short(detail, 200))
-	case rpc.EventSubtaskAdded:
+	case api.EventSubtaskAdded:
 		return fmt.Sprintf("[%s] added: %s", tag, short(ev.Text, 100))
-	case rpc.EventSubtaskRemoved:
+	case api.EventSubtaskRemoved:
 		return fmt.Sprintf("[%s] removed", tag)
-	case rpc.EventSubtaskSkipped:
+	case api.EventSubtaskSkipped:
 		return fmt.Sprintf("[%s] skipped", tag)
-	case rpc.EventToolCall:
+	case api.EventToolCall:
 		a := toolActivity(ev.Tool, ev.Arguments)
 		t.activity[ev.SubtaskID] = a
 		return fmt.Sprintf("[%s] %s", tag, a)
-	case rpc.EventToolResult:
+	case api.EventToolResult:
 		if ev.OK != nil && !*ev.OK {
 			return fmt.Sprintf("[%s] %s failed: %s", tag, ev.Tool, short(ev.Summary, 160))
 		}
-	case rpc.EventMessage:
+	case api.EventMessage:
 		return fmt.Sprintf("[%s] %s", tag, short(ev.Text, 200))
-	case rpc.EventBlocked:
+	case api.EventBlocked:
 		return fmt.Sprintf("[%s] blocked: %s: %s", tag, ev.Path, short(ev.Reason, 160))
-	case rpc.EventChangeApplied:
+	case api.EventChangeApplied:
 		return fmt.Sprintf("[%s] changed %s", tag, ev.Path)
-	case rpc.EventChangeRejected:
+	case api.EventChangeRejected:
 		return fmt.Sprintf("[%s] not changed %s: %s", tag, ev.Path, short(ev.Reason, 160))
 	}
 	return ""
@@ -73,30 +73,30 @@ func (t *tree) render(color bool) []string {
 	lines := []string{fmt.Sprintf("agentls: %s", t.state)}
 	for _, s := range t.subtasks {
 		mark := map[string]string{
-			rpc.SubtaskPending: "○", rpc.SubtaskRunning: "◐", rpc.SubtaskDone: "✓",
-			rpc.SubtaskFailed: "✗", rpc.SubtaskSkipped: "↷", rpc.SubtaskBlocked: "⊘",
+			api.SubtaskPending: "○", api.SubtaskRunning: "◐", api.SubtaskDone: "✓",
+			api.SubtaskFailed: "✗", api.SubtaskSkipped: "↷", api.SubtaskBlocked: "⊘",
 		}[s.State]
 		line := fmt.Sprintf("  %s %s %s", mark, s.ID, short(s.Content, 60))
-		if len(s.DependsOn) > 0 && s.State == rpc.SubtaskPending {
+		if len(s.DependsOn) > 0 && s.State == api.SubtaskPending {
 			line += " (after " + strings.Join(s.DependsOn, ", ") + ")"
 		}
 		switch s.State {
-		case rpc.SubtaskRunning:
+		case api.SubtaskRunning:
 			if a := t.activity[s.ID]; a != "" {
 				line += " · " + short(a, 60)
 			}
-		case rpc.SubtaskDone:
+		case api.SubtaskDone:
 			line += " — " + short(s.Result, 60)
-		case rpc.SubtaskFailed, rpc.SubtaskBlocked:
+		case api.SubtaskFailed, api.SubtaskBlocked:
 			line += " — " + short(s.Error, 60)
 		}
 		if color {
 			switch s.State {
-			case rpc.SubtaskDone:
+			case api.SubtaskDone:
 				line = "\x1b[32m" + line + "\x1b[0m"
-			case rpc.SubtaskFailed, rpc.SubtaskBlocked:
+			case api.SubtaskFailed, api.SubtaskBlocked:
 				line = "\x1b[31m" + line + "\x1b[0m"
-			case rpc.SubtaskRunning:
+			case api.SubtaskRunning:
 				line = "\x1b[1m" + line + "\x1b[0m"
 			}
 		}

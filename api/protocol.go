@@ -1,54 +1,16 @@
-package rpc
+package api
 
 import (
 	"encoding/json"
-
-	"go.lsp.dev/protocol"
-)
-
-// Method names of docs/PROTOCOL.md §3, §4 and §5. Every other package names methods
-// through these constants so a rename is one edit.
-const (
-	MethodInitialize             = "initialize"
-	MethodInitialized            = "initialized"
-	MethodShutdown               = "shutdown"
-	MethodExit                   = "exit"
-	MethodCancelRequest          = "$/cancelRequest"
-	MethodProgress               = "$/progress"
-	MethodSetTrace               = "$/setTrace"
-	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
-
-	MethodRun           = "agent/run"
-	MethodStop          = "agent/stop"
-	MethodAddSubtask    = "agent/addSubtask"
-	MethodRemoveSubtask = "agent/removeSubtask"
-	MethodSkipSubtask   = "agent/skipSubtask"
-	MethodSessions      = "agent/sessions"
-	MethodSession       = "agent/session"
-	MethodDeleteSession = "agent/deleteSession"
-	MethodHeatSnapshot  = "agent/heatSnapshot"
-	MethodTrace         = "agent/trace"
-	MethodPing          = "agent/ping"
-
-	MethodReadFile               = "agent/readFile"
-	MethodRunCommand             = "agent/runCommand"
-	MethodAsk                    = "agent/ask"
-	MethodApplyEdit              = "workspace/applyEdit"
-	MethodShowMessageRequest     = "window/showMessageRequest"
-	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"
-
-	MethodTaskUpdate  = "agent/taskUpdate"
-	MethodHeatUpdate  = "agent/heatUpdate"
-	MethodLogMessage  = "window/logMessage"
-	MethodShowMessage = "window/showMessage"
+	"errors"
+	"fmt"
 )
 
 // ---- initialize (docs/PROTOCOL.md §2) ----
 
 // InitializeParams holds the parts of LSP's InitializeParams that agentls
-// reads. It is deliberately smaller than protocol.InitializeParams: editors
-// send many fields in shapes that package decodes strictly, and a field we do
-// not read must never fail an initialize.
+// reads. It is deliberately small: editors send many fields in many shapes,
+// and a field agentls does not read must never fail an initialize.
 type InitializeParams struct {
 	ProcessID             *int32             `json:"processId,omitempty"`
 	ClientInfo            *ClientInfo        `json:"clientInfo,omitempty"`
@@ -140,8 +102,8 @@ func (c ClientCapabilities) Flatten() Caps {
 
 // InitializeResult is the reply to initialize (docs/PROTOCOL.md §2).
 type InitializeResult struct {
-	Capabilities ServerCapabilities  `json:"capabilities"`
-	ServerInfo   protocol.ServerInfo `json:"serverInfo"`
+	Capabilities ServerCapabilities `json:"capabilities"`
+	ServerInfo   ServerInfo         `json:"serverInfo"`
 }
 
 // ServerCapabilities advertises what agentls offers. It is an LSP server
@@ -161,6 +123,18 @@ type AgentServerCapabilities struct {
 }
 
 // ---- reverse calls (docs/PROTOCOL.md §4) ----
+
+// Wait says whose answer a reverse call waits for, which picks its bound
+// (docs/PROTOCOL.md §4): a machine answer is bounded by timeouts.reverseCallMs, a
+// person's by timeouts.humanMs (0: unbounded, agent/stop ends the wait).
+type Wait int
+
+const (
+	// Machine: the editor answers by itself (agent/readFile, applyEdit in apply mode).
+	Machine Wait = iota
+	// Human: a person answers (agent/ask, showMessageRequest, applyEdit in propose mode).
+	Human
+)
 
 // ReadFileParams are the params of agent/readFile.
 type ReadFileParams struct {
@@ -211,9 +185,9 @@ type OptionalVersionedTextDocumentIdentifier struct {
 
 // AnnotatedTextEdit is a TextEdit with an optional change annotation.
 type AnnotatedTextEdit struct {
-	Range        protocol.Range `json:"range"`
-	NewText      string         `json:"newText"`
-	AnnotationID string         `json:"annotationId,omitempty"`
+	Range        Range  `json:"range"`
+	NewText      string `json:"newText"`
+	AnnotationID string `json:"annotationId,omitempty"`
 }
 
 // TextDocumentEdit is LSP's TextDocumentEdit with annotated edits.
@@ -307,11 +281,11 @@ type ChangeAnnotation struct {
 }
 
 // WorkspaceEdit is LSP's WorkspaceEdit with resource operations and change
-// annotations, which protocol v0.12.0 lacks.
+// annotations.
 type WorkspaceEdit struct {
-	Changes           map[string][]protocol.TextEdit `json:"changes,omitempty"`
-	DocumentChanges   []DocumentChange               `json:"documentChanges,omitempty"`
-	ChangeAnnotations map[string]ChangeAnnotation    `json:"changeAnnotations,omitempty"`
+	Changes           map[string][]TextEdit       `json:"changes,omitempty"`
+	DocumentChanges   []DocumentChange            `json:"documentChanges,omitempty"`
+	ChangeAnnotations map[string]ChangeAnnotation `json:"changeAnnotations,omitempty"`
 }
 
 // ApplyWorkspaceEditParams are the params of workspace/applyEdit.
@@ -329,15 +303,14 @@ type ApplyWorkspaceEditResult struct {
 }
 
 // WorkDoneProgressCreateParams are the params of window/workDoneProgress/create.
-// The token is a pointer: protocol.ProgressToken marshals to {} by value.
 type WorkDoneProgressCreateParams struct {
-	Token *protocol.ProgressToken `json:"token"`
+	Token *ProgressToken `json:"token"`
 }
 
 // ProgressParams are the params of $/progress.
 type ProgressParams struct {
-	Token *protocol.ProgressToken `json:"token"`
-	Value any                     `json:"value"`
+	Token *ProgressToken `json:"token"`
+	Value any            `json:"value"`
 }
 
 // ---- requests from the editor (docs/PROTOCOL.md §3) ----
@@ -349,12 +322,12 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt        string                  `json:"prompt"`
-	TaskID        string                  `json:"taskId,omitempty"`
-	SessionID     string                  `json:"sessionId,omitempty"`
-	EditMode      string                  `json:"editMode,omitempty"`
-	IntentID      string                  `json:"intentId,omitempty"`
-	WorkDoneToken *protocol.ProgressToken `json:"workDoneToken,omitempty"`
+	Prompt        string         `json:"prompt"`
+	TaskID        string         `json:"taskId,omitempty"`
+	SessionID     string         `json:"sessionId,omitempty"`
+	EditMode      string         `json:"editMode,omitempty"`
+	IntentID      string         `json:"intentId,omitempty"`
+	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
 }
 
 // Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
@@ -620,4 +593,12 @@ type TaskUpdateParams struct {
 	State     string    `json:"state"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Event     TaskEvent `json:"event"`
+}
+
+var errEmptyDocumentChange = errors.New("documentChange has none of textDocumentEdit, createFile, deleteFile")
+
+type unsupportedKindError struct{ kind string }
+
+func (e *unsupportedKindError) Error() string {
+	return fmt.Sprintf("documentChanges: unsupported resource operation kind %q", e.kind)
 }

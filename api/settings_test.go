@@ -1,4 +1,4 @@
-package rpc
+package api
 
 import (
 	"encoding/json"
