@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/internal/lsppos"
 )
 
 // staged is a file's state while an edit is being checked: nothing touches
@@ -238,7 +238,7 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	if len(edits) == 0 {
 		return text, nil
 	}
-	lines := lineStarts(text)
+	m := lsppos.NewMapper(text)
 	type span struct {
 		start, end int
 		newText    string
@@ -246,8 +246,8 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	}
 	spans := make([]span, len(edits))
 	for i, ed := range edits {
-		s := offsetOf(text, lines, ed.Range.Start)
-		en := offsetOf(text, lines, ed.Range.End)
+		s := m.Offset(ed.Range.Start)
+		en := m.Offset(ed.Range.End)
 		if en < s {
 			return "", fmt.Errorf("edit %d: range end %d:%d is before its start %d:%d", i,
 				ed.Range.End.Line, ed.Range.End.Character, ed.Range.Start.Line, ed.Range.Start.Character)
@@ -269,51 +269,4 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), nil
-}
-
-// lineStarts returns the byte offset at which each line starts.
-func lineStarts(text string) []int {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// offsetOf turns an LSP position into a byte offset of text.
-func offsetOf(text string, starts []int, pos api.Position) int {
-	if int(pos.Line) >= len(starts) {
-		return len(text)
-	}
-	off := starts[pos.Line]
-	end := len(text)
-	if int(pos.Line)+1 < len(starts) {
-		end = starts[pos.Line+1]
-	}
-	// The line's content ends before its line break.
-	for end > off && (text[end-1] == '\n' || text[end-1] == '\r') {
-		end--
-	}
-	units := int(pos.Character)
-	for off < end && units > 0 {
-		r, size := utf8.DecodeRuneInString(text[off:end])
-		n := 1
-		if r >= 0x10000 {
-			n = 2
-		}
-		if n > units {
-			break // inside a surrogate pair: stay before the character
-		}
-		units -= n
-		off += size
-	}
-	return off
 }

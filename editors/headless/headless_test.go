@@ -31,6 +31,8 @@ func TestApplyTextEdits(t *testing.T) {
 		{"keeps combining marks as their own units", "e\u0301x", []api.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
 		{"ends a line at CRLF", "a\r\nb\r\n", []api.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
 		{"clamps a character past the line end", "ab\ncd", []api.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
+		{"clamps a character past a CRLF line's end before the CR", "ab\r\ncd", []api.TextEdit{edit(0, 9, 0, 9, "!")}, "ab!\r\ncd"},
+		{"stays before an emoji a character falls inside", "x😀y", []api.TextEdit{edit(0, 2, 0, 2, "!")}, "x!😀y"},
 		{"clamps a line past the end to the end", "ab", []api.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
 		{"applies several edits as if at once", "abc", []api.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
 		{"keeps the order of inserts at one position", "x", []api.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
