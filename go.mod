@@ -9,6 +9,7 @@ require (
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/sourcegraph/conc v0.3.0
 	go.lsp.dev/jsonrpc2 v0.10.0
+	go.lsp.dev/uri v1.0.1
 	go.uber.org/zap v1.28.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.49.0
