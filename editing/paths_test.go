@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 )
 
 func hostileEnv(t *testing.T) *env {
@@ -61,7 +62,8 @@ func TestHostilePathsAreRefusedWithTheirReason(t *testing.T) {
 		{"refuses a file URI outside", "file:///etc/passwd", false, ErrOutside, "not under the workspace root"},
 		{"refuses an encoded traversal in a URI", "file://" + filepath.ToSlash(e.ws.Root()) + "/%2e%2e/%2e%2e/etc/passwd", false, ErrOutside, "not under the workspace root"},
 		{"refuses an encoded slash traversal in a URI", "file://" + filepath.ToSlash(e.ws.Root()) + "/..%2f..%2fetc%2fpasswd", false, ErrOutside, "not under the workspace root"},
-		{"refuses a remote file URI", "file://evil.example/etc/passwd", false, ErrBadPath, "not a local file:// URI"},
+		{"refuses a remote file URI", "file://evil.example/etc/passwd", false, ErrBadPath, `on host "evil.example"`},
+		{"refuses a file URI whose unescaped # would cut the name", "file://" + filepath.ToSlash(e.ws.Root()) + "/src/c#x", false, ErrBadPath, "%23"},
 		{"refuses an http URL", "http://example.com/x", false, ErrBadPath, "is a URL"},
 		{"refuses an empty path", "  ", false, ErrBadPath, "empty"},
 		{"refuses a NUL byte", "src/main.go\x00.txt", false, ErrBadPath, "NUL"},
@@ -105,7 +107,7 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 		{"cleans ./ and ..", "./src/gen/../main.go", "src/main.go"},
 		{"turns backslashes into slashes", `src\main.go`, "src/main.go"},
 		{"makes an absolute path relative", filepath.Join(root, "src", "main.go"), "src/main.go"},
-		{"decodes a file URI", FileURI(filepath.Join(root, "src", "main.go")), "src/main.go"},
+		{"decodes a file URI", fileuri.FromPath(filepath.Join(root, "src", "main.go")), "src/main.go"},
 		{"decodes a percent-encoded file URI", "file://" + filepath.ToSlash(root) + "/src/ma%69n.go", "src/main.go"},
 		{"allows a file that does not exist yet", "new/dir/file.txt", "new/dir/file.txt"},
 		{"names the root itself", ".", "."},
@@ -123,6 +125,26 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 				t.Errorf("URI = %q, want a file:/// URI", p.URI)
 			}
 		})
+	}
+}
+
+func TestFileURIsInADirectoryWithAwkwardCharacters(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "c#proj 100%done")
+	writeTree(t, root, map[string]string{"src/a.go": "package a\n"})
+	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.Access(Actor{}, "src/a.go", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(p.URI, "/c%23proj%20100%25done/src/a.go") {
+		t.Errorf("URI = %q, want the #, the space and the %% escaped", p.URI)
+	}
+	back, err := ws.Access(Actor{}, p.URI, false, nil)
+	if err != nil || back.Rel != "src/a.go" || back.Abs != p.Abs {
+		t.Errorf("the URI resolves to %+v, %v; want src/a.go", back, err)
 	}
 }
 
