@@ -3,13 +3,13 @@ package headless
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/lsppos"
 )
@@ -107,7 +107,7 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 	for i, c := range changes {
 		switch c := c.(type) {
 		case textChange:
-			path, err := uriToPath(c.uri)
+			path, err := fileuri.ToPath(c.uri)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -131,7 +131,7 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.text, f.touched = text, true
 		case api.CreateFile:
-			path, err := uriToPath(c.URI)
+			path, err := fileuri.ToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -149,7 +149,7 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.exists, f.text, f.touched = true, "", true
 		case api.DeleteFile:
-			path, err := uriToPath(c.URI)
+			path, err := fileuri.ToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -208,14 +208,6 @@ func needsConfirmation(we api.WorkspaceEdit) bool {
 func within(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func uriToPath(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", fmt.Errorf("%q is not a file:// URI", uri)
-	}
-	return filepath.Clean(filepath.FromSlash(u.Path)), nil
 }
 
 // WriteFileAtomic replaces path with data so that a reader (or a crash) sees

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -94,11 +94,7 @@ func (e *Editor) readFile(p api.ReadFileParams) (any, error) {
 // workspace-relative path.
 func (e *Editor) pathOf(uri, rel string) (string, error) {
 	if uri != "" {
-		path, err := uriToPath(uri)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Clean(path), nil
+		return fileuri.ToPath(uri)
 	}
 	if rel == "" {
 		return "", fmt.Errorf("neither uri nor path given")

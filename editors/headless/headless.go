@@ -27,6 +27,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -244,7 +245,7 @@ func (e *Editor) Root() string { return e.root }
 
 // URI is the file:// URI of a workspace-relative path.
 func (e *Editor) URI(rel string) string {
-	return "file://" + filepath.ToSlash(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return fileuri.FromPath(filepath.Join(e.root, filepath.FromSlash(rel)))
 }
 
 // Initialize sends initialize and initialized.
@@ -252,9 +253,9 @@ func (e *Editor) Initialize(ctx context.Context) (*api.InitializeResult, error) 
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": e.clientName(), "version": "1"},
-		"rootUri":    "file://" + filepath.ToSlash(e.root),
+		"rootUri":    fileuri.FromPath(e.root),
 		"workspaceFolders": []map[string]any{
-			{"uri": "file://" + filepath.ToSlash(e.root), "name": filepath.Base(e.root)},
+			{"uri": fileuri.FromPath(e.root), "name": filepath.Base(e.root)},
 		},
 		"capabilities": e.capabilities(),
 	}
