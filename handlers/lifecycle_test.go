@@ -97,6 +97,14 @@ func TestInitialize(t *testing.T) {
 		}
 	})
 
+	t.Run("refuses a rootUri whose unescaped # would cut the name, saying how to write it", func(t *testing.T) {
+		ed := start(t, headless.Options{NoInitialize: true})
+		err := ed.Call(ctxT(t), api.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///tmp/c#proj"}, nil)
+		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "rootUri") || !strings.Contains(err.Error(), "%23") {
+			t.Fatalf("initialize = %v", err)
+		}
+	})
+
 	t.Run("refuses a second initialize", func(t *testing.T) {
 		ed := start(t, headless.Options{})
 		if _, err := ed.Initialize(ctxT(t)); code(err) != api.CodeInvalidRequest {

@@ -20,7 +20,15 @@ import (
 // workspace writes files into a new temporary directory.
 func workspace(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
+	return workspaceIn(t, t.TempDir(), files)
+}
+
+// workspaceIn writes files into root, which it makes.
+func workspaceIn(t *testing.T, root string, files map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, text := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -46,6 +54,7 @@ type runOpts struct {
 	caps    *headless.Capabilities
 	noModel bool
 	getenv  func(string) string
+	dirName string // the workspace directory's name (default: a temporary name)
 }
 
 // startRun starts an in-process server whose model is the script; by default
@@ -54,6 +63,9 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 	t.Helper()
 	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
 	root := workspace(t, o.files)
+	if o.dirName != "" {
+		root = workspaceIn(t, filepath.Join(t.TempDir(), o.dirName), o.files)
+	}
 	opts := map[string]any{"editMode": "apply", "commands": "allow", "maxWorkers": 3}
 	if !o.noModel {
 		sp := filepath.Join(t.TempDir(), "script.json")
@@ -242,6 +254,39 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 		if !sawOutput {
 			t.Error("no toolResult of run_command with the command's output")
+		}
+	})
+
+	t.Run("works in a workspace whose directory name has a #, a % and a space", func(t *testing.T) {
+		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript, dirName: "c#proj 100%done"})
+		if filepath.Base(r.root) != "c#proj 100%done" {
+			t.Fatalf("root = %s", r.root)
+		}
+		res, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1"})
+		if err != nil || res.State != api.TaskDone {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if got := r.file(t, "main.txt"); got != "say goodbye\n" {
+			t.Errorf("main.txt = %q: the edit did not reach the file", got)
+		}
+		if got := r.file(t, "docs/NOTES.md"); got != "notes\n" {
+			t.Errorf("docs/NOTES.md = %q: the creation did not reach the file", got)
+		}
+		if s := subtaskState(res, "3"); s.State != api.SubtaskDone {
+			t.Errorf("the command's subtask = %+v", s)
+		}
+		var ran bool
+		for _, u := range r.updates(t, "t1") {
+			if u.Event.Kind == api.EventToolResult && u.Event.Tool == "run_command" && strings.Contains(u.Event.Summary, "goodbye") && strings.Contains(u.Event.Summary, "notes") {
+				ran = true
+			}
+		}
+		if !ran {
+			t.Error("the command did not run in the workspace or did not read its files")
+		}
+		entries, err := os.ReadDir(filepath.Dir(r.root))
+		if err != nil || len(entries) != 1 {
+			t.Errorf("the workspace's parent holds %v, %v; want only the workspace (nothing written at a name cut at # or %%)", entries, err)
 		}
 	})
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/sessions"
 	"github.com/agentls/agentls/tracking/trace"
@@ -52,9 +53,8 @@ func startServer(t *testing.T, root string) *client {
 		<-sdone
 		<-cdone
 	})
-	uri := "file://" + root
 	var res api.InitializeResult
-	if err := c.call("initialize", map[string]any{"rootUri": uri, "capabilities": map[string]any{}}, &res); err != nil {
+	if err := c.call("initialize", map[string]any{"rootUri": fileuri.FromPath(root), "capabilities": map[string]any{}}, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return c
