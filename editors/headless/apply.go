@@ -25,11 +25,9 @@ type staged struct {
 	touched bool
 }
 
-// applyEdit applies a workspace edit all or nothing, as the LSP
-// specification asks of an editor that reports failureHandling "abort":
-// every change is checked against the current state first (stale versions,
-// files that must or must not exist, overlapping edits), and only then is
-// anything written, each file atomically.
+// applyEdit answers workspace/applyEdit: an edit that needs confirmation
+// goes to the ConfirmEdits function first (refused without one), then the
+// workspace applies it.
 func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) (api.ApplyWorkspaceEditResult, error) {
 	if needsConfirmation(p.Edit) {
 		e.mu.Lock()
@@ -46,19 +44,30 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user rejected the change"}, nil
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	return e.ws.Apply(p.Edit), nil
+}
+
+// Apply applies a workspace edit all or nothing, as the LSP specification
+// asks of an editor that reports failureHandling "abort": every change is
+// checked against the current state first (stale versions, files that must
+// or must not exist, overlapping edits, paths outside the workspace), and
+// only then is anything written, each file atomically. An edit that cannot
+// be applied is a result with Applied false, the reason and the index of
+// the failed change.
+func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	files := map[string]*staged{}
 	var order []*staged
 	load := func(path string) (*staged, error) {
 		if f, ok := files[path]; ok {
 			return f, nil
 		}
-		if !within(e.root, path) {
+		if !within(w.root, path) {
 			return nil, fmt.Errorf("%s is outside the workspace", path)
 		}
 		f := &staged{path: path}
-		if b, ok := e.buffers[path]; ok {
+		if b, ok := w.buffers[path]; ok {
 			f.exists, f.text, f.buffer, f.version = true, b.text, true, b.version
 		} else if data, err := os.ReadFile(path); err == nil {
 			f.exists, f.text = true, string(data)
@@ -69,9 +78,9 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		order = append(order, f)
 		return f, nil
 	}
-	fail := func(i int, format string, args ...any) (api.ApplyWorkspaceEditResult, error) {
+	fail := func(i int, format string, args ...any) api.ApplyWorkspaceEditResult {
 		idx := uint32(i)
-		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}, nil
+		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}
 	}
 	type textChange struct {
 		uri     string
@@ -79,8 +88,8 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		edits   []api.TextEdit
 	}
 	var changes []any
-	if len(p.Edit.DocumentChanges) > 0 {
-		for _, dc := range p.Edit.DocumentChanges {
+	if len(edit.DocumentChanges) > 0 {
+		for _, dc := range edit.DocumentChanges {
 			switch {
 			case dc.TextDocumentEdit != nil:
 				tc := textChange{uri: dc.TextDocumentEdit.TextDocument.URI, version: dc.TextDocumentEdit.TextDocument.Version}
@@ -95,13 +104,13 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 		}
 	} else {
-		uris := make([]string, 0, len(p.Edit.Changes))
-		for uri := range p.Edit.Changes {
+		uris := make([]string, 0, len(edit.Changes))
+		for uri := range edit.Changes {
 			uris = append(uris, uri)
 		}
 		sort.Strings(uris)
 		for _, uri := range uris {
-			changes = append(changes, textChange{uri: uri, edits: p.Edit.Changes[uri]})
+			changes = append(changes, textChange{uri: uri, edits: edit.Changes[uri]})
 		}
 	}
 	for i, c := range changes {
@@ -172,28 +181,28 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		}
 		if f.buffer {
 			if !f.exists {
-				delete(e.buffers, f.path)
+				delete(w.buffers, f.path)
 				if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-					return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+					return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 				}
 				continue
 			}
-			b := e.buffers[f.path]
+			b := w.buffers[f.path]
 			b.text = f.text
 			b.version++
 			continue
 		}
 		if !f.exists {
 			if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-				return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+				return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 			}
 			continue
 		}
 		if err := WriteFileAtomic(f.path, []byte(f.text)); err != nil {
-			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 		}
 	}
-	return api.ApplyWorkspaceEditResult{Applied: true}, nil
+	return api.ApplyWorkspaceEditResult{Applied: true}
 }
 
 func needsConfirmation(we api.WorkspaceEdit) bool {

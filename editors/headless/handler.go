@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
@@ -73,21 +72,11 @@ func (e *Editor) readFile(p api.ReadFileParams) (any, error) {
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
-	e.mu.Lock()
-	b, ok := e.buffers[path]
-	var text string
-	if ok {
-		text = b.text
-	}
-	e.mu.Unlock()
-	if ok {
-		return api.ReadFileResult{Content: text}, nil
-	}
-	data, err := os.ReadFile(path)
+	text, err := e.ws.Read(path)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalidParams, "cannot read %s: %v", p.Path, err)
 	}
-	return api.ReadFileResult{Content: string(data)}, nil
+	return api.ReadFileResult{Content: text}, nil
 }
 
 // pathOf resolves a reverse call's file: the uri when given, else the

@@ -102,6 +102,7 @@ type CallHandler func(ctx context.Context, params json.RawMessage) (any, error)
 type Editor struct {
 	opts Options
 	root string
+	ws   *Workspace // the files and open buffers the reverse calls see
 	conn *rpc.Conn
 	log  *zap.Logger
 
@@ -120,14 +121,8 @@ type Editor struct {
 	noteCond  chan struct{} // closed and replaced on every notification
 	calls     []ReverseCall
 	overrides map[string]CallHandler
-	buffers   map[string]*buffer // by absolute path
 	confirm   func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)
 	init      *api.InitializeResult
-}
-
-type buffer struct {
-	text    string
-	version int32
 }
 
 // Start starts the server, connects to it and, unless NoInitialize is set,
@@ -153,13 +148,13 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 	e := &Editor{
 		opts:      opts,
 		root:      root,
+		ws:        NewWorkspace(root),
 		log:       log,
 		exitCode:  make(chan int, 1),
 		exited:    make(chan struct{}),
 		served:    make(chan struct{}),
 		noteCond:  make(chan struct{}),
 		overrides: map[string]CallHandler{},
-		buffers:   map[string]*buffer{},
 	}
 	var in io.Reader
 	var out io.WriteCloser
@@ -459,39 +454,16 @@ func (e *Editor) ConfirmEdits(f func(ctx context.Context, p api.ApplyWorkspaceEd
 // OpenBuffer opens a buffer for a workspace-relative path with text that
 // differs from the disk (unsaved edits). agent/readFile answers from it and
 // workspace/applyEdit edits it (its version rising by one per edit).
-func (e *Editor) OpenBuffer(rel, text string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.buffers[e.abs(rel)] = &buffer{text: text, version: 1}
-}
+func (e *Editor) OpenBuffer(rel, text string) { e.ws.OpenBuffer(rel, text) }
 
 // Buffer returns an open buffer's text and version.
-func (e *Editor) Buffer(rel string) (string, int32, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, ok := e.buffers[e.abs(rel)]
-	if !ok {
-		return "", 0, false
-	}
-	return b.text, b.version, true
-}
+func (e *Editor) Buffer(rel string) (string, int32, bool) { return e.ws.Buffer(rel) }
 
 // SetBufferVersion changes an open buffer's version, as further typing in a
 // real editor would (to test stale edits).
-func (e *Editor) SetBufferVersion(rel string, v int32) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if b, ok := e.buffers[e.abs(rel)]; ok {
-		b.version = v
-	}
-}
+func (e *Editor) SetBufferVersion(rel string, v int32) { e.ws.SetBufferVersion(rel, v) }
 
-func (e *Editor) abs(rel string) string {
-	if filepath.IsAbs(rel) {
-		return filepath.Clean(rel)
-	}
-	return filepath.Join(e.root, filepath.FromSlash(rel))
-}
+func (e *Editor) abs(rel string) string { return e.ws.Abs(rel) }
 
 // ReverseCalls returns the reverse calls received so far, in order.
 func (e *Editor) ReverseCalls() []ReverseCall {

@@ -56,7 +56,7 @@ func TestApplyTextEdits(t *testing.T) {
 func newEditor(t *testing.T) *Editor {
 	root := t.TempDir()
 	real, _ := filepath.EvalSymlinks(root)
-	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{}}
+	return &Editor{root: real, ws: NewWorkspace(real), overrides: map[string]CallHandler{}}
 }
 
 func (e *Editor) write(t *testing.T, rel, text string) {
