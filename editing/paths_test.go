@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 	"github.com/agentls/agentls/internal/fileuri"
 )
 
@@ -15,7 +16,7 @@ func hostileEnv(t *testing.T) *env {
 	t.Helper()
 	outside := t.TempDir()
 	writeTree(t, outside, map[string]string{"secret.txt": "s3cret\n"})
-	e := newEnv(t, allCaps(), api.EditApply,
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply,
 		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**", "**/*.pem"}},
 		map[string]string{
 			"src/main.go":     "package main\n",
@@ -131,7 +132,7 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 func TestFileURIsInADirectoryWithAwkwardCharacters(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "c#proj 100%done")
 	writeTree(t, root, map[string]string{"src/a.go": "package a\n"})
-	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestWorkspaceRootGivenThroughASymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := New(Config{Root: link, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: link, Editor: headlesstest.New(link, headlesstest.AllCaps())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestWorkspaceRootGivenThroughASymlink(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	ed := newFakeEditor(allCaps())
+	ed := headlesstest.New(t.TempDir(), headlesstest.AllCaps())
 	cases := []struct {
 		name string
 		cfg  Config
@@ -190,7 +191,7 @@ func FuzzResolveStaysInside(f *testing.F) {
 		f.Add(s)
 	}
 	root := f.TempDir()
-	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
 	if err != nil {
 		f.Fatal(err)
 	}
