@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 )
 
 func ctxT(t testing.TB) context.Context {
@@ -27,6 +28,14 @@ func sub(res *api.RunResult, id string) api.Subtask {
 	return api.Subtask{}
 }
 
+// panickyEditor's agent/readFile panics, as a bug in an editor binding
+// would make it.
+type panickyEditor struct{ *headlesstest.Editor }
+
+func (panickyEditor) ReadFile(context.Context, string, string) (string, error) {
+	panic("editor bug")
+}
+
 func TestWorkers(t *testing.T) {
 	t.Run("fails the subtask of a worker whose tool panics, and the task goes on", func(t *testing.T) {
 		m := &funcModel{fn: func(_ context.Context, req *clients.Request) (*clients.Response, error) {
@@ -39,7 +48,7 @@ func TestWorkers(t *testing.T) {
 			return finish("fine"), nil
 		}}
 		e, root := newEngine(t, m, &fakeNotifier{}, map[string]string{"a.txt": "a\n"})
-		e.cfg.Editor = &fakeEditor{root: root, caps: api.Caps{ReadFile: true}, readFile: func(string) (string, error) { panic("editor bug") }}
+		e.cfg.Editor = panickyEditor{headlesstest.New(root, api.Caps{ReadFile: true})}
 		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil {
 			t.Fatal(err)
