@@ -164,17 +164,11 @@ func (m *Mapper) Offset(p api.Position) int {
 // boundary.
 func walkBytes(line string, n int) (units, at int) {
 	for at < n {
-		c := line[at]
-		if c < utf8.RuneSelf {
-			units++
-			at++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(line[at:])
+		size, u := char(line, at)
 		if at+size > n {
 			break
 		}
-		units += unitsOf(r)
+		units += u
 		at += size
 	}
 	return units, at
@@ -185,28 +179,26 @@ func walkBytes(line string, n int) (units, at int) {
 // the end of line, or before a character that would take it past n.
 func walkUnits(line string, n int64) (at int, units int64) {
 	for units < n && at < len(line) {
-		c := line[at]
-		if c < utf8.RuneSelf {
-			units++
-			at++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(line[at:])
-		u := int64(unitsOf(r))
-		if units+u > n {
+		size, u := char(line, at)
+		if units+int64(u) > n {
 			break
 		}
-		units += u
+		units += int64(u)
 		at += size
 	}
 	return at, units
 }
 
-// unitsOf is the length of r in UTF-16 code units. utf8.RuneError (an
-// invalid byte) is one.
-func unitsOf(r rune) int {
-	if r >= 0x10000 {
-		return 2
+// char returns the length in bytes and in UTF-16 code units of the
+// character at line[at]: two units beyond the Basic Multilingual Plane, one
+// for an invalid byte (utf8.RuneError of size 1).
+func char(line string, at int) (size, units int) {
+	if line[at] < utf8.RuneSelf {
+		return 1, 1
 	}
-	return 1
+	r, size := utf8.DecodeRuneInString(line[at:])
+	if r >= 0x10000 {
+		return size, 2
+	}
+	return size, 1
 }
