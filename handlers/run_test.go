@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // workspace writes files into a new temporary directory.
@@ -100,7 +101,7 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 func (r *runEnv) run(t *testing.T, p api.RunParams) (*api.RunResult, error) {
 	t.Helper()
 	var res api.RunResult
-	err := r.ed.Call(ctxT(t), api.MethodRun, p, &res)
+	err := r.ed.Call(testkit.Context(t), api.MethodRun, p, &res)
 	return &res, err
 }
 
@@ -152,7 +153,7 @@ func (r *runEnv) updates(t *testing.T, taskID string) []api.TaskUpdateParams {
 func (r *runEnv) awaitEvent(t *testing.T, pred func(api.TaskUpdateParams) bool) api.TaskUpdateParams {
 	t.Helper()
 	var got api.TaskUpdateParams
-	_, err := r.ed.Await(ctxT(t), func(n headless.Notification) bool {
+	_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
 		if n.Method != api.MethodTaskUpdate {
 			return false
 		}
@@ -330,7 +331,7 @@ func TestRunEndToEnd(t *testing.T) {
 		if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || kinds[1] != "report" {
 			t.Errorf("progress kinds = %v", kinds)
 		}
-		if _, err := r.ed.Await(ctxT(t), headless.Method(api.MethodHeatUpdate)); err != nil {
+		if _, err := r.ed.Await(testkit.Context(t), headless.Method(api.MethodHeatUpdate)); err != nil {
 			t.Error(err)
 		}
 	})
@@ -487,14 +488,14 @@ func TestRunControls(t *testing.T) {
 		out := r.runAsync(t, api.RunParams{Prompt: "slow", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
 		var sr api.StopResult
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
 			t.Fatalf("stop = %+v, %v", sr, err)
 		}
 		o := within(t, time.Second, out)
 		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
 			t.Fatalf("stopping an ended task = %+v, %v; want stopped false", sr, err)
 		}
 	})
@@ -512,7 +513,7 @@ func TestRunControls(t *testing.T) {
 		out := r.runAsync(t, api.RunParams{Prompt: "ask", TaskID: "t"})
 		r.awaitEvent(t, func(p api.TaskUpdateParams) bool { return p.State == api.TaskWaiting })
 		within(t, 5*time.Second, asked)
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -535,7 +536,7 @@ func TestRunControls(t *testing.T) {
 		})
 		out := r.runAsync(t, api.RunParams{Prompt: "cmd", TaskID: "t"})
 		within(t, 5*time.Second, running)
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -568,7 +569,7 @@ func TestRunControls(t *testing.T) {
 		if pid <= 0 {
 			t.Fatal("no pid from the command")
 		}
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -582,7 +583,7 @@ func TestRunControls(t *testing.T) {
 
 	t.Run("stops the task when the client cancels agent/run", func(t *testing.T) {
 		r := startRun(t, runOpts{script: slowScript})
-		ctx, cancel := context.WithCancel(ctxT(t))
+		ctx, cancel := context.WithCancel(testkit.Context(t))
 		errc := make(chan error, 1)
 		go func() { errc <- r.ed.Call(ctx, api.MethodRun, api.RunParams{Prompt: "slow", TaskID: "t"}, nil) }()
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
@@ -599,7 +600,7 @@ func TestRunControls(t *testing.T) {
 		r := startRun(t, runOpts{script: script})
 		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
-		if err := r.ed.Call(ctxT(t), api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, 5*time.Second, out)
@@ -619,7 +620,7 @@ func TestRunControls(t *testing.T) {
 		r.ed.Handle(api.MethodAsk, blockingAsk(release, "yes"))
 		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventAsk, "1"))
-		ctx := ctxT(t)
+		ctx := testkit.Context(t)
 
 		err := r.ed.Call(ctx, api.MethodRemoveSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
 		if code(err) != api.CodeWrongState {
@@ -733,7 +734,7 @@ func TestRunEditsAndIntents(t *testing.T) {
 			t.Errorf("blocked events = %q", blocked)
 		}
 		var tr api.TraceResult
-		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if len(tr.Entries) != 1 || tr.Entries[0].IntentID == nil || *tr.Entries[0].IntentID != "INT-1" || tr.Entries[0].SubtaskID != "1" || !strings.HasPrefix(tr.Entries[0].Model, "script:") {
@@ -763,7 +764,7 @@ func TestRunSessions(t *testing.T) {
 			t.Fatalf("second = %+v, %v", second, err)
 		}
 		var sess api.SessionResult
-		if err := r.ed.Call(ctxT(t), api.MethodSession, api.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodSession, api.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
 			t.Fatal(err)
 		}
 		if len(sess.Tasks) != 2 || sess.Tasks[0].State != api.TaskDone || sess.Tasks[1].State != api.TaskDone {
