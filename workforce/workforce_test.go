@@ -298,10 +298,22 @@ func TestEvents(t *testing.T) {
 		}
 		n.mu.Lock()
 		defer n.mu.Unlock()
+		started := map[string]bool{}
 		for i, u := range n.updates {
 			if u.Seq != uint64(i+1) {
 				t.Fatalf("update %d has seq %d", i, u.Seq)
 			}
+			if u.Event.Kind == api.EventSubtaskStarted {
+				started[u.Event.SubtaskID] = true
+			}
+		}
+		// Without events the loop above proves nothing: each worker must
+		// have been heard, and the task's end last.
+		if len(started) != 6 {
+			t.Fatalf("%d updates start %d subtasks (%v), want all 6", len(n.updates), len(started), started)
+		}
+		if last := n.updates[len(n.updates)-1]; last.Event.Kind != api.EventStateChanged || last.State != api.TaskDone {
+			t.Errorf("the last update is %+v, want the task done", last)
 		}
 	})
 }
