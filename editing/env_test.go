@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // recorder is an Observer that keeps what it hears.
@@ -30,20 +31,6 @@ func (r *recorder) Blocked(who Actor, path, reason string) {
 	r.mu.Unlock()
 }
 
-// writeTree creates files (relative path -> content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 type env struct {
 	root string
 	ed   *headlesstest.Editor
@@ -56,7 +43,7 @@ type env struct {
 func newEnv(t *testing.T, caps api.Caps, mode string, zones api.Zones, files map[string]string) *env {
 	t.Helper()
 	root := t.TempDir()
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	e := &env{root: root, ed: headlesstest.New(root, caps), obs: &recorder{}}
 	if zones.Allow == nil && zones.Deny == nil {
 		zones = api.DefaultSettings().Zones

@@ -10,12 +10,13 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 func hostileEnv(t *testing.T) *env {
 	t.Helper()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"secret.txt": "s3cret\n"})
+	testkit.WriteFiles(t, outside, map[string]string{"secret.txt": "s3cret\n"})
 	e := newEnv(t, headlesstest.AllCaps(), api.EditApply,
 		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**", "**/*.pem"}},
 		map[string]string{
@@ -131,7 +132,7 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 
 func TestFileURIsInADirectoryWithAwkwardCharacters(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "c#proj 100%done")
-	writeTree(t, root, map[string]string{"src/a.go": "package a\n"})
+	testkit.WriteFiles(t, root, map[string]string{"src/a.go": "package a\n"})
 	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestFileURIsInADirectoryWithAwkwardCharacters(t *testing.T) {
 
 func TestWorkspaceRootGivenThroughASymlink(t *testing.T) {
 	real := t.TempDir()
-	writeTree(t, real, map[string]string{"a.txt": "a\n"})
+	testkit.WriteFiles(t, real, map[string]string{"a.txt": "a\n"})
 	link := filepath.Join(t.TempDir(), "ws")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)

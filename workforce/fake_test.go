@@ -3,7 +3,6 @@ package workforce
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/tracking"
 )
 
@@ -84,13 +84,7 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	ws, err := tracking.Open(tracking.Config{Root: root, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
