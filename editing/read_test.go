@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 func numbered(n int) string {
@@ -128,24 +129,10 @@ func contains(list []string, s string) bool {
 }
 
 func listEnv(t *testing.T) *env {
+	files := testkit.ReadArchive(t, "testdata/list.txtar").Files
+	files["bin/tool"] = "\x00\x01TODO"
 	return newEnv(t, headlesstest.AllCaps(), api.EditApply,
-		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}},
-		map[string]string{
-			".gitignore":          "node_modules/\n*.log\n/build\n!keep.log\n",
-			"main.go":             "package main\n\nfunc main() {}\n",
-			"pkg/a.go":            "package pkg\n// TODO: a\n",
-			"pkg/b_test.go":       "package pkg\n// todo lowercase\n",
-			"pkg/.gitignore":      "gen/\n",
-			"pkg/gen/z.go":        "package gen // TODO gen\n",
-			"debug.log":           "TODO in a log\n",
-			"keep.log":            "kept\n",
-			"node_modules/m/i.js": "// TODO dep\n",
-			"build/out.go":        "// TODO build\n",
-			"docs/build/page.md":  "TODO nested build is not anchored\n",
-			".git/HEAD":           "ref: refs/heads/main\n",
-			"secrets/k.go":        "// TODO secret\n",
-			"bin/tool":            "\x00\x01TODO",
-		})
+		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}}, files)
 }
 
 func TestList(t *testing.T) {
