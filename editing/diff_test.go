@@ -3,6 +3,7 @@ package editing
 import (
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/internal/lsppos"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // applyLSP applies TextEdits to text as an editor does
@@ -263,6 +265,32 @@ func TestUnifiedMatchesTheStandardForm(t *testing.T) {
 			if got != c.want {
 				t.Errorf("got\n%s\nwant\n%s", got, c.want)
 			}
+		})
+	}
+}
+
+// TestDiffGolden holds the diff of each testdata/diff/NAME.txtar (its
+// files old and new) to NAME.golden: the unified diff the person reads and
+// the LSP edits the editor applies, one a line. -update rewrites the golden files.
+func TestDiffGolden(t *testing.T) {
+	archives, err := filepath.Glob("testdata/diff/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no archives in testdata/diff: %v", err)
+	}
+	for _, path := range archives {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			a := testkit.ReadArchive(t, path)
+			d := checkDiff(t, a.File(t, "old"), a.File(t, "new"))
+			var b strings.Builder
+			b.WriteString(d.Unified("a/"+name+".go", "b/"+name+".go"))
+			b.WriteString("\nLSP edits (line:character, UTF-16):\n")
+			for _, e := range d.TextEdits() {
+				r := e.Range
+				fmt.Fprintf(&b, "%d:%d-%d:%d %s\n", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, strconv.Quote(e.NewText))
+			}
+			got := b.String()
+			testkit.Golden(t, strings.TrimSuffix(path, ".txtar")+".golden", got)
 		})
 	}
 }

@@ -50,6 +50,14 @@ type runOpts struct {
 	dirName string // the workspace directory's name (default: a temporary name)
 }
 
+// fixture reads testdata/NAME.txtar: the scripted model's script
+// (script.json) and the workspace (the files under workspace/).
+func fixture(t *testing.T, name string) runOpts {
+	t.Helper()
+	a := testkit.ReadArchive(t, filepath.Join("testdata", name+".txtar"))
+	return runOpts{files: a.Under("workspace"), script: a.File(t, "script.json")}
+}
+
 // startRun starts an in-process server whose model is the script; by default
 // edits are applied and commands allowed.
 func startRun(t *testing.T, o runOpts) *runEnv {
@@ -190,26 +198,9 @@ func within[T any](t *testing.T, d time.Duration, ch <-chan T) T {
 	return zero
 }
 
-const demoScript = `{"agents": {
-  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [
-    {"id": "1", "content": "Rename the greeting"},
-    {"id": "2", "content": "Add notes"},
-    {"id": "3", "content": "Run the check", "dependsOn": ["1", "2"]}]}}]}],
-  "1": [
-    {"text": "Reading main.txt.", "toolCalls": [{"name": "read_file", "arguments": {"path": "main.txt"}}], "usage": {"inputTokens": 100, "outputTokens": 10}},
-    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "main.txt", "old_string": "hello", "new_string": "goodbye"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "greeting renamed"}}]}],
-  "2": [
-    {"toolCalls": [{"name": "write_file", "arguments": {"path": "docs/NOTES.md", "content": "notes\n"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "notes added"}}]}],
-  "3": [
-    {"toolCalls": [{"name": "run_command", "arguments": {"command": "cat main.txt docs/NOTES.md"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "checked"}}]}]
-}}`
-
 func TestRunEndToEnd(t *testing.T) {
 	t.Run("plans, runs the workers, edits, creates, runs a command and answers done", func(t *testing.T) {
-		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		tok := "tok-1"
 		res, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken(tok)})
 		if err != nil {
@@ -251,7 +242,9 @@ func TestRunEndToEnd(t *testing.T) {
 	})
 
 	t.Run("works in a workspace whose directory name has a #, a % and a space", func(t *testing.T) {
-		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript, dirName: "c#proj 100%done"})
+		o := fixture(t, "demo")
+		o.dirName = "c#proj 100%done"
+		r := startRun(t, o)
 		if filepath.Base(r.root) != "c#proj 100%done" {
 			t.Fatalf("root = %s", r.root)
 		}
@@ -284,7 +277,7 @@ func TestRunEndToEnd(t *testing.T) {
 	})
 
 	t.Run("sends taskUpdate with seq rising by one, $/progress begin and end, and heat updates", func(t *testing.T) {
-		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken("p1")}); err != nil {
 			t.Fatal(err)
 		}
@@ -451,7 +444,7 @@ func TestRunScheduling(t *testing.T) {
 	})
 
 	t.Run("refuses a run without a prompt with -32602", func(t *testing.T) {
-		r := startRun(t, runOpts{script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{}); code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "prompt") {
 			t.Fatalf("err = %v", err)
 		}
@@ -687,18 +680,7 @@ func TestRunEditsAndIntents(t *testing.T) {
 	})
 
 	t.Run("gates mutating tools on an intent, blocks writes outside its scope, traces only applied changes", func(t *testing.T) {
-		files := map[string]string{
-			".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Source work\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
-			"src/a.txt":                          "a\n",
-		}
-		script := `{"agents": {
-		  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "work"}]}}]}],
-		  "1": [{"toolCalls": [{"name": "write_file", "arguments": {"path": "src/b.txt", "content": "b\n"}}]},
-		        {"toolCalls": [{"name": "select_intent", "arguments": {"intent_id": "INT-1"}}]},
-		        {"toolCalls": [{"name": "write_file", "arguments": {"path": "docs/out.txt", "content": "no\n"}}]},
-		        {"toolCalls": [{"name": "write_file", "arguments": {"path": "src/b.txt", "content": "b\n"}}]},
-		        {"toolCalls": [{"name": "finish", "arguments": {"summary": "b written"}}]}]}}`
-		r := startRun(t, runOpts{files: files, script: script})
+		r := startRun(t, fixture(t, "intents"))
 		res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t"})
 		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
@@ -739,6 +721,42 @@ func TestRunEditsAndIntents(t *testing.T) {
 	})
 }
 
+// TestRunNotifications holds the events of a task to a golden file: what an
+// editor's task view is built from, in order.
+func TestRunNotifications(t *testing.T) {
+	t.Run("sends the events of a one-worker task in one order, as the golden file has them", func(t *testing.T) {
+		r := startRun(t, fixture(t, "intents"))
+		res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		for _, u := range r.updates(t, "t") {
+			err := enc.Encode(struct {
+				Seq      uint64        `json:"seq"`
+				State    string        `json:"state"`
+				Subtasks string        `json:"subtasks"`
+				Event    api.TaskEvent `json:"event"`
+			}{u.Seq, u.State, subtaskStates(u.Subtasks), u.Event})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		testkit.Golden(t, "testdata/intents.events.golden", strings.ReplaceAll(b.String(), r.root, "$ROOT"))
+	})
+}
+
+// subtaskStates writes the subtasks of an update as "id:state ...".
+func subtaskStates(subs []api.Subtask) string {
+	var parts []string
+	for _, s := range subs {
+		parts = append(parts, s.ID+":"+s.State)
+	}
+	return strings.Join(parts, " ")
+}
+
 func TestRunSessions(t *testing.T) {
 	t.Run("continues a session: the second run reads the N:-keys and the session holds both tasks", func(t *testing.T) {
 		script := `{"agents": {
@@ -775,7 +793,7 @@ func TestRunSessions(t *testing.T) {
 	})
 
 	t.Run("refuses an unknown session with -32011", func(t *testing.T) {
-		r := startRun(t, runOpts{script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{Prompt: "x", SessionID: "nope"}); code(err) != api.CodeUnknownTask {
 			t.Fatalf("err = %v", err)
 		}
