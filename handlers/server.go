@@ -4,7 +4,16 @@
 // that owns the work. No business logic lives here.
 //
 // Every method is registered in one table (methods, below). A method not in
-// the table answers -32601; an unknown notification is ignored.
+// the table answers -32601; an unknown notification is ignored, as is a
+// workspace/didChangeConfiguration without agentls settings. A request's
+// params are decoded once, before its method runs (-32602 naming the field
+// when they do not fit), and errors become codes only here (§7).
+//
+// Ordering is the connection's (rpc.Conn): the lifecycle is checked in
+// arrival order on the read loop (Gate), requests then run concurrently,
+// notifications one at a time in order. A request that arrives while
+// initialize is being answered waits for it. A Server is safe for concurrent
+// use.
 package handlers
 
 import (

@@ -8,6 +8,13 @@
 //
 // `agentls run` and every end-to-end test are built on it, as gopls's
 // integration tests are built on its fake editor.
+//
+// Every notification the server sends is kept, none dropped, numbered in
+// arrival order (Notification.Seq); Notifications returns them in that
+// order and Await sees each. Reverse calls are answered concurrently, each
+// on its own goroutine, and recorded in arrival order (ReverseCalls); a
+// workspace edit is checked and applied whole before the next read sees it
+// (Workspace). An Editor is safe for concurrent use.
 package headless
 
 import (

@@ -1,7 +1,10 @@
 // Package fsutil holds the two disk writes agentls relies on: a whole-file
 // replace that is atomic (readers see the old or the new file, never a part)
 // and a line append that is one write under an exclusive lock (concurrent
-// appenders, even in other processes, never interleave a line).
+// appenders, even in other processes, never interleave a line). Both fsync
+// before they return, so what they report written survives a crash; a
+// WriteAtomic that fails leaves the file as it was and removes its
+// temporary file. Both are safe for concurrent use.
 package fsutil
 
 import (
