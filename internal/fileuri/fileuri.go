@@ -9,8 +9,12 @@
 // not followed by two hex digits is a plain "%"; "localhost" names this
 // machine) and strict where a lenient reading would name another file: a
 // query or a fragment (an unescaped "?" or "#"), another host, another
-// scheme or a NUL byte is an error that says so. A path that is not valid
-// UTF-8 does not survive the round trip: URIs carry text.
+// scheme or a NUL byte is an error that says so.
+//
+// Two paths do not survive the round trip. One that is not valid UTF-8:
+// URIs carry text. And, on POSIX, a directory at the root whose name is a
+// letter and a colon ("/C:"), which is written with the letter in lower
+// case, as VS Code writes a drive.
 //
 // The functions are pure and safe for concurrent use.
 package fileuri
@@ -18,6 +22,7 @@ package fileuri
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"go.lsp.dev/uri"
@@ -55,6 +60,11 @@ func ToPath(s string) (string, error) {
 		return "", fmt.Errorf("%q has a query (?%s): a \"?\" in a file name is written %%3F", s, c.Query)
 	case strings.ContainsRune(c.Path, 0):
 		return "", fmt.Errorf("%q names a path with a NUL byte", s)
+	}
+	if runtime.GOOS != "windows" {
+		// The path of a file URI is the file's path: "/c:/x" is a
+		// directory named "c:", not a drive.
+		return filepath.Clean(c.Path), nil
 	}
 	local, err := uri.From(uri.Components{Scheme: "file", Path: c.Path})
 	if err != nil {
