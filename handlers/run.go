@@ -102,33 +102,33 @@ func (s *Server) run(ctx context.Context, p api.RunParams) (*api.RunResult, erro
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" is required`)
 	}
-	return serve(api.MethodRun, s.Work, workError, func(e *workforce.Engine) (*api.RunResult, error) {
+	return withService(api.MethodRun, s.Work, workError, func(e *workforce.Engine) (*api.RunResult, error) {
 		return e.Run(ctx, p, s.Settings())
 	})
 }
 
 func (s *Server) stop(_ context.Context, p api.StopParams) (*api.StopResult, error) {
-	return serve(api.MethodStop, s.Work, workError, func(e *workforce.Engine) (*api.StopResult, error) {
+	return withService(api.MethodStop, s.Work, workError, func(e *workforce.Engine) (*api.StopResult, error) {
 		stopped, err := e.Stop(p.TaskID)
 		return &api.StopResult{Stopped: stopped}, err
 	})
 }
 
 func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {
-	return serve(api.MethodAddSubtask, s.Work, workError, func(e *workforce.Engine) (*api.AddSubtaskResult, error) {
+	return withService(api.MethodAddSubtask, s.Work, workError, func(e *workforce.Engine) (*api.AddSubtaskResult, error) {
 		id, err := e.AddSubtask(p)
 		return &api.AddSubtaskResult{SubtaskID: id}, err
 	})
 }
 
 func (s *Server) removeSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
-	return serve(api.MethodRemoveSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+	return withService(api.MethodRemoveSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
 		return &api.Empty{}, e.RemoveSubtask(p)
 	})
 }
 
 func (s *Server) skipSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
-	return serve(api.MethodSkipSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+	return withService(api.MethodSkipSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
 		return &api.Empty{}, e.SkipSubtask(p)
 	})
 }

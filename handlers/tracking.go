@@ -94,7 +94,7 @@ func trackingError(method string, err error) error {
 }
 
 func (s *Server) heatSnapshot(_ context.Context, p api.HeatSnapshotParams) (api.HeatSnapshot, error) {
-	return serve(api.MethodHeatSnapshot, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.HeatSnapshot, error) {
+	return withService(api.MethodHeatSnapshot, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.HeatSnapshot, error) {
 		return ws.HeatSnapshot(p)
 	})
 }
@@ -103,13 +103,13 @@ func (s *Server) trace(_ context.Context, p api.TraceParams) (api.TraceResult, e
 	if p.Path == "" {
 		return api.TraceResult{}, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
 	}
-	return serve(api.MethodTrace, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.TraceResult, error) {
+	return withService(api.MethodTrace, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.TraceResult, error) {
 		return ws.TraceEntries(p)
 	})
 }
 
 func (s *Server) sessions(_ context.Context, _ struct{}) (api.SessionsResult, error) {
-	return serve(api.MethodSessions, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionsResult, error) {
+	return withService(api.MethodSessions, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionsResult, error) {
 		return ws.ListSessions(), nil
 	})
 }
@@ -118,7 +118,7 @@ func (s *Server) session(_ context.Context, p api.SessionParams) (api.SessionRes
 	if err := requireSession(p); err != nil {
 		return api.SessionResult{}, err
 	}
-	return serve(api.MethodSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionResult, error) {
+	return withService(api.MethodSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionResult, error) {
 		return ws.Session(p)
 	})
 }
@@ -127,7 +127,7 @@ func (s *Server) deleteSession(_ context.Context, p api.SessionParams) (api.Empt
 	if err := requireSession(p); err != nil {
 		return api.Empty{}, err
 	}
-	return serve(api.MethodDeleteSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.Empty, error) {
+	return withService(api.MethodDeleteSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.Empty, error) {
 		return ws.DeleteSession(p)
 	})
 }
