@@ -142,8 +142,8 @@ func call[P, R any](fn func(s *Server, ctx context.Context, p P) (R, error)) han
 	}
 }
 
-// withService runs fn on a service that open makes on first use (the task engine,
-// the tracking) and turns the errors fn returns into the codes of
+// withService runs fn on a service that open makes on first use (the task
+// engine, the tracking) and turns the errors fn returns into the codes of
 // docs/PROTOCOL.md §7 with codes; an error of open is answered as it is.
 func withService[S, R any](method string, open func() (S, error), codes func(method string, err error) error, fn func(S) (R, error)) (R, error) {
 	var zero R
