@@ -155,15 +155,16 @@ func (e *Editor) ApplyEdit(_ context.Context, p api.ApplyWorkspaceEditParams, w 
 func (e *Editor) ShowMessageRequest(_ context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	e.mu.Lock()
 	e.asked = append(e.asked, p)
-	answer, set := e.answer, e.answerSet
 	e.mu.Unlock()
-	switch {
-	case !set && len(p.Actions) > 0:
-		return &p.Actions[0], nil
-	case !set || answer == "":
+	titles := make([]string, len(p.Actions))
+	for i, a := range p.Actions {
+		titles[i] = a.Title
+	}
+	title := e.choose(titles)
+	if title == nil {
 		return nil, nil
 	}
-	return &api.MessageActionItem{Title: answer}, nil
+	return &api.MessageActionItem{Title: *title}, nil
 }
 
 // Ask answers agent/ask with the scripted answer (SetAnswer), else the
@@ -172,16 +173,22 @@ func (e *Editor) Ask(_ context.Context, p api.AskParams) (*string, error) {
 	if !e.caps.Ask {
 		return nil, fmt.Errorf("%s: %w", api.MethodAsk, api.ErrUnsupported)
 	}
+	return e.choose(p.Options), nil
+}
+
+// choose is the person's answer among options: the scripted one, else the
+// first option; nil when they dismiss the question.
+func (e *Editor) choose(options []string) *string {
 	e.mu.Lock()
 	answer, set := e.answer, e.answerSet
 	e.mu.Unlock()
 	switch {
-	case !set && len(p.Options) > 0:
-		return &p.Options[0], nil
+	case !set && len(options) > 0:
+		return &options[0]
 	case !set || answer == "":
-		return nil, nil
+		return nil
 	}
-	return &answer, nil
+	return &answer
 }
 
 // RunCommand answers agent/runCommand by running the command as the
