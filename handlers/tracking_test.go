@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/sessions"
 	"github.com/agentls/agentls/tracking/trace"
@@ -61,14 +62,14 @@ func startServer(t *testing.T, root string) *client {
 }
 
 func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Timeout)
 	defer cancel()
 	return c.conn.Call(ctx, method, params, result)
 }
 
 func (c *client) await(t *testing.T, method string, pred func(json.RawMessage) bool) json.RawMessage {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(testkit.Timeout)
 	for {
 		select {
 		case r := <-c.notes:

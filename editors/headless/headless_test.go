@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -176,9 +177,7 @@ func TestAwaitAndScripting(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		h.HandleNotification(context.Background(), rpc.NewRequest("agent/taskUpdate", json.RawMessage(`{"seq":1}`), ""))
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	n, err := e.Await(ctx, Method("agent/taskUpdate"))
+	n, err := e.Await(testkit.Context(t), Method("agent/taskUpdate"))
 	if err != nil || n.Seq != 1 {
 		t.Fatalf("Await = %+v, %v", n, err)
 	}
