@@ -26,10 +26,16 @@ type fakeEditor struct {
 	answer   string // showMessageRequest answer title; "" dismisses
 	refuse   string // non-empty: applyEdit answers applied:false with this reason
 	applyErr error  // applyEdit fails with this
+	// lax skips CreateFile and DeleteFile and answers applied: true all the
+	// same, and puts a text edit to a missing file in a new buffer, as
+	// eglot 1.9 does.
+	lax bool
+	// onAsk runs when showMessageRequest arrives (before it is answered).
+	onAsk func()
 }
 
 func allCaps() api.Caps {
-	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, ReadFile: true, ShowMessage: true}
+	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, CreateFile: true, DeleteFile: true, ReadFile: true, ShowMessage: true}
 }
 
 func newFakeEditor(caps api.Caps) *fakeEditor {
@@ -99,6 +105,10 @@ func (f *fakeEditor) text(abs string) (string, error) {
 		return text, nil
 	}
 	b, err := os.ReadFile(abs)
+	if os.IsNotExist(err) && f.lax {
+		f.setBuffer(abs, "") // a new, unsaved buffer
+		return "", nil
+	}
 	return string(b), err
 }
 
@@ -135,6 +145,8 @@ func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 	}
 	for _, dc := range e.DocumentChanges {
 		switch {
+		case f.lax && (dc.CreateFile != nil || dc.DeleteFile != nil):
+			continue
 		case dc.CreateFile != nil:
 			abs, err := uriPath(dc.CreateFile.URI)
 			if err != nil {
@@ -185,8 +197,11 @@ func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 func (f *fakeEditor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, p)
-	answer := f.answer
+	answer, onAsk := f.answer, f.onAsk
 	f.mu.Unlock()
+	if onAsk != nil {
+		onAsk()
+	}
 	if answer == "" {
 		return nil, nil
 	}
