@@ -515,6 +515,18 @@ SPEC is (ROOT CONN)."
       (should-not (find-buffer-visiting file))
       (should (equal (directory-files root nil "agentls") nil)))))
 
+(ert-deftest agentls-test-temporary-files-are-named-for-the-server-sweep ()
+  "An edit's temporary file is .NAME.agentls-RANDOM.tmp, the name agentls sweeps after a crash."
+  (let* ((dir (make-temp-file "agentls-temp" t))
+         (temp (agentls--write-temp (agentls--file-create :name (expand-file-name "sub/tool.sh" dir)
+                                                         :text "x"))))
+    (unwind-protect
+        (progn
+          (should (equal (file-name-directory temp) (file-name-as-directory (expand-file-name "sub" dir))))
+          (should (string-match-p "\\`\\.tool\\.sh\\.agentls-[0-9A-Za-z]+\\.tmp\\'"
+                                  (file-name-nondirectory temp))))
+      (delete-directory dir t))))
+
 (ert-deftest agentls-test-create-and-delete-files ()
   "CreateFile and DeleteFile operations, with text written into a new file."
   (agentls-test--with-recording (root conn)
@@ -683,6 +695,31 @@ SPEC is (ROOT CONN)."
         (agentls-sessions-show))
       (with-current-buffer "*agentls-session*"
         (should (string-match-p "Update util" (buffer-string)))))))
+
+;; Emacs declares create and delete (resourceOperations), so agentls sends
+;; CreateFile and DeleteFile and Emacs carries them out on disk.
+(ert-deftest agentls-test-run-creates-in-a-new-directory-and-deletes ()
+  "The agent creates a file in a directory that does not exist yet and deletes a visited file."
+  (agentls-test--with-project
+      (root conn :files '(("old.txt" . "bye\n"))
+            :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "write_file" :path "new/dir/fresh.txt" :content "fresh\n")
+                               (agentls-test--call "read_file" :path "old.txt")
+                               (agentls-test--call "delete_file" :path "old.txt")
+                               (agentls-test--call "finish" :summary "moved"))))
+    (agentls-test--needs-run conn)
+    (let ((old (find-file-noselect (expand-file-name "old.txt" root)))
+          (task (agentls-test--run conn "Move old.txt")))
+      (should (equal (agentls-task-state task) "done"))
+      (should (equal (agentls-test--read (expand-file-name "new/dir/fresh.txt" root)) "fresh\n"))
+      (should-not (file-exists-p (expand-file-name "old.txt" root)))
+      (should-not (buffer-live-p old))
+      (should (equal (mapcar (lambda (c) (list (plist-get c :operation) (plist-get c :applied)))
+                             (plist-get (agentls-task-result task) :changes))
+                     '(("create" t) ("delete" t))))
+      (should-not (directory-files-recursively root "agentls")))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
