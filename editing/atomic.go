@@ -13,7 +13,7 @@ import (
 
 // writeOwn carries out a change on the disk when the editor cannot
 // (no workspace/applyEdit, or a delete the client's resourceOperations do
-// not hold). The disk must still hold old, the text the change was computed
+// not hold; a create they do not hold is createOwn's). The disk must still hold old, the text the change was computed
 // from: otherwise the change is refused as a conflict. Every write is
 // fsutil.Write's: atomic, the file's mode kept, a create exclusive.
 func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
@@ -59,11 +59,11 @@ func (w *Workspace) write(rp Path, data string, create bool) error {
 	return err
 }
 
-// createEmpty makes rp on disk as an empty file, exclusively, with the
-// directories it lacks, for a client that cannot create files through an
-// edit: the edit that follows fills it. undo takes the file and those
-// directories away again, as long as they are as createEmpty left them.
-func (w *Workspace) createEmpty(rp Path) (undo func(), err error) {
+// createOwn creates rp on disk with data, atomically and exclusively, with
+// the directories it lacks, for a client that cannot create files through
+// an edit. undo takes the file and those directories away again, as long
+// as they are as createOwn left them.
+func (w *Workspace) createOwn(rp Path, data string) (undo func(), err error) {
 	var dirs []string // missing directories, deepest first
 	for d := filepath.Dir(rp.Abs); d != w.root && len(d) > len(w.root); d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil {
@@ -71,7 +71,7 @@ func (w *Workspace) createEmpty(rp Path) (undo func(), err error) {
 		}
 		dirs = append(dirs, d)
 	}
-	if err := w.write(rp, "", true); err != nil {
+	if err := w.write(rp, data, true); err != nil {
 		if errors.Is(err, ErrExists) {
 			return nil, err
 		}
@@ -82,10 +82,12 @@ func (w *Workspace) createEmpty(rp Path) (undo func(), err error) {
 		return nil, fmt.Errorf("%w: creating %s: %w", ErrNotApplied, rp.Rel, err)
 	}
 	return func() {
-		// Only the empty file made here goes: an editor that saved its
-		// buffer meanwhile wrote a file that is no longer ours to remove.
-		if fi, err := os.Lstat(rp.Abs); err == nil && os.SameFile(fi, made) && fi.Size() == 0 {
-			os.Remove(rp.Abs)
+		// Only the file made here goes: one an editor saved over it
+		// meanwhile is no longer ours to remove.
+		if fi, err := os.Lstat(rp.Abs); err == nil && os.SameFile(fi, made) {
+			if b, err := os.ReadFile(rp.Abs); err == nil && string(b) == data {
+				os.Remove(rp.Abs)
+			}
 		}
 		for _, d := range dirs {
 			if os.Remove(d) != nil { // not empty: something else lives there now

@@ -188,11 +188,13 @@ const (
 //
 // How a change reaches the editor (docs/PROTOCOL.md §4): an update is a text
 // edit. A create or a delete is a CreateFile or DeleteFile in the edit only
-// when the client declared that kind in resourceOperations; otherwise the
-// sidecar makes the file itself (exclusively, empty) and the edit fills it,
-// so the editor's buffer shows it — the file goes again if the edit is not
-// applied — or deletes the file itself. Without workspace/applyEdit the
-// sidecar writes every change itself.
+// when the client declared that kind in resourceOperations. Otherwise the
+// sidecar creates the file itself (atomically, exclusively) and the edit
+// replaces the file's whole text with itself, so the editor's buffer shows
+// it — the file goes again if the edit is not applied — or it deletes the
+// file itself. Such a change is confirmed in propose mode with a message:
+// an annotated edit would show the person nothing to confirm. Without
+// workspace/applyEdit the sidecar writes every change itself.
 func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (string, error) {
 	w := t.ws
 	mode, err := t.effectiveMode(ctx)
@@ -202,7 +204,8 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 	caps := w.ed.Caps()
 	resource := caps.ResourceOperation(op)
 	viaEdit := caps.ApplyEdit && (op != api.OpDelete || resource)
-	annotated := viaEdit && mode == api.EditPropose && caps.DocumentChanges && caps.ChangeAnnotation
+	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation &&
+		(op == api.OpUpdate || resource)
 	if mode == api.EditPropose && !annotated {
 		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
 			return mode, err
@@ -213,7 +216,7 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 	}
 	var undo func()
 	if op == api.OpCreate && !resource {
-		if undo, err = w.createEmpty(rp); err != nil {
+		if undo, err = w.createOwn(rp, next); err != nil {
 			return mode, err
 		}
 	}
@@ -224,8 +227,7 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 	res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, resource, annotated), wait)
 	if (err != nil || !res.Applied) && undo != nil {
 		if errors.Is(err, api.ErrUnsupported) {
-			// The file is made: fill it on disk.
-			return mode, w.writeOwn(rp, api.OpUpdate, "", next)
+			return mode, nil // the file is on disk; the editor cannot be told
 		}
 		undo()
 	}
@@ -284,8 +286,8 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 // client has them (TextDocumentEdit with a null version: the sidecar keeps
 // no text in sync, the conflict check guards unsaved text), else changes.
 // resource puts a create or delete in as a CreateFile or DeleteFile;
-// without it a create is the text edit that fills the empty file the
-// sidecar made. annotated marks every part with a change annotation that
+// without it a create is a text edit that replaces the whole text of the
+// file the sidecar made with itself. annotated marks every part with a change annotation that
 // needs confirmation.
 func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, resource, annotated bool) api.ApplyWorkspaceEditParams {
 	add, del := d.Stat()
@@ -304,8 +306,11 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, reso
 		}}
 	}
 	edits := d.TextEdits()
-	if op == api.OpCreate {
-		edits = []api.TextEdit{{NewText: next}}
+	switch {
+	case op == api.OpCreate && resource:
+		edits = []api.TextEdit{{NewText: next}} // into the empty file CreateFile made
+	case op == api.OpCreate:
+		edits = wholeText(next) // the file is on disk already
 	}
 	if !docChanges {
 		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: edits}
@@ -333,4 +338,16 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, reso
 		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(edits)}
 	}
 	return p
+}
+
+// wholeText is one edit replacing the whole of text with itself (the range
+// of a deletion of all of it): applied to the file as the sidecar wrote it,
+// it changes nothing and brings the file into the editor.
+func wholeText(text string) []api.TextEdit {
+	edits := ComputeDiff(text, "").TextEdits()
+	if len(edits) != 1 {
+		return []api.TextEdit{{NewText: text}}
+	}
+	edits[0].NewText = text
+	return edits
 }

@@ -30,8 +30,9 @@ type fakeEditor struct {
 	// same, and puts a text edit to a missing file in a new buffer, as
 	// eglot 1.9 does.
 	lax bool
-	// onAsk runs when showMessageRequest arrives (before it is answered).
-	onAsk func()
+	// onAsk runs when showMessageRequest arrives (before it is answered),
+	// onApply when applyEdit does (before anything is applied).
+	onAsk, onApply func()
 }
 
 func allCaps() api.Caps {
@@ -83,8 +84,11 @@ func (f *fakeEditor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditPara
 	f.mu.Lock()
 	f.applied = append(f.applied, p)
 	f.waits = append(f.waits, w)
-	refuse, applyErr := f.refuse, f.applyErr
+	refuse, applyErr, onApply := f.refuse, f.applyErr, f.onApply
 	f.mu.Unlock()
+	if onApply != nil {
+		onApply()
+	}
 	if applyErr != nil {
 		return api.ApplyWorkspaceEditResult{}, applyErr
 	}

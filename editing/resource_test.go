@@ -45,25 +45,38 @@ func TestResourceOperations(t *testing.T) {
 		}
 	})
 
-	t.Run("creates the file itself, in a new directory, and fills it through a text edit, for a client without create", func(t *testing.T) {
+	t.Run("writes a new file itself, in a new directory, then shows it through an edit over its whole text, for a client without create", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditApply, api.Zones{}, nil)
-		ch, err := e.agent("").Write(ctx, "new/dir/a.txt", "hello\n")
+		var onDisk string
+		e.ed.onApply = func() { onDisk = e.read(t, "new/dir/a.txt") }
+		const text = "hello\n😀 wörld"
+		ch, err := e.agent("").Write(ctx, "new/dir/a.txt", text)
 		if err != nil || !ch.Applied {
 			t.Fatalf("Write = %+v, %v", ch, err)
+		}
+		if onDisk != text {
+			t.Errorf("the disk held %q when the edit went out, want the whole file", onDisk)
 		}
 		if len(e.ed.applied) != 1 {
 			t.Fatalf("%d edits sent, want 1", len(e.ed.applied))
 		}
 		dc := e.ed.applied[0].Edit.DocumentChanges
-		if len(dc) != 1 || dc[0].TextDocumentEdit == nil || dc[0].TextDocumentEdit.Edits[0].NewText != "hello\n" {
-			t.Fatalf("documentChanges = %+v, want the one text edit that fills the file", dc)
+		if len(dc) != 1 || dc[0].TextDocumentEdit == nil || len(dc[0].TextDocumentEdit.Edits) != 1 {
+			t.Fatalf("documentChanges = %+v, want one text edit", dc)
 		}
-		if got := e.read(t, "new/dir/a.txt"); got != "hello\n" {
+		ed := dc[0].TextDocumentEdit.Edits[0]
+		if got, err := applyLSP(text, []api.TextEdit{{Range: ed.Range, NewText: ed.NewText}}); err != nil || got != text {
+			t.Errorf("the edit turns the file into %q, %v; want it unchanged", got, err)
+		}
+		if ed.Range.End.Line != 1 || ed.Range.End.Character != 8 {
+			t.Errorf("the edit ends at %+v, want the file's end 1:8 (UTF-16)", ed.Range.End)
+		}
+		if got := e.read(t, "new/dir/a.txt"); got != text {
 			t.Fatalf("file = %q", got)
 		}
 	})
 
-	t.Run("fills the file through changes for a client without documentChanges", func(t *testing.T) {
+	t.Run("shows the new file through changes for a client without documentChanges", func(t *testing.T) {
 		caps := noResourceCaps()
 		caps.DocumentChanges = false
 		e := newEnv(t, caps, api.EditApply, api.Zones{}, nil)
@@ -100,22 +113,32 @@ func TestResourceOperations(t *testing.T) {
 		}
 	})
 
-	t.Run("asks the person in propose mode through the annotated filling edit, and takes the file away on a refusal", func(t *testing.T) {
-		e := newEnv(t, noResourceCaps(), api.EditPropose, api.Zones{}, nil)
-		e.ed.refuse = "the user rejected the change"
-		ch, err := e.agent("").Write(ctx, "a.txt", "hello\n")
-		if !errors.Is(err, ErrRejected) || ch.Applied || e.exists("a.txt") {
-			t.Fatalf("Write = %+v, %v; a.txt exists: %v", ch, err, e.exists("a.txt"))
+	for _, approve := range []bool{true, false} {
+		name := "asks the person with a message before creating for a client without create, and creates on approval"
+		if !approve {
+			name = "asks the person with a message before creating for a client without create, and creates nothing on a refusal"
 		}
-		if len(e.ed.applied) != 1 {
-			t.Fatalf("%d edits sent, want 1", len(e.ed.applied))
-		}
-		p := e.ed.applied[0]
-		if dc := p.Edit.DocumentChanges; len(p.Edit.ChangeAnnotations) != 1 || len(dc) != 1 || dc[0].TextDocumentEdit == nil ||
-			dc[0].TextDocumentEdit.Edits[0].AnnotationID == "" || e.ed.waits[0] != api.Human {
-			t.Errorf("edit = %+v, wait %v; want one annotated text edit waiting on the person", p, e.ed.waits[0])
-		}
-	})
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, noResourceCaps(), api.EditPropose, api.Zones{}, nil)
+			e.ed.answer = actionReject
+			if approve {
+				e.ed.answer = actionApply
+			}
+			ch, err := e.agent("").Write(ctx, "a.txt", "hello\n")
+			if ch.Applied != approve || e.exists("a.txt") != approve || len(e.ed.asked) != 1 {
+				t.Fatalf("Write = %+v, %v; a.txt exists: %v; asked %d times", ch, err, e.exists("a.txt"), len(e.ed.asked))
+			}
+			if !approve {
+				if !errors.Is(err, ErrRejected) || len(e.ed.applied) != 0 {
+					t.Fatalf("err = %v, %d edits sent; want ErrRejected and none", err, len(e.ed.applied))
+				}
+				return
+			}
+			if p := e.ed.applied[0]; p.Edit.ChangeAnnotations != nil || e.ed.waits[0] != api.Machine {
+				t.Errorf("edit = %+v, wait %v; want a plain edit once approved", p, e.ed.waits[0])
+			}
+		})
+	}
 
 	t.Run("asks the person with a message before deleting for a client without delete", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditPropose, api.Zones{}, map[string]string{"old.txt": "bye\n"})
