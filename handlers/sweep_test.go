@@ -17,12 +17,12 @@ func TestStartRemovesCrashLeftovers(t *testing.T) {
 		".orchestration/.tmp-intent_map.md-2854301", // the trace's intent map, older scheme
 		".orchestration/.intent_map.md.agentls-77.tmp",
 		"src/.main.go.agentls-4711",        // an edit of an older sidecar
-		"src/.main.go.agentlsQ7x9Zk",       // the Emacs plugin's, older scheme
 		"zz/deep/.util.go.agentls-123.tmp", // walked last
 	}
 	theirs := []string{
 		".orchestration/.tmp-notes.md-123", // not a file agentls writes
 		"src/.tmp-main.go-1",
+		"src/.main.go.agentlsconfig", // a word, not six random letters
 		"src/main.go",
 	}
 	files := map[string]string{}

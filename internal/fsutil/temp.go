@@ -18,11 +18,12 @@ import (
 //
 // beside the file <name> it becomes, so that a leftover of a crash is
 // recognised by its name alone and nothing else is ever taken for one.
-// Older releases used ".<name>.agentls-<digits>" (the sidecar's edits),
-// ".<name>.agentls<6 letters or digits>" (the Emacs plugin) and, for
-// agentls's own files, ".tmp-<name>-<digits>"; the first two are recognised
-// everywhere, the last only where the caller names <name> (RemoveTemps,
-// SweepTemps' legacy files): it is too plain a name to take on sight.
+// Older releases used ".<name>.agentls-<digits>" (the sidecar's edits) and,
+// for agentls's own files, ".tmp-<name>-<digits>"; the first is recognised
+// everywhere, the second only where the caller names <name> (RemoveTemps,
+// SweepTemps' legacy files): it is too plain a name to take on sight. (The
+// Emacs plugin's older ".<name>.agentls<6 letters>" is not recognised: six
+// random letters cannot be told from a word.)
 
 // TempMarker and TempSuffix surround the random part of every temporary
 // file's name; editor plugins use them too, so that SweepTemps recognises
@@ -33,10 +34,9 @@ const (
 )
 
 var (
-	tempName      = regexp.MustCompile(`^\.(.+)\.agentls-[0-9A-Za-z]+\.tmp$`)
-	oldEditName   = regexp.MustCompile(`^\.(.+)\.agentls-[0-9]+$`)
-	oldPluginName = regexp.MustCompile(`^\.(.+)\.agentls[0-9A-Za-z]{6}$`)
-	oldOwnName    = regexp.MustCompile(`^\.tmp-(.+)-[0-9]+$`)
+	tempName    = regexp.MustCompile(`^\.(.+)\.agentls-[0-9A-Za-z]+\.tmp$`)
+	oldEditName = regexp.MustCompile(`^\.(.+)\.agentls-[0-9]+$`)
+	oldOwnName  = regexp.MustCompile(`^\.tmp-(.+)-[0-9]+$`)
 )
 
 // tempPattern is the os.CreateTemp pattern of a temporary file for base.
@@ -45,7 +45,7 @@ func tempPattern(base string) string { return "." + base + TempMarker + "*" + Te
 // TempTarget reports whether name (a base name) is a temporary file of
 // agentls, and the base name of the file it was to become.
 func TempTarget(name string) (string, bool) {
-	for _, re := range []*regexp.Regexp{tempName, oldEditName, oldPluginName} {
+	for _, re := range []*regexp.Regexp{tempName, oldEditName} {
 		if m := re.FindStringSubmatch(name); m != nil {
 			return m[1], true
 		}
