@@ -409,6 +409,45 @@ func TestMergeAcrossWorkers(t *testing.T) {
 	})
 }
 
+func TestSnapshotReadsItsWrites(t *testing.T) {
+	// A run's worker touches files and ends; the snapshot is asked before
+	// the ticker ran again.
+	run := func(f *fixture) {
+		f.tick() // the ticker ran once before the run
+		tr := f.m.Tracker("t", "1")
+		tr.Access("a.go", api.ActionRead)
+		tr.Access("b.go", api.ActionWrite)
+		tr.Close()
+	}
+	for _, view := range []string{"", "t"} {
+		name := "the workspace snapshot"
+		if view != "" {
+			name = "the task snapshot"
+		}
+		t.Run(name+" holds every access of a run that ended before it was asked", func(t *testing.T) {
+			f := newFixture(t)
+			run(f)
+			for _, p := range []string{"a.go", "b.go"} {
+				if n, ok := snapshotNode(t, f.m, view, p); !ok || n.Heat != 1 || n.InContext {
+					t.Errorf("%s: got %+v (present %v), want it at heat 1, out of context", p, n, ok)
+				}
+			}
+		})
+	}
+	t.Run("the changes a snapshot saw still go out in the next update, above its seq", func(t *testing.T) {
+		f := newFixture(t)
+		run(f)
+		s, err := f.m.Snapshot("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := forView(f.tick(), "")
+		if u == nil || u.Seq <= s.Seq || len(u.Updates) != 2 {
+			t.Fatalf("next update %+v after snapshot seq %d, want a.go and b.go with a higher seq", u, s.Seq)
+		}
+	})
+}
+
 func TestSeqRisesByOnePerUpdateOfEachView(t *testing.T) {
 	f := newFixture(t)
 	a := f.m.Tracker("t1", "1")

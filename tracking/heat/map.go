@@ -18,10 +18,10 @@
 //   - at most one update per MinInterval per view, and none while nothing
 //     changes; after IdleAfter without change the ticker slows to
 //     IdleInterval, and the next access wakes it;
-//   - updates of one view leave in seq order; a Snapshot gives the view as of
-//     the last tick with the seq of the last update sent, so a client that
-//     applies later updates over it (updates are whole nodes, removals are
-//     paths) converges.
+//   - updates of one view leave in seq order; a Snapshot gives the view with
+//     every access recorded before it (read your writes) and the seq of the
+//     last update built, so a client that applies later updates over it
+//     (updates are whole nodes, removals are paths) converges.
 package heat
 
 import (
@@ -174,11 +174,17 @@ func (m *Map) Tracker(taskID, worker string) *Tracker {
 	return t
 }
 
-// Snapshot returns a view as of the last tick: the task's when taskID is
-// set, else the workspace's. Nodes are sorted by path.
+// Snapshot returns a view with every access recorded before the call: the
+// task's when taskID is set, else the workspace's. Nodes are sorted by path.
+// Accesses the ticker has not handled yet are folded into the views first
+// (without decay, which stays the ticker's), so a snapshot taken after a
+// run ended holds all of that run's accesses. Those changes still go out
+// in the next update, whose seq is above the snapshot's: a client that
+// applies it over the snapshot converges.
 func (m *Map) Snapshot(taskID string) (api.HeatSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.foldPending()
 	v := m.views[taskID]
 	if v == nil {
 		return api.HeatSnapshot{}, ErrUnknownTask
@@ -189,6 +195,21 @@ func (m *Map) Snapshot(taskID string) (api.HeatSnapshot, error) {
 	}
 	slices.SortFunc(nodes, func(a, b api.HeatNode) int { return strings.Compare(a.Path, b.Path) })
 	return api.HeatSnapshot{Seq: v.seq, Nodes: nodes}, nil
+}
+
+// foldPending moves the trackers' changes since the last tick into the
+// views. The caller holds mu.
+func (m *Map) foldPending() {
+	all := m.views[""]
+	for t := range m.trackers {
+		changes := t.drain(m.scratch[:0])
+		m.scratch = changes
+		tv := m.views[t.taskID]
+		for _, c := range changes {
+			all.apply(t, c)
+			tv.apply(t, c)
+		}
+	}
 }
 
 // wake tells an idle Run loop that something changed.
@@ -294,6 +315,7 @@ func (m *Map) tick(now time.Time) ([]*api.HeatUpdateParams, bool) {
 				continue
 			}
 			out = append(out, v.delta(now))
+			active = true // a Snapshot may have folded changes in since the last tick
 		}
 		if id != "" && v.trackers == 0 && len(v.entries) == 0 {
 			delete(m.views, id)
