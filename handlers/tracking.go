@@ -138,7 +138,10 @@ func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := ws.ListSessions()
+	res, err := ws.ListSessions()
+	if err != nil {
+		return nil, trackingError(api.MethodSessions, err)
+	}
 	return &res, nil
 }
 
