@@ -274,61 +274,52 @@ func (s *Store) ownerAlive(id string) bool {
 	return true
 }
 
-// orphans reports whether m holds a task still going whose owner is gone.
-func (s *Store) orphans(m map[string]*session) bool {
-	alive := map[string]bool{}
+// deadOwners returns the owners of the tasks of m still going that are
+// gone, trying each owner's lock once.
+func (s *Store) deadOwners(m map[string]*session) map[string]bool {
+	seen := map[string]bool{}
+	dead := map[string]bool{}
 	for _, se := range m {
 		for _, t := range se.Tasks {
-			if !going(t.State) {
+			if !going(t.State) || seen[t.Owner] {
 				continue
 			}
-			a, ok := alive[t.Owner]
-			if !ok {
-				a = s.ownerAlive(t.Owner)
-				alive[t.Owner] = a
-			}
-			if !a {
-				return true
+			seen[t.Owner] = true
+			if !s.ownerAlive(t.Owner) {
+				dead[t.Owner] = true
 			}
 		}
 	}
-	return false
+	return dead
 }
 
 // interruptOrphans marks the tasks still going whose owner is gone as
 // interrupted, and removes those owners' files. It reports whether it
 // changed m.
 func (s *Store) interruptOrphans(m map[string]*session) bool {
-	alive := map[string]bool{}
-	changed := false
+	dead := s.deadOwners(m)
+	if len(dead) == 0 {
+		return false
+	}
 	for _, se := range m {
 		for _, t := range se.Tasks {
-			if !going(t.State) {
-				continue
-			}
-			a, ok := alive[t.Owner]
-			if !ok {
-				a = s.ownerAlive(t.Owner)
-				alive[t.Owner] = a
-			}
-			if !a {
+			if going(t.State) && dead[t.Owner] {
 				t.State, t.Owner = api.TaskInterrupted, ""
-				changed = true
 			}
 		}
 	}
-	for id, a := range alive {
-		if !a && id != "" && validID(id) {
+	for id := range dead {
+		if id != "" && validID(id) {
 			os.Remove(s.ownerPath(id))
 		}
 	}
-	return changed
+	return true
 }
 
-// errDamaged is a sessions.json that cannot be read as a session list.
-type errDamaged struct{ err error }
+// damagedError is a sessions.json that cannot be read as a session list.
+type damagedError struct{ err error }
 
-func (e *errDamaged) Error() string { return e.err.Error() }
+func (e *damagedError) Error() string { return e.err.Error() }
 
 // readIndex reads sessions.json as it is now. Every write replaces it
 // whole, so it needs no lock to be read.
@@ -343,10 +334,10 @@ func readIndex(path string) (map[string]*session, error) {
 	}
 	var idx index
 	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, &errDamaged{err}
+		return nil, &damagedError{err}
 	}
 	if !validIndex(&idx) {
-		return nil, &errDamaged{errors.New("entries without ids")}
+		return nil, &damagedError{errors.New("entries without ids")}
 	}
 	for _, se := range idx.Sessions {
 		m[se.ID] = se
@@ -377,7 +368,7 @@ func (s *Store) adopt(m map[string]*session) {
 // refresh reads the sessions as they are on disk now. The caller holds mu.
 func (s *Store) refresh() error {
 	m, err := readIndex(filepath.Join(s.dir, indexName))
-	var damaged *errDamaged
+	var damaged *damagedError
 	if errors.As(err, &damaged) {
 		// Set aside and rebuilt under the lock, unless another process
 		// did it meanwhile.
@@ -397,7 +388,7 @@ func (s *Store) current() error {
 	if err := s.refresh(); err != nil {
 		return err
 	}
-	if !s.orphans(s.sessions) {
+	if len(s.deadOwners(s.sessions)) == 0 {
 		return nil
 	}
 	return s.update(func(m map[string]*session) (bool, error) { return s.interruptOrphans(m), nil })
@@ -417,7 +408,7 @@ func (s *Store) update(f func(m map[string]*session) (bool, error)) error {
 	path := filepath.Join(s.dir, indexName)
 	m, err := readIndex(path)
 	rebuilt := false
-	var damaged *errDamaged
+	var damaged *damagedError
 	if errors.As(err, &damaged) {
 		aside, aerr := s.setAside(path)
 		if aerr != nil {
