@@ -45,9 +45,12 @@ type runOpts struct {
 	script  string         // a scripted model's script (docs/MODELS.md)
 	options map[string]any // initializationOptions over the defaults below
 	caps    *headless.Capabilities
-	noModel bool
-	getenv  func(string) string
-	dirName string // the workspace directory's name (default: a temporary name)
+	// skipUndeclared plays an editor that claims resource operations it
+	// did not declare (headless.Options.SkipUndeclaredResourceOps).
+	skipUndeclared bool
+	noModel        bool
+	getenv         func(string) string
+	dirName        string // the workspace directory's name (default: a temporary name)
 }
 
 // fixture reads testdata/NAME.txtar: the scripted model's script
@@ -91,8 +94,9 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 		Serve: func(ctx context.Context, in io.Reader, out io.Writer) int {
 			return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: api.DefaultSettings(), Getenv: getenv})
 		},
-		Caps:                  caps,
-		InitializationOptions: opts,
+		Caps:                      caps,
+		SkipUndeclaredResourceOps: o.skipUndeclared,
+		InitializationOptions:     opts,
 	})
 	return &runEnv{ed: ed, root: ed.Root()}
 }

@@ -59,16 +59,24 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 	return ws, nil
 }
 
-// closeTracking stops the heat ticker and waits for it.
+// closeTracking stops the heat ticker, waits for it, and closes the
+// workspace's tracking: the tasks still going are marked interrupted and
+// the session store's owner lock is released, so a sidecar of another
+// editor on the same workspace sees them ended.
 func (s *Server) closeTracking() {
 	t := &s.track
 	t.mu.Lock()
 	t.closed = true
-	cancel, done := t.cancel, t.done
+	ws, cancel, done := t.ws, t.cancel, t.done
 	t.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
+	}
+	if ws != nil {
+		if err := ws.Close(); err != nil {
+			s.log.Warn("tracking not closed", zap.Error(err))
+		}
 	}
 }
 
@@ -110,7 +118,7 @@ func (s *Server) trace(_ context.Context, p api.TraceParams) (api.TraceResult, e
 
 func (s *Server) sessions(_ context.Context, _ struct{}) (api.SessionsResult, error) {
 	return withService(api.MethodSessions, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionsResult, error) {
-		return ws.ListSessions(), nil
+		return ws.ListSessions()
 	})
 }
 

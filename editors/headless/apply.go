@@ -21,6 +21,7 @@ type staged struct {
 	exists  bool
 	text    string
 	buffer  bool // an open buffer, edited in place
+	opened  bool // a new buffer for a missing file (SkipUndeclaredResourceOps)
 	version int32
 	touched bool
 }
@@ -124,6 +125,9 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 			if err != nil {
 				return fail(i, "%v", err)
 			}
+			if !f.exists && w.pretend {
+				f.exists, f.buffer, f.opened = true, true, true
+			}
 			if !f.exists {
 				return fail(i, "%s does not exist", c.uri)
 			}
@@ -140,6 +144,11 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 			}
 			f.text, f.touched = text, true
 		case api.CreateFile:
+			if skip, err := w.undeclared(api.OpCreate); skip {
+				continue
+			} else if err != nil {
+				return fail(i, "%v", err)
+			}
 			path, err := fileuri.ToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -158,6 +167,11 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 			}
 			f.exists, f.text, f.touched = true, "", true
 		case api.DeleteFile:
+			if skip, err := w.undeclared(api.OpDelete); skip {
+				continue
+			} else if err != nil {
+				return fail(i, "%v", err)
+			}
 			path, err := fileuri.ToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -177,6 +191,10 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 	}
 	for _, f := range order {
 		if !f.touched {
+			continue
+		}
+		if f.opened {
+			w.buffers[f.path] = &buffer{text: f.text, version: 1}
 			continue
 		}
 		if f.buffer {
@@ -205,6 +223,21 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 	return api.ApplyWorkspaceEditResult{Applied: true}
 }
 
+// undeclared tells what to do with a resource operation of kind op: go on
+// (one the editor performs), skip it (another, when it pretends) or refuse
+// it.
+func (w *Workspace) undeclared(op string) (skip bool, err error) {
+	for _, k := range w.ops {
+		if k == op {
+			return false, nil
+		}
+	}
+	if w.pretend {
+		return true, nil
+	}
+	return false, fmt.Errorf("resource operation %q is not in the resourceOperations this editor declared", op)
+}
+
 func needsConfirmation(we api.WorkspaceEdit) bool {
 	for _, a := range we.ChangeAnnotations {
 		if a.NeedsConfirmation {
@@ -223,10 +256,7 @@ func within(root, path string) bool {
 // either the old file or the new one, never a part. An existing file's mode
 // is kept; a new one gets 0644. Missing parent directories are created.
 func WriteFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return fsutil.WriteAtomic(path, data, 0o644)
+	return fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o644, MkdirAll: true})
 }
 
 // ApplyTextEdits applies LSP text edits to text as an LSP client must:

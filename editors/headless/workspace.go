@@ -20,6 +20,8 @@ type Workspace struct {
 
 	mu      sync.Mutex
 	buffers map[string]*buffer
+	ops     []string // the resource operations the editor performs
+	pretend bool     // skip the others and report the edit applied
 }
 
 type buffer struct {
@@ -37,6 +39,17 @@ func NewWorkspace(root string) *Workspace {
 		root = real
 	}
 	return &Workspace{root: root, buffers: map[string]*buffer{}}
+}
+
+// SetResourceOperations says which resource operations of a workspace edit
+// the editor performs (api.OpCreate, api.OpDelete; none until it is called)
+// and what it does with another: with pretend it skips it and still reports
+// the edit applied, and opens a new buffer for a text edit to a missing
+// file, as eglot 1.9 does; without, the edit fails.
+func (w *Workspace) SetResourceOperations(ops []string, pretend bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ops, w.pretend = append([]string(nil), ops...), pretend
 }
 
 // Root is the workspace directory.

@@ -8,9 +8,12 @@
 //
 // It has the capabilities it is given and no other: a call it lacks the
 // capability for fails with api.ErrUnsupported, as *rpc.Editor does, so the
-// sidecar's fallbacks run. A person's answers are scripted (SetAnswer),
-// workspace edits can be refused or failed (Refuse, FailApply), and every
-// edit, wait and question is recorded in order.
+// sidecar's fallbacks run, and it performs the resource operations its
+// capabilities declare. A person's answers are scripted (SetAnswer),
+// workspace edits can be refused, failed or only pretended (Refuse,
+// FailApply, Pretend), something can happen while a question or an edit is
+// pending (OnAsk, OnApply), and every edit, wait and question is recorded
+// in order.
 //
 // An Editor is safe for concurrent use.
 package headlesstest
@@ -35,6 +38,8 @@ type Editor struct {
 	answerSet bool   // false: the first action or option is chosen
 	refuse    string // non-empty: applyEdit answers applied false with it
 	applyErr  error  // applyEdit fails with this
+	onAsk     func() // runs when showMessageRequest arrives
+	onApply   func() // runs when applyEdit arrives
 	applied   []api.ApplyWorkspaceEditParams
 	waits     []api.Wait
 	asked     []api.ShowMessageRequestParams
@@ -42,14 +47,22 @@ type Editor struct {
 
 // New returns an editor with capabilities caps over the directory root.
 func New(root string, caps api.Caps) *Editor {
-	return &Editor{caps: caps, ws: headless.NewWorkspace(root)}
+	e := &Editor{caps: caps, ws: headless.NewWorkspace(root)}
+	var ops []string
+	for _, op := range []string{api.OpCreate, api.OpDelete} {
+		if caps.ResourceOperation(op) {
+			ops = append(ops, op)
+		}
+	}
+	e.ws.SetResourceOperations(ops, false)
+	return e
 }
 
 // AllCaps are the capabilities of an editor that supports everything the
 // sidecar can use.
 func AllCaps() api.Caps {
-	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, WorkDoneProgress: true,
-		ShowMessage: true, ReadFile: true, RunCommand: true, Ask: true}
+	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, CreateFile: true, DeleteFile: true,
+		WorkDoneProgress: true, ShowMessage: true, ReadFile: true, RunCommand: true, Ask: true}
 }
 
 // Root is the editor's workspace directory (absolute, symlinks resolved).
@@ -89,6 +102,28 @@ func (e *Editor) FailApply(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.applyErr = err
+}
+
+// Pretend makes the editor claim resource operations it does not do, as
+// eglot 1.9 does: every CreateFile and DeleteFile is skipped and the edit
+// still reported applied, and a text edit to a missing file opens a new,
+// unsaved buffer.
+func (e *Editor) Pretend() { e.ws.SetResourceOperations(nil, true) }
+
+// OnAsk runs f when window/showMessageRequest arrives, before it is
+// answered: the person doing something while they decide.
+func (e *Editor) OnAsk(f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.onAsk = f
+}
+
+// OnApply runs f when workspace/applyEdit arrives, before anything is
+// applied.
+func (e *Editor) OnApply(f func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.onApply = f
 }
 
 // Applied returns the params of every workspace/applyEdit so far, in order,
@@ -139,8 +174,11 @@ func (e *Editor) ApplyEdit(_ context.Context, p api.ApplyWorkspaceEditParams, w 
 	e.mu.Lock()
 	e.applied = append(e.applied, p)
 	e.waits = append(e.waits, w)
-	refuse, applyErr := e.refuse, e.applyErr
+	refuse, applyErr, onApply := e.refuse, e.applyErr, e.onApply
 	e.mu.Unlock()
+	if onApply != nil {
+		onApply()
+	}
 	switch {
 	case applyErr != nil:
 		return api.ApplyWorkspaceEditResult{}, applyErr
@@ -155,7 +193,11 @@ func (e *Editor) ApplyEdit(_ context.Context, p api.ApplyWorkspaceEditParams, w 
 func (e *Editor) ShowMessageRequest(_ context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	e.mu.Lock()
 	e.asked = append(e.asked, p)
+	onAsk := e.onAsk
 	e.mu.Unlock()
+	if onAsk != nil {
+		onAsk()
+	}
 	titles := make([]string, len(p.Actions))
 	for i, a := range p.Actions {
 		titles[i] = a.Title
