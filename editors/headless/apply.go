@@ -60,7 +60,12 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 	defer w.mu.Unlock()
 	files := map[string]*staged{}
 	var order []*staged
-	load := func(path string) (*staged, error) {
+	// load stages the file uri names, once per edit.
+	load := func(uri string) (*staged, error) {
+		path, err := fileuri.ToPath(uri)
+		if err != nil {
+			return nil, err
+		}
 		if f, ok := files[path]; ok {
 			return f, nil
 		}
@@ -117,11 +122,7 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 	for i, c := range changes {
 		switch c := c.(type) {
 		case textChange:
-			path, err := fileuri.ToPath(c.uri)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			f, err := load(path)
+			f, err := load(c.uri)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -149,11 +150,7 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 			} else if err != nil {
 				return fail(i, "%v", err)
 			}
-			path, err := fileuri.ToPath(c.URI)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			f, err := load(path)
+			f, err := load(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -172,11 +169,7 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 			} else if err != nil {
 				return fail(i, "%v", err)
 			}
-			path, err := fileuri.ToPath(c.URI)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			f, err := load(path)
+			f, err := load(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
