@@ -550,6 +550,8 @@ local function open(view)
     relative = 'editor', row = row, col = col, width = width, height = height,
     style = 'minimal', border = 'rounded', zindex = 50 + depth * 2, noautocmd = true,
   })
+  -- The text's own background: the diff's colours stay readable.
+  vim.wo[win].winhighlight = 'NormalFloat:Normal,FloatBorder:Normal'
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
   local hbuf = vim.api.nvim_create_buf(false, true)
@@ -558,6 +560,7 @@ local function open(view)
     relative = 'editor', row = row + height + 2, col = col, width = width, height = help,
     style = 'minimal', border = 'rounded', zindex = 51 + depth * 2, focusable = false, noautocmd = true,
   })
+  vim.wo[hwin].winhighlight = 'NormalFloat:Normal,FloatBorder:Normal'
   vim.wo[hwin].wrap = true
   local h = { buf = buf, win = win, hbuf = hbuf, hwin = hwin }
   local ns = vim.api.nvim_create_namespace('agentls.review')
