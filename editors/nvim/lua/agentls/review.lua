@@ -526,7 +526,7 @@ local depth = 0
 
 -- open shows the review; it returns a handle with update(view) and close().
 local function open(view)
-  depth = depth + 1
+  local level = depth + 1
   local prev = vim.api.nvim_get_current_win()
   local columns, rows = vim.o.columns, vim.o.lines
   local width = 20
@@ -548,7 +548,7 @@ local function open(view)
   vim.bo[buf].filetype = 'diff'
   local win = vim.api.nvim_open_win(buf, true, {
     relative = 'editor', row = row, col = col, width = width, height = height,
-    style = 'minimal', border = 'rounded', zindex = 50 + depth * 2, noautocmd = true,
+    style = 'minimal', border = 'rounded', zindex = 50 + level * 2, noautocmd = true,
   })
   -- The text's own background: the diff's colours stay readable.
   vim.wo[win].winhighlight = 'NormalFloat:Normal,FloatBorder:Normal'
@@ -556,10 +556,15 @@ local function open(view)
   vim.wo[win].wrap = false
   local hbuf = vim.api.nvim_create_buf(false, true)
   vim.bo[hbuf].bufhidden = 'wipe'
-  local hwin = vim.api.nvim_open_win(hbuf, false, {
+  local hok, hwin = pcall(vim.api.nvim_open_win, hbuf, false, {
     relative = 'editor', row = row + height + 2, col = col, width = width, height = help,
-    style = 'minimal', border = 'rounded', zindex = 51 + depth * 2, focusable = false, noautocmd = true,
+    style = 'minimal', border = 'rounded', zindex = 51 + level * 2, focusable = false, noautocmd = true,
   })
+  if not hok then
+    pcall(vim.api.nvim_win_close, win, true)
+    pcall(vim.api.nvim_set_current_win, prev)
+    error(hwin, 0)
+  end
   vim.wo[hwin].winhighlight = 'NormalFloat:Normal,FloatBorder:Normal'
   vim.wo[hwin].wrap = true
   local h = { buf = buf, win = win, hbuf = hbuf, hwin = hwin }
@@ -590,6 +595,7 @@ local function open(view)
       pcall(vim.api.nvim_set_current_win, prev)
     end
   end
+  depth = level
   return h
 end
 
@@ -626,7 +632,10 @@ function M.run(params, opts)
   local title = 'agentls proposes: ' .. label
 
   local view = M.render(title, files)
-  local h = open(view)
+  local opened, h = pcall(open, view)
+  if not opened then
+    return nil, 'cannot show the proposed edit: ' .. tostring(h)
+  end
   local cur = 1 -- index into view.marks of the current hunk
   local function group(m)
     return files[m.file].hunks[m.group]
