@@ -45,6 +45,11 @@ type Config struct {
 	Redactor *redact.Redactor
 }
 
+// RewrittenFiles are the workspace-relative files tracking rewrites whole
+// (atomically): older releases left ".tmp-<name>-<digits>" beside them when
+// they crashed mid-write, a name too plain to remove anywhere else.
+func RewrittenFiles() []string { return []string{trace.MapRelPath} }
+
 // Workspace is the tracking of one workspace.
 type Workspace struct {
 	Root     string
