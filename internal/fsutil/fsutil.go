@@ -165,14 +165,11 @@ func AppendLine(path string, line []byte, perm fs.FileMode) error {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		return fmt.Errorf("append %s: line must end in a newline", path)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	f, err := openAppendLocked(path, perm)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", path, err)
 	}
 	defer f.Close()
-	if err := lock(f); err != nil {
-		return fmt.Errorf("append %s: lock: %w", path, err)
-	}
 	defer unlock(f)
 	torn, err := endsMidLine(path, f)
 	if err != nil {
