@@ -957,12 +957,18 @@ holding \"draft\"), OUT to where the driver writes pid and result."
                    (ert-fail (list "tmux new-session failed" started))))
                ,@body)
            (agentls-test--tmux ,sock "kill-server")
-           ;; Whatever the test left running goes.
-           (let ((pid-file (expand-file-name "pid" ,out)))
-             (when (file-exists-p pid-file)
-               (let ((pid (read (agentls-test--read pid-file))))
-                 (unless (agentls-test--process-gone-p pid)
-                   (signal-process pid 'kill)))))
+           ;; Whatever the test left running goes: Emacs (which the hangup
+           ;; from tmux asks to quit) then agentls, each given a few
+           ;; seconds to end by itself.
+           (dolist (name '("emacs-pid" "pid"))
+             (let ((pid-file (expand-file-name name ,out)))
+               (when (file-exists-p pid-file)
+                 (let ((pid (read (agentls-test--read pid-file)))
+                       (end (+ (float-time) 5)))
+                   (while (and (not (agentls-test--process-gone-p pid)) (< (float-time) end))
+                     (accept-process-output nil 0.05))
+                   (unless (agentls-test--process-gone-p pid)
+                     (signal-process pid 'kill))))))
            (delete-directory dir t))))))
 
 (defun agentls-test--tty-result (out)
@@ -1010,7 +1016,11 @@ holding \"draft\"), OUT to where the driver writes pid and result."
       (let ((edit (agentls-test--tool-result events "edit_file")))
         (should (eq :json-false (plist-get edit :ok)))
         (should (string-match-p "rejected" (plist-get edit :summary))))
-      (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n")))))
+      (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n"))
+      ;; Nothing is left waiting: Emacs quits at once.
+      (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-x" "C-c")
+      (agentls-test--wait "Emacs to quit"
+                          (lambda () (not (eql 0 (car (agentls-test--tmux sock "has-session" "-t" "agentls")))))))))
 
 (ert-deftest agentls-test-tty-quitting-emacs-during-a-question ()
   "In a terminal, one C-x C-c while an agent question waits quits Emacs and agentls."

@@ -5,9 +5,10 @@
 ;; Loaded by an `emacs -nw -Q' that agentls-test.el runs in a terminal
 ;; under tmux, where keys are typed with tmux send-keys: the real command
 ;; loop, minibuffer and C-g.  It starts a task on the project in the
-;; current directory with the scripted model AGENTLS_TTY_SCRIPT, writes the
-;; agentls process id to AGENTLS_TTY_OUT/pid once it runs, and the task's
-;; state, result and events to AGENTLS_TTY_OUT/result when it ends.
+;; current directory with the scripted model AGENTLS_TTY_SCRIPT, writes its
+;; own process id to AGENTLS_TTY_OUT/emacs-pid, the agentls process id to
+;; AGENTLS_TTY_OUT/pid once it runs, and the task's state, result and
+;; events to AGENTLS_TTY_OUT/result when it ends.
 
 ;;; Code:
 
@@ -24,6 +25,8 @@
       (prin1 value (current-buffer))
       (write-region nil nil (concat file ".tmp") nil 'silent))
     (rename-file (concat file ".tmp") file t)))
+
+(agentls-tty--write "emacs-pid" (emacs-pid))
 
 (setq agentls-program (getenv "AGENTLS_BIN")
       agentls-model (concat "script:" (getenv "AGENTLS_TTY_SCRIPT"))
