@@ -3,9 +3,7 @@ package editing
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -13,10 +11,13 @@ import (
 
 // ignorer answers whether a path is ignored by the workspace's .gitignore
 // files (the root's, every directory's on the way, and .git/info/exclude).
-// It reads each .gitignore once, when first needed. It is used by one walk
-// at a time and is not safe for concurrent use.
+// It reads each .gitignore once, when first needed, through read (a
+// workspace-relative name; nil or empty when there is none), and git's own
+// files through git. It is used by one walk at a time and is not safe for
+// concurrent use.
 type ignorer struct {
-	root  string
+	read  func(rel string) []byte
+	git   func(rel string) []byte
 	rules map[string][]ignoreRule // directory (rel, "." for the root) -> its rules
 	cache map[string]bool         // directory -> ignored
 }
@@ -27,8 +28,8 @@ type ignoreRule struct {
 	dirOnly bool
 }
 
-func newIgnorer(root string) *ignorer {
-	return &ignorer{root: root, rules: map[string][]ignoreRule{}, cache: map[string]bool{}}
+func newIgnorer(read, git func(rel string) []byte) *ignorer {
+	return &ignorer{read: read, git: git, rules: map[string][]ignoreRule{}, cache: map[string]bool{}}
 }
 
 // ignored reports whether rel (a directory when isDir) or a directory above
@@ -80,21 +81,11 @@ func (ig *ignorer) rulesOf(dir string) []ignoreRule {
 	}
 	var rules []ignoreRule
 	if dir == "." {
-		rules = parseIgnore(".", readSmall(filepath.Join(ig.root, ".git", "info", "exclude")))
+		rules = parseIgnore(".", ig.git(".git/info/exclude"))
 	}
-	rules = append(rules, parseIgnore(dir, readSmall(filepath.Join(ig.root, filepath.FromSlash(dir), ".gitignore")))...)
+	rules = append(rules, parseIgnore(dir, ig.read(joinRel(dir, ".gitignore")))...)
 	ig.rules[dir] = rules
 	return rules
-}
-
-// readSmall reads a file of at most 1 MiB; anything else reads as empty.
-func readSmall(name string) []byte {
-	fi, err := os.Stat(name)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil
-	}
-	b, _ := os.ReadFile(name)
-	return b
 }
 
 // parseIgnore turns the lines of dir's .gitignore into rules.
