@@ -44,8 +44,8 @@ func (w *Workspace) walk(ctx context.Context, pattern string, fn func(rel string
 // Each entry is judged once per walk, by its workspace-relative name:
 //   - its parent must be visible (so nothing below a hidden directory is
 //     ever looked at);
-//   - a symlink is resolved by Workspace.Resolve, the resolver of every file
-//     tool; an entry that is not a symlink is where its resolved parent
+//   - a symlink is resolved by Workspace.resolveAbs, the resolver of every
+//     file tool (Resolve parses an agent's path and calls it); an entry that is not a symlink is where its resolved parent
 //     directory is, plus its name;
 //   - the resolved path must be in the workspace, and neither it nor the name
 //     in .git; then Workspace.refusal, which read_file's Access also applies,
@@ -80,7 +80,7 @@ type walkEntry struct {
 func newWalkFS(w *Workspace) *walkFS {
 	f := &walkFS{w: w, seen: map[string]*walkEntry{}, linked: map[string]bool{}}
 	f.seen["."] = &walkEntry{real: Path{Rel: ".", Abs: w.root, URI: FileURI(w.root)}, visible: true, dir: true}
-	f.ig = newIgnorer(f.source, f.gitSource)
+	f.ig = newIgnorer(f.source, f.configured)
 	return f
 }
 
@@ -129,7 +129,9 @@ func (f *walkFS) resolve(parent *walkEntry, name string, d fs.DirEntry) *walkEnt
 		e.real = Path{Rel: joinRel(parent.real.Rel, base), Abs: abs} // no URI: walks need none
 		e.dir, e.regular = d.IsDir(), d.Type().IsRegular()
 	} else {
-		rp, err := f.w.Resolve(name)
+		// The name as the directory holds it: Resolve would read blanks
+		// and backslashes in it as an agent's spelling.
+		rp, err := f.w.resolveAbs(abs, name)
 		if err != nil {
 			return hiddenEntry
 		}
@@ -179,13 +181,18 @@ func (f *walkFS) source(rel string) []byte {
 	return readSmall(e)
 }
 
-// gitSource reads one of git's own files of the workspace's repository
-// (rel under .git, e.g. ".git/info/exclude"): only when it resolves inside
-// the workspace's .git. The zones do not apply: the walk reads it to hide
-// files, it never shows it.
-func (f *walkFS) gitSource(rel string) []byte {
-	rp, err := f.w.Resolve(rel)
-	if err != nil || !inGit(rp.Rel) {
+// configured reads a file git's configuration names for the walk's
+// ignore rules (".git/config", ".git/info/exclude", core.excludesFile's
+// value: relative to the workspace root, or absolute): only when it
+// resolves inside the workspace. The zones do not apply: the walk reads it
+// to hide files, it never shows it.
+func (f *walkFS) configured(p string) []byte {
+	abs := filepath.Clean(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(f.w.root, p)
+	}
+	rp, err := f.w.resolveAbs(abs, p)
+	if err != nil {
 		return nil
 	}
 	fi, err := os.Stat(rp.Abs)

@@ -262,3 +262,35 @@ func FuzzWalkStaysInside(f *testing.F) {
 		}
 	})
 }
+
+func TestWalksReadNamesAsTheDirectoryHoldsThem(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{
+		"t /x.txt":  "in t-blank\n",
+		"t/y.txt":   "in t\n",
+		"a b/c.txt": "c\n",
+	})
+	if err := os.Symlink("t ", filepath.Join(e.root, "l ")); err != nil {
+		t.Fatal(err)
+	}
+	a := e.agent("")
+	cases := []struct {
+		name, pattern string
+		want          []string
+	}{
+		{"lists names with blanks", "", []string{"a b/c.txt", "l /x.txt", "t /x.txt", "t/y.txt"}},
+		{"keeps a trailing blank of a directory named in the pattern", "t /*", []string{"t /x.txt"}},
+		{"keeps a trailing blank of a link", "l /*", []string{"l /x.txt"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := a.List(ctx, c.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Sorted(slices.Values(r.Paths)); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("List(%q) = %q, want %q", c.pattern, got, c.want)
+			}
+		})
+	}
+}

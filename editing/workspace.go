@@ -224,6 +224,14 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	} else {
 		abs = filepath.Join(w.root, filepath.FromSlash(p))
 	}
+	return w.resolveAbs(abs, raw)
+}
+
+// resolveAbs is the second half of Resolve, for a clean absolute path:
+// it must be under the root, and so must be where its symlinks lead. raw
+// names the path in errors. Walks, which know their paths as absolute
+// already, call it directly.
+func (w *Workspace) resolveAbs(abs, raw string) (Path, error) {
 	if _, ok := within(w.root, abs); !ok {
 		if _, ok := within(w.given, abs); !ok {
 			return Path{}, fmt.Errorf("%w: %q is not under the workspace root", ErrOutside, raw)
