@@ -61,6 +61,9 @@ func newIgnorer(gitignore, configured func(string) []byte) *ignorer {
 // ignored reports whether rel (a directory when isDir) or a directory above
 // it is ignored.
 func (ig *ignorer) ignored(rel string, isDir bool) bool {
+	if isDir {
+		return ig.dirIgnored(rel) // the same question, and its answer kept
+	}
 	if dir := path.Dir(rel); dir != "." && ig.dirIgnored(dir) {
 		return true
 	}

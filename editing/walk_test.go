@@ -174,6 +174,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, "")
 	f.Add([]byte{7, 7, 7, 1, 9, 3, 200, 14, 3}, "**/*.txt")
 	f.Add([]byte("links and more links"), "l*/**")
+	f.Add([]byte{0, 0, 2, 0, 2, 1, 2, 10}, "") // links out, one of them in a directory
 	f.Fuzz(func(t *testing.T, plan []byte, pattern string) {
 		if len(plan) > 64 {
 			plan = plan[:64]
@@ -188,6 +189,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 			t.Fatal(err)
 		}
 		dirs := []string{"."}
+		var names []string // every name made, as patterns to list and search
 		targets := func(from string, b byte) string {
 			up := strings.Repeat("../", strings.Count(from, "/")+1)
 			switch b % 9 {
@@ -215,6 +217,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 			op, arg := plan[i], plan[i+1]
 			dir := dirs[int(arg)%len(dirs)]
 			name := joinRel(dir, fmt.Sprintf("e%d", i))
+			names = append(names, name, name+"/**", name+"/*/*.txt")
 			abs := filepath.Join(root, filepath.FromSlash(name))
 			switch op % 4 {
 			case 0:
@@ -244,7 +247,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 				t.Fatalf("walk gave %q, which read_file refuses: %v", rel, err)
 			}
 		}
-		for _, p := range []string{pattern, "", "**/*.txt"} {
+		for _, p := range append([]string{pattern, "", "**/*.txt"}, names...) {
 			r, err := a.List(ctx, p)
 			if err != nil {
 				continue // a bad pattern
