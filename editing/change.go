@@ -185,6 +185,16 @@ const (
 
 // apply carries a change out in the task's edit mode and returns the mode
 // used. It returns nil only when the change is in the editor (or on disk).
+//
+// How a change reaches the editor (docs/PROTOCOL.md §4): an update is a text
+// edit. A create or a delete is a CreateFile or DeleteFile in the edit only
+// when the client declared that kind in resourceOperations. Otherwise the
+// sidecar creates the file itself (atomically, exclusively) and the edit
+// replaces the file's whole text with itself, so the editor's buffer shows
+// it — the file goes again if the edit is not applied — or it deletes the
+// file itself. Such a change is confirmed in propose mode with a message:
+// an annotated edit would show the person nothing to confirm. Without
+// workspace/applyEdit the sidecar writes every change itself.
 func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (string, error) {
 	w := t.ws
 	mode, err := t.effectiveMode(ctx)
@@ -192,35 +202,54 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 		return mode, err
 	}
 	caps := w.ed.Caps()
-	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation
+	resource := caps.ResourceOperation(op)
+	viaEdit := caps.ApplyEdit && (op != api.OpDelete || resource)
+	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation &&
+		(op == api.OpUpdate || resource)
 	if mode == api.EditPropose && !annotated {
 		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
 			return mode, err
 		}
 	}
-	if caps.ApplyEdit && (op == api.OpUpdate || caps.DocumentChanges) {
-		wait := api.Machine
+	if !viaEdit {
+		return mode, w.writeOwn(rp, op, old, next)
+	}
+	var undo func()
+	if op == api.OpCreate && !resource {
+		if undo, err = w.createOwn(rp, next); err != nil {
+			return mode, err
+		}
+	}
+	wait := api.Machine
+	if annotated {
+		wait = api.Human
+	}
+	res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, resource, annotated), wait)
+	if (err != nil || !res.Applied) && undo != nil {
+		if errors.Is(err, api.ErrUnsupported) {
+			return mode, nil // the file is on disk; the editor cannot be told
+		}
+		undo()
+	}
+	switch {
+	case err == nil && res.Applied:
+		if resource {
+			return mode, w.checkDisk(rp, op)
+		}
+		return mode, nil
+	case err == nil:
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "no reason given"
+		}
 		if annotated {
-			wait = api.Human
+			return mode, fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
 		}
-		res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, annotated), wait)
-		switch {
-		case err == nil && res.Applied:
-			return mode, nil
-		case err == nil:
-			reason := res.FailureReason
-			if reason == "" {
-				reason = "no reason given"
-			}
-			if annotated {
-				return mode, fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
-			}
-			return mode, fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
-		case errors.Is(err, api.ErrTimeout):
-			return mode, fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
-		case !errors.Is(err, api.ErrUnsupported):
-			return mode, fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
-		}
+		return mode, fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
+	case errors.Is(err, api.ErrTimeout):
+		return mode, fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
+	case !errors.Is(err, api.ErrUnsupported):
+		return mode, fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
 	}
 	return mode, w.writeOwn(rp, op, old, next)
 }
@@ -256,9 +285,11 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 // workspaceEdit builds the edit of one change: documentChanges where the
 // client has them (TextDocumentEdit with a null version: the sidecar keeps
 // no text in sync, the conflict check guards unsaved text), else changes.
-// annotated marks every part with a change annotation that needs
-// confirmation.
-func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, annotated bool) api.ApplyWorkspaceEditParams {
+// resource puts a create or delete in as a CreateFile or DeleteFile;
+// without it a create is a text edit that replaces the whole text of the
+// file the sidecar made with itself. annotated marks every part with a change annotation that
+// needs confirmation.
+func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, resource, annotated bool) api.ApplyWorkspaceEditParams {
 	add, del := d.Stat()
 	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
 	p := api.ApplyWorkspaceEditParams{Label: label}
@@ -274,8 +305,15 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, anno
 			Description:       fmt.Sprintf("+%d -%d lines", add, del),
 		}}
 	}
+	edits := d.TextEdits()
+	switch {
+	case op == api.OpCreate && resource:
+		edits = []api.TextEdit{{NewText: next}} // into the empty file CreateFile made
+	case op == api.OpCreate:
+		edits = wholeText(next) // the file is on disk already
+	}
 	if !docChanges {
-		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: d.TextEdits()}
+		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: edits}
 		return p
 	}
 	textEdit := func(edits []api.TextEdit) api.DocumentChange {
@@ -288,16 +326,28 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, anno
 			Edits:        ae,
 		}}
 	}
-	switch op {
-	case api.OpCreate:
+	switch {
+	case op == api.OpCreate && resource:
 		p.Edit.DocumentChanges = []api.DocumentChange{{CreateFile: &api.CreateFile{URI: rp.URI, Options: &api.CreateFileOptions{}, AnnotationID: ann}}}
 		if next != "" {
-			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit([]api.TextEdit{{NewText: next}}))
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit(edits))
 		}
-	case api.OpDelete:
+	case op == api.OpDelete:
 		p.Edit.DocumentChanges = []api.DocumentChange{{DeleteFile: &api.DeleteFile{URI: rp.URI, Options: &api.DeleteFileOptions{}, AnnotationID: ann}}}
 	default:
-		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(d.TextEdits())}
+		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(edits)}
 	}
 	return p
+}
+
+// wholeText is one edit replacing the whole of text with itself (the range
+// of a deletion of all of it): applied to the file as the sidecar wrote it,
+// it changes nothing and brings the file into the editor.
+func wholeText(text string) []api.TextEdit {
+	edits := ComputeDiff(text, "").TextEdits()
+	if len(edits) != 1 {
+		return []api.TextEdit{{NewText: text}}
+	}
+	edits[0].NewText = text
+	return edits
 }

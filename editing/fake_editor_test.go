@@ -26,10 +26,17 @@ type fakeEditor struct {
 	answer   string // showMessageRequest answer title; "" dismisses
 	refuse   string // non-empty: applyEdit answers applied:false with this reason
 	applyErr error  // applyEdit fails with this
+	// lax skips CreateFile and DeleteFile and answers applied: true all the
+	// same, and puts a text edit to a missing file in a new buffer, as
+	// eglot 1.9 does.
+	lax bool
+	// onAsk runs when showMessageRequest arrives (before it is answered),
+	// onApply when applyEdit does (before anything is applied).
+	onAsk, onApply func()
 }
 
 func allCaps() api.Caps {
-	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, ReadFile: true, ShowMessage: true}
+	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, CreateFile: true, DeleteFile: true, ReadFile: true, ShowMessage: true}
 }
 
 func newFakeEditor(caps api.Caps) *fakeEditor {
@@ -77,8 +84,11 @@ func (f *fakeEditor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditPara
 	f.mu.Lock()
 	f.applied = append(f.applied, p)
 	f.waits = append(f.waits, w)
-	refuse, applyErr := f.refuse, f.applyErr
+	refuse, applyErr, onApply := f.refuse, f.applyErr, f.onApply
 	f.mu.Unlock()
+	if onApply != nil {
+		onApply()
+	}
 	if applyErr != nil {
 		return api.ApplyWorkspaceEditResult{}, applyErr
 	}
@@ -99,6 +109,10 @@ func (f *fakeEditor) text(abs string) (string, error) {
 		return text, nil
 	}
 	b, err := os.ReadFile(abs)
+	if os.IsNotExist(err) && f.lax {
+		f.setBuffer(abs, "") // a new, unsaved buffer
+		return "", nil
+	}
 	return string(b), err
 }
 
@@ -135,6 +149,8 @@ func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 	}
 	for _, dc := range e.DocumentChanges {
 		switch {
+		case f.lax && (dc.CreateFile != nil || dc.DeleteFile != nil):
+			continue
 		case dc.CreateFile != nil:
 			abs, err := uriPath(dc.CreateFile.URI)
 			if err != nil {
@@ -185,8 +201,11 @@ func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 func (f *fakeEditor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, p)
-	answer := f.answer
+	answer, onAsk := f.answer, f.onAsk
 	f.mu.Unlock()
+	if onAsk != nil {
+		onAsk()
+	}
 	if answer == "" {
 		return nil, nil
 	}

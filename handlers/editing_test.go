@@ -171,3 +171,101 @@ func TestRunEditModes(t *testing.T) {
 		}
 	})
 }
+
+// resourceScript plans one subtask that creates a file in a new directory
+// and deletes another.
+const resourceScript = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "move"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "pkg/sub/new.txt", "content": "fresh\n"}}]},
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "old.txt"}}]},
+    {"toolCalls": [{"name": "delete_file", "arguments": {"path": "old.txt"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "moved"}}]}]}}`
+
+// TestRunResourceOperations creates a file in a new directory and deletes
+// one, end to end, in apply and propose mode, for an editor that declares
+// create and delete and for one that declares neither and would only
+// pretend to do them (as eglot 1.9).
+func TestRunResourceOperations(t *testing.T) {
+	files := map[string]string{"old.txt": "bye\n"}
+	for _, mode := range []string{"apply", "propose"} {
+		for _, declared := range []bool{true, false} {
+			name := mode + " mode, with create and delete declared"
+			if !declared {
+				name = mode + " mode, with no resource operations declared"
+			}
+			t.Run(name, func(t *testing.T) {
+				caps := headless.FullCapabilities()
+				if !declared {
+					caps.ResourceOperations = nil
+				}
+				r := startRun(t, runOpts{files: files, script: resourceScript, caps: &caps,
+					skipUndeclared: !declared, options: map[string]any{"editMode": mode}})
+				r.ed.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
+				r.ed.Handle(api.MethodShowMessageRequest, headless.ChooseAction("Apply"))
+				res, err := r.run(t, api.RunParams{Prompt: "move"})
+				if err != nil || len(res.Changes) != 2 {
+					t.Fatalf("run = %+v, %v", res, err)
+				}
+				for _, c := range res.Changes {
+					if !c.Applied {
+						t.Errorf("%s %s not applied", c.Operation, c.Path)
+					}
+				}
+				if got := r.file(t, "pkg/sub/new.txt"); got != "fresh\n" {
+					t.Errorf("pkg/sub/new.txt = %q", got)
+				}
+				if _, err := os.Stat(filepath.Join(r.root, "old.txt")); !os.IsNotExist(err) {
+					t.Errorf("old.txt is still on disk (%v)", err)
+				}
+				var sent []string
+				for _, c := range r.ed.ReverseCalls() {
+					if c.Method != api.MethodApplyEdit {
+						continue
+					}
+					var p api.ApplyWorkspaceEditParams
+					if err := json.Unmarshal(c.Params, &p); err != nil {
+						t.Fatal(err)
+					}
+					for _, dc := range p.Edit.DocumentChanges {
+						switch {
+						case dc.CreateFile != nil:
+							sent = append(sent, "create")
+						case dc.DeleteFile != nil:
+							sent = append(sent, "delete")
+						default:
+							sent = append(sent, "text")
+						}
+					}
+				}
+				want := "create text delete"
+				if !declared {
+					want = "text" // the filling edit; the sidecar created and deleted
+				}
+				if got := strings.Join(sent, " "); got != want {
+					t.Errorf("documentChanges sent: %q, want %q", got, want)
+				}
+			})
+		}
+	}
+
+	t.Run("reports as not applied a create and a delete the editor claims but did not do", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: resourceScript})
+		r.ed.Handle(api.MethodApplyEdit, headless.Answer(api.ApplyWorkspaceEditResult{Applied: true}))
+		res, err := r.run(t, api.RunParams{Prompt: "move"})
+		if err != nil || len(res.Changes) != 2 {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		for _, c := range res.Changes {
+			if c.Applied {
+				t.Errorf("%s %s reported applied", c.Operation, c.Path)
+			}
+		}
+		if ev := toolResult(t, r, "write_file"); *ev.OK || !strings.Contains(ev.Summary, "no such file on disk") {
+			t.Errorf("the model was told %+v", ev)
+		}
+		if r.file(t, "old.txt") != "bye\n" {
+			t.Error("old.txt changed")
+		}
+	})
+}

@@ -88,6 +88,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	if len(unknown) > 0 {
 		s.log.Warn("initializationOptions: unknown keys ignored", zap.Strings("keys", unknown))
 	}
+	s.startSweep(root)
 	return &api.InitializeResult{
 		ServerInfo: api.ServerInfo{Name: "agentls", Version: s.opts.Version},
 		Capabilities: api.ServerCapabilities{

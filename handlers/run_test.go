@@ -44,8 +44,11 @@ type runOpts struct {
 	script  string         // a scripted model's script (docs/MODELS.md)
 	options map[string]any // initializationOptions over the defaults below
 	caps    *headless.Capabilities
-	noModel bool
-	getenv  func(string) string
+	// skipUndeclared plays an editor that claims resource operations it
+	// did not declare (headless.Options.SkipUndeclaredResourceOps).
+	skipUndeclared bool
+	noModel        bool
+	getenv         func(string) string
 }
 
 // startRun starts an in-process server whose model is the script; by default
@@ -78,8 +81,9 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 		Serve: func(ctx context.Context, in io.Reader, out io.Writer) int {
 			return handlers.Serve(ctx, in, out, handlers.Options{Version: "test", Cwd: root, Base: api.DefaultSettings(), Getenv: getenv})
 		},
-		Caps:                  caps,
-		InitializationOptions: opts,
+		Caps:                      caps,
+		SkipUndeclaredResourceOps: o.skipUndeclared,
+		InitializationOptions:     opts,
 	})
 	return &runEnv{ed: ed, root: ed.Root()}
 }

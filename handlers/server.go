@@ -81,6 +81,7 @@ type Server struct {
 
 	track trackingService
 	work  workService
+	sweep sweepService
 }
 
 // New returns a Server that will talk back to the editor over conn.

@@ -60,16 +60,24 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 	return ws, nil
 }
 
-// closeTracking stops the heat ticker and waits for it.
+// closeTracking stops the heat ticker, waits for it, and closes the
+// workspace's tracking: the tasks still going are marked interrupted and
+// the session store's owner lock is released, so a sidecar of another
+// editor on the same workspace sees them ended.
 func (s *Server) closeTracking() {
 	t := &s.track
 	t.mu.Lock()
 	t.closed = true
-	cancel, done := t.cancel, t.done
+	ws, cancel, done := t.ws, t.cancel, t.done
 	t.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
+	}
+	if ws != nil {
+		if err := ws.Close(); err != nil {
+			s.log.Warn("tracking not closed", zap.Error(err))
+		}
 	}
 }
 
@@ -138,7 +146,10 @@ func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := ws.ListSessions()
+	res, err := ws.ListSessions()
+	if err != nil {
+		return nil, trackingError(api.MethodSessions, err)
+	}
 	return &res, nil
 }
 

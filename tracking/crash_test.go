@@ -94,8 +94,13 @@ func checkAfterCrash(t *testing.T, round int, state, root string, msgs map[strin
 			t.Fatalf("round %d: sessions.json was damaged, an atomic replace must never be: %s", round, r)
 		}
 	}
+	defer w.Close()
+	list, err := w.ListSessions()
+	if err != nil {
+		t.Fatalf("round %d: agent/sessions after a crash: %v", round, err)
+	}
 	listed := map[string]string{}
-	for _, s := range w.ListSessions().Sessions {
+	for _, s := range list.Sessions {
 		for _, tk := range s.Tasks {
 			listed[tk.TaskID] = tk.State
 		}

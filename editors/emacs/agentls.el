@@ -829,7 +829,10 @@ Return the list of `agentls--file' it changes, in order.  Signal
          (coding-system-for-write (or (agentls--file-coding f) 'utf-8-unix))
          (write-region-inhibit-fsync nil))
     (make-directory dir t)
-    (let ((temp (make-temp-file (expand-file-name (concat "." (file-name-nondirectory name) ".agentls") dir))))
+    ;; The temporary file is named as agentls names its own
+    ;; (.NAME.agentls-RANDOM.tmp), so the server sweeps a crash's leftover.
+    (let ((temp (make-temp-file (expand-file-name (concat "." (file-name-nondirectory name) ".agentls-") dir)
+                                nil ".tmp")))
       (condition-case err
           (progn
             (write-region (agentls--file-text f) nil temp nil 'silent)

@@ -21,6 +21,7 @@ type staged struct {
 	exists  bool
 	text    string
 	buffer  bool // an open buffer, edited in place
+	opened  bool // a new buffer for a missing file (SkipUndeclaredResourceOps)
 	version int32
 	touched bool
 }
@@ -115,6 +116,9 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			if err != nil {
 				return fail(i, "%v", err)
 			}
+			if !f.exists && e.opts.SkipUndeclaredResourceOps {
+				f.exists, f.buffer, f.opened = true, true, true
+			}
 			if !f.exists {
 				return fail(i, "%s does not exist", c.uri)
 			}
@@ -131,6 +135,11 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.text, f.touched = text, true
 		case api.CreateFile:
+			if skip, err := e.undeclared(api.OpCreate); skip {
+				continue
+			} else if err != nil {
+				return fail(i, "%v", err)
+			}
 			path, err := uriToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -149,6 +158,11 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.exists, f.text, f.touched = true, "", true
 		case api.DeleteFile:
+			if skip, err := e.undeclared(api.OpDelete); skip {
+				continue
+			} else if err != nil {
+				return fail(i, "%v", err)
+			}
 			path, err := uriToPath(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
@@ -168,6 +182,10 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 	}
 	for _, f := range order {
 		if !f.touched {
+			continue
+		}
+		if f.opened {
+			e.buffers[f.path] = &buffer{text: f.text, version: 1}
 			continue
 		}
 		if f.buffer {
@@ -196,6 +214,20 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 	return api.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
+// undeclared tells what to do with a resource operation of kind op: go on
+// (declared), skip it (undeclared, SkipUndeclaredResourceOps) or refuse it.
+func (e *Editor) undeclared(op string) (skip bool, err error) {
+	for _, k := range e.opts.Caps.ResourceOperations {
+		if k == op {
+			return false, nil
+		}
+	}
+	if e.opts.SkipUndeclaredResourceOps {
+		return true, nil
+	}
+	return false, fmt.Errorf("resource operation %q is not in the resourceOperations this editor declared", op)
+}
+
 func needsConfirmation(we api.WorkspaceEdit) bool {
 	for _, a := range we.ChangeAnnotations {
 		if a.NeedsConfirmation {
@@ -222,10 +254,7 @@ func uriToPath(uri string) (string, error) {
 // either the old file or the new one, never a part. An existing file's mode
 // is kept; a new one gets 0644. Missing parent directories are created.
 func WriteFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return fsutil.WriteAtomic(path, data, 0o644)
+	return fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o644, MkdirAll: true})
 }
 
 // ApplyTextEdits applies LSP text edits to text as an LSP client must:

@@ -35,16 +35,20 @@ type Capabilities struct {
 	ApplyEdit        bool
 	DocumentChanges  bool
 	ChangeAnnotation bool
-	WorkDoneProgress bool
-	ReadFile         bool
-	RunCommand       bool
-	Ask              bool
+	// ResourceOperations are the kinds of workspaceEdit.resourceOperations
+	// ("create", "delete"); nil leaves the list out, as eglot 1.9 does.
+	ResourceOperations []string
+	WorkDoneProgress   bool
+	ReadFile           bool
+	RunCommand         bool
+	Ask                bool
 }
 
 // FullCapabilities is an editor that supports everything agentls can use.
 func FullCapabilities() Capabilities {
 	return Capabilities{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true,
-		WorkDoneProgress: true, ReadFile: true, RunCommand: true, Ask: true}
+		ResourceOperations: []string{"create", "delete"},
+		WorkDoneProgress:   true, ReadFile: true, RunCommand: true, Ask: true}
 }
 
 // ServeFunc runs a server in-process on in/out and returns its exit code;
@@ -66,6 +70,12 @@ type Options struct {
 	Stderr io.Writer
 	// Caps are advertised in initialize.
 	Caps Capabilities
+	// SkipUndeclaredResourceOps plays an editor such as eglot 1.9: a
+	// CreateFile or DeleteFile whose kind Caps.ResourceOperations leaves
+	// out is skipped and the edit still answered applied: true, and a text
+	// edit to a missing file goes to a new, unsaved buffer. Without it such
+	// an edit is refused (applied: false), as the LSP asks.
+	SkipUndeclaredResourceOps bool
 	// InitializationOptions are sent in initialize (nil: none).
 	InitializationOptions any
 	// ClientName is clientInfo.name (default "headless").
@@ -287,8 +297,10 @@ func (e *Editor) capabilities() map[string]any {
 		"workspace": map[string]any{
 			"applyEdit": c.ApplyEdit,
 			"workspaceEdit": func() map[string]any {
-				we := map[string]any{"documentChanges": c.DocumentChanges,
-					"resourceOperations": []string{"create", "delete"}}
+				we := map[string]any{"documentChanges": c.DocumentChanges}
+				if c.ResourceOperations != nil {
+					we["resourceOperations"] = c.ResourceOperations
+				}
 				if c.ChangeAnnotation {
 					we["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": true}
 				}

@@ -54,7 +54,8 @@ func TestApplyTextEdits(t *testing.T) {
 func newEditor(t *testing.T) *Editor {
 	root := t.TempDir()
 	real, _ := filepath.EvalSymlinks(root)
-	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{}}
+	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{},
+		opts: Options{Caps: FullCapabilities()}}
 }
 
 func (e *Editor) write(t *testing.T, rel, text string) {
@@ -102,6 +103,34 @@ func TestApplyEdit(t *testing.T) {
 		}
 		if fi, _ := os.Stat(filepath.Join(e.root, "a.txt")); fi.Mode().Perm() != 0o600 {
 			t.Fatalf("mode = %v, want 0600 kept", fi.Mode().Perm())
+		}
+	})
+
+	createAndDelete := func(e *Editor) api.ApplyWorkspaceEditParams {
+		e.write(t, "gone.txt", "x")
+		return api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
+			{CreateFile: &api.CreateFile{URI: e.URI("new.txt")}},
+			textEdit(e.URI("new.txt"), nil, edit(0, 0, 0, 0, "fresh\n")),
+			{DeleteFile: &api.DeleteFile{URI: e.URI("gone.txt")}},
+		}}}
+	}
+	t.Run("refuses a resource operation it did not declare", func(t *testing.T) {
+		e := newEditor(t)
+		e.opts.Caps.ResourceOperations = []string{"delete"}
+		res, _ := e.applyEdit(ctx, createAndDelete(e))
+		if res.Applied || res.FailedChange == nil || *res.FailedChange != 0 || e.read(t, "gone.txt") != "x" {
+			t.Fatalf("applyEdit = %+v, gone.txt %q", res, e.read(t, "gone.txt"))
+		}
+	})
+	t.Run("skips undeclared resource operations and claims success, as eglot 1.9 does", func(t *testing.T) {
+		e := newEditor(t)
+		e.opts.Caps.ResourceOperations = nil
+		e.opts.SkipUndeclaredResourceOps = true
+		res, _ := e.applyEdit(ctx, createAndDelete(e))
+		text, _, open := e.Buffer("new.txt")
+		if !res.Applied || e.read(t, "new.txt") != "<missing>" || !open || text != "fresh\n" || e.read(t, "gone.txt") != "x" {
+			t.Fatalf("applyEdit = %+v; new.txt on disk %q, in a buffer %v %q; gone.txt %q",
+				res, e.read(t, "new.txt"), open, text, e.read(t, "gone.txt"))
 		}
 	})
 

@@ -21,6 +21,9 @@
 (defvar agentls-test--bin (or (getenv "AGENTLS_BIN") "agentls")
   "The agentls binary under test.")
 
+(defconst agentls-test--dir (file-name-directory (or load-file-name buffer-file-name))
+  "The directory of the tests.")
+
 (defvar agentls-test--deadline 20
   "Seconds a test waits for something before it fails.")
 
@@ -515,6 +518,18 @@ SPEC is (ROOT CONN)."
       (should-not (find-buffer-visiting file))
       (should (equal (directory-files root nil "agentls") nil)))))
 
+(ert-deftest agentls-test-temporary-files-are-named-for-the-server-sweep ()
+  "An edit's temporary file is .NAME.agentls-RANDOM.tmp, the name agentls sweeps after a crash."
+  (let* ((dir (make-temp-file "agentls-temp" t))
+         (temp (agentls--write-temp (agentls--file-create :name (expand-file-name "sub/tool.sh" dir)
+                                                         :text "x"))))
+    (unwind-protect
+        (progn
+          (should (equal (file-name-directory temp) (file-name-as-directory (expand-file-name "sub" dir))))
+          (should (string-match-p "\\`\\.tool\\.sh\\.agentls-[0-9A-Za-z]+\\.tmp\\'"
+                                  (file-name-nondirectory temp))))
+      (delete-directory dir t))))
+
 (ert-deftest agentls-test-create-and-delete-files ()
   "CreateFile and DeleteFile operations, with text written into a new file."
   (agentls-test--with-recording (root conn)
@@ -683,6 +698,82 @@ SPEC is (ROOT CONN)."
         (agentls-sessions-show))
       (with-current-buffer "*agentls-session*"
         (should (string-match-p "Update util" (buffer-string)))))))
+
+;; Emacs declares create and delete (resourceOperations), so agentls sends
+;; CreateFile and DeleteFile and Emacs carries them out on disk.
+(ert-deftest agentls-test-run-creates-in-a-new-directory-and-deletes ()
+  "The agent creates a file in a directory that does not exist yet and deletes a visited file."
+  (agentls-test--with-project
+      (root conn :files '(("old.txt" . "bye\n"))
+            :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "write_file" :path "new/dir/fresh.txt" :content "fresh\n")
+                               (agentls-test--call "read_file" :path "old.txt")
+                               (agentls-test--call "delete_file" :path "old.txt")
+                               (agentls-test--call "finish" :summary "moved"))))
+    (agentls-test--needs-run conn)
+    (let ((old (find-file-noselect (expand-file-name "old.txt" root)))
+          (task (agentls-test--run conn "Move old.txt")))
+      (should (equal (agentls-task-state task) "done"))
+      (should (equal (agentls-test--read (expand-file-name "new/dir/fresh.txt" root)) "fresh\n"))
+      (should-not (file-exists-p (expand-file-name "old.txt" root)))
+      (should-not (buffer-live-p old))
+      (should (equal (mapcar (lambda (c) (list (plist-get c :operation) (plist-get c :applied)))
+                             (plist-get (agentls-task-result task) :changes))
+                     '(("create" t) ("delete" t))))
+      (should-not (directory-files-recursively root "agentls")))))
+
+;; eglot (1.9 in Emacs 28 from elpa-eglot, built in from Emacs 29) declares
+;; no resource operations and answers applied: true to a CreateFile or
+;; DeleteFile it ignores: agentls creates and deletes the files itself.
+(ert-deftest agentls-test-eglot-new-and-deleted-files ()
+  "Through eglot, a new file in a new directory and a deletion reach the disk."
+  (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                               "--batch" "-Q" "--eval"
+                               (concat "(unless (require 'eglot nil t)"
+                                       " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                       " (add-to-list 'load-path d)) (require 'eglot))")))
+    (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+  (let* ((root (file-name-as-directory (make-temp-file "agentls-eglot" t)))
+         (state (make-temp-file "agentls-state" t))
+         (script (expand-file-name "script.json" state))
+         (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                            (concat "AGENTLS_BIN=" agentls-test--bin)
+                                            (concat "ROOT=" root) (concat "SCRIPT=" script)
+                                            "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                      process-environment)))
+    (unwind-protect
+        (progn
+          (make-directory (expand-file-name ".git" root))
+          (agentls-test--write (expand-file-name "main.txt" root) "main\n")
+          (agentls-test--write (expand-file-name "old.txt" root) "bye\n")
+          (agentls-test--write
+           script (json-serialize
+                   (agentls-test--script
+                    "coordinator" (list (list :text "One step."))
+                    "1" (list (agentls-test--call "write_file" :path "new/dir/fresh.txt" :content "fresh\n")
+                              (agentls-test--call "read_file" :path "old.txt")
+                              (agentls-test--call "delete_file" :path "old.txt")
+                              (agentls-test--call "finish" :summary "moved")))))
+          (with-temp-buffer
+            (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                        "--batch" "-Q" "-l"
+                                        (expand-file-name "eglot-client.el" agentls-test--dir))))
+              (unless (eql status 0)
+                (ert-fail (list "the eglot client failed" status (buffer-string))))
+              (goto-char (point-min))
+              (re-search-forward "^(:changes" nil t)
+              (goto-char (match-beginning 0))
+              (let ((outcome (read (current-buffer))))
+                (should (equal (plist-get outcome :changes) '(("create" t) ("delete" t))))
+                (should (equal (plist-get outcome :fresh) "fresh\n"))
+                ;; eglot visited the new file: its buffer shows it, unmodified.
+                (should (equal (plist-get outcome :buffer) "fresh\n"))
+                (should-not (plist-get outcome :modified))
+                (should-not (plist-get outcome :old))))))
+      (delete-directory root t)
+      (delete-directory state t))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."

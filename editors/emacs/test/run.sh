@@ -39,6 +39,14 @@ env "${own[@]}" emacs --batch -Q --eval '(unless (and (>= emacs-major-version 28
 	skip "this Emacs is older than 28 or lacks jsonrpc.el: $version"
 echo "== emacs: $version"
 
+# eglot, for the test of a client that declares no resource operations:
+# built in from Emacs 29, Debian's elpa-eglot (1.9) before; installed when
+# missing.
+if ! env "${own[@]}" emacs --batch -Q --eval "(unless (or (require 'eglot nil t) (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/eglot-*\")) (kill-emacs 3))" 2>/dev/null; then
+	apt_install "a test drives agentls from eglot" "$cache/apt-eglot.log" elpa-eglot ||
+		echo "emacs: eglot cannot be installed here: its test is skipped"
+fi
+
 if [ -z "${AGENTLS_BIN:-}" ]; then
 	mkdir -p "$cache"
 	echo "== emacs: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"

@@ -100,6 +100,63 @@ test('a task reads an open buffer with unsaved edits and its edit lands in that 
   R.eq({ 'hello unsaved', 'second line' }, R.buf_lines(b), 'one undo takes the agent\'s edit back')
 end)
 
+test('a task creates a file in a new directory and deletes a file', function()
+  local root, ws = workspace({ ['old.txt'] = 'bye\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('write_file', { path = 'new/dir/fresh.txt', content = 'fresh\n' }) } },
+        { toolCalls = { call('read_file', { path = 'old.txt' }) } },
+        { toolCalls = { call('delete_file', { path = 'old.txt' }) } },
+        { toolCalls = { call('finish', { summary = 'moved' }) } },
+      },
+    },
+  })
+  vim.cmd('edit ' .. root .. '/old.txt')
+  local old = vim.api.nvim_get_current_buf()
+  local _, wait = start(ws, 'Move old.txt')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq({ { 'new/dir/fresh.txt', 'create', true }, { 'old.txt', 'delete', true } }, vim.tbl_map(function(c)
+    return { c.path, c.operation, c.applied }
+  end, res.changes), 'changes')
+  R.eq('fresh\n', R.read(root .. '/new/dir/fresh.txt'), 'the new file, in its new directory, saved')
+  R.eq(nil, vim.loop.fs_stat(root .. '/old.txt'), 'old.txt is gone from disk')
+  R.eq(false, vim.api.nvim_buf_is_valid(old), 'its buffer is gone')
+end)
+
+test('creating a file that exists is refused, and the file is kept', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/taken.txt', 'mine\n')
+  local uri = vim.uri_from_fname(root .. '/taken.txt')
+  local res = reverse.apply_edit({ edit = { documentChanges = {
+    { kind = 'create', uri = uri },
+    { textDocument = { uri = uri, version = vim.NIL }, edits = {
+      { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'agent\n' } } },
+  } } }, { root = root })
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'already exists', 'reason')
+  R.eq('mine\n', R.read(root .. '/taken.txt'), 'the file is as it was')
+end)
+
+test('deleting a file whose buffer has unsaved changes is refused, and both are kept', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/keep.txt', 'keep\n')
+  vim.cmd('edit ' .. root .. '/keep.txt')
+  local b = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(b, 0, 0, false, { 'mine' })
+  local res = reverse.apply_edit({ edit = { documentChanges = {
+    { kind = 'delete', uri = vim.uri_from_fname(root .. '/keep.txt') },
+  } } }, { root = root })
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'unsaved changes', 'reason')
+  R.eq('keep\n', R.read(root .. '/keep.txt'), 'the file is on disk')
+  R.eq({ 'mine', 'keep' }, R.buf_lines(b), 'the buffer keeps its text')
+  vim.bo[b].modified = false
+end)
+
 test('a question is answered through vim.ui.input and the answer reaches the task', function()
   local root, ws = workspace({}, {
     agents = {

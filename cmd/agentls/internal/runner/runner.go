@@ -109,7 +109,8 @@ func Run(ctx context.Context, o Options) int {
 		Env:     o.Env,
 		Stderr:  o.Stderr,
 		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
-			ReadFile: true, RunCommand: true, Ask: true},
+			ResourceOperations: []string{"create", "delete"},
+			ReadFile:           true, RunCommand: true, Ask: true},
 		InitializationOptions: init,
 		ClientName:            "agentls run",
 	})

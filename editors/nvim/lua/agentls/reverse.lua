@@ -276,6 +276,51 @@ local function stale_version(edit)
   return nil
 end
 
+-- check_resources checks the edit's CreateFile and DeleteFile against the
+-- disk before anything is applied, as the LSP asks and Neovim 0.7's own
+-- applier does not: a create never empties a file that exists (unless it
+-- says overwrite), and a delete never throws away a buffer's unsaved text.
+-- It returns the reason and the index of the change to refuse, or nil.
+local function check_resources(edit)
+  for i, c in ipairs(edit.documentChanges or {}) do
+    local opts = type(c.options) == 'table' and c.options or {}
+    if (c.kind == 'create' or c.kind == 'delete') and type(c.uri) ~= 'string' then
+      return 'a ' .. c.kind .. ' without a uri', i - 1
+    end
+    if c.kind == 'create' then
+      if vim.loop.fs_stat(vim.uri_to_fname(c.uri)) and not opts.overwrite and not opts.ignoreIfExists then
+        return c.uri .. ' already exists', i - 1
+      end
+    elseif c.kind == 'delete' then
+      local fname = vim.uri_to_fname(c.uri)
+      if not vim.loop.fs_stat(fname) then
+        if not opts.ignoreIfNotExists then
+          return c.uri .. ' does not exist', i - 1
+        end
+      else
+        local b = M.loaded_buffer(fname)
+        if b and vim.bo[b].modified then
+          return c.uri .. ' has unsaved changes in its buffer; save or revert it first', i - 1
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- make_parents creates the directories of the files the edit creates:
+-- Neovim 0.7 opens a new file without making them, and fails.
+local function make_parents(edit)
+  for _, c in ipairs(edit.documentChanges or {}) do
+    if c.kind == 'create' then
+      local dir = vim.fn.fnamemodify(vim.uri_to_fname(c.uri), ':h')
+      if vim.fn.isdirectory(dir) == 0 then
+        vim.fn.mkdir(dir, 'p')
+      end
+    end
+  end
+end
+
 -- apply_edit answers workspace/applyEdit. Edits land in buffers (undoable)
 -- through Neovim's own apply_workspace_edit. An edit whose annotations need
 -- confirmation is shown first and applied only when the person accepts.
@@ -312,6 +357,10 @@ function M.apply_edit(params, opts)
   if stale then
     return { applied = false, failureReason = 'the document changed since the edit was made: ' .. stale }
   end
+  local refused, index = check_resources(edit)
+  if refused then
+    return { applied = false, failureReason = refused, failedChange = index }
+  end
   local modified_before, empty_before = {}, {}
   for _, f in ipairs(files) do
     local b = M.loaded_buffer(f.fname)
@@ -327,6 +376,10 @@ function M.apply_edit(params, opts)
       local st = vim.loop.fs_stat(f.fname)
       empty_before[f.fname] = st == nil or st.size == 0
     end
+  end
+  local made, merr = pcall(make_parents, edit)
+  if not made then
+    return { applied = false, failureReason = tostring(merr) }
   end
   local ok, err = pcall(vim.lsp.util.apply_workspace_edit, edit, opts.offset_encoding or 'utf-16')
   if not ok then
