@@ -191,6 +191,9 @@ func (f *walkFS) configured(p string) []byte {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(f.w.root, p)
 	}
+	if _, err := os.Lstat(abs); err != nil {
+		return nil // most repositories have no .git/info/exclude: say so at one call
+	}
 	rp, err := f.w.resolveAbs(abs, p)
 	if err != nil {
 		return nil
