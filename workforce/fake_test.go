@@ -131,6 +131,12 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 			t.Fatal(err)
 		}
 	}
+	return newEngineAt(t, m, n, root), root
+}
+
+// newEngineAt returns an Engine over the workspace root (symlinks resolved).
+func newEngineAt(t testing.TB, m *funcModel, n *fakeNotifier, root string) *Engine {
+	t.Helper()
 	ws, err := tracking.Open(tracking.Config{Root: root, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +146,7 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	return e, root
+	return e
 }
 
 func settings() api.Settings {
