@@ -33,6 +33,10 @@ type fakeEditor struct {
 	// onAsk runs when showMessageRequest arrives (before it is answered),
 	// onApply when applyEdit does (before anything is applied).
 	onAsk, onApply func()
+	// keep, when set, picks the text edits of a TextDocumentEdit that are
+	// applied (by their index), and applyEdit still answers applied: true:
+	// a person who accepts some hunks of a proposal.
+	keep func(i int) bool
 }
 
 func allCaps() api.Caps {
@@ -182,9 +186,11 @@ func (f *fakeEditor) applyToDisk(e api.WorkspaceEdit) error {
 			if err != nil {
 				return err
 			}
-			edits := make([]api.TextEdit, len(dc.TextDocumentEdit.Edits))
+			var edits []api.TextEdit
 			for i, ae := range dc.TextDocumentEdit.Edits {
-				edits[i] = api.TextEdit{Range: ae.Range, NewText: ae.NewText}
+				if f.keep == nil || f.keep(i) {
+					edits = append(edits, api.TextEdit{Range: ae.Range, NewText: ae.NewText})
+				}
 			}
 			next, err := applyLSP(old, edits)
 			if err != nil {
