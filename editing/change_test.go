@@ -475,3 +475,71 @@ func TestChangesRunInParallelAndAWaitOnAFileCanBeCancelled(t *testing.T) {
 		t.Errorf("locks left: %v", e.ws.locks.m)
 	}
 }
+
+func TestProposeModeRecordsWhatLanded(t *testing.T) {
+	ctx := context.Background()
+	const before = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+	const proposed = "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\n"
+	cases := []struct {
+		name    string
+		keep    func(i int) bool
+		landed  string // "" when nothing landed
+		diff    string // a line the recorded diff has
+		notDiff string // a line it must not have
+	}{
+		{"records the whole change when the person accepts every hunk", nil, proposed, "+NINE", ""},
+		{"records only the hunk the person accepted", func(i int) bool { return i == 0 }, "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n", "+ONE", "+NINE"},
+		{"counts a change of which no hunk was accepted as rejected", func(int) bool { return false }, "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, headlesstest.AllCaps(), api.EditPropose, api.Zones{}, map[string]string{"n.txt": before})
+			e.ed.KeepTextEdits(c.keep)
+			a := e.agent("")
+			if _, err := a.Read(ctx, "n.txt", 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := a.Write(ctx, "n.txt", proposed)
+			if n := len(e.ed.Applied()[0].Edit.DocumentChanges[0].TextDocumentEdit.Edits); n != 2 {
+				t.Fatalf("the proposal has %d text edits, want one per hunk (2)", n)
+			}
+			if c.landed == "" {
+				if !errors.Is(err, ErrRejected) || ch.Applied || !strings.Contains(ch.Reason, "accepted none") {
+					t.Fatalf("Write = %+v, %v; want a rejection", ch, err)
+				}
+				if contains(e.obs.accesses, "1 write n.txt") {
+					t.Error("a rejected change counted as a write (heat)")
+				}
+				return
+			}
+			if err != nil || !ch.Applied {
+				t.Fatalf("Write = %+v, %v", ch, err)
+			}
+			if got := e.read(t, "n.txt"); got != c.landed || ch.NewContent != c.landed {
+				t.Fatalf("file %q, NewContent %q; want %q", got, ch.NewContent, c.landed)
+			}
+			if !strings.Contains(ch.Diff, c.diff+"\n") || (c.notDiff != "" && strings.Contains(ch.Diff, c.notDiff)) {
+				t.Errorf("diff = %q", ch.Diff)
+			}
+			if !contains(e.obs.accesses, "1 write n.txt") {
+				t.Errorf("accesses = %q", e.obs.accesses)
+			}
+			if c.keep == nil {
+				if ch.Reason != "" || fmt.Sprint(ch.Spans) != "[{1 1} {9 9}]" {
+					t.Errorf("reason %q, spans %v", ch.Reason, ch.Spans)
+				}
+				return
+			}
+			if fmt.Sprint(ch.Spans) != "[{1 1}]" {
+				t.Errorf("spans = %v, want only line 1", ch.Spans)
+			}
+			if !strings.Contains(ch.Reason, "accepted +1 -1 of the +2 -2 lines") || !strings.Contains(ch.Text, "+ONE") || strings.Contains(ch.Text, "+NINE") {
+				t.Errorf("reason %q, text %q", ch.Reason, ch.Text)
+			}
+			// The agent knows what the file holds: its next change builds on it.
+			if _, err := a.Edit(ctx, "n.txt", "nine", "Nine", false); err != nil {
+				t.Errorf("the next change after a partial one: %v", err)
+			}
+		})
+	}
+}

@@ -1,5 +1,5 @@
-// Package handlers is agentls's LSP face: the lifecycle of docs/PROTOCOL.md §1,
-// capability negotiation and settings (§2), and one small function per
+// Package handlers is agentls's LSP face: the lifecycle, capability
+// negotiation and settings of docs/PROTOCOL.md §2, and one small function per
 // agent/* method that validates its params and hands over to the package
 // that owns the work. No business logic lives here.
 //
@@ -210,7 +210,7 @@ func (s *Server) Root() string {
 	return s.root
 }
 
-// Gate implements rpc.Handler: the lifecycle checks of docs/PROTOCOL.md §1, made in
+// Gate implements rpc.Handler: the lifecycle checks of docs/PROTOCOL.md §2, made in
 // arrival order on the read loop.
 func (s *Server) Gate(req *rpc.Request) error {
 	s.mu.Lock()

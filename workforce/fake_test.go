@@ -85,6 +85,12 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 		root = real
 	}
 	testkit.WriteFiles(t, root, files)
+	return newEngineAt(t, m, n, root), root
+}
+
+// newEngineAt returns an Engine over the workspace root (symlinks resolved).
+func newEngineAt(t testing.TB, m *funcModel, n *fakeNotifier, root string) *Engine {
+	t.Helper()
 	ws, err := tracking.Open(tracking.Config{Root: root, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +100,7 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	return e, root
+	return e
 }
 
 func settings() api.Settings {

@@ -32,18 +32,19 @@ type staged struct {
 func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) (api.ApplyWorkspaceEditResult, error) {
 	if needsConfirmation(p.Edit) {
 		e.mu.Lock()
-		confirm := e.confirm
+		review := e.review
 		e.mu.Unlock()
-		ok := false
-		if confirm != nil {
+		var accepted *api.WorkspaceEdit
+		if review != nil {
 			var err error
-			if ok, err = confirm(ctx, p); err != nil {
+			if accepted, err = review(ctx, p); err != nil {
 				return api.ApplyWorkspaceEditResult{}, err
 			}
 		}
-		if !ok {
+		if accepted == nil {
 			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user rejected the change"}, nil
 		}
+		p.Edit = *accepted
 	}
 	return e.ws.Apply(p.Edit), nil
 }

@@ -138,7 +138,7 @@ type Editor struct {
 	noteCond  chan struct{} // closed and replaced on every notification
 	calls     []ReverseCall
 	overrides map[string]CallHandler
-	confirm   func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)
+	review    ReviewFunc
 	init      *api.InitializeResult
 }
 
@@ -466,9 +466,74 @@ func ChooseAction(title string) CallHandler {
 // mode with changeAnnotationSupport): the refactor preview of a real editor.
 // Without it such edits are refused, as a person who did not confirm them.
 func (e *Editor) ConfirmEdits(f func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)) {
+	if f == nil {
+		e.ReviewEdits(nil)
+		return
+	}
+	e.ReviewEdits(func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		ok, err := f(ctx, p)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &p.Edit, nil
+	})
+}
+
+// ReviewFunc reviews an edit that needs confirmation and returns what the
+// person accepted of it: the edit itself, a part of it (some text edits, as
+// a refactor preview with boxes unticked or a per-hunk review), or nil for
+// none.
+type ReviewFunc func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error)
+
+// ReviewEdits is ConfirmEdits for an editor that lets the person accept
+// part of an edit. What the review returns is applied, and the call is
+// answered applied: true as real editors do, however little was taken;
+// a nil edit is a rejection.
+func (e *Editor) ReviewEdits(f ReviewFunc) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.confirm = f
+	e.review = f
+}
+
+// AcceptTextEdits is a review that accepts, of each TextDocumentEdit (and
+// each file's `changes`), the text edits keep picks by the document's URI
+// and the edit's index; the rest of the edit (creates, deletes) is
+// accepted whole. A file left with no text edit is left out.
+func AcceptTextEdits(keep func(uri string, i int) bool) ReviewFunc {
+	return func(_ context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		out := api.WorkspaceEdit{ChangeAnnotations: p.Edit.ChangeAnnotations}
+		for uri, edits := range p.Edit.Changes {
+			var kept []api.TextEdit
+			for i, ed := range edits {
+				if keep(uri, i) {
+					kept = append(kept, ed)
+				}
+			}
+			if len(kept) > 0 {
+				if out.Changes == nil {
+					out.Changes = map[string][]api.TextEdit{}
+				}
+				out.Changes[uri] = kept
+			}
+		}
+		for _, dc := range p.Edit.DocumentChanges {
+			if dc.TextDocumentEdit == nil {
+				out.DocumentChanges = append(out.DocumentChanges, dc)
+				continue
+			}
+			td := *dc.TextDocumentEdit
+			td.Edits = nil
+			for i, ed := range dc.TextDocumentEdit.Edits {
+				if keep(td.TextDocument.URI, i) {
+					td.Edits = append(td.Edits, ed)
+				}
+			}
+			if len(td.Edits) > 0 {
+				out.DocumentChanges = append(out.DocumentChanges, api.DocumentChange{TextDocumentEdit: &td})
+			}
+		}
+		return &out, nil
+	}
 }
 
 // OpenBuffer opens a buffer for a workspace-relative path with text that

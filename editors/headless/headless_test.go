@@ -222,3 +222,41 @@ func TestAwaitAndScripting(t *testing.T) {
 		t.Fatalf("scripted answer = %#v, %v", res, err)
 	}
 }
+
+func TestAcceptTextEdits(t *testing.T) {
+	ann := map[string]api.ChangeAnnotation{"a": {Label: "x", NeedsConfirmation: true}}
+	annotated := func(es ...api.TextEdit) []api.AnnotatedTextEdit {
+		out := make([]api.AnnotatedTextEdit, len(es))
+		for i, e := range es {
+			out[i] = api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: "a"}
+		}
+		return out
+	}
+	p := api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{
+		ChangeAnnotations: ann,
+		Changes:           map[string][]api.TextEdit{"file:///w/a": {edit(0, 0, 0, 1, "A"), edit(5, 0, 5, 1, "F")}},
+		DocumentChanges: []api.DocumentChange{
+			{CreateFile: &api.CreateFile{URI: "file:///w/new", AnnotationID: "a"}},
+			{TextDocumentEdit: &api.TextDocumentEdit{TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: "file:///w/b"},
+				Edits: annotated(edit(0, 0, 0, 1, "B"), edit(5, 0, 5, 1, "G"))}},
+			{TextDocumentEdit: &api.TextDocumentEdit{TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: "file:///w/c"},
+				Edits: annotated(edit(1, 0, 1, 1, "C"))}},
+		},
+	}}
+	got, err := AcceptTextEdits(func(uri string, i int) bool { return i == 1 })(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Changes["file:///w/a"]; len(e) != 1 || e[0].NewText != "F" {
+		t.Errorf("changes of a = %+v, want only the second edit", e)
+	}
+	dc := got.DocumentChanges
+	if len(dc) != 2 || dc[0].CreateFile == nil || dc[1].TextDocumentEdit == nil ||
+		dc[1].TextDocumentEdit.TextDocument.URI != "file:///w/b" || len(dc[1].TextDocumentEdit.Edits) != 1 ||
+		dc[1].TextDocumentEdit.Edits[0].NewText != "G" {
+		t.Errorf("documentChanges = %+v: want the create whole, b's second edit, and c left out", dc)
+	}
+	if len(p.Edit.DocumentChanges[1].TextDocumentEdit.Edits) != 2 {
+		t.Error("the proposal itself was changed")
+	}
+}

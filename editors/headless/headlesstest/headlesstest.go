@@ -40,6 +40,7 @@ type Editor struct {
 	applyErr  error  // applyEdit fails with this
 	onAsk     func() // runs when showMessageRequest arrives
 	onApply   func() // runs when applyEdit arrives
+	keep      func(i int) bool
 	applied   []api.ApplyWorkspaceEditParams
 	waits     []api.Wait
 	asked     []api.ShowMessageRequestParams
@@ -126,6 +127,15 @@ func (e *Editor) OnApply(f func()) {
 	e.onApply = f
 }
 
+// KeepTextEdits makes applyEdit apply, of each document's text edits, only
+// those keep picks by their index, and still answer applied: true: a
+// person who accepts some hunks of a proposal. nil applies everything.
+func (e *Editor) KeepTextEdits(keep func(i int) bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.keep = keep
+}
+
 // Applied returns the params of every workspace/applyEdit so far, in order,
 // whether or not it was applied.
 func (e *Editor) Applied() []api.ApplyWorkspaceEditParams {
@@ -174,7 +184,7 @@ func (e *Editor) ApplyEdit(_ context.Context, p api.ApplyWorkspaceEditParams, w 
 	e.mu.Lock()
 	e.applied = append(e.applied, p)
 	e.waits = append(e.waits, w)
-	refuse, applyErr, onApply := e.refuse, e.applyErr, e.onApply
+	refuse, applyErr, onApply, keep := e.refuse, e.applyErr, e.onApply, e.keep
 	e.mu.Unlock()
 	if onApply != nil {
 		onApply()
@@ -184,6 +194,13 @@ func (e *Editor) ApplyEdit(_ context.Context, p api.ApplyWorkspaceEditParams, w 
 		return api.ApplyWorkspaceEditResult{}, applyErr
 	case refuse != "":
 		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: refuse}, nil
+	}
+	if keep != nil {
+		accepted, err := headless.AcceptTextEdits(func(_ string, i int) bool { return keep(i) })(context.Background(), p)
+		if err != nil {
+			return api.ApplyWorkspaceEditResult{}, err
+		}
+		p.Edit = *accepted
 	}
 	return e.ws.Apply(p.Edit), nil
 }
