@@ -1,6 +1,13 @@
 // Command agentls is an AI coding agent that editors run the way they run a
 // language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
 // framing on stdin/stdout. See docs/PROTOCOL.md.
+//
+// In serve, stdout carries the protocol and nothing else: logs go to stderr,
+// or to --log-file. The exit code is that of docs/PROTOCOL.md §1 (0 after
+// shutdown and exit, 1 when the input ends or exit comes without shutdown,
+// or on SIGTERM and SIGINT), and 2 for a bad command line; before it exits,
+// every task is stopped and its session written. `agentls run` is package
+// runner, with its own exit codes.
 package main
 
 import (

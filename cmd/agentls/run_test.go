@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 const demoPrompt = `Make Greet fall back to "world" for an empty name, add a Farewell function with a test, and run the tests.`
@@ -49,7 +50,7 @@ func demoScriptPath(t *testing.T) string {
 // code, stdout and stderr.
 func agentlsRun(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctxT(t), binary, append([]string{"run"}, args...)...)
+	cmd := exec.CommandContext(testkit.Context(t), binary, append([]string{"run"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
 	cmd.Env = append(cmd.Env, env...)

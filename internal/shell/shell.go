@@ -6,6 +6,10 @@
 // secrets, docs/PROTOCOL.md §4). The headless editor (answering
 // agent/runCommand) and the sidecar (when the editor cannot run commands)
 // share it.
+//
+// Output past the first MaxOutput bytes is dropped, and the output ends with
+// a note of how much was. Run is safe for concurrent use: each call has its
+// own process group.
 package shell
 
 import (

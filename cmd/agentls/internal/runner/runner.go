@@ -5,7 +5,8 @@
 // with the end of its output and its exit status, puts approvals and questions to
 // the person on the terminal (refusing approvals when there is no terminal,
 // unless --yes), draws the task tree live on stderr (plain lines when stderr
-// is not a terminal), and prints the summary and the diffs on stdout.
+// is not a terminal), and prints the summary and the diffs on stdout. It
+// exits ExitDone, ExitFailed, ExitStopped (interrupted) or ExitUsage.
 package runner
 
 import (
