@@ -37,6 +37,10 @@ const (
 	ExitStopped = 130
 )
 
+// drainTimeout bounds the wait, after a task's result, for the final
+// notification the server sent before it (it is normally there already).
+const drainTimeout = 2 * time.Second
+
 // Options are the flags and the surroundings of one `agentls run`.
 type Options struct {
 	Workspace  string // the workspace root
@@ -55,6 +59,8 @@ type Options struct {
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
 	Env    []string
+	// Serve, when set instead of Server, runs the server in-process.
+	Serve headless.ServeFunc
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -66,6 +72,8 @@ type Options struct {
 	// Signals, when set, receives SIGINT: the first stops the task, the
 	// second ends at once. nil: os/signal.
 	Signals <-chan os.Signal
+
+	drain time.Duration // drainTimeout when 0
 }
 
 // Run runs one prompt to its end and returns the exit code.
@@ -96,16 +104,20 @@ func Run(ctx context.Context, o Options) int {
 	if len(o.PassEnv) > 0 {
 		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
 	}
-	cmd := append([]string{}, o.Server...)
-	cmd = append(cmd, "serve", "--log-level", "error")
-	if o.Record != "" {
-		cmd = append(cmd, "--record", o.Record)
+	var cmd []string
+	if o.Serve == nil {
+		cmd = append(cmd, o.Server...)
+		cmd = append(cmd, "serve", "--log-level", "error")
+		if o.Record != "" {
+			cmd = append(cmd, "--record", o.Record)
+		}
 	}
 	ui := newUI(o)
 	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
 	ed, err := headless.Start(startCtx, headless.Options{
 		Root:    o.Workspace,
 		Command: cmd,
+		Serve:   o.Serve,
 		Env:     o.Env,
 		Stderr:  o.Stderr,
 		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
@@ -190,14 +202,22 @@ wait:
 			return ExitStopped
 		}
 	}
-	// Everything the server sent before its answer is drawn before the end.
-	drainCtx, cancelDrain := context.WithTimeout(context.Background(), 2*time.Second)
-	_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
-		var p api.TaskUpdateParams
-		return n.Method == api.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
-			p.Event.Kind == api.EventStateChanged && isFinal(p.State)
-	})
-	cancelDrain()
+	// Everything the server sent before its answer is drawn before the
+	// end. A task that ran sent its final state before its result; a run
+	// refused with an error started no task and has nothing more to say.
+	if out.err == nil {
+		bound := o.drain
+		if bound == 0 {
+			bound = drainTimeout
+		}
+		drainCtx, cancelDrain := context.WithTimeout(context.Background(), bound)
+		_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
+			var p api.TaskUpdateParams
+			return n.Method == api.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
+				p.Event.Kind == api.EventStateChanged && isFinal(p.State)
+		})
+		cancelDrain()
+	}
 	stopWatch()
 	<-watched
 	ui.finish()

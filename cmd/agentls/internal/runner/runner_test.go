@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/rpc"
 )
 
 func approval(t *testing.T) json.RawMessage {
@@ -46,6 +48,20 @@ func TestApprovals(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRun(t *testing.T) {
+	t.Run("fails at once when the server refuses the run, waiting for no notification", func(t *testing.T) {
+		f := &fakeServer{run: func(context.Context, *rpc.Conn, api.RunParams) (any, error) {
+			return nil, api.Errorf(api.CodeWrongState, "agent/run: refused")
+		}}
+		// No notification comes: a run that waited for one would wait the
+		// hour.
+		code, _, errs := runFake(t, f, Options{drain: time.Hour})
+		if code != ExitFailed || !strings.Contains(errs, "agent/run: refused") {
+			t.Errorf("exit %d, stderr:\n%s", code, errs)
+		}
+	})
 }
 
 func TestTree(t *testing.T) {
