@@ -9,7 +9,6 @@
 package runner
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -257,7 +256,7 @@ func newID() string {
 // ui is the terminal side: the tree or the lines, the questions, the result.
 type ui struct {
 	o  Options
-	in *bufio.Reader
+	in *lines // nil without input
 
 	mu    sync.Mutex // one writer at a time; a question holds it while it waits
 	tree  *tree
@@ -267,7 +266,7 @@ type ui struct {
 func newUI(o Options) *ui {
 	u := &ui{o: o, tree: newTree()}
 	if o.Stdin != nil {
-		u.in = bufio.NewReader(o.Stdin)
+		u.in = newLines(o.Stdin)
 	}
 	return u
 }
@@ -448,28 +447,25 @@ func (u *ui) prompt(ctx context.Context, msg string, options []string) (string, 
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.clearLocked()
-	fmt.Fprintln(u.o.Stderr, msg)
-	for i, o := range options {
-		fmt.Fprintf(u.o.Stderr, "  %d) %s\n", i+1, o)
+	show := func() {
+		fmt.Fprintln(u.o.Stderr, msg)
+		for i, o := range options {
+			fmt.Fprintf(u.o.Stderr, "  %d) %s\n", i+1, o)
+		}
+		fmt.Fprint(u.o.Stderr, "> ")
 	}
-	fmt.Fprint(u.o.Stderr, "> ")
-	type line struct {
-		s   string
-		err error
-	}
-	ch := make(chan line, 1)
-	go func() {
-		s, err := u.in.ReadString('\n')
-		ch <- line{s, err}
-	}()
-	var l line
-	select {
-	case l = <-ch:
-	case <-ctx.Done():
-		fmt.Fprintln(u.o.Stderr, "(the question was withdrawn)")
+	if u.in == nil {
+		show()
 		return "", false
 	}
-	s := strings.TrimSpace(l.s)
+	line, err := u.in.next(ctx, show)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(u.o.Stderr, "(the question was withdrawn)")
+		}
+		return "", false
+	}
+	s := strings.TrimSpace(line)
 	if s == "" {
 		return "", false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,68 @@ func TestApprovals(t *testing.T) {
 				t.Errorf("chose %q, want %q (stderr: %s)", title, c.want, errb.String())
 			}
 		})
+	}
+}
+
+// fifoInput is a terminal's input whose reads are served in the order they
+// began, as a terminal serves them: a line goes to the oldest read.
+type fifoInput chan []byte
+
+func (f fifoInput) Read(p []byte) (int, error) {
+	b, ok := <-f
+	if !ok {
+		return 0, io.EOF
+	}
+	return copy(p, b), nil
+}
+
+func TestQuestions(t *testing.T) {
+	t.Run("after a withdrawn question the next question gets the next line", func(t *testing.T) {
+		in := make(fifoInput)
+		defer close(in)
+		var errb syncBuffer
+		u := newUI(Options{Interactive: true, Stdin: in, Stderr: &errb})
+
+		withdrawn, withdraw := context.WithCancel(context.Background())
+		first := make(chan bool, 1)
+		go func() {
+			_, ok := u.prompt(withdrawn, "first?", []string{"a", "b"})
+			first <- ok
+		}()
+		// The first question is on the screen; the server withdraws it.
+		awaitText(t, &errb, "first?")
+		withdraw()
+		if ok := <-first; ok {
+			t.Fatal("a withdrawn question was answered")
+		}
+
+		second := make(chan string, 1)
+		go func() {
+			answer, _ := u.prompt(context.Background(), "second?", []string{"yes", "no"})
+			second <- answer
+		}()
+		awaitText(t, &errb, "second?")
+		in <- []byte("2\n")
+		select {
+		case answer := <-second:
+			if answer != "no" {
+				t.Errorf("the second question got %q, want %q", answer, "no")
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the line went to the withdrawn question: the second one never got it")
+		}
+	})
+}
+
+// awaitText waits until b holds s.
+func awaitText(t *testing.T, b *syncBuffer, s string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never shown; shown:\n%s", s, b.String())
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
