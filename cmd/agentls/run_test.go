@@ -167,8 +167,11 @@ func TestAgentlsRun(t *testing.T) {
 	t.Run("exits 2 when no model is configured, naming the ways to configure one", func(t *testing.T) {
 		dir := t.TempDir()
 		code, _, errs := agentlsRun(t, dir, []string{"AGENTLS_MODEL=", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}, "do something")
-		if code != 2 || !strings.Contains(errs, "AGENTLS_MODEL") {
+		if code != 2 || !strings.Contains(errs, "AGENTLS_MODEL") || !strings.Contains(errs, "--model") || !strings.Contains(errs, "export ANTHROPIC_API_KEY") {
 			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if strings.Contains(errs, "initializationOptions") || strings.Contains(errs, "editor") {
+			t.Errorf("the message speaks of an editor to a terminal user: %s", errs)
 		}
 	})
 

@@ -126,7 +126,7 @@ func Run(ctx context.Context, o Options) int {
 	})
 	cancelStart()
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "agentls run: %v\n", err)
+		fmt.Fprintf(o.Stderr, "agentls run: %s\n", forTerminal(err))
 		var we *api.Error
 		if errors.As(err, &we) && we.Code == api.CodeInvalidParams {
 			return ExitUsage
@@ -226,7 +226,7 @@ wait:
 	cancel()
 
 	if out.err != nil {
-		fmt.Fprintf(o.Stderr, "agentls run: %v\n", out.err)
+		fmt.Fprintf(o.Stderr, "agentls run: %s\n", forTerminal(out.err))
 		var we *api.Error
 		if errors.As(out.err, &we) && (we.Code == api.CodeModelUnavailable || we.Code == api.CodeInvalidParams) {
 			return ExitUsage

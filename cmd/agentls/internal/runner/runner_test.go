@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -125,6 +127,63 @@ func TestRun(t *testing.T) {
 			t.Errorf("exit %d, stderr:\n%s", code, errs)
 		}
 	})
+
+	t.Run("tells a person at a terminal how to configure a model", func(t *testing.T) {
+		_, noModel := clients.Resolve("", func(string) string { return "" }, clients.Options{})
+		f := &fakeServer{run: func(context.Context, *rpc.Conn, api.RunParams) (any, error) { return nil, noModel }}
+		code, _, errs := runFake(t, f, Options{drain: time.Hour})
+		if code != ExitUsage {
+			t.Errorf("exit %d", code)
+		}
+		if missing := contains(errs, "--model", "AGENTLS_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"); missing != nil {
+			t.Errorf("stderr lacks %q:\n%s", missing, errs)
+		}
+		if strings.Contains(errs, "initializationOptions") || strings.Contains(errs, "editor") {
+			t.Errorf("stderr speaks of the editor:\n%s", errs)
+		}
+	})
+}
+
+func TestTerminalWords(t *testing.T) {
+	none := func(string) string { return "" }
+	resolve := func(spec string, env func(string) string) error {
+		_, err := clients.Resolve(spec, env, clients.Options{})
+		if err == nil {
+			t.Fatalf("Resolve(%q) did not fail", spec)
+		}
+		return err
+	}
+	_, _, settingsErr := api.ApplySettings(api.DefaultSettings(), json.RawMessage(`{"maxWorkers": 1000}`))
+	var se *api.SettingsError
+	if !errors.As(settingsErr, &se) {
+		t.Fatalf("ApplySettings: %v", settingsErr)
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"names the flag, the variable and the keys when no model is configured", resolve("", none),
+			[]string{"--model", "AGENTLS_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "script:"}},
+		{"names the flag a model came from and the key it needs", resolve("anthropic:claude-sonnet-4-5", none),
+			[]string{"(from --model)", "needs ANTHROPIC_API_KEY", "export it"}},
+		{"names the key an OpenAI model needs", resolve("openai:gpt-4o", none),
+			[]string{"(from --model)", "needs OPENAI_API_KEY", "OPENAI_BASE_URL"}},
+		{"names the flag of a spec that is not provider:model", resolve("gpt-4o", none),
+			[]string{"(from --model)"}},
+		{"names the flag of a bad setting", api.Errorf(api.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error()),
+			[]string{"--max-workers"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := forTerminal(c.err)
+			if missing := contains(got, c.want...); missing != nil {
+				t.Errorf("%q lacks %q", got, missing)
+			}
+			if strings.Contains(got, "initializationOptions") || strings.Contains(got, "editor") {
+				t.Errorf("%q speaks of the editor", got)
+			}
+		})
+	}
 }
 
 func TestTree(t *testing.T) {
