@@ -23,6 +23,8 @@ Exit codes:
   0    done
   1    failed
   2    usage or configuration error (a bad flag, no model)
+  3    done, but changes or commands were refused or not applied (without a
+       terminal and without --yes, no one could approve them)
   130  stopped (Ctrl-C)
 
 Flags:

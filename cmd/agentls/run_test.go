@@ -100,7 +100,7 @@ func TestAgentlsRun(t *testing.T) {
 		}
 	})
 
-	t.Run("refuses approvals without --yes and without a terminal: nothing is changed", func(t *testing.T) {
+	t.Run("without --yes and without a terminal changes nothing, says no one could be asked, and exits 3", func(t *testing.T) {
 		dir := exampleCopy(t)
 		before, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
 		code, out, errs := agentlsRun(t, dir, nil, "--mode", "propose", "--model", "script:"+demoScriptPath(t), demoPrompt)
@@ -111,11 +111,15 @@ func TestAgentlsRun(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "farewell.go")); !os.IsNotExist(err) {
 			t.Errorf("farewell.go created: %v", err)
 		}
-		if code != 0 && code != 1 {
-			t.Errorf("exit %d", code)
+		if code != 3 {
+			t.Errorf("exit %d, want 3", code)
 		}
-		if !strings.Contains(out, "NOT applied") || !strings.Contains(errs, "refused (no terminal; use --yes to approve)") {
+		if !strings.Contains(out, "NOT applied") || !strings.Contains(errs, "no one could be asked") ||
+			!strings.Contains(errs, "3 changes were not applied and 1 command was not run") || !strings.Contains(errs, "--yes") {
 			t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
+		}
+		if strings.Contains(errs, "the user chose") {
+			t.Errorf("a refusal no one made is told as the user's choice:\n%s", errs)
 		}
 	})
 

@@ -3,9 +3,10 @@
 // with editors/headless. It answers the reverse calls (file reads, commands,
 // atomic edits that refuse stale versions), shows each command it runs
 // with the end of its output and its exit status, puts approvals and questions to
-// the person on the terminal (refusing approvals when there is no terminal,
-// unless --yes), draws the task tree live on stderr (plain lines when stderr
-// is not a terminal), and prints the summary and the diffs on stdout.
+// the person on the terminal (without a terminal and without --yes it answers
+// that no one could be asked, and the run exits 3), draws the task tree live
+// on stderr (plain lines when stderr is not a terminal), and prints the
+// summary and the diffs on stdout.
 package runner
 
 import (
@@ -30,9 +31,12 @@ import (
 
 // Exit codes of `agentls run` (docs/WORKFORCE.md).
 const (
-	ExitDone    = 0
-	ExitFailed  = 1
-	ExitUsage   = 2
+	ExitDone   = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+	// ExitRefused: the task is done, but changes or commands were refused
+	// (by the person, or because no one could be asked) or not applied.
+	ExitRefused = 3
 	ExitStopped = 130
 )
 
@@ -236,6 +240,9 @@ wait:
 	ui.result(&out.res)
 	switch out.res.State {
 	case api.TaskDone:
+		if ui.refusals(&out.res) {
+			return ExitRefused
+		}
 		return ExitDone
 	case api.TaskStopped:
 		return ExitStopped
@@ -261,6 +268,16 @@ type ui struct {
 	mu    sync.Mutex // one writer at a time; a question holds it while it waits
 	tree  *tree
 	drawn int // lines of the live tree on screen
+
+	refused refusedCount
+}
+
+// refusedCount counts the commands not approved (the changes not applied
+// are in the result) and whether some approval could not be asked for.
+type refusedCount struct {
+	mu       sync.Mutex
+	commands int
+	unasked  bool
 }
 
 func newUI(o Options) *ui {
@@ -345,40 +362,101 @@ func (u *ui) finish() {
 }
 
 // approve answers window/showMessageRequest: a change to apply or a command
-// to run. --yes approves; a person at the terminal chooses; otherwise the
-// approval is refused.
+// to run. --yes approves; a person at the terminal chooses; otherwise no
+// one can be asked, and the answer is an error that says so and how to
+// approve (the change is not applied, the command not run).
 func (u *ui) approve(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p api.ShowMessageRequestParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
-	pick := func(titles ...string) any {
+	pick := func(titles ...string) *api.MessageActionItem {
 		for _, t := range titles {
 			for _, a := range p.Actions {
 				if a.Title == t {
-					return a
+					return &a
 				}
 			}
 		}
 		return nil
 	}
+	command := pick("Run") != nil
 	if u.o.Yes {
 		u.note("approved (--yes): " + firstLine(p.Message))
-		return pick("Apply", "Run"), nil
+		if item := pick("Apply", "Run"); item != nil {
+			return *item, nil
+		}
+		return nil, nil
 	}
 	if !u.o.Interactive {
-		u.note("refused (no terminal; use --yes to approve): " + firstLine(p.Message))
-		return pick("Reject", "Deny"), nil
+		u.refuse(command, true)
+		u.note("not approved: no one could be asked (no terminal; --yes approves): " + firstLine(p.Message))
+		return nil, api.Errorf(api.CodeRequestFailed, "no one could be asked: agentls run has no terminal (--yes approves changes and commands)")
 	}
 	titles := make([]string, len(p.Actions))
 	for i, a := range p.Actions {
 		titles[i] = a.Title
 	}
 	answer, ok := u.prompt(ctx, p.Message, titles)
-	if !ok {
+	item := pick(answer)
+	if !ok || item == nil || (item.Title != "Apply" && item.Title != "Run" && item.Title != "Always allow") {
+		u.refuse(command, false)
+	}
+	if !ok || item == nil {
 		return nil, nil
 	}
-	return pick(answer), nil
+	return *item, nil
+}
+
+// refuse counts an approval not given: for a command or a change, and
+// because no one could be asked or not.
+func (u *ui) refuse(command, unasked bool) {
+	r := &u.refused
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if command {
+		r.commands++
+	}
+	r.unasked = r.unasked || unasked
+}
+
+// refusals tells, on stderr, of the changes and commands that were refused
+// or not applied, and how to approve them when no one could be asked. It
+// reports whether there were any.
+func (u *ui) refusals(res *api.RunResult) bool {
+	r := &u.refused
+	r.mu.Lock()
+	commands, unasked := r.commands, r.unasked
+	r.mu.Unlock()
+	changes := 0
+	for _, c := range res.Changes {
+		if !c.Applied {
+			changes++
+		}
+	}
+	if changes == 0 && commands == 0 {
+		return false
+	}
+	var parts []string
+	if changes > 0 {
+		parts = append(parts, plural(changes, "change was", "changes were")+" not applied")
+	}
+	if commands > 0 {
+		parts = append(parts, plural(commands, "command was", "commands were")+" not run")
+	}
+	msg := "agentls run: done, but " + strings.Join(parts, " and ")
+	if unasked {
+		msg += ": no one could be asked to approve (no terminal); run again with --yes to approve, or from a terminal to choose"
+	}
+	fmt.Fprintln(u.o.Stderr, msg)
+	return true
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ask answers agent/ask on the terminal; without one, the question is

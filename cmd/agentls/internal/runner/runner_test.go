@@ -30,7 +30,6 @@ func TestApprovals(t *testing.T) {
 		want  string // "" means dismissed
 	}{
 		{"approves with --yes", Options{Yes: true}, "", "Run"},
-		{"refuses without a terminal", Options{}, "", "Deny"},
 		{"takes the person's choice by number on a terminal", Options{Interactive: true}, "2\n", "Always allow"},
 		{"takes the person's choice by name on a terminal", Options{Interactive: true}, "deny\n", "Deny"},
 		{"dismisses on an empty line", Options{Interactive: true}, "\n", ""},
@@ -51,6 +50,24 @@ func TestApprovals(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("without a terminal answers that no one could be asked and how to approve", func(t *testing.T) {
+		var errb bytes.Buffer
+		u := newUI(Options{Stderr: &errb})
+		got, err := u.approve(context.Background(), approval(t))
+		var we *api.Error
+		if got != nil || !errors.As(err, &we) || we.Code != api.CodeRequestFailed {
+			t.Fatalf("answered %v, %v; want a -32803 error", got, err)
+		}
+		for _, text := range []string{err.Error(), errb.String()} {
+			if missing := contains(text, "no one could be asked", "--yes"); missing != nil {
+				t.Errorf("%q lacks %q", text, missing)
+			}
+		}
+		if strings.Contains(err.Error()+errb.String(), "chose") {
+			t.Errorf("a refusal no one made is told as a choice: %q / %q", err, errb.String())
+		}
+	})
 }
 
 // fifoInput is a terminal's input whose reads are served in the order they
@@ -140,6 +157,71 @@ func TestRun(t *testing.T) {
 		}
 		if strings.Contains(errs, "initializationOptions") || strings.Contains(errs, "editor") {
 			t.Errorf("stderr speaks of the editor:\n%s", errs)
+		}
+	})
+
+	// refusing asks to apply a change and to run a command, and tells
+	// the answers it got.
+	var answers []string
+	refusing := &fakeServer{run: func(ctx context.Context, conn *rpc.Conn, p api.RunParams) (any, error) {
+		answers = nil
+		ask := func(msg string, actions ...string) string {
+			p := api.ShowMessageRequestParams{Message: msg}
+			for _, a := range actions {
+				p.Actions = append(p.Actions, api.MessageActionItem{Title: a})
+			}
+			var item *api.MessageActionItem
+			answer := "(dismissed)"
+			if err := conn.Call(ctx, api.MethodShowMessageRequest, p, &item); err != nil {
+				answer = "(error)"
+			} else if item != nil {
+				answer = item.Title
+			}
+			answers = append(answers, answer)
+			return answer
+		}
+		res := api.RunResult{TaskID: p.TaskID, State: api.TaskDone, Summary: "done"}
+		applied := ask("agentls wants to change a.go", "Apply", "Reject") == "Apply"
+		res.Changes = []api.Change{{Path: "a.go", Operation: api.OpUpdate, Applied: applied}}
+		ask("agentls wants to run `go test`", "Run", "Always allow", "Deny")
+		_ = conn.Notify(ctx, api.MethodTaskUpdate, api.TaskUpdateParams{TaskID: p.TaskID, State: api.TaskDone,
+			Event: api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskDone}})
+		return res, nil
+	}}
+
+	t.Run("exits 3 and says how to approve when no one could be asked", func(t *testing.T) {
+		code, _, errs := runFake(t, refusing, Options{})
+		if code != ExitRefused {
+			t.Errorf("exit %d, want %d", code, ExitRefused)
+		}
+		if missing := contains(errs, "1 change was not applied", "1 command was not run", "no one could be asked", "--yes"); missing != nil {
+			t.Errorf("stderr lacks %q:\n%s", missing, errs)
+		}
+	})
+
+	t.Run("exits 0 when everything was approved", func(t *testing.T) {
+		code, _, errs := runFake(t, refusing, Options{Yes: true})
+		if code != ExitDone || strings.Contains(errs, "not applied") {
+			t.Errorf("exit %d, stderr:\n%s", code, errs)
+		}
+	})
+
+	t.Run("exits 3 when the person refused", func(t *testing.T) {
+		in := make(fifoInput)
+		var errb syncBuffer
+		go func() {
+			defer close(in)
+			awaitText(t, &errb, "wants to change")
+			in <- []byte("reject\n")
+			awaitText(t, &errb, "wants to run")
+			in <- []byte("deny\n")
+		}()
+		code, _, errs := runFake(t, refusing, Options{Interactive: true, Stdin: in, Stderr: &errb})
+		if code != ExitRefused || strings.Contains(errs, "no one could be asked") || !strings.Contains(errs, "1 change was not applied and 1 command was not run") {
+			t.Errorf("exit %d, stderr:\n%s", code, errs)
+		}
+		if got := strings.Join(answers, ", "); got != "Reject, Deny" {
+			t.Errorf("answered %s", got)
 		}
 	})
 }
