@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
@@ -223,6 +224,13 @@ func TestCommands(t *testing.T) {
 		}
 		if short := "a\nb\n"; capOutput(short) != short {
 			t.Error("a short output was changed")
+		}
+	})
+
+	t.Run("never cuts the output of a command inside a character", func(t *testing.T) {
+		got := capOutput(strings.Repeat("€", 20000))
+		if !utf8.ValidString(got) || !strings.Contains(got, "bytes of output cut here") {
+			t.Errorf("capOutput gave %d bytes, valid UTF-8: %v", len(got), utf8.ValidString(got))
 		}
 	})
 

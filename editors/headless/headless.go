@@ -28,13 +28,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/shell"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -124,6 +124,7 @@ type Editor struct {
 	log  *zap.Logger
 
 	cmd      *exec.Cmd
+	group    *shell.Group // the server's process group
 	stderr   *lockedWriter
 	exitCode chan int // receives the server's exit code once
 	exited   chan struct{}
@@ -202,10 +203,15 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 }
 
 func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
+	// The server and everything it starts are killed with this process,
+	// however it ends (shell.Group).
+	group, err := shell.NewGroup()
+	if err != nil {
+		return nil, nil, fmt.Errorf("headless: %w", err)
+	}
 	cmd := exec.Command(e.opts.Command[0], e.opts.Command[1:]...)
 	cmd.Dir = e.root
 	cmd.Env = e.opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if e.opts.Stderr != nil {
 		cmd.Stderr = e.opts.Stderr
 	} else {
@@ -214,17 +220,31 @@ func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// The server's output pipe is ours, not cmd's: Wait closes the pipes it
+	// made as soon as the process has exited, and what the server wrote
+	// last but was not read yet would be lost without a word.
+	stdout, w, err := os.Pipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = group.Start(cmd)
+	_ = w.Close()
+	if err != nil {
+		_ = stdout.Close()
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: starting %s: %w", e.opts.Command[0], err)
 	}
-	e.cmd = cmd
+	e.cmd, e.group = cmd, group
 	go func() {
+		// Wait only once the output is read to its end (or the editor
+		// closed it): every notification the server sent is recorded
+		// before Exited closes.
+		<-e.served
 		err := cmd.Wait()
 		code := 0
 		if err != nil {
@@ -369,9 +389,10 @@ func (e *Editor) Close() {
 		select {
 		case <-e.exited:
 		case <-time.After(2 * time.Second):
-			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+			e.group.Kill()
 			<-e.exited
 		}
+		e.group.Close()
 	} else {
 		<-e.exited
 	}
