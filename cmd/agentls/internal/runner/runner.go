@@ -49,7 +49,7 @@ const drainTimeout = 2 * time.Second
 type Options struct {
 	Workspace  string // the workspace root
 	Model      string // provider:model; "" leaves it to the environment (docs/MODELS.md)
-	Mode       string // apply, propose or branch
+	Mode       string // one of api.EditModes
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
 	Record     string // record the model's answers as a script
@@ -86,12 +86,11 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintln(o.Stderr, "agentls run: a prompt is required")
 		return ExitUsage
 	}
-	switch o.Mode {
-	case "":
+	switch {
+	case o.Mode == "":
 		o.Mode = api.EditPropose
-	case api.EditApply, api.EditPropose, api.EditBranch:
-	default:
-		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of apply, propose, branch\n", o.Mode)
+	case !api.ValidEditMode(o.Mode):
+		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of %s\n", o.Mode, strings.Join(api.EditModes, ", "))
 		return ExitUsage
 	}
 	if fi, err := os.Stat(o.Workspace); err != nil || !fi.IsDir() {
