@@ -22,6 +22,7 @@ const (
 	MethodDeleteSession = "agent/deleteSession"
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
+	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
 
 	MethodReadFile               = "agent/readFile"

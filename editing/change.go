@@ -243,14 +243,14 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 		t.hold(rp, op, old, next)
 		return mode, next, nil
 	}
-	landed, err = t.carry(ctx, rp, op, old, next, d, mode == api.EditPropose)
+	landed, err = t.carry(ctx, "", rp, op, old, next, d, mode == api.EditPropose)
 	return mode, landed, err
 }
 
 // carry makes one change in the editor (or on disk): proposed for the
-// person's approval when propose, else applied at once. It returns the text
-// the file holds after it: next, unless the person accepted only part of a
-// proposed edit.
+// person's approval when propose, else applied at once. label names the
+// edit ("": "agentls: <op> <path>"). It returns the text the file holds
+// after it: next, unless the person accepted only part of a proposed edit.
 //
 // How a change reaches the editor (docs/PROTOCOL.md §4): an update is a text
 // edit. A create or a delete is a CreateFile or DeleteFile in the edit only
@@ -261,7 +261,7 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 // file itself. Such a change is confirmed in propose mode with a message:
 // an annotated edit would show the person nothing to confirm. Without
 // workspace/applyEdit the sidecar writes every change itself.
-func (t *Task) carry(ctx context.Context, rp Path, op, old, next string, d *Diff, propose bool) (landed string, err error) {
+func (t *Task) carry(ctx context.Context, label string, rp Path, op, old, next string, d *Diff, propose bool) (landed string, err error) {
 	w := t.ws
 	caps := w.ed.Caps()
 	resource := caps.ResourceOperation(op)
@@ -286,7 +286,9 @@ func (t *Task) carry(ctx context.Context, rp Path, op, old, next string, d *Diff
 	if annotated {
 		wait = api.Human
 	}
-	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
+	if label == "" {
+		label = fmt.Sprintf("agentls: %s %s", op, rp.Rel)
+	}
 	edit := t.workspaceEdit(label, []fileEdit{{rp: rp, op: op, next: next, d: d, resource: resource}}, caps.DocumentChanges, annotated)
 	res, err := w.ed.ApplyEdit(ctx, edit, wait)
 	if (err != nil || !res.Applied) && undo != nil {

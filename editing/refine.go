@@ -1,6 +1,8 @@
 package editing
 
 import (
+	"cmp"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -79,14 +81,31 @@ const (
 
 // refiner holds what the refinement of the hunks of one diff reuses.
 type refiner struct {
-	ids       map[string]int32
-	a, b      []int32 // token ids of the hunk's old and new text
-	ao, bo    []int   // byte offset of each token in the old (new) text, plus the end
-	ak, bk    []byte  // kind of each token
-	al, bl    []int   // index of the first token of each line, plus the token count
-	sim, best []int32 // alignment scratch
-	df        differ
-	edits     []refined
+	// The hunk's tokens, old (a) and new (b): their hash, kind, start in
+	// the whole text (plus the end), and the index of the first token of
+	// each line (plus the token count).
+	ah, bh []uint64
+	ak, bk []byte
+	ao, bo []int
+	al, bl []int
+	// The visible tokens of each line, sorted by hash, for the pairing:
+	// line i's are av[avl[i]:avl[i+1]], holding va[i] bytes.
+	av, bv   []visTok
+	avl, bvl []int
+	va, vb   []int
+	// sim and best are the pairing's scratch.
+	sim, best []int32
+	// ids interns the tokens of paired lines for the token diff.
+	ids    map[string]int32
+	pa, pb []int32
+	df     differ
+	edits  []refined
+}
+
+// visTok is a visible token of a line: its hash and length.
+type visTok struct {
+	h    uint64
+	size int
 }
 
 // refined is one edit of a hunk: old bytes [a0,a1) become new bytes [b0,b1),
@@ -97,9 +116,17 @@ func newRefiner() *refiner {
 	return &refiner{ids: make(map[string]int32, 256)}
 }
 
-// tokenize appends the tokens of s[from:to] to ids, offs and kinds and
+// FNV-1a, 64 bits: the hash of a token, for the pairing of lines only (a
+// collision could only pair two lines that are less alike than it says;
+// the token diff compares tokens themselves).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// tokenize appends the tokens of s[from:to] to hashes, offs and kinds and
 // returns them; offs gets the offset of each token start and finally to.
-func (r *refiner) tokenize(s string, from, to int, ids []int32, offs []int, kinds []byte) ([]int32, []int, []byte) {
+func tokenize(s string, from, to int, hashes []uint64, offs []int, kinds []byte) ([]uint64, []int, []byte) {
 	for i := from; i < to; {
 		start := i
 		c := s[i]
@@ -136,17 +163,35 @@ func (r *refiner) tokenize(s string, from, to int, ids []int32, offs []int, kind
 				kind, i = tokOther, i+size
 			}
 		}
-		tok := s[start:i]
-		id, ok := r.ids[tok]
-		if !ok {
-			id = int32(len(r.ids))
-			r.ids[tok] = id
+		h := uint64(fnvOffset)
+		for k := start; k < i; k++ {
+			h = (h ^ uint64(s[k])) * fnvPrime
 		}
-		ids = append(ids, id)
+		hashes = append(hashes, h)
 		offs = append(offs, start)
 		kinds = append(kinds, kind)
 	}
-	return ids, append(offs, to), kinds
+	return hashes, append(offs, to), kinds
+}
+
+// visibleTokens returns, for each line, its visible tokens sorted by hash
+// (appended to vis, line i's from starts[i]) and their bytes.
+func visibleTokens(hashes []uint64, kinds []byte, offs, lines []int, vis []visTok, starts, bytes []int) ([]visTok, []int, []int) {
+	for i := 0; i+1 < len(lines); i++ {
+		starts = append(starts, len(vis))
+		n := 0
+		for k := lines[i]; k < lines[i+1]; k++ {
+			if visible(kinds[k]) {
+				size := offs[k+1] - offs[k]
+				vis = append(vis, visTok{hashes[k], size})
+				n += size
+			}
+		}
+		line := vis[starts[i]:]
+		slices.SortFunc(line, func(x, y visTok) int { return cmp.Compare(x.h, y.h) })
+		bytes = append(bytes, n)
+	}
+	return vis, append(starts, len(vis)), bytes
 }
 
 func isWordByte(c byte) bool {
@@ -192,14 +237,12 @@ func (r *refiner) refine(d *Diff, h hunk) []refined {
 	if n*m > refinePairs && n != m {
 		return nil
 	}
-	if len(r.ids) > refineMapCap {
-		clear(r.ids)
-	}
-	r.a, r.ao, r.ak = r.tokenize(d.old, oa, ob, r.a[:0], r.ao[:0], r.ak[:0])
-	r.b, r.bo, r.bk = r.tokenize(d.new, na, nb, r.b[:0], r.bo[:0], r.bk[:0])
+	r.ah, r.ao, r.ak = tokenize(d.old, oa, ob, r.ah[:0], r.ao[:0], r.ak[:0])
+	r.bh, r.bo, r.bk = tokenize(d.new, na, nb, r.bh[:0], r.bo[:0], r.bk[:0])
 	r.al = lineTokens(r.ak, r.al[:0])
 	r.bl = lineTokens(r.bk, r.bl[:0])
-	r.df.grow(len(r.ids))
+	r.av, r.avl, r.va = visibleTokens(r.ah, r.ak, r.ao, r.al, r.av[:0], r.avl[:0], r.va[:0])
+	r.bv, r.bvl, r.vb = visibleTokens(r.bh, r.bk, r.bo, r.bl, r.bv[:0], r.bvl[:0], r.vb[:0])
 
 	pairs := r.align(n, m)
 	if len(pairs) == 0 {
@@ -219,7 +262,7 @@ func (r *refiner) refine(d *Diff, h hunk) []refined {
 			// The lines between pairs are replaced whole.
 			add(refined{r.ao[r.al[i]], r.ao[r.al[p.i]], r.bo[r.bl[j]], r.bo[r.bl[p.j]]})
 		}
-		if !r.words(p.i, p.j, add) {
+		if !r.words(d, p.i, p.j, add) {
 			return nil
 		}
 		i, j = p.i+1, p.j+1
@@ -258,23 +301,25 @@ func (r *refiner) align(n, m int) []pair {
 		}
 		var out []pair
 		for i := 0; i < n; i++ {
-			va := r.load(i)
-			if r.score(va, i) >= 0 {
+			if r.score(i, i) >= 0 {
 				out = append(out, pair{i, i})
 			}
-			r.unload(i)
 		}
 		return out
 	}
 	// sim[i*m+j]: twice the bytes old line i and new line j share, or -1
 	// when they are not alike.
 	r.sim = grow(r.sim, n*m)
+	alike := false
 	for i := 0; i < n; i++ {
-		va := r.load(i)
 		for j := 0; j < m; j++ {
-			r.sim[i*m+j] = r.score(va, j)
+			s := r.score(i, j)
+			r.sim[i*m+j] = s
+			alike = alike || s >= 0
 		}
-		r.unload(i)
+	}
+	if !alike {
+		return nil
 	}
 	// best[i*(m+1)+j]: the most shared by a pairing of the first i old and
 	// j new lines.
@@ -305,54 +350,33 @@ func (r *refiner) align(n, m int) []pair {
 			j--
 		}
 	}
-	for x, y := 0, len(out)-1; x < y; x, y = x+1, y-1 {
-		out[x], out[y] = out[y], out[x]
-	}
+	slices.Reverse(out)
 	return out
 }
 
-// load counts the visible tokens of old line i (in the differ's countA
-// scratch) and returns its visible bytes; unload takes them away again.
-func (r *refiner) load(i int) int {
-	va := 0
-	for k := r.al[i]; k < r.al[i+1]; k++ {
-		if visible(r.ak[k]) {
-			r.df.countA[r.a[k]]++
-			va += r.ao[k+1] - r.ao[k]
+// score returns twice the visible bytes old line i and new line j share
+// (their tokens as multisets, by hash), or -1 when that is less than
+// refineMinShare of their visible bytes.
+func (r *refiner) score(i, j int) int32 {
+	va, vb := r.va[i], r.vb[j]
+	if va+vb == 0 || float64(2*min(va, vb)) < refineMinShare*float64(va+vb) {
+		return -1 // they cannot share enough
+	}
+	x, xe := r.avl[i], r.avl[i+1]
+	y, ye := r.bvl[j], r.bvl[j+1]
+	shared := 0
+	for x < xe && y < ye {
+		switch hx, hy := r.av[x].h, r.bv[y].h; {
+		case hx == hy:
+			shared += r.av[x].size
+			x, y = x+1, y+1
+		case hx < hy:
+			x++
+		default:
+			y++
 		}
 	}
-	return va
-}
-
-func (r *refiner) unload(i int) {
-	for k := r.al[i]; k < r.al[i+1]; k++ {
-		r.df.countA[r.a[k]] = 0
-	}
-}
-
-// score returns twice the visible bytes new line j shares with the loaded
-// old line of va visible bytes, or -1 when they share less than
-// refineMinShare.
-func (r *refiner) score(va, j int) int32 {
-	shared, vb := 0, 0
-	for k := r.bl[j]; k < r.bl[j+1]; k++ {
-		if !visible(r.bk[k]) {
-			continue
-		}
-		size := r.bo[k+1] - r.bo[k]
-		vb += size
-		if id := r.b[k]; r.df.countA[id] > 0 {
-			r.df.countA[id]--
-			r.df.countB[id]++
-			shared += size
-		}
-	}
-	for k := r.bl[j]; k < r.bl[j+1]; k++ { // give back what the line took
-		id := r.b[k]
-		r.df.countA[id] += r.df.countB[id]
-		r.df.countB[id] = 0
-	}
-	if va+vb == 0 || float64(2*shared) < refineMinShare*float64(va+vb) {
+	if float64(2*shared) < refineMinShare*float64(va+vb) {
 		return -1
 	}
 	return int32(2 * shared)
@@ -370,13 +394,31 @@ func visible(kind byte) bool { return kind == tokWord || kind == tokOther }
 // words diffs old line i with new line j of the hunk by tokens and adds one
 // edit per changed run, joined over gaps of blanks and punctuation. It
 // reports false when the token diff ran past its bounds.
-func (r *refiner) words(i, j int, add func(refined)) bool {
+func (r *refiner) words(d *Diff, i, j int, add func(refined)) bool {
 	a0, a1, b0, b1 := r.al[i], r.al[i+1], r.bl[j], r.bl[j+1]
+	if len(r.ids) > refineMapCap {
+		clear(r.ids)
+	}
+	intern := func(s string, offs []int, from, to int, ids []int32) []int32 {
+		for k := from; k < to; k++ {
+			tok := s[offs[k]:offs[k+1]]
+			id, ok := r.ids[tok]
+			if !ok {
+				id = int32(len(r.ids))
+				r.ids[tok] = id
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	r.pa = intern(d.old, r.ao, a0, a1, r.pa[:0])
+	r.pb = intern(d.new, r.bo, b0, b1, r.pb[:0])
 	df := &r.df
+	df.grow(len(r.ids))
 	df.out, df.coarse = df.out[:0], false
 	df.maxD, df.work = refineMaxD, refineWork
 	df.budget = workFactor*((a1-a0)+(b1-b0)) + 1024
-	df.diff(r.a[a0:a1], r.b[b0:b1], a0, b0)
+	df.diff(r.pa, r.pb, a0, b0)
 	if df.coarse {
 		return false
 	}

@@ -353,7 +353,7 @@ func (t *Task) reviewConfirmed(ctx context.Context, label string, items []*revie
 			it.out.Reason = err.Error()
 			continue
 		}
-		_, err = t.carry(ctx, it.h.rp, it.op, it.h.base, it.h.text, it.d, false)
+		_, err = t.carry(ctx, "", it.h.rp, it.op, it.h.base, it.h.text, it.d, false)
 		unlock()
 		if err != nil {
 			it.out.Reason = err.Error()

@@ -179,6 +179,7 @@ var methods = map[string]method{
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodUndo:                   {call: call((*Server).undo)},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

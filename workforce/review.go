@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/tracking/checkpoint"
 	"github.com/agentls/agentls/tracking/trace"
 )
 
@@ -35,7 +36,8 @@ func (t *task) landed(subtaskID, intent string, ch editing.Change) {
 	t.record(l)
 }
 
-// record writes an applied change to the trace (when it is on).
+// record writes an applied change to the trace (when it is on) and to the
+// task's checkpoints (always: agent/undo reads them).
 func (t *task) record(l landing) {
 	ch := l.ch
 	spans := make([]trace.Span, len(ch.Spans))
@@ -46,13 +48,25 @@ func (t *task) record(l landing) {
 	if ch.Operation != api.OpDelete {
 		content = []byte(ch.NewContent)
 	}
-	_, err := t.e.cfg.Tracking.RecordChange(trace.Change{
+	ws := t.e.cfg.Tracking
+	entry, err := ws.RecordChange(trace.Change{
 		Path: ch.Path, Operation: ch.Operation, Content: content, Spans: spans,
 		IntentID: l.intent, SessionID: t.sessionID, TaskID: t.id, SubtaskID: l.subtaskID, Model: t.spec,
 	})
 	if err != nil {
 		t.log.Warn("trace not written", zap.String("subtask", l.subtaskID), zap.String("path", ch.Path), zap.Error(err))
 		t.warn(fmt.Sprintf("agentls: the change to %s was made but could not be written to the trace: %v", ch.Path, err))
+	}
+	cp := checkpoint.Change{
+		SessionID: t.sessionID, TaskID: t.id, SubtaskID: l.subtaskID,
+		Path: ch.Path, Operation: ch.Operation, Before: ch.Before, Existed: ch.Existed, After: ch.NewContent,
+	}
+	if entry != nil {
+		cp.TraceID = entry.ID
+	}
+	if err := ws.Checkpoints.Record(cp); err != nil {
+		t.log.Warn("checkpoint not written", zap.String("subtask", l.subtaskID), zap.String("path", ch.Path), zap.Error(err))
+		t.warn(fmt.Sprintf("agentls: the change to %s was made but could not be kept for agent/undo: %v", ch.Path, err))
 	}
 }
 
