@@ -472,7 +472,7 @@ type UndoResult struct {
 // UndoFile is one file of an agent/undo. Operation is what the undo does
 // to it (update: its text restored; create: recreated; delete: deleted; ""
 // when it is already as it was). Lines are the lines of its current text
-// changed since the task changed them, which refused it.
+// changed since the task wrote them, which refused it.
 type UndoFile struct {
 	Path      string     `json:"path"`
 	Operation string     `json:"operation,omitempty"`

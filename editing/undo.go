@@ -133,7 +133,11 @@ func (w *Workspace) Undo(ctx context.Context, label string, files []UndoFile, pa
 		for i := range out {
 			if plans[i] != nil || (out[i].Undone && out[i].Operation == "") {
 				out[i].Undone = false
-				out[i].Reason = fmt.Sprintf("%s was not undone: %d file(s) could not be, and the request did not ask to undo the rest (partial)", out[i].Path, refused)
+				others := "another file"
+				if refused > 1 {
+					others = fmt.Sprintf("%d other files", refused)
+				}
+				out[i].Reason = fmt.Sprintf("%s: not undone, as %s could not be and the undo was not partial", out[i].Path, others)
 			}
 		}
 		return out
@@ -171,11 +175,11 @@ func revertStep(rel, text string, exists bool, st UndoStep) (string, bool, *undo
 	switch {
 	case st.Existed && st.Exists: // an update
 		if !exists {
-			return "", false, &undoRefusal{reason: fmt.Sprintf("%s was deleted since the task changed it; not undone", rel)}
+			return "", false, &undoRefusal{reason: fmt.Sprintf("%s was deleted since the task changed it", rel)}
 		}
 		merged, lines := revertLines(text, st.After, st.Before)
 		if len(lines) > 0 {
-			return "", false, &undoRefusal{reason: fmt.Sprintf("%s: %s changed since the task changed them; not undone", rel, spanWords(lines)), lines: lines}
+			return "", false, &undoRefusal{reason: fmt.Sprintf("%s: %s changed since the task wrote %s", rel, spanWords(lines), pronoun(lines)), lines: lines}
 		}
 		return merged, true, nil
 	case st.Exists: // a create
@@ -187,16 +191,24 @@ func revertStep(rel, text string, exists bool, st UndoStep) (string, bool, *undo
 			if len(lines) == 0 {
 				lines = []LineSpan{{Start: 1, End: 1}}
 			}
-			return "", false, &undoRefusal{reason: fmt.Sprintf("%s: %s changed since the task created it; not deleted", rel, spanWords(lines)), lines: lines}
+			return "", false, &undoRefusal{reason: fmt.Sprintf("%s: %s changed since the task created the file", rel, spanWords(lines)), lines: lines}
 		}
 		return "", false, nil
 	case st.Existed: // a delete
 		if exists && text != st.Before {
-			return "", false, &undoRefusal{reason: fmt.Sprintf("%s was created again since the task deleted it; not undone", rel)}
+			return "", false, &undoRefusal{reason: fmt.Sprintf("%s was created again since the task deleted it", rel)}
 		}
 		return st.Before, true, nil
 	}
 	return text, exists, nil
+}
+
+// pronoun is "it" for one line, "them" for more.
+func pronoun(spans []LineSpan) string {
+	if len(spans) == 1 && spans[0].End <= spans[0].Start {
+		return "it"
+	}
+	return "them"
 }
 
 // spanWords writes line spans for a person: "line 4", "lines 5-8 and 12".

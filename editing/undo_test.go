@@ -160,11 +160,11 @@ func TestUndo(t *testing.T) {
 	t.Run("refuses a file whose lines changed since, naming them, and undoes nothing else", func(t *testing.T) {
 		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"a.txt": "one\nTWO!\nthree\n", "new.txt": "created\n"})
 		out := e.ws.Undo(ctx, "undo t1", steps, false)
-		if out[0].Undone || fmt.Sprint(out[0].Lines) != "[{2 2}]" || !strings.Contains(out[0].Reason, "a.txt: line 2 changed since the task changed them") {
+		if out[0].Undone || fmt.Sprint(out[0].Lines) != "[{2 2}]" || !strings.Contains(out[0].Reason, "a.txt: line 2 changed since the task wrote it") {
 			t.Fatalf("a.txt = %+v", out[0])
 		}
 		for _, r := range out[1:] {
-			if r.Undone || !strings.Contains(r.Reason, "partial") {
+			if r.Undone || !strings.Contains(r.Reason, r.Path+": not undone, as another file could not be and the undo was not partial") {
 				t.Errorf("%s = %+v", r.Path, r)
 			}
 		}
@@ -185,7 +185,7 @@ func TestUndo(t *testing.T) {
 	t.Run("refuses a created file the person wrote in, and one whose text was not kept", func(t *testing.T) {
 		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"new.txt": "created\nmine\n"})
 		out := e.ws.Undo(ctx, "undo", []UndoFile{steps[1], {Path: "big.bin", Missing: "the file is larger than 4 MiB"}}, true)
-		if out[0].Undone || !strings.Contains(out[0].Reason, "new.txt: line 2 changed since the task created it") {
+		if out[0].Undone || !strings.Contains(out[0].Reason, "new.txt: line 2 changed since the task created the file") {
 			t.Errorf("new.txt = %+v", out[0])
 		}
 		if out[1].Undone || !strings.Contains(out[1].Reason, "not kept (the file is larger than 4 MiB)") {

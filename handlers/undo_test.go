@@ -116,7 +116,7 @@ func TestUndo(t *testing.T) {
 			t.Fatalf("undo = %+v, %v", res, err)
 		}
 		a := res.Files[0]
-		if a.Undone || len(a.Lines) != 1 || a.Lines[0] != (api.LineSpan{StartLine: 2, EndLine: 2}) || !strings.Contains(a.Reason, "a.txt: line 2 changed since") {
+		if a.Undone || len(a.Lines) != 1 || a.Lines[0] != (api.LineSpan{StartLine: 2, EndLine: 2}) || !strings.Contains(a.Reason, "a.txt: line 2 changed since the task wrote it") {
 			t.Errorf("a.txt = %+v", a)
 		}
 		if !r.exists("b.txt") || r.exists("c.txt") {

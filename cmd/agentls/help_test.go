@@ -34,6 +34,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{"prints agentls serve --help on stdout", []string{"serve", "--help"}, "-log-level"},
 		{"prints agentls run --help on stdout, with the exit codes", []string{"run", "--help"}, "Exit codes:"},
 		{"prints agentls run -h on stdout", []string{"run", "-h"}, "Usage: agentls run"},
+		{"prints agentls undo --help on stdout, with the exit codes", []string{"undo", "--help"}, "Exit codes:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := run(t, c.args...)
@@ -49,6 +50,7 @@ func TestHelpAndUsage(t *testing.T) {
 	}{
 		{"prints a bad flag of run and the usage on stderr", []string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"prints a bad flag of serve and the usage on stderr", []string{"serve", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"prints a bad flag of undo and the usage on stderr", []string{"undo", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"prints a missing prompt and the usage on stderr", []string{"run"}, "a prompt is required"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

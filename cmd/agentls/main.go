@@ -6,8 +6,8 @@
 // or to --log-file. The exit code is that of docs/PROTOCOL.md §1 (0 after
 // shutdown and exit, 1 when the input ends or exit comes without shutdown,
 // or on SIGTERM and SIGINT), and 2 for a bad command line; before it exits,
-// every task is stopped and its session written. `agentls run` is package
-// runner, with its own exit codes.
+// every task is stopped and its session written. `agentls run` and
+// `agentls undo` are package runner, with their own exit codes.
 package main
 
 import (
@@ -41,6 +41,7 @@ const usage = `agentls: an AI coding agent that editors run like a language serv
 Usage:
   agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls undo [flags]        take a task's changes back (agentls undo -h)
   agentls version             print the version
 
 Flags of serve:
@@ -56,6 +57,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "undo":
+		return undoCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
 		return 0
@@ -63,7 +66,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, undo or version)\n", cmd)
 	return 2
 }
 

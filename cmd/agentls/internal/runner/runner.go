@@ -573,16 +573,21 @@ func (u *ui) result(res *api.RunResult) {
 	if res.Usage.InputTokens > 0 || res.Usage.OutputTokens > 0 {
 		fmt.Fprintf(w, "Tokens: %d in, %d out\n", res.Usage.InputTokens, res.Usage.OutputTokens)
 	}
+	applied := false
 	for _, c := range res.Changes {
 		status := "applied"
 		if !c.Applied {
 			status = "NOT applied"
 		}
+		applied = applied || c.Applied
 		fmt.Fprintf(w, "\n%s %s (%s)\n", c.Operation, c.Path, status)
 		fmt.Fprint(w, c.Diff)
 		if c.Diff != "" && !strings.HasSuffix(c.Diff, "\n") {
 			fmt.Fprintln(w)
 		}
+	}
+	if applied {
+		fmt.Fprintf(u.o.Stderr, "To take these changes back: agentls undo --task %s\n", res.TaskID)
 	}
 }
 
