@@ -180,11 +180,20 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	return ch, nil
 }
 
-// partialReason says how much of a proposed change landed.
+// partialReason says how much of a proposed change landed: in lines, and
+// in edits, which tell apart two changes of one line when only one landed.
 func partialReason(proposed, landed *Diff) string {
 	pa, pd := proposed.Stat()
 	la, ld := landed.Stat()
-	return fmt.Sprintf("applied in part: the user accepted +%d -%d of the +%d -%d lines proposed", la, ld, pa, pd)
+	pe, le := len(proposed.TextEdits()), len(landed.TextEdits())
+	return fmt.Sprintf("applied in part: the user accepted +%d -%d of the +%d -%d lines proposed (%d of %d %s)", la, ld, pa, pd, le, pe, plural(pe, "edit", "edits"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // partialText tells the model what of its change landed, with the diff of

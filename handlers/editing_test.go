@@ -535,3 +535,48 @@ func TestRunReviewMode(t *testing.T) {
 		}
 	})
 }
+
+// TestRunPartialAcceptanceOfWords plays a person who ticks one of the two
+// words an edit changes on one line, as VS Code's refactor preview lets
+// them: each changed word is its own text edit, and what landed is
+// recorded.
+func TestRunPartialAcceptanceOfWords(t *testing.T) {
+	const script = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "edit"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "n.txt"}}]},
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "n.txt", "content": "total := price(10) * count(20)\n"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}]}}`
+	r := startRun(t, runOpts{files: map[string]string{"n.txt": "total := price(1) * count(2)\n"}, script: script,
+		options: map[string]any{"editMode": "propose"}})
+	var proposed []api.AnnotatedTextEdit
+	keepFirst := headless.AcceptTextEdits(func(_ string, i int) bool { return i == 0 })
+	r.ed.ReviewEdits(func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		proposed = p.Edit.DocumentChanges[0].TextDocumentEdit.Edits
+		return keepFirst(ctx, p)
+	})
+	res, err := r.run(t, api.RunParams{Prompt: "edit", TaskID: "t"})
+	if err != nil || len(res.Changes) != 1 {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if len(proposed) != 2 || proposed[0].NewText != "10" || proposed[1].NewText != "20" ||
+		proposed[0].Range.Start != (api.Position{Line: 0, Character: 15}) {
+		t.Fatalf("proposed edits %+v, want one per changed word", proposed)
+	}
+	if got := r.file(t, "n.txt"); got != "total := price(10) * count(2)\n" {
+		t.Fatalf("n.txt = %q", got)
+	}
+	c := res.Changes[0]
+	if !c.Applied || !strings.Contains(c.Diff, "+total := price(10) * count(2)\n") {
+		t.Errorf("change = %+v", c)
+	}
+	var reason string
+	for _, u := range r.updates(t, "t") {
+		if u.Event.Kind == api.EventChangeApplied {
+			reason = u.Event.Reason
+		}
+	}
+	if !strings.Contains(reason, "applied in part") || !strings.Contains(reason, "(1 of 2 edits)") {
+		t.Errorf("reason %q", reason)
+	}
+}
