@@ -23,6 +23,9 @@ const (
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
+	MethodModels        = "agent/models"
+	MethodCheckModel    = "agent/checkModel"
+	MethodIntents       = "agent/intents"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"
