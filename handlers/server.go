@@ -174,6 +174,7 @@ var methods = map[string]method{
 	api.MethodSessions:               {call: call((*Server).sessions)},
 	api.MethodSession:                {call: call((*Server).session)},
 	api.MethodDeleteSession:          {call: call((*Server).deleteSession)},
+	api.MethodIntents:                {call: call((*Server).intents)},
 	api.MethodRun:                    {call: call((*Server).run)},
 	api.MethodStop:                   {call: call((*Server).stop)},
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},

@@ -168,7 +168,7 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		}
 	}
 	if p.IntentID != "" {
-		if _, err := ws.Intents.Get(p.IntentID); err != nil {
+		if _, _, err := ws.Intents.Select(p.IntentID); err != nil {
 			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
 		}
 	}
