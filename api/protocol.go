@@ -345,11 +345,14 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt        string         `json:"prompt"`
-	TaskID        string         `json:"taskId,omitempty"`
-	SessionID     string         `json:"sessionId,omitempty"`
-	EditMode      string         `json:"editMode,omitempty"`
-	IntentID      string         `json:"intentId,omitempty"`
+	Prompt    string `json:"prompt"`
+	TaskID    string `json:"taskId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EditMode  string `json:"editMode,omitempty"`
+	IntentID  string `json:"intentId,omitempty"`
+	// Model overrides the model setting for this run ("provider:name",
+	// docs/MODELS.md).
+	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
 }
 

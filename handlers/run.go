@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -39,13 +38,7 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := s.opts.Getenv
-	if env == nil {
-		env = os.Getenv
-	}
-	for _, name := range clients.KeyVars {
-		s.opts.Redactor.Add(name, env(name))
-	}
+	env := s.getenv()
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
 	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
 	w.engine, err = workforce.New(workforce.Config{

@@ -175,6 +175,8 @@ var methods = map[string]method{
 	api.MethodSession:                {call: call((*Server).session)},
 	api.MethodDeleteSession:          {call: call((*Server).deleteSession)},
 	api.MethodIntents:                {call: call((*Server).intents)},
+	api.MethodModels:                 {call: call((*Server).models)},
+	api.MethodCheckModel:             {call: call((*Server).checkModel)},
 	api.MethodRun:                    {call: call((*Server).run)},
 	api.MethodStop:                   {call: call((*Server).stop)},
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
