@@ -417,7 +417,10 @@ type RunResult struct {
 	Summary   string    `json:"summary"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
-	Usage     Usage     `json:"usage"`
+	// Applied and Rejected count Changes by their applied flag.
+	Applied  int   `json:"applied"`
+	Rejected int   `json:"rejected"`
+	Usage    Usage `json:"usage"`
 }
 
 // StopParams are the params of agent/stop.
@@ -609,6 +612,10 @@ type TaskEvent struct {
 	InputTokens  int64           `json:"inputTokens,omitempty"`
 	OutputTokens int64           `json:"outputTokens,omitempty"`
 	State        string          `json:"state,omitempty"`
+	// Applied and Rejected are set on the stateChanged event that ends a
+	// task: the counts of its changes applied and not applied.
+	Applied  *int `json:"applied,omitempty"`
+	Rejected *int `json:"rejected,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

@@ -341,7 +341,9 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
-		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
+		res.Applied, res.Rejected = countChanges(res.Changes)
+		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
+			Applied: &res.Applied, Rejected: &res.Rejected}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
@@ -350,6 +352,19 @@ func (t *task) end() *api.RunResult {
 	t.progress.end(res.Summary)
 	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
+}
+
+// countChanges counts the changes applied and those not applied (refused
+// by the person or the editor, or failed).
+func countChanges(changes []api.Change) (applied, rejected int) {
+	for _, c := range changes {
+		if c.Applied {
+			applied++
+		} else {
+			rejected++
+		}
+	}
+	return applied, rejected
 }
 
 func (t *task) allSettledLocked() bool {
