@@ -263,6 +263,24 @@ func (m *Manager) Call(ctx context.Context, name string, args json.RawMessage, t
 	return s.call(ctx, tool, args, timeout)
 }
 
+// Unavailable says why a tool name the model called is not offered: the
+// error of the server the name belongs to when that server failed, nil when
+// no server claims the name (then it is merely unknown).
+func (m *Manager) Unavailable(name string) error {
+	for _, s := range m.list() {
+		if !strings.HasPrefix(name, api.MCPToolPrefix+api.SanitizeMCPName(s.name)+"__") {
+			continue
+		}
+		s.mu.Lock()
+		state, msg := s.state, s.err
+		s.mu.Unlock()
+		if state == api.MCPFailed {
+			return fmt.Errorf("%w: %s", ErrUnavailable, msg)
+		}
+	}
+	return nil
+}
+
 // lookup finds the server and the server's own name of a tool.
 func (m *Manager) lookup(name string) (*server, string) {
 	rest, ok := strings.CutPrefix(name, api.MCPToolPrefix)

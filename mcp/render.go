@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -69,6 +68,9 @@ func render(res *sdk.CallToolResult) Result {
 	}
 	if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil && !texts[compactJSON(string(b))] {
+			if c := compactJSON(string(b)); c != "" {
+				b = []byte(c)
+			}
 			parts = append(parts, "Structured content:\n"+string(b))
 		}
 	}
@@ -86,11 +88,22 @@ func orUnknown(mime string) string {
 	return mime
 }
 
-// compactJSON is s without insignificant space when it is JSON, else "".
+// compactJSON is s in a canonical JSON form (no insignificant space, object
+// keys sorted) when it is a JSON object or array, else "".
 func compactJSON(s string) string {
-	var b bytes.Buffer
-	if json.Compact(&b, []byte(strings.TrimSpace(s))) != nil {
+	s = strings.TrimSpace(s)
+	if s == "" || (s[0] != '{' && s[0] != '[') {
 		return ""
 	}
-	return b.String()
+	var v any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

@@ -74,10 +74,10 @@ func newServer(m *Manager, name string, cfg api.MCPServer) *server {
 }
 
 // connection returns the live session, starting the server when it has not
-// been started or crashed with its restart unspent. It waits for a start
-// under way as long as ctx lasts; the start itself belongs to the Manager
-// and goes on when ctx ends.
-func (s *server) connection(ctx context.Context, _ bool) (*conn, error) {
+// been started, or (with restart: a call needs it) when it crashed with its
+// restart unspent. It waits for a start under way as long as ctx lasts; the
+// start itself belongs to the Manager and goes on when ctx ends.
+func (s *server) connection(ctx context.Context, restart bool) (*conn, error) {
 	for {
 		s.mu.Lock()
 		switch {
@@ -97,20 +97,20 @@ func (s *server) connection(ctx context.Context, _ bool) (*conn, error) {
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
 			}
-		case s.state == api.MCPFailed && (!s.crashed || s.restarts >= 1):
+		case s.state == api.MCPFailed && (!s.crashed || s.restarts >= 1 || !restart):
 			msg := s.err
 			s.mu.Unlock()
 			return nil, fmt.Errorf("%w: %s", ErrUnavailable, msg)
 		}
-		restart := s.crashed
-		if restart {
+		again := s.crashed
+		if again {
 			s.restarts++
 		}
 		s.state = api.MCPStarting
 		ch := make(chan struct{})
 		s.starting = ch
 		s.mu.Unlock()
-		if !s.m.goOwned(func() { s.start(ch, restart) }) {
+		if !s.m.goOwned(func() { s.start(ch, again) }) {
 			s.mu.Lock()
 			s.state, s.err, s.starting = api.MCPFailed, ErrClosed.Error(), nil
 			s.mu.Unlock()
@@ -251,7 +251,7 @@ func (s *server) ended(c *conn, cause error) string {
 		c.stop()
 		s.mu.Lock()
 		if again {
-			s.err = fmt.Sprintf("MCP server %q stopped again after its restart (%s); it is not restarted again: change its entry in mcpServers to start it anew", s.name, reason)
+			s.err = fmt.Sprintf("MCP server %q is not restarted again: it stopped after its restart (%s); change its entry in mcpServers to start it anew", s.name, reason)
 			s.tools, s.byName = nil, nil
 		} else {
 			s.err = fmt.Sprintf("MCP server %q stopped (%s); it is restarted at the next call", s.name, reason)

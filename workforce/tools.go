@@ -101,6 +101,9 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 }
 
 func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
+	if strings.HasPrefix(c.Name, api.MCPToolPrefix) {
+		return w.mcpCall(ctx, c)
+	}
 	switch c.Name {
 	case "read_file":
 		var a struct {
@@ -238,11 +241,7 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 	case "plan":
 		return fail(errors.New("plan is the coordinator's tool; carry out your subtask with the other tools"))
 	}
-	names := make([]string, len(toolkit))
-	for i, tl := range toolkit {
-		names[i] = tl.Name
-	}
-	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(names, ", ")))
+	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
 }
 
 func withPath(r result, p string) result {

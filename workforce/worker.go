@@ -24,6 +24,9 @@ type worker struct {
 	meter   *usage.Meter
 	log     *zap.Logger
 	intent  string // the selected intent id, "" when none
+	// extra are the MCP tools of the last list, by the name the model
+	// calls (ToolSource).
+	extra map[string]api.MCPTool
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker
@@ -68,10 +71,15 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Tools:    toolkit,
 		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
+		// The MCP servers start on the first worker's first turn; their
+		// tools may change between turns (tools/list_changed).
+		req.Tools = w.offer(ctx)
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
 		resp, err := t.complete(ctx, req, w.sub.ID)
 		if err != nil {
 			if ctx.Err() != nil {
