@@ -41,7 +41,7 @@ type Timeouts struct {
 	ModelMs       int64 `json:"modelMs"`
 	HumanMs       int64 `json:"humanMs"`
 	// MCPMs bounds an MCP tool call, and an MCP server's start (its
-	// process, initialize and tools/list).
+	// process, initialize and tools/list) but never below MCPStartMin.
 	MCPMs int64 `json:"mcpMs"`
 }
 
@@ -59,6 +59,14 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 // MCP is MCPMs as a duration.
 func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// MCPStartMin is the least time an MCP server has to start: npx may
+// download the package the first time.
+const MCPStartMin = time.Minute
+
+// MCPStart bounds an MCP server's start (its process, initialize and
+// tools/list): MCPMs, but never less than MCPStartMin.
+func (t Timeouts) MCPStart() time.Duration { return max(t.MCP(), MCPStartMin) }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 

@@ -40,12 +40,11 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := s.opts.Getenv
-	if env == nil {
-		env = os.Getenv
-	}
-	for _, name := range clients.KeyVars {
-		s.opts.Redactor.Add(name, env(name))
+	env := s.getenv()
+	s.learnKeys()
+	tools, err := s.MCP()
+	if err != nil {
+		return nil, err
 	}
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
 	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
@@ -57,8 +56,27 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Models:   w.models,
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
+		Tools:    mcpTools{tools},
 	})
 	return w.engine, err
+}
+
+func (s *Server) getenv() func(string) string {
+	if s.opts.Getenv != nil {
+		return s.opts.Getenv
+	}
+	return os.Getenv
+}
+
+// learnKeys teaches the Redactor the API keys the model clients read, once:
+// no command, MCP server, log or notification gets them.
+func (s *Server) learnKeys() {
+	s.keysOnce.Do(func() {
+		env := s.getenv()
+		for _, name := range clients.KeyVars {
+			s.opts.Redactor.Add(name, env(name))
+		}
+	})
 }
 
 // closeWork stops every task and waits until each has ended and written its

@@ -82,6 +82,9 @@ type Server struct {
 	track trackingService
 	work  workService
 	sweep sweepService
+	mcp   mcpService
+
+	keysOnce sync.Once
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -134,6 +137,7 @@ var methods = map[string]method{
 	api.MethodAddSubtask:             {call: (*Server).addSubtask},
 	api.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
 	api.MethodSkipSubtask:            {call: (*Server).skipSubtask},
+	api.MethodMCPServers:             {call: (*Server).mcpServers},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after
