@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
@@ -22,6 +24,7 @@ type workService struct {
 	mu     sync.Mutex
 	engine *workforce.Engine
 	models *workforce.Models
+	bridge *bridge.Listener
 	closed bool
 }
 
@@ -48,6 +51,10 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	}
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
 	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
+	w.bridge = bridge.New(bridge.Options{
+		Dir: filepath.Join(ws.StateDir, "bridge"), Executable: s.opts.bridgeExecutable,
+		Version: s.opts.Version, Log: s.log, Redactor: s.opts.Redactor,
+	}, nil)
 	w.engine, err = workforce.New(workforce.Config{
 		Root:     s.Root(),
 		Editor:   s.editor,
@@ -57,8 +64,13 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
 		Tools:    mcpTools{tools},
+		Bridge:   w.bridge,
 	})
-	return w.engine, err
+	if err != nil {
+		return nil, err
+	}
+	w.bridge.SetHost(w.engine)
+	return w.engine, nil
 }
 
 func (s *Server) getenv() func(string) string {
@@ -85,10 +97,13 @@ func (s *Server) closeWork() {
 	w := &s.work
 	w.mu.Lock()
 	w.closed = true
-	engine, models := w.engine, w.models
+	engine, models, br := w.engine, w.models, w.bridge
 	w.mu.Unlock()
 	if engine != nil {
 		engine.Close()
+	}
+	if br != nil {
+		br.Close()
 	}
 	if models != nil {
 		if err := models.Close(); err != nil {

@@ -44,6 +44,12 @@ type Options struct {
 	Redactor *redact.Redactor
 
 	secured bool // Redactor set and Log wrapped
+
+	// bridgeExecutable is the agentls binary the bridge's entries start
+	// (tests; "": this process's executable).
+	bridgeExecutable string
+	// onServer is told the Server Serve made (tests).
+	onServer func(*Server)
 }
 
 // secure fills in the Redactor and wraps the logger with it, once.

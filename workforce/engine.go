@@ -75,6 +75,9 @@ type Config struct {
 	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
 	// Tools offers the MCP servers' tools to workers (nil: none).
 	Tools ToolSource
+	// Bridge serves the editor's tools to external agents (nil: MCPEntry
+	// fails with ErrNoBridge).
+	Bridge Bridge
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the

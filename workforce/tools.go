@@ -85,6 +85,8 @@ func required(tool string, fields ...string) error {
 
 // call runs one tool call and tells the person (toolCall, toolResult).
 func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
+	w.toolMu.Lock()
+	defer w.toolMu.Unlock()
 	t := w.t
 	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
 	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
