@@ -484,3 +484,58 @@ func TestMCPFilesystemServerFromNpm(t *testing.T) {
 		}
 	})
 }
+
+func TestMCPSettings(t *testing.T) {
+	t.Run("refuses a bad mcpServers entry at initialize with -32602 naming it", func(t *testing.T) {
+		ed := start(t, headless.Options{NoInitialize: true})
+		err := ed.Call(ctxT(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":{"mcpServers":{"github":{"args":["x"]}}}}`), nil)
+		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), `initializationOptions.mcpServers.github: needs "command"`) {
+			t.Fatalf("initialize = %v", err)
+		}
+	})
+	t.Run("follows didChangeConfiguration, and keeps the servers when the change is bad", func(t *testing.T) {
+		t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
+		ed := start(t, headless.Options{InitializationOptions: map[string]any{
+			"mcpServers": map[string]any{"one": map[string]any{"command": "/no/such/one"}}}})
+		names := func() []string {
+			var res api.MCPServersResult
+			if err := ed.Call(ctxT(t), api.MethodMCPServers, struct{}{}, &res); err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, s := range res.Servers {
+				out = append(out, s.Name+":"+s.State)
+			}
+			return out
+		}
+		if got := names(); len(got) != 1 || got[0] != "one:notStarted" {
+			t.Fatalf("servers = %v", got)
+		}
+		change := func(settings string) {
+			if err := ed.Notify(ctxT(t), api.MethodDidChangeConfiguration, json.RawMessage(`{"settings":{"agentls":`+settings+`}}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		change(`{"mcpServers":{"two":{"url":"http://127.0.0.1:1/mcp"},"three":{"command":"/no/such/three"}}}`)
+		eventually := func(want string) {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for strings.Join(names(), " ") != want {
+				if time.Now().After(deadline) {
+					t.Fatalf("servers = %v, want %s", names(), want)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		eventually("three:notStarted two:notStarted")
+		change(`{"mcpServers":{"bad":{"command":"x","url":"http://h/mcp"}}}`)
+		if _, err := ed.Await(ctxT(t), func(n headless.Notification) bool {
+			return n.Method == api.MethodShowMessage && strings.Contains(string(n.Params), "mcpServers.bad")
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(names(), " "); got != "three:notStarted two:notStarted" {
+			t.Fatalf("a bad change replaced the servers: %s", got)
+		}
+	})
+}

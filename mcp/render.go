@@ -28,7 +28,9 @@ func render(res *sdk.CallToolResult) Result {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
-			texts[compactJSON(c.Text)] = true
+			if res.StructuredContent != nil {
+				texts[compactJSON(c.Text)] = true
+			}
 		case *sdk.ImageContent:
 			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes; not shown: tool results reach the model as text]", orUnknown(c.MIMEType), len(c.Data)))
 		case *sdk.AudioContent:
