@@ -424,3 +424,30 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPServerGone(t *testing.T) {
+	srv := testServer(nil)
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	m := newManager(t, Options{}, map[string]api.MCPServer{"web": {URL: ts.URL + "/mcp"}}, 5*time.Second)
+	if res, err := call(t, m, "mcp__web__echo", `{"message":"x"}`); err != nil || res.Text != "Echo: x" {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	t.Run("fails the call when the server has gone away", func(t *testing.T) {
+		_, err := call(t, m, "mcp__web__echo", `{"message":"y"}`)
+		if !errors.Is(err, ErrCrashed) || !strings.Contains(err.Error(), "restarted at the next call") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("tries it once more at the next call, and says it cannot start", func(t *testing.T) {
+		_, err := call(t, m, "mcp__web__echo", `{"message":"z"}`)
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "failed to start") {
+			t.Fatalf("got %v", err)
+		}
+		st := m.Status(ctxT(t), false).Servers[0]
+		if st.State != api.MCPFailed || st.Restarts != 1 {
+			t.Fatalf("status = %+v", st)
+		}
+	})
+}

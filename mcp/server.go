@@ -22,6 +22,11 @@ import (
 // stopGrace is how long a stdio server has between SIGTERM and SIGKILL.
 const stopGrace = 2 * time.Second
 
+// codeRejected is the SDK's "rejected by transport": the request did not
+// reach the server (an HTTP server that went away). Its session cannot be
+// trusted: it is handled as a crash.
+const codeRejected = -32005
+
 // server is one configured MCP server and its connection, if any.
 type server struct {
 	m    *Manager
@@ -352,7 +357,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage, ti
 		return Result{}, context.Cause(ctx)
 	case cctx.Err() != nil:
 		return Result{}, fmt.Errorf("%w: %s of the MCP server %q did not answer within %s (timeouts.mcpMs); the call was cancelled", ErrTimeout, tool, s.name, timeout)
-	case errors.As(err, &wire):
+	case errors.As(err, &wire) && wire.Code != codeRejected:
 		return Result{}, fmt.Errorf("the MCP server %q refused the call of %s: %s (code %d)", s.name, tool, wire.Message, wire.Code)
 	}
 	// The connection failed under the call: the server crashed or went
