@@ -66,11 +66,7 @@ func (s *Server) closeMCP() {
 // mcpServers answers agent/mcpServers {start?}: every configured server's
 // state and tools; with start, the servers not started yet are started and
 // waited for first.
-func (s *Server) mcpServers(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p api.MCPServersParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) mcpServers(ctx context.Context, p api.MCPServersParams) (*api.MCPServersResult, error) {
 	m, err := s.MCP()
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // npmDir is where scripts/mcp-npm.sh installed the npm MCP servers
@@ -156,7 +157,7 @@ func (a *approvals) list() []string {
 func mcpStatus(t *testing.T, r *runEnv, start bool) api.MCPServersResult {
 	t.Helper()
 	var res api.MCPServersResult
-	if err := r.ed.Call(ctxT(t), api.MethodMCPServers, api.MCPServersParams{Start: start}, &res); err != nil {
+	if err := r.ed.Call(testkit.Context(t), api.MethodMCPServers, api.MCPServersParams{Start: start}, &res); err != nil {
 		t.Fatal(err)
 	}
 	return res
@@ -351,7 +352,7 @@ func TestMCPTimeoutAndStop(t *testing.T) {
 			return p.Event.Kind == api.EventToolCall && p.Event.Tool == "mcp__everything__trigger-long-running-operation"
 		})
 		var stop api.StopResult
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
 			t.Fatalf("stop = %+v, %v", stop, err)
 		}
 		out := within(t, 15*time.Second, done)
@@ -459,7 +460,7 @@ func TestMCPFilesystemServerFromNpm(t *testing.T) {
 	})
 	t.Run("puts the files the calls named on the heat map as mcp accesses", func(t *testing.T) {
 		var snap api.HeatSnapshot
-		if err := r.ed.Call(ctxT(t), api.MethodHeatSnapshot, api.HeatSnapshotParams{}, &snap); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodHeatSnapshot, api.HeatSnapshotParams{}, &snap); err != nil {
 			t.Fatal(err)
 		}
 		found := map[string]string{}
@@ -472,14 +473,14 @@ func TestMCPFilesystemServerFromNpm(t *testing.T) {
 	})
 	t.Run("traces the write of a tool that is not read-only, not the read", func(t *testing.T) {
 		var out api.TraceResult
-		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "out.txt"}, &out); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "out.txt"}, &out); err != nil {
 			t.Fatal(err)
 		}
 		if len(out.Entries) != 1 || out.Entries[0].Operation != api.OpMCP || out.Entries[0].Tool != "mcp__filesystem__write_file" ||
 			out.Entries[0].TaskID != "t1" || out.Entries[0].SubtaskID != "1" || !strings.HasPrefix(out.Entries[0].FileHash, "sha256:") {
 			t.Fatalf("trace of out.txt = %+v", out.Entries)
 		}
-		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "notes.txt"}, &out); err != nil || len(out.Entries) != 0 {
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "notes.txt"}, &out); err != nil || len(out.Entries) != 0 {
 			t.Fatalf("trace of notes.txt = %+v, %v", out.Entries, err)
 		}
 	})
@@ -488,7 +489,7 @@ func TestMCPFilesystemServerFromNpm(t *testing.T) {
 func TestMCPSettings(t *testing.T) {
 	t.Run("refuses a bad mcpServers entry at initialize with -32602 naming it", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true})
-		err := ed.Call(ctxT(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":{"mcpServers":{"github":{"args":["x"]}}}}`), nil)
+		err := ed.Call(testkit.Context(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":{"mcpServers":{"github":{"args":["x"]}}}}`), nil)
 		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), `initializationOptions.mcpServers.github: needs "command"`) {
 			t.Fatalf("initialize = %v", err)
 		}
@@ -499,7 +500,7 @@ func TestMCPSettings(t *testing.T) {
 			"mcpServers": map[string]any{"one": map[string]any{"command": "/no/such/one"}}}})
 		names := func() []string {
 			var res api.MCPServersResult
-			if err := ed.Call(ctxT(t), api.MethodMCPServers, struct{}{}, &res); err != nil {
+			if err := ed.Call(testkit.Context(t), api.MethodMCPServers, struct{}{}, &res); err != nil {
 				t.Fatal(err)
 			}
 			var out []string
@@ -512,7 +513,7 @@ func TestMCPSettings(t *testing.T) {
 			t.Fatalf("servers = %v", got)
 		}
 		change := func(settings string) {
-			if err := ed.Notify(ctxT(t), api.MethodDidChangeConfiguration, json.RawMessage(`{"settings":{"agentls":`+settings+`}}`)); err != nil {
+			if err := ed.Notify(testkit.Context(t), api.MethodDidChangeConfiguration, json.RawMessage(`{"settings":{"agentls":`+settings+`}}`)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -529,7 +530,7 @@ func TestMCPSettings(t *testing.T) {
 		}
 		eventually("three:notStarted two:notStarted")
 		change(`{"mcpServers":{"bad":{"command":"x","url":"http://h/mcp"}}}`)
-		if _, err := ed.Await(ctxT(t), func(n headless.Notification) bool {
+		if _, err := ed.Await(testkit.Context(t), func(n headless.Notification) bool {
 			return n.Method == api.MethodShowMessage && strings.Contains(string(n.Params), "mcpServers.bad")
 		}); err != nil {
 			t.Fatal(err)

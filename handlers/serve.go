@@ -20,7 +20,7 @@ const drainTimeout = 5 * time.Second
 const exitGrace = time.Second
 
 // Serve runs one agentls server on in/out until the client sends exit or the
-// input ends, and returns the process exit code of docs/PROTOCOL.md §1: exit after
+// input ends, and returns the process exit code of docs/PROTOCOL.md §2: exit after
 // shutdown is 0, exit without shutdown is 1, the end of the input is 1
 // unless shutdown came first. Every goroutine it started has ended when it
 // returns, unless a handler ignored its context for longer than the drain

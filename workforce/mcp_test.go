@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 	"github.com/agentls/agentls/tracking"
 )
 
@@ -42,24 +43,9 @@ func (f *fakeTools) made() []string {
 	return append([]string(nil), f.calls...)
 }
 
-// askingEditor counts the approvals asked and answers each with answer.
-type askingEditor struct {
-	fakeEditor
-	mu     sync.Mutex
-	asked  []string
-	answer string
-}
-
-func (e *askingEditor) ShowMessageRequest(_ context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.asked = append(e.asked, p.Message)
-	return &api.MessageActionItem{Title: e.answer}, nil
-}
-
 // runMCP runs one worker that makes the calls, then finishes, and returns
 // the model's requests of the worker.
-func runMCP(t *testing.T, s api.Settings, ed *askingEditor, tools *fakeTools, calls ...clients.ToolCall) []clients.Request {
+func runMCP(t *testing.T, s api.Settings, answer string, tools *fakeTools, calls ...clients.ToolCall) ([]clients.Request, []api.ShowMessageRequestParams) {
 	t.Helper()
 	turn := 0
 	m := &funcModel{fn: func(_ context.Context, req *clients.Request) (*clients.Response, error) {
@@ -77,7 +63,8 @@ func runMCP(t *testing.T, s api.Settings, ed *askingEditor, tools *fakeTools, ca
 	if err != nil {
 		t.Fatal(err)
 	}
-	ed.root = root
+	ed := headlesstest.New(root, api.Caps{})
+	ed.SetAnswer(answer)
 	e, err := New(Config{Root: root, Editor: ed, Notifier: &fakeNotifier{}, Tracking: ws, Models: m, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +73,7 @@ func runMCP(t *testing.T, s api.Settings, ed *askingEditor, tools *fakeTools, ca
 	if _, err := e.Run(context.Background(), api.RunParams{Prompt: "go"}, s); err != nil {
 		t.Fatal(err)
 	}
-	return m.requests("1")
+	return m.requests("1"), ed.Asked()
 }
 
 func lastResult(reqs []clients.Request, turn int) clients.ToolResult {
@@ -97,7 +84,7 @@ func lastResult(reqs []clients.Request, turn int) clients.ToolResult {
 func TestMCPTools(t *testing.T) {
 	t.Run("offers the MCP tools with their schemas and gives the model their results", func(t *testing.T) {
 		tools := &fakeTools{}
-		reqs := runMCP(t, settings(), &askingEditor{answer: "Run"}, tools, call("mcp__srv__echo", map[string]any{"message": "hi"}))
+		reqs, _ := runMCP(t, settings(), "Run", tools, call("mcp__srv__echo", map[string]any{"message": "hi"}))
 		var offered *clients.Tool
 		for i, tl := range reqs[0].Tools {
 			if tl.Name == "mcp__srv__echo" {
@@ -132,13 +119,12 @@ func TestMCPTools(t *testing.T) {
 			s := settings()
 			s.Commands, s.AllowMCPTools = c.commands, c.allow
 			tools := &fakeTools{}
-			ed := &askingEditor{answer: c.answer}
-			reqs := runMCP(t, s, ed, tools, call("mcp__srv__write", map[string]any{"path": "x"}))
-			if len(ed.asked) != c.asked {
-				t.Errorf("asked %q", ed.asked)
+			reqs, asked := runMCP(t, s, c.answer, tools, call("mcp__srv__write", map[string]any{"path": "x"}))
+			if len(asked) != c.asked {
+				t.Errorf("asked %+v", asked)
 			}
-			if c.asked > 0 && !strings.Contains(ed.asked[0], "`write` of the server `srv` with {\"path\":\"x\"}") {
-				t.Errorf("approval = %q", ed.asked[0])
+			if c.asked > 0 && !strings.Contains(asked[0].Message, "`write` of the server `srv` with {\"path\":\"x\"}") {
+				t.Errorf("approval = %q", asked[0].Message)
 			}
 			if called := len(tools.made()) == 1; called != c.called {
 				t.Errorf("called = %v", called)
@@ -149,14 +135,14 @@ func TestMCPTools(t *testing.T) {
 		})
 	}
 	t.Run("tells the model the tools when it names one that does not exist", func(t *testing.T) {
-		reqs := runMCP(t, settings(), &askingEditor{answer: "Run"}, &fakeTools{}, call("mcp__srv__nope", map[string]any{}))
+		reqs, _ := runMCP(t, settings(), "Run", &fakeTools{}, call("mcp__srv__nope", map[string]any{}))
 		if r := lastResult(reqs, 1); !r.IsError || !strings.Contains(r.Content, "mcp__srv__echo, mcp__srv__write") {
 			t.Fatalf("result = %+v", r)
 		}
 	})
 	t.Run("refuses arguments that are not an object", func(t *testing.T) {
 		tools := &fakeTools{}
-		reqs := runMCP(t, settings(), &askingEditor{answer: "Run"}, tools, clients.ToolCall{ID: "x", Name: "mcp__srv__echo", Arguments: json.RawMessage(`[1]`)})
+		reqs, _ := runMCP(t, settings(), "Run", tools, clients.ToolCall{ID: "x", Name: "mcp__srv__echo", Arguments: json.RawMessage(`[1]`)})
 		if r := lastResult(reqs, 1); !r.IsError || len(tools.made()) != 0 {
 			t.Fatalf("result = %+v, calls %v", r, tools.made())
 		}
