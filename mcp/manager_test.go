@@ -451,3 +451,23 @@ func TestHTTPServerGone(t *testing.T) {
 		}
 	})
 }
+
+func TestToolsAddedWhileStarting(t *testing.T) {
+	// A server that adds a tool once initialized announces it while the
+	// client is still starting: the tool must be offered all the same.
+	var srv *sdk.Server
+	srv = sdk.NewServer(&sdk.Implementation{Name: "late", Version: "1"}, &sdk.ServerOptions{
+		InitializedHandler: func(context.Context, *sdk.InitializedRequest) {
+			sdk.AddTool(srv, &sdk.Tool{Name: "added"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
+			})
+		},
+	})
+	sdk.AddTool(srv, &sdk.Tool{Name: "first"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{}, nil, nil
+	})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	m := newManager(t, Options{}, map[string]api.MCPServer{"s": {URL: ts.URL + "/mcp"}}, 10*time.Second)
+	eventually(t, "the tool added at initialized is offered", func() bool { return findTool(m.Tools(ctxT(t)), "mcp__s__added") != nil })
+}

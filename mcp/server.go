@@ -272,6 +272,18 @@ func (s *server) ended(c *conn, cause error) string {
 // listChanged lists the tools again after notifications/tools/list_changed.
 func (s *server) listChanged(session *sdk.ClientSession) {
 	s.m.goOwned(func() {
+		// A server may announce a change while it starts (tools it adds
+		// once initialized): list after the start has recorded its session.
+		s.mu.Lock()
+		starting := s.starting
+		s.mu.Unlock()
+		if starting != nil {
+			select {
+			case <-starting:
+			case <-s.life.Done():
+				return
+			}
+		}
 		ctx, cancel := context.WithTimeout(s.life, s.m.startTimeout())
 		defer cancel()
 		tools, err := listTools(ctx, session, s.name)
