@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -22,7 +23,7 @@ const exitGrace = time.Second
 // Serve runs one agentls server on in/out until the client sends exit or the
 // input ends, and returns the process exit code of docs/PROTOCOL.md §1: exit after
 // shutdown is 0, exit without shutdown is 1, the end of the input is 1
-// unless shutdown came first. Every goroutine it started has ended when it
+// unless shutdown came first and the input ended at a frame boundary. Every goroutine it started has ended when it
 // returns, unless a handler ignored its context for longer than the drain
 // bound (logged as a bug).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
@@ -49,13 +50,18 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 		_ = conn.Close()
 	case err := <-served:
 		served <- err
-		if err != nil {
+		var truncated *rpc.TruncatedError
+		switch {
+		case errors.As(err, &truncated):
+			log.Error("input ended inside a frame", zap.Error(err), zap.Bool("inHeader", truncated.Header),
+				zap.Int64("announced", truncated.Want), zap.Int64("missing", max(truncated.Want-truncated.Got, 0)))
+		case err != nil:
 			log.Warn("input ended with an error", zap.Error(err))
-		} else {
+		default:
 			log.Info("input ended")
 		}
 		code = 1
-		if srv.ShutDown() {
+		if err == nil && srv.ShutDown() {
 			code = 0
 		}
 	case <-ctx.Done():

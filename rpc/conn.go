@@ -153,7 +153,8 @@ func NewConn(stream *Stream, log *zap.Logger) *Conn {
 
 // Serve reads and serves messages until the input ends or ctx is done, then
 // cancels every handler's context, waits for all of them, and returns why
-// reading stopped (nil at a clean end of input).
+// reading stopped: nil at a clean end of input (or Close), a
+// *TruncatedError when the input ended inside a frame.
 func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	defer close(c.served)
 	stop := context.AfterFunc(ctx, func() { c.cancel(context.Cause(ctx)); _ = c.jc.Close() })
@@ -176,6 +177,10 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	c.wakeNotes()
 	notes.Wait()
 	c.handlers.Wait()
+	var truncated *TruncatedError
+	if errors.As(err, &truncated) {
+		return err
+	}
 	if err == nil || errors.Is(err, ErrClosed) || isEOF(err) {
 		return nil
 	}

@@ -42,7 +42,8 @@ const (
 // JSON is answered with -32700 and a message that is not a JSON-RPC message
 // with -32600, and reading goes on. A header that cannot be parsed is logged
 // and the reader resynchronises on the next "Content-Length:" it finds; only
-// the end of the input (or a read error) ends the stream.
+// the end of the input (or a read error) ends the stream. Input that ends
+// inside a frame ends it with a *TruncatedError saying what was missing.
 //
 // Writing: every message is encoded straight into its frame and leaves in a
 // single write. Writers that arrive while a write is in progress append to a
@@ -94,8 +95,9 @@ func (s *Stream) Close() error {
 }
 
 // Read returns the next message. It answers and skips what is not a message,
-// so the only errors it returns end the stream (io.EOF at a frame boundary,
-// io.ErrUnexpectedEOF inside one).
+// so the only errors it returns end the stream: io.EOF at a frame boundary,
+// a *TruncatedError (an io.ErrUnexpectedEOF) inside a frame, or the
+// reader's own error.
 func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -120,7 +122,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 // skip.
 func (s *Stream) readFrame() ([]byte, int64, error) {
 	var total int64
-	length := -1
+	var length int64 = -1
 	headers := 0
 	resync := false
 	for {
@@ -133,14 +135,15 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 			continue
 		}
 		if err != nil {
-			if err == io.EOF && total == 0 {
-				return nil, 0, io.EOF
+			if err != io.EOF {
+				return nil, total, fmt.Errorf("reading header: %w", err)
 			}
-			if err == io.EOF {
-				s.flushGarbageNote()
-				return nil, total, io.ErrUnexpectedEOF
+			if headers == 0 && !resync && s.skipped == 0 && len(bytes.TrimSpace(line)) == 0 {
+				// At a frame boundary (blank lines aside): a clean end.
+				return nil, total, io.EOF
 			}
-			return nil, total, fmt.Errorf("reading header: %w", err)
+			s.flushGarbageNote()
+			return nil, total, &TruncatedError{Want: length, Header: true}
 		}
 		if resync {
 			// Look for a Content-Length header anywhere in the line: after a
@@ -189,16 +192,7 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 				resync, length, headers = true, -1, 0
 				continue
 			}
-			if n > MaxMessageSize {
-				// Skip the body to stay in step, then tell the client.
-				if err := s.discard(n); err != nil {
-					return nil, total, err
-				}
-				total += n
-				s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", n, MaxMessageSize))
-				return nil, total, nil
-			}
-			length = int(n)
+			length = n
 		case asciiEqualFold(name, "content-type"):
 			// Accepted and ignored: the body is always UTF-8 JSON.
 		default:
@@ -206,11 +200,26 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		}
 	}
 	s.flushGarbageNote()
-	body, err := s.readBody(length)
-	if err != nil {
-		return nil, total, fmt.Errorf("reading a body of %d bytes: %w", length, err)
+	if length > MaxMessageSize {
+		// Skip the body to stay in step, then tell the client.
+		got, err := s.discard(length)
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, total + got, &TruncatedError{Want: length, Got: got}
+			}
+			return nil, total + got, fmt.Errorf("skipping a body of %d bytes: %w", length, err)
+		}
+		s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", length, MaxMessageSize))
+		return nil, total + length, nil
 	}
-	return body, total + int64(length), nil
+	body, got, err := s.readBody(int(length))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, total + int64(got), &TruncatedError{Want: length, Got: int64(got)}
+		}
+		return nil, total + int64(got), fmt.Errorf("reading a body of %d bytes: %w", length, err)
+	}
+	return body, total + length, nil
 }
 
 // eagerBody is the largest body allocated whole before its bytes arrive;
@@ -218,40 +227,44 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 // body cannot make the sidecar allocate what the client never sends.
 const eagerBody = 4 << 20
 
-func (s *Stream) readBody(n int) ([]byte, error) {
+// readBody reads a body of n bytes; on error it also returns how many
+// arrived.
+func (s *Stream) readBody(n int) ([]byte, int, error) {
 	size := min(n, eagerBody)
 	body := make([]byte, size)
+	got := 0
 	for {
-		if _, err := io.ReadFull(s.in, body[len(body)-size:]); err != nil {
+		m, err := io.ReadFull(s.in, body[len(body)-size:])
+		got += m
+		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return nil, got, err
 		}
 		if len(body) == n {
-			return body, nil
+			return body, got, nil
 		}
 		size = min(n-len(body), len(body))
 		body = append(body, make([]byte, size)...)
 	}
 }
 
-func (s *Stream) discard(n int64) error {
-	for n > 0 {
-		step := n
-		if step > 1<<30 {
-			step = 1 << 30
-		}
+// discard skips n bytes; it returns how many it skipped.
+func (s *Stream) discard(n int64) (int64, error) {
+	var done int64
+	for done < n {
+		step := min(n-done, 1<<30)
 		d, err := s.in.Discard(int(step))
-		n -= int64(d)
+		done += int64(d)
 		if err != nil {
 			if err == io.EOF {
-				return io.ErrUnexpectedEOF
+				return done, io.ErrUnexpectedEOF
 			}
-			return err
+			return done, err
 		}
 	}
-	return nil
+	return done, nil
 }
 
 func (s *Stream) noteGarbage(n int) { s.skipped += n }
