@@ -41,6 +41,10 @@ func nonEmpty(s string) string {
 // ErrClosed is returned by calls on a connection that has ended.
 var ErrClosed = errors.New("connection closed")
 
+// ErrWriteStalled is the stream's error once a write made no progress for
+// the write timeout: the peer stopped reading (Stream.SetWriteTimeout).
+var ErrWriteStalled = errors.New("the client stopped reading")
+
 // TruncatedError ends a stream whose input ended inside a frame: a header
 // without its end, or a body shorter than its Content-Length.
 type TruncatedError struct {
