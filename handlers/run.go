@@ -80,6 +80,27 @@ func (s *Server) closeWork() {
 	}
 }
 
+// engineIfAny returns the task engine when one was made (nil otherwise):
+// for the notifications that only concern tasks already running.
+func (s *Server) engineIfAny() *workforce.Engine {
+	w := &s.work
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.engine
+}
+
+// interruptWork stops every running task because the editor went away:
+// their sessions record them as interrupted.
+func (s *Server) interruptWork() {
+	engine := s.engineIfAny()
+	if engine == nil {
+		return
+	}
+	for _, id := range engine.Interrupt() {
+		s.log.Warn("task interrupted: the editor stopped reading", zap.String("task", id))
+	}
+}
+
 // workError turns the workforce's errors into the codes of docs/PROTOCOL.md §7.
 func workError(method string, err error) error {
 	var we *api.Error

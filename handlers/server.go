@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -37,6 +38,11 @@ type Options struct {
 	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).
 	Getenv func(string) string
+	// WriteTimeout is how long a write to the editor may make no progress
+	// before agentls gives up on it: the running tasks are interrupted and
+	// Serve returns ExitEditorGone (0: never; `agentls serve
+	// --write-timeout`, 5 minutes by default).
+	WriteTimeout time.Duration
 	// Redactor knows the secrets (nil: those of os.Environ()); the API keys
 	// read through Getenv are added to it. No known secret reaches the
 	// logs, the editor, the model, the trace, the sessions or a recording,

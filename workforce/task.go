@@ -48,17 +48,18 @@ type task struct {
 	// mu, so the seq of an event and its place on the wire agree.
 	out *outbox
 
-	mu       sync.Mutex
-	state    string
-	seq      uint64
-	subs     []*subtask
-	waiting  int
-	changes  []api.Change
-	stopped  bool
-	ended    bool
-	summary  string
-	trackers map[string]*heat.Tracker // by agent id
-	ids      map[string]bool          // every subtask id used, removed ones too
+	mu          sync.Mutex
+	state       string
+	seq         uint64
+	interrupted bool // the editor went away: the session records interrupted
+	subs        []*subtask
+	waiting     int
+	changes     []api.Change
+	stopped     bool
+	ended       bool
+	summary     string
+	trackers    map[string]*heat.Tracker // by agent id
+	ids         map[string]bool          // every subtask id used, removed ones too
 
 	wake chan struct{}
 }
@@ -322,6 +323,7 @@ func (t *task) findLocked(id string) *subtask {
 // end decides the final state, flushes the session and builds the result.
 func (t *task) end() *api.RunResult {
 	var res *api.RunResult
+	sessionState := ""
 	t.mutate(func() []api.TaskEvent {
 		t.ended = true
 		switch {
@@ -341,17 +343,22 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
+		sessionState = t.state
+		if t.interrupted {
+			// The editor is gone: nobody saw it stop. The session says so.
+			sessionState = api.TaskInterrupted
+		}
 		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(res.State, res.Usage)
+	t.journal.close(sessionState, res.Usage)
 	t.progress.end(res.Summary)
 	// Every notification of the task is handed to the connection before
 	// agent/run answers, so the reply comes after the last of them.
 	t.out.close()
-	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
+	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
 }
 
@@ -470,6 +477,20 @@ func (t *task) endWait(ev api.TaskEvent) {
 		}
 		return evs
 	})
+}
+
+// interrupt stops the task because the editor went away: its session
+// records it as interrupted. It reports false when the task had already
+// ended.
+func (t *task) interrupt() bool {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return false
+	}
+	t.interrupted = true
+	t.mu.Unlock()
+	return t.stop()
 }
 
 // stop cancels everything the task runs. It reports false when the task had

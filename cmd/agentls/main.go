@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -36,6 +37,10 @@ Usage:
   agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
   agentls version             print the version
+
+Exit codes of serve: 0 exit after shutdown; 1 exit without shutdown, the end
+of stdin without shutdown or inside a frame, or a signal; 2 a bad command
+line; 3 the editor read nothing for --write-timeout (docs/PROTOCOL.md §1).
 
 Flags of serve:
 `
@@ -68,11 +73,12 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 type serveOptions struct {
-	logLevel string
-	logFile  string
-	zones    stringList
-	deny     stringList
-	record   string
+	logLevel     string
+	logFile      string
+	zones        stringList
+	deny         stringList
+	record       string
+	writeTimeout time.Duration
 }
 
 func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
@@ -83,6 +89,7 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
 	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md)")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 5*time.Minute, "give up on an editor that reads nothing agentls writes for this long: interrupt the running tasks and exit with code 3 (0: wait for ever)")
 	return fs
 }
 
@@ -97,6 +104,10 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if o.writeTimeout < 0 {
+		fmt.Fprintf(stderr, "agentls serve: --write-timeout must not be negative, got %s\n", o.writeTimeout)
 		return 2
 	}
 	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
@@ -118,16 +129,18 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 	}
 
-	in, out := prepareStdio(stdin, log)
+	in, out, restore := prepareStdio(stdin, log)
+	defer restore()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cwd, _ := os.Getwd()
 	code := handlers.Serve(ctx, in, out, handlers.Options{
-		Version: getVersion(),
-		Cwd:     cwd,
-		Base:    base,
-		Log:     log,
-		Record:  o.record,
+		Version:      getVersion(),
+		Cwd:          cwd,
+		Base:         base,
+		Log:          log,
+		Record:       o.record,
+		WriteTimeout: o.writeTimeout,
 	})
 	_ = log.Sync()
 	return code
