@@ -155,6 +155,26 @@ func (s *Server) stop(_ context.Context, raw json.RawMessage) (any, error) {
 	return &api.StopResult{Stopped: stopped}, nil
 }
 
+// workDoneProgressCancel is LSP's window/workDoneProgress/cancel: the
+// person cancelled the progress agentls showed for a task (its begin says
+// cancellable), which stops that task as agent/stop does.
+func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) {
+	var p api.WorkDoneProgressCancelParams
+	if err := rpc.DecodeParams(raw, &p); err != nil || p.Token == nil {
+		s.log.Warn("window/workDoneProgress/cancel without a valid token", zap.Error(err))
+		return
+	}
+	engine := s.engineIfAny()
+	if engine == nil {
+		return
+	}
+	if id := engine.StopProgress(*p.Token); id != "" {
+		s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
+	} else {
+		s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
+	}
+}
+
 func (s *Server) addSubtask(_ context.Context, raw json.RawMessage) (any, error) {
 	var p api.AddSubtaskParams
 	if err := rpc.DecodeParams(raw, &p); err != nil {

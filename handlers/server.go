@@ -128,6 +128,7 @@ var methods = map[string]method{
 	api.MethodExit:                   {note: (*Server).exitNote},
 	api.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	api.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodWorkDoneProgressCancel: {note: (*Server).workDoneProgressCancel},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
 	api.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
 	api.MethodTrace:                  {call: (*Server).trace},

@@ -284,6 +284,26 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 	return t.skipSubtask(p.SubtaskID)
 }
 
+// StopProgress stops the running task whose $/progress token is token (the
+// client's workDoneToken, or the agentls/<taskId> agentls created), as Stop
+// does: window/workDoneProgress/cancel. It returns the task's id, or ""
+// when no running task has that token.
+func (e *Engine) StopProgress(token api.ProgressToken) string {
+	e.mu.Lock()
+	var found *task
+	for _, t := range e.tasks {
+		if tok := t.progressToken(); tok != nil && *tok == token {
+			found = t
+			break
+		}
+	}
+	e.mu.Unlock()
+	if found == nil || !found.stop() {
+		return ""
+	}
+	return found.id
+}
+
 // Close stops every task and waits until each has ended and flushed its
 // session. No task starts afterwards.
 func (e *Engine) Close() { e.closeWith((*task).stop) }

@@ -51,7 +51,8 @@ type task struct {
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	interrupted bool // the editor went away: the session records interrupted
+	token       *api.ProgressToken // the $/progress token, once known
+	interrupted bool               // the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -123,6 +124,9 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	defer stopOnCancel()
 
 	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.out, t.params.WorkDoneToken, t.id, t.log)
+	t.mu.Lock()
+	t.token = t.progress.token
+	t.mu.Unlock()
 	t.progress.begin(t.prompt)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -491,6 +495,14 @@ func (t *task) interrupt() bool {
 	t.interrupted = true
 	t.mu.Unlock()
 	return t.stop()
+}
+
+// progressToken is the task's $/progress token (nil: none, or not yet
+// known).
+func (t *task) progressToken() *api.ProgressToken {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
 }
 
 // stop cancels everything the task runs. It reports false when the task had
