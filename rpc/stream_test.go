@@ -284,9 +284,21 @@ func FuzzStream(f *testing.F) {
 		var out bytes.Buffer
 		s := NewStream(strings.NewReader(input), &out, nil)
 		for range len(input) + 2 {
-			if _, _, err := s.Read(context.Background()); err != nil {
-				break
+			_, _, err := s.Read(context.Background())
+			if err == nil {
+				continue
 			}
+			var te *TruncatedError
+			switch {
+			case err == io.EOF:
+			case !errors.As(err, &te):
+				t.Fatalf("the input ended with %v, want io.EOF or a *TruncatedError", err)
+			case !te.Header && (te.Got < 0 || te.Got >= te.Want):
+				t.Fatalf("truncated body: got %d of %d", te.Got, te.Want)
+			case te.Header && te.Got != 0:
+				t.Fatalf("truncated header with %d body bytes", te.Got)
+			}
+			break
 		}
 		r := bufio.NewReader(&out)
 		for {
