@@ -654,8 +654,12 @@ func (s *Stream) writeFrame(n int, fill func([]byte) []byte) (int64, error) {
 	written, err := s.writeNow(buf)
 
 	s.wmu.Lock()
-	if err != nil {
-		s.failLocked(fmt.Errorf("writing to the client: %w", err))
+	if err != nil || s.werr != nil {
+		// This write failed, or the stream did meanwhile (the watchdog):
+		// nothing more is written.
+		if err != nil {
+			s.failLocked(fmt.Errorf("writing to the client: %w", err))
+		}
 		s.busy = false
 		s.wakeIdleLocked()
 		err = s.werr
@@ -849,7 +853,7 @@ func (s *Stream) failLocked(err error) {
 	s.backlog.Store(0)
 	if errors.Is(err, ErrWriteStalled) {
 		close(s.stalled)
-		s.log.Error("rpc: the client stopped reading", zap.Error(err))
+		s.log.Warn("rpc: the client stopped reading", zap.Error(err))
 	} else {
 		s.log.Warn("rpc: the client can no longer be written to", zap.Error(err))
 	}
