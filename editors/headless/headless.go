@@ -366,8 +366,8 @@ func (e *Editor) Close() {
 
 // PauseReading stops the editor reading what the server writes, as an
 // editor whose main loop is busy would: the server's output backs up in the
-// pipe. A read already under way finishes; replies and notifications are
-// read again after ResumeReading (or Close).
+// pipe. What a read already under way takes from the pipe is held back too:
+// no reply or notification is seen until ResumeReading (or Close).
 func (e *Editor) PauseReading() { e.gate.pause() }
 
 // ResumeReading undoes PauseReading.
@@ -402,17 +402,30 @@ func (g *readGate) resume() {
 }
 
 func (g *readGate) Read(p []byte) (int, error) {
+	if err := g.wait(); err != nil {
+		return 0, err
+	}
+	n, err := g.r.Read(p)
+	if werr := g.wait(); werr != nil { // paused while the read was under way
+		return 0, werr
+	}
+	return n, err
+}
+
+// wait returns once the gate is open, or os.ErrClosed once it is closed.
+func (g *readGate) wait() error {
 	g.mu.Lock()
 	paused := g.paused
 	g.mu.Unlock()
-	if paused != nil {
-		select {
-		case <-paused:
-		case <-g.closed:
-			return 0, os.ErrClosed
-		}
+	if paused == nil {
+		return nil
 	}
-	return g.r.Read(p)
+	select {
+	case <-paused:
+		return nil
+	case <-g.closed:
+		return os.ErrClosed
+	}
 }
 
 // Close releases a paused read and closes r when it can be closed.
