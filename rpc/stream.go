@@ -666,23 +666,24 @@ func (s *Stream) writeFrame(n int, fill func([]byte) []byte) (int64, error) {
 		s.wmu.Unlock()
 		return 0, err
 	}
-	switch {
-	case written < len(buf) && len(s.queue) == 0:
-		// The peer is slow to read: the rest of this frame is the backlog,
-		// in place (buf now belongs to the queue).
-		s.queue = buf[written:]
-		s.backlog.Store(int64(len(s.queue)))
-	case written < len(buf):
-		// The rest of this frame goes before what was queued meanwhile.
-		q := make([]byte, 0, len(buf)-written+len(s.queue))
-		q = append(append(q, buf[written:]...), s.queue...)
-		s.queue = q
-		s.backlog.Store(int64(len(s.queue)))
-		fallthrough
-	default:
-		if cap(buf) <= keepBuffer {
-			s.spare = buf[:0]
+	if written < len(buf) {
+		// The peer is slow to read: the rest of this frame goes first in
+		// the backlog.
+		rest := buf[written:]
+		if len(s.queue) == 0 && len(rest) > keepBuffer {
+			// In place: buf belongs to the queue now. Being too big to be
+			// kept as the spare, it is let go once written.
+			s.queue, buf = rest, nil
+		} else {
+			// Copied (a tail kept in place would keep all of buf alive as
+			// the next spare), before what was queued meanwhile.
+			q := make([]byte, 0, len(rest)+len(s.queue))
+			s.queue = append(append(q, rest...), s.queue...)
 		}
+		s.backlog.Store(int64(len(s.queue)))
+	}
+	if buf != nil && cap(buf) <= keepBuffer {
+		s.spare = buf[:0]
 	}
 	if len(s.queue) > 0 {
 		go s.drain() // busy stays set: the drainer owns the writing now
