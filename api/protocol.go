@@ -71,11 +71,26 @@ type Caps struct {
 	ApplyEdit        bool // workspace.applyEdit
 	DocumentChanges  bool // workspace.workspaceEdit.documentChanges
 	ChangeAnnotation bool // workspace.workspaceEdit.changeAnnotationSupport
+	CreateFile       bool // "create" in workspace.workspaceEdit.resourceOperations
+	DeleteFile       bool // "delete" in workspace.workspaceEdit.resourceOperations
 	WorkDoneProgress bool // window.workDoneProgress
 	ShowMessage      bool // window.showMessage (window/showMessageRequest is part of base LSP; this records explicit support)
 	ReadFile         bool // experimental.agent.readFile
 	RunCommand       bool // experimental.agent.runCommand
 	Ask              bool // experimental.agent.ask
+}
+
+// ResourceOperation reports whether a WorkspaceEdit may hold the resource
+// operation of a change: CreateFile for api.OpCreate, DeleteFile for
+// api.OpDelete (documentChanges and the kind in resourceOperations).
+func (c Caps) ResourceOperation(op string) bool {
+	switch op {
+	case OpCreate:
+		return c.DocumentChanges && c.CreateFile
+	case OpDelete:
+		return c.DocumentChanges && c.DeleteFile
+	}
+	return false
 }
 
 // Flatten turns the wire capabilities into Caps.
@@ -86,6 +101,14 @@ func (c ClientCapabilities) Flatten() Caps {
 		if we := w.WorkspaceEdit; we != nil {
 			f.DocumentChanges = we.DocumentChanges
 			f.ChangeAnnotation = we.ChangeAnnotationSupport != nil
+			for _, op := range we.ResourceOperations {
+				switch op {
+				case OpCreate:
+					f.CreateFile = true
+				case OpDelete:
+					f.DeleteFile = true
+				}
+			}
 		}
 	}
 	if w := c.Window; w != nil {

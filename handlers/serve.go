@@ -11,7 +11,7 @@ import (
 	"github.com/agentls/agentls/rpc"
 )
 
-// The process exit codes of docs/PROTOCOL.md §1 that Serve returns
+// The process exit codes of docs/PROTOCOL.md §2 that Serve returns
 // (agentls serve exits 2 on a bad command line before serving).
 const (
 	// ExitOK: exit after shutdown, or the end of the input after shutdown.
@@ -34,7 +34,7 @@ const drainTimeout = 5 * time.Second
 const exitGrace = time.Second
 
 // Serve runs one agentls server on in/out until the client sends exit or the
-// input ends, and returns the process exit code of docs/PROTOCOL.md §1
+// input ends, and returns the process exit code of docs/PROTOCOL.md §2
 // (ExitOK, ExitError, ExitEditorGone): exit after shutdown is 0, exit
 // without shutdown is 1, the end of the input is 1 unless shutdown came
 // first and the input ended at a frame boundary, and an editor that read
@@ -109,6 +109,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 // close cancels what the server runs and flushes its state: every task is
 // stopped and its session written before the heat ticker stops.
 func (s *Server) close() {
+	s.closeSweep()
 	s.closeWork()
 	s.closeTracking()
 }

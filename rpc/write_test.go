@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // within waits for ch, failing the test after d: a bound against hanging,
@@ -94,7 +96,7 @@ func TestStreamWriteToASlowReader(t *testing.T) {
 				t.Fatalf("frame %d arrived as %d", i, n)
 			}
 		}
-		if err := s.Flush(ctxT(t)); err != nil {
+		if err := s.Flush(testkit.Context(t)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -140,7 +142,7 @@ func TestStreamWriteToASlowReader(t *testing.T) {
 		if err := writeNote(s, 99, 1); !errors.Is(err, ErrWriteStalled) {
 			t.Fatalf("write after the stall = %v, want ErrWriteStalled", err)
 		}
-		if err := s.Flush(ctxT(t)); !errors.Is(err, ErrWriteStalled) {
+		if err := s.Flush(testkit.Context(t)); !errors.Is(err, ErrWriteStalled) {
 			t.Fatalf("Flush = %v, want ErrWriteStalled", err)
 		}
 	})
@@ -156,7 +158,7 @@ func TestStreamWriteToASlowReader(t *testing.T) {
 		}
 		slow := iotestSlowReader{r: r, step: 4 << 10, pause: time.Millisecond}
 		got := readNotes(t, &slow, 128)
-		if err := s.Flush(ctxT(t)); err != nil {
+		if err := s.Flush(testkit.Context(t)); err != nil {
 			t.Fatalf("Flush = %v after %d frames", err, len(got))
 		}
 		select {
@@ -249,7 +251,7 @@ func TestConnWithAClientThatDoesNotRead(t *testing.T) {
 		t.Cleanup(func() { _ = conn.Close() })
 		pad := strings.Repeat("x", 1<<20)
 		for conn.stream.backlog.Load() <= writeHighWater {
-			if err := conn.Notify(ctxT(t), "fill", map[string]string{"pad": pad}); err != nil {
+			if err := conn.Notify(testkit.Context(t), "fill", map[string]string{"pad": pad}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -17,6 +19,8 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
+	"golang.org/x/sys/unix"
 )
 
 // slowEditorScript plans one subtask whose worker says something bigger
@@ -51,7 +55,7 @@ func startSlowEditor(t *testing.T, root, state, script string, args ...string) *
 	t.Helper()
 	caps := headless.FullCapabilities()
 	caps.RunCommand, caps.ReadFile = false, false
-	ed, err := headless.Start(ctxT(t), headless.Options{
+	ed, err := headless.Start(testkit.Context(t), headless.Options{
 		Root:                  root,
 		Command:               append([]string{binary, "serve", "--log-level", "debug"}, args...),
 		Env:                   append(os.Environ(), "AGENTLS_STATE_DIR="+state),
@@ -138,7 +142,7 @@ func TestEditorThatPausesReading(t *testing.T) {
 	runDone := make(chan error, 1)
 	var res api.RunResult
 	go func() {
-		runDone <- ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "say a lot", TaskID: "t1", WorkDoneToken: api.NewProgressToken("p1")}, &res)
+		runDone <- ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "say a lot", TaskID: "t1", WorkDoneToken: api.NewProgressToken("p1")}, &res)
 	}()
 	// The command runs after the 2 MiB message: the task went on although
 	// nothing it sent was read.
@@ -150,7 +154,7 @@ func TestEditorThatPausesReading(t *testing.T) {
 	for range 2 {
 		go func() {
 			var pong struct{ Data string }
-			err := ed.Call(ctxT(t), api.MethodPing, map[string]string{"data": pingData}, &pong)
+			err := ed.Call(testkit.Context(t), api.MethodPing, map[string]string{"data": pingData}, &pong)
 			if err == nil && pong.Data != pingData {
 				err = fmt.Errorf("ping answered %d bytes, want %d", len(pong.Data), len(pingData))
 			}
@@ -161,7 +165,7 @@ func TestEditorThatPausesReading(t *testing.T) {
 	stopSent := time.Now()
 	stopDone := make(chan error, 1)
 	var stop api.StopResult
-	go func() { stopDone <- ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop) }()
+	go func() { stopDone <- ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop) }()
 
 	cancelled := poll(t, 20*time.Second, "the command to be killed while the editor does not read", func() bool { return processGone(pid) })
 	ended := poll(t, 20*time.Second, "the task to end while the editor does not read", func() bool { return sessionState(state, "t1") == api.TaskStopped })
@@ -203,7 +207,7 @@ func TestEditorThatPausesReading(t *testing.T) {
 				u.Event.Kind == api.EventStateChanged && u.State == api.TaskStopped
 		},
 	} {
-		if _, err := ed.Await(ctxT(t), match); err != nil {
+		if _, err := ed.Await(testkit.Context(t), match); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
@@ -246,7 +250,7 @@ func TestEditorThatPausesReading(t *testing.T) {
 	if len(progress) < 2 || progress[0] != "begin" || progress[len(progress)-1] != "end" {
 		t.Errorf("$/progress kinds %v, want begin … end", progress)
 	}
-	if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {
+	if code, err := ed.Shutdown(testkit.Context(t)); err != nil || code != 0 {
 		t.Fatalf("exit code %d, %v", code, err)
 	}
 }
@@ -265,13 +269,25 @@ func TestEditorThatStopsReading(t *testing.T) {
 		_ = ed.Call(context.Background(), api.MethodRun, api.RunParams{Prompt: "say a lot", TaskID: "t1", WorkDoneToken: api.NewProgressToken("p1")}, nil)
 	}()
 	pid := readPid(t, pidFile)
+	// The editor reads nothing, so it cannot see the end of the output:
+	// wait for the server's exit without reaping it (waitid WNOWAIT), then
+	// read again, to the end, for Wait to report the code.
+	gone := make(chan error, 1)
+	go func() {
+		var info unix.Siginfo
+		gone <- unix.Waitid(unix.P_PID, ed.Pid(), &info, unix.WEXITED|unix.WNOWAIT, nil)
+	}()
 	select {
-	case <-ed.Exited():
+	case err := <-gone:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("still running 30s after the editor stopped reading, with --write-timeout 1s\n%s", ed.Stderr())
 	}
 	exited := time.Now()
-	code, err := ed.Wait(ctxT(t))
+	ed.ResumeReading()
+	code, err := ed.Wait(testkit.Context(t))
 	if err != nil || code != 3 {
 		t.Fatalf("exit code %d, %v; want 3\n%s", code, err, ed.Stderr())
 	}
@@ -289,7 +305,7 @@ func TestEditorThatStopsReading(t *testing.T) {
 	// The next server over the same workspace lists it so.
 	next := startSlowEditor(t, root, state, slowEditorScript(t, pidFile))
 	var list api.SessionsResult
-	if err := next.Call(ctxT(t), api.MethodSessions, nil, &list); err != nil {
+	if err := next.Call(testkit.Context(t), api.MethodSessions, nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Sessions) != 1 || len(list.Sessions[0].Tasks) != 1 || list.Sessions[0].Tasks[0].State != api.TaskInterrupted {
@@ -323,7 +339,7 @@ func TestInputEndingInsideAFrame(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.CommandContext(ctxT(t), binary, "serve")
+			cmd := exec.CommandContext(testkit.Context(t), binary, "serve")
 			cmd.Dir = t.TempDir()
 			cmd.Env = append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
 			cmd.Stdin = strings.NewReader(c.input)

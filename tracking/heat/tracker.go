@@ -204,6 +204,18 @@ func (t *Tracker) collect(factor, prune float64, out []change) ([]change, bool) 
 		}
 		t.dirty[p] = struct{}{}
 	}
+	return t.drainLocked(out), t.closed && len(t.nodes) == 0
+}
+
+// drain returns every file changed since the last tick or drain, without
+// decay: Snapshot folds them into the views.
+func (t *Tracker) drain(out []change) []change {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.drainLocked(out)
+}
+
+func (t *Tracker) drainLocked(out []change) []change {
 	for p := range t.dirty {
 		c := change{path: p}
 		if n := t.nodes[p]; n != nil {
@@ -213,7 +225,7 @@ func (t *Tracker) collect(factor, prune float64, out []change) ([]change, bool) 
 		out = append(out, c)
 	}
 	t.dirty = reset(t.dirty)
-	return out, t.closed && len(t.nodes) == 0
+	return out
 }
 
 // reset empties a set. clear costs the map's capacity, which never shrinks,
