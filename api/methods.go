@@ -11,6 +11,7 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"

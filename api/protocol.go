@@ -330,6 +330,11 @@ type WorkDoneProgressCreateParams struct {
 	Token *ProgressToken `json:"token"`
 }
 
+// WorkDoneProgressCancelParams are the params of window/workDoneProgress/cancel.
+type WorkDoneProgressCancelParams struct {
+	Token *ProgressToken `json:"token"`
+}
+
 // ProgressParams are the params of $/progress.
 type ProgressParams struct {
 	Token *ProgressToken `json:"token"`

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -46,6 +47,11 @@ type Options struct {
 	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).
 	Getenv func(string) string
+	// WriteTimeout is how long a write to the editor may make no progress
+	// before agentls gives up on it: the running tasks are interrupted and
+	// Serve returns ExitEditorGone (0: never; `agentls serve
+	// --write-timeout`, 5 minutes by default).
+	WriteTimeout time.Duration
 	// Redactor knows the secrets (nil: those of os.Environ()); the API keys
 	// read through Getenv are added to it. No known secret reaches the
 	// logs, the editor, the model, the trace, the sessions or a recording,
@@ -177,6 +183,7 @@ var methods = map[string]method{
 	api.MethodExit:                   {note: (*Server).exitNote},
 	api.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	api.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodWorkDoneProgressCancel: {note: (*Server).workDoneProgressCancel},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
 	api.MethodHeatSnapshot:           {call: call((*Server).heatSnapshot)},
 	api.MethodTrace:                  {call: call((*Server).trace)},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -288,9 +289,50 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 	return t.skipSubtask(p.SubtaskID)
 }
 
+// StopProgress stops the running task whose $/progress token is token (the
+// client's workDoneToken, or the agentls/<taskId> agentls created), as Stop
+// does: window/workDoneProgress/cancel. It returns the task's id, or ""
+// when no running task has that token.
+func (e *Engine) StopProgress(token api.ProgressToken) string {
+	e.mu.Lock()
+	var found *task
+	for _, t := range e.tasks {
+		if tok := t.progressToken(); tok != nil && *tok == token {
+			found = t
+			break
+		}
+	}
+	e.mu.Unlock()
+	if found == nil || !found.stop() {
+		return ""
+	}
+	return found.id
+}
+
 // Close stops every task and waits until each has ended and flushed its
 // session. No task starts afterwards.
-func (e *Engine) Close() {
+func (e *Engine) Close() { e.closeWith((*task).stop) }
+
+// Interrupt is Close for an editor that went away: every task still
+// running is stopped and its session records it as interrupted. It returns
+// the ids of those tasks.
+func (e *Engine) Interrupt() []string {
+	var ids []string
+	var mu sync.Mutex
+	e.closeWith(func(t *task) bool {
+		if !t.interrupt() {
+			return false
+		}
+		mu.Lock()
+		ids = append(ids, t.id)
+		mu.Unlock()
+		return true
+	})
+	slices.Sort(ids)
+	return ids
+}
+
+func (e *Engine) closeWith(stop func(*task) bool) {
 	e.mu.Lock()
 	e.closed = true
 	list := make([]*task, 0, len(e.tasks))
@@ -299,7 +341,7 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	for _, t := range list {
-		t.stop()
+		stop(t)
 	}
 	e.running.Wait()
 }
