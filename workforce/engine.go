@@ -95,6 +95,10 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // commands the person chose "Always allow" for
 	running sync.WaitGroup
+
+	// extra is the workers' second source of tools, after the registry
+	// (nil: none; registry.go, toolSource).
+	extra toolSource
 }
 
 // keepEnded is how many finished tasks still answer the controls (with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -31,20 +32,50 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	return r
 }
 
-// dispatch runs one tool call: a tool of the registry, else an error that
-// lists the tools.
+// dispatch runs one tool call: a tool of the registry, else one of the
+// engine's second source, else an error that lists the tools.
 func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 	if tl := builtins.byName[c.Name]; tl != nil {
 		return tl.run(ctx, w, c.Arguments)
 	}
+	if src := w.t.e.extra; src != nil {
+		if r, ok := src.call(ctx, w, c); ok {
+			return r
+		}
+	}
 	if c.Name == planTool.Name {
 		return fail(errors.New("plan is the coordinator's tool; carry out your subtask with the other tools"))
 	}
-	names := make([]string, len(toolkit))
-	for i, tl := range toolkit {
+	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
+}
+
+// offer lists the tools of the worker's next turn: the registry's, then
+// those of the second source, if the engine has one, but a name already
+// offered (the providers refuse two tools of one name).
+func (w *worker) offer(ctx context.Context) []clients.Tool {
+	w.offered = toolkit
+	if src := w.t.e.extra; src != nil {
+		w.offered = slices.Clip(toolkit)
+		for _, tl := range src.tools(ctx, w) {
+			if !slices.ContainsFunc(w.offered, func(o clients.Tool) bool { return o.Name == tl.Name }) {
+				w.offered = append(w.offered, tl)
+			}
+		}
+	}
+	return w.offered
+}
+
+// toolNames lists the tools of the worker's last turn.
+func (w *worker) toolNames() []string {
+	list := w.offered
+	if list == nil {
+		list = toolkit
+	}
+	names := make([]string, len(list))
+	for i, tl := range list {
 		names[i] = tl.Name
 	}
-	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(names, ", ")))
+	return names
 }
 
 // gate is the intent gatekeeper for a mutating tool; path is the

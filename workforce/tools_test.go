@@ -385,6 +385,63 @@ func TestDispatcher(t *testing.T) {
 	})
 }
 
+// echoSource is a second source of tools with one tool, mcp__t__echo, that
+// answers with its arguments; it records the names it was asked to call.
+type echoSource struct{ asked []string }
+
+func (s *echoSource) tools(context.Context, *worker) []clients.Tool {
+	return []clients.Tool{
+		{Name: "mcp__t__echo", Description: "Echo the arguments.", Parameters: json.RawMessage(`{"type":"object"}`)},
+		{Name: "read_file", Description: "A second read_file that must never run."},
+	}
+}
+
+func (s *echoSource) call(_ context.Context, _ *worker, c clients.ToolCall) (result, bool) {
+	s.asked = append(s.asked, c.Name)
+	if c.Name != "mcp__t__echo" && c.Name != "read_file" {
+		return result{}, false
+	}
+	return result{content: "echo " + string(c.Arguments)}, true
+}
+
+func TestSecondToolSource(t *testing.T) {
+	h := newToolHarness(t, map[string]string{"a.txt": "alpha\n"})
+	src := &echoSource{}
+	h.e.extra = src
+	_, results := h.run(
+		call("mcp__t__echo", map[string]any{"x": 1}),
+		call("read_file", map[string]any{"path": "a.txt"}),
+		call("mcp__t__gone", map[string]any{}),
+	)
+	if len(results) != 3 {
+		t.Fatalf("results = %+v", results)
+	}
+	t.Run("offers the source's tools after the registry's, but a name the registry has", func(t *testing.T) {
+		tools := h.m.requests("1")[0].Tools
+		if len(tools) != len(toolkit)+1 || tools[0].Name != "read_file" || tools[len(toolkit)].Name != "mcp__t__echo" {
+			t.Errorf("tools = %+v", tools)
+		}
+	})
+	t.Run("hands the source a call of its tool", func(t *testing.T) {
+		if r := results[0]; r.IsError || r.Content != `echo {"x":1}` {
+			t.Errorf("result = %+v", r)
+		}
+	})
+	t.Run("consults the registry first, so the source cannot shadow a built-in tool", func(t *testing.T) {
+		if r := results[1]; r.IsError || !strings.Contains(r.Content, "alpha") {
+			t.Errorf("result = %+v", r)
+		}
+		if slices.Contains(src.asked, "read_file") {
+			t.Errorf("the source was asked for read_file: %v", src.asked)
+		}
+	})
+	t.Run("lists the tools of both when neither has the name", func(t *testing.T) {
+		if r := results[2]; !r.IsError || !strings.Contains(r.Content, `there is no tool "mcp__t__gone"`) || !strings.Contains(r.Content, "finish, mcp__t__echo") {
+			t.Errorf("result = %+v", r)
+		}
+	})
+}
+
 // FuzzToolArguments: no arguments crash a tool's decoding; what it refuses
 // is a bad-arguments error that names the tool, and what it accepts is an
 // object of the tool's properties with its required ones present.

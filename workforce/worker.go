@@ -23,7 +23,8 @@ type worker struct {
 	tracker *heat.Tracker
 	meter   *usage.Meter
 	log     *zap.Logger
-	intent  string // the selected intent id, "" when none
+	intent  string         // the selected intent id, "" when none
+	offered []clients.Tool // the tools of the last turn
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker
@@ -68,10 +69,14 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Tools:    toolkit,
 		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
+		// A second source's tools may change between turns.
+		req.Tools = w.offer(ctx)
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
 		resp, err := t.complete(ctx, req, w.sub.ID)
 		if err != nil {
 			if ctx.Err() != nil {
