@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -99,83 +98,37 @@ func workError(method string, err error) error {
 // run answers agent/run when the whole task ends. The request stays open
 // meanwhile; the read loop goes on (each call runs on its own goroutine).
 // $/cancelRequest on it stops the task, which then answers -32800.
-func (s *Server) run(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p api.RunParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) run(ctx context.Context, p api.RunParams) (*api.RunResult, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" is required`)
 	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	res, err := engine.Run(ctx, p, s.Settings())
-	if err != nil {
-		return nil, workError(api.MethodRun, err)
-	}
-	return res, nil
+	return withService(api.MethodRun, s.Work, workError, func(e *workforce.Engine) (*api.RunResult, error) {
+		return e.Run(ctx, p, s.Settings())
+	})
 }
 
-func (s *Server) stop(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.StopParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	stopped, err := engine.Stop(p.TaskID)
-	if err != nil {
-		return nil, workError(api.MethodStop, err)
-	}
-	return &api.StopResult{Stopped: stopped}, nil
+func (s *Server) stop(_ context.Context, p api.StopParams) (*api.StopResult, error) {
+	return withService(api.MethodStop, s.Work, workError, func(e *workforce.Engine) (*api.StopResult, error) {
+		stopped, err := e.Stop(p.TaskID)
+		return &api.StopResult{Stopped: stopped}, err
+	})
 }
 
-func (s *Server) addSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.AddSubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	id, err := engine.AddSubtask(p)
-	if err != nil {
-		return nil, workError(api.MethodAddSubtask, err)
-	}
-	return &api.AddSubtaskResult{SubtaskID: id}, nil
+func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {
+	return withService(api.MethodAddSubtask, s.Work, workError, func(e *workforce.Engine) (*api.AddSubtaskResult, error) {
+		id, err := e.AddSubtask(p)
+		return &api.AddSubtaskResult{SubtaskID: id}, err
+	})
 }
 
-func (s *Server) removeSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.SubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	if err := engine.RemoveSubtask(p); err != nil {
-		return nil, workError(api.MethodRemoveSubtask, err)
-	}
-	return &api.Empty{}, nil
+func (s *Server) removeSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
+	return withService(api.MethodRemoveSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+		return &api.Empty{}, e.RemoveSubtask(p)
+	})
 }
 
-func (s *Server) skipSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.SubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	if err := engine.SkipSubtask(p); err != nil {
-		return nil, workError(api.MethodSkipSubtask, err)
-	}
-	return &api.Empty{}, nil
+func (s *Server) skipSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
+	return withService(api.MethodSkipSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+		return &api.Empty{}, e.SkipSubtask(p)
+	})
 }

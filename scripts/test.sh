@@ -34,8 +34,8 @@ echo "== make test: suites ${suites[*]}"
 for s in "${suites[@]}"; do
 	case $s in
 	go) echo "   go: the Go packages (needs Go; the first run downloads the modules through $($GO env GOPROXY 2>/dev/null || echo the module proxy))" ;;
-	nvim) echo "   nvim: the Neovim plugin in Neovim 0.7+ (installs Debian's neovim when missing)" ;;
-	emacs) echo "   emacs: the Emacs package in Emacs 28+ (installs Debian's emacs-nox, and elpa-eglot for an Emacs without eglot, when missing)" ;;
+	nvim) echo "   nvim: the Neovim plugin in Neovim 0.7+, headless and in a terminal under tmux (installs Debian's neovim and tmux when missing)" ;;
+	emacs) echo "   emacs: the Emacs package in Emacs 28+, in batch and in a terminal under tmux (installs Debian's emacs-nox, tmux, and elpa-eglot for an Emacs without eglot, when missing)" ;;
 	vscode) echo "   vscode: the VS Code extension (needs Node 20 and npm; when missing, installs chromium and build headers with apt, hundreds of MB, and code-server 4.100.3 from npm)" ;;
 	esac
 done

@@ -131,21 +131,10 @@ func preapproved(command string, prefixes []string) bool {
 	return false
 }
 
-// capOutput keeps the head and the tail of a long output and says what was
-// cut.
+// capOutput keeps the head and the tail of a long output and says how many
+// bytes were cut, never inside a UTF-8 character (shell.Cut).
 func capOutput(s string) string {
-	if len(s) <= modelOutputHead+modelOutputTail {
-		return s
-	}
-	head, tail := s[:modelOutputHead], s[len(s)-modelOutputTail:]
-	if i := strings.LastIndexByte(head, '\n'); i > modelOutputHead/2 {
-		head = head[:i+1]
-	}
-	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < modelOutputTail/2 {
-		tail = tail[i+1:]
-	}
-	cut := len(s) - len(head) - len(tail)
-	return fmt.Sprintf("%s\n[… %d bytes of output cut here …]\n%s", head, cut, tail)
+	return shell.Cut(s, modelOutputHead, modelOutputTail)
 }
 
 // RunShell is the sidecar's own way to run a command when the editor cannot

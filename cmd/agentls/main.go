@@ -1,11 +1,17 @@
 // Command agentls is an AI coding agent that editors run the way they run a
 // language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
 // framing on stdin/stdout. See docs/PROTOCOL.md.
+//
+// In serve, stdout carries the protocol and nothing else: logs go to stderr,
+// or to --log-file. The exit code is that of docs/PROTOCOL.md §1 (0 after
+// shutdown and exit, 1 when the input ends or exit comes without shutdown,
+// or on SIGTERM and SIGINT), and 2 for a bad command line; before it exits,
+// every task is stopped and its session written. `agentls run` is package
+// runner, with its own exit codes.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,12 +60,17 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
 		return 0
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		newServeFlags(stdout, new(serveOptions)).PrintDefaults()
+		printUsage(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run or version)\n", cmd)
 	return 2
+}
+
+// printUsage prints the usage of agentls and the flags of serve.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usage)
+	newServeFlags(w, new(serveOptions)).PrintDefaults()
 }
 
 type stringList []string
@@ -89,11 +100,8 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	var o serveOptions
 	fs := newServeFlags(stderr, &o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, printUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))

@@ -181,6 +181,12 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
   (result nil :documentation "The RunResult plist once it ended.")
   (started (float-time) :documentation "When it was started."))
 
+(defvar agentls--stopping nil
+  "Non-nil while agentls processes are being shut down.
+A question withdrawn then stays in the minibuffer until the shutdown
+is over: leaving the minibuffer would unwind the shutdown, and
+`kill-emacs' with it when Emacs is quitting.")
+
 (defvar agentls--connections (make-hash-table :test #'equal)
   "Project root to live `agentls-connection'.")
 
@@ -323,7 +329,8 @@ Without a project it is DIR itself."
 
 (defun agentls--stop-connection (conn)
   "Shut CONN down the way LSP asks: shutdown, exit, then wait for the process."
-  (let ((process (jsonrpc--process conn)))
+  (let ((process (jsonrpc--process conn))
+        (agentls--stopping t))
     (when (jsonrpc-running-p conn)
       (ignore-errors (agentls--request conn 'shutdown nil :timeout 5))
       (ignore-errors (jsonrpc-notify conn 'exit nil))
@@ -435,15 +442,16 @@ wait forever): parse what is left once the result is in."
 ;;;; Questions to the person, one at a time
 
 (defvar agentls--prompt-queue nil
-  "Questions waiting for the minibuffer: a list of (REPLY . FUNCTION).")
+  "Questions waiting for the minibuffer: a list of (REPLY FUNCTION DISMISSED).")
 
 (defvar agentls--prompt-active nil
   "The `agentls--reply' whose question is in the minibuffer, or nil.")
 
-(defun agentls--defer-prompt (conn function)
+(defun agentls--defer-prompt (conn function &optional dismissed)
   "Answer the current request on CONN with the value of FUNCTION.
 FUNCTION runs later, outside the process filter and after every
-question queued before it, so it may use the minibuffer.  Returns
+question queued before it, so it may use the minibuffer.  When the
+person quits it (\[keyboard-quit]), the answer is DISMISSED.  Returns
 the `agentls--reply' that the dispatcher hands back to jsonrpc."
   (let ((reply (agentls--reply-create :connection conn)))
     (setf (agentls--reply-cancel reply)
@@ -451,14 +459,21 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
             (if (eq agentls--prompt-active reply)
                 ;; The question is in the minibuffer: leave it.  Done from
                 ;; a timer, which runs inside the minibuffer's wait.
-                (run-at-time 0 nil (lambda ()
-                                     (when (eq agentls--prompt-active reply)
-                                       (message "agentls: the question was withdrawn")
-                                       (ignore-errors (throw reply nil)))))
+                (agentls--withdraw reply)
               (setq agentls--prompt-queue (cl-remove reply agentls--prompt-queue :key #'car)))))
-    (setq agentls--prompt-queue (append agentls--prompt-queue (list (cons reply function))))
+    (setq agentls--prompt-queue (append agentls--prompt-queue (list (list reply function dismissed))))
     (agentls--schedule-prompt)
     reply))
+
+(defun agentls--withdraw (reply)
+  "Leave the minibuffer of REPLY's question, from a timer, once it is safe."
+  (run-at-time (if agentls--stopping 0.1 0) nil
+               (lambda ()
+                 (when (eq agentls--prompt-active reply)
+                   (if agentls--stopping
+                       (agentls--withdraw reply)
+                     (message "agentls: the question was withdrawn")
+                     (ignore-errors (throw reply nil)))))))
 
 (defun agentls--schedule-prompt ()
   "Arrange for the next queued question to be asked."
@@ -468,13 +483,16 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
 (defun agentls--next-prompt ()
   "Ask the next queued question and send its answer."
   (when-let ((item (and (not agentls--prompt-active) (pop agentls--prompt-queue))))
-    (let ((reply (car item)))
+    (pcase-let ((`(,reply ,function ,dismissed) item))
       (setq agentls--prompt-active reply)
       (unwind-protect
           (let ((outcome
                  (catch reply
                    (condition-case err
-                       (list :result (funcall (cdr item)))
+                       (list :result (funcall function))
+                     ;; C-g: the person dismissed it, which the server
+                     ;; must hear, or the task waits for ever.
+                     (quit (list :result dismissed))
                      (jsonrpc-error
                       (list :error (list :code (or (alist-get 'jsonrpc-error-code (cdr err)) -32603)
                                          :message (or (alist-get 'jsonrpc-error-message (cdr err))
@@ -517,7 +535,7 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
   "Answer the request METHOD with PARAMS that arrived on CONN."
   (pcase method
     ('agent/readFile (agentls--read-file conn params))
-    ('agent/ask (agentls--defer-prompt conn (lambda () (agentls--ask params))))
+    ('agent/ask (agentls--defer-prompt conn (lambda () (agentls--ask params)) (list :answer nil)))
     ('window/showMessageRequest
      (agentls--defer-prompt conn (lambda () (agentls--show-message-request params))))
     ('workspace/applyEdit (agentls--apply-edit-request conn params))
@@ -949,7 +967,8 @@ Return the ApplyWorkspaceEditResult plist."
                                  (mapcar #'agentls--file-name files)
                                  (agentls--diff-buffer files (agentls-connection-root conn)))))
               (list :applied :json-false :failureReason "the user rejected the change")
-            (let ((why (agentls--commit-edit files)))
+            ;; No C-g half-way through: the edit lands whole or not at all.
+            (let ((why (let ((inhibit-quit t)) (agentls--commit-edit files))))
               (if why
                   (list :applied :json-false :failureReason why)
                 (list :applied t)))))
@@ -960,7 +979,8 @@ Return the ApplyWorkspaceEditResult plist."
   "Answer workspace/applyEdit PARAMS on CONN.
 An edit to confirm waits for the person; any other applies at once."
   (if (agentls--needs-confirmation-p (plist-get params :edit))
-      (agentls--defer-prompt conn (lambda () (agentls--apply-edit conn params t)))
+      (agentls--defer-prompt conn (lambda () (agentls--apply-edit conn params t))
+                             (list :applied :json-false :failureReason "the user rejected the change"))
     (agentls--apply-edit conn params)))
 
 ;;;; Notifications from the server

@@ -47,6 +47,14 @@ if ! env "${own[@]}" emacs --batch -Q --eval "(unless (or (require 'eglot nil t)
 		echo "emacs: eglot cannot be installed here: its test is skipped"
 fi
 
+# tmux, for the tests that run Emacs in a terminal (C-g, C-x C-c),
+# installed when missing.
+if ! command -v tmux >/dev/null 2>&1; then
+	apt_install "two tests run Emacs in a terminal under tmux" "$cache/apt-tmux.log" tmux ||
+		echo "emacs: tmux cannot be installed here: its tests are skipped"
+fi
+command -v tmux >/dev/null 2>&1 && echo "== emacs: $(tmux -V), for the tests in a terminal"
+
 if [ -z "${AGENTLS_BIN:-}" ]; then
 	mkdir -p "$cache"
 	echo "== emacs: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"
@@ -99,6 +107,12 @@ if [ $ert -ne 0 ]; then
 fi
 summary=$(grep -E '^Ran [0-9]+ tests' "$log" | tail -n 1)
 echo "emacs: ${summary:-no ERT summary (Emacs exited $ert)}"
+# ERT counts a test that quit (C-g escaping it) as neither passed nor failed.
+quits=$(grep -cE '^ +QUIT ' "$log" || true)
+if [ "$quits" -gt 0 ]; then
+	echo "emacs: $quits ERT tests quit"
+	status=1
+fi
 skipped=$(grep -cE '^ +SKIPPED ' "$log" || true)
 if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
 	echo "emacs: $skipped ERT tests skipped, which CI does not allow"

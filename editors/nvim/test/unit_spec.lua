@@ -190,21 +190,24 @@ test('applyEdit with save_edits off leaves the edit in the buffer only', functio
   R.eq({ 'HELLO' }, R.buf_lines(reverse.loaded_buffer(d .. '/k.txt')), 'buffer')
 end)
 
-test('applyEdit asks before an edit that needs confirmation, and a rejection applies nothing', function()
+test('applyEdit shows an edit that needs confirmation as a diff first, and a rejection applies nothing', function()
   local d = R.tmpdir()
   R.write(d .. '/p.txt', 'hello\n')
-  local rec = R.stub_ui({ 'Reject', 'Apply' })
   local params = {
-    label = 'agentls: edit p.txt',
+    label = 'agentls: update p.txt',
     edit = {
       documentChanges = { text_edit(d, 'p.txt', nil, 'a1') },
-      changeAnnotations = { a1 = { label = 'edit p.txt', needsConfirmation = true, description = '-hello\n+HELLO' } },
+      changeAnnotations = { a1 = { label = 'agentls: update p.txt', needsConfirmation = true, description = '+1 -1 lines' } },
     },
   }
+  vim.api.nvim_feedkeys('q', 't', false)
   R.eq({ applied = false, failureReason = 'rejected by the user' }, reverse.apply_edit(params, { root = d, save_edits = true }), 'rejected')
   R.eq('hello\n', R.read(d .. '/p.txt'), 'disk after rejection')
-  R.contains({ rec.select[1].opts.prompt }, 'update p.txt', 'prompt names the file')
-  R.contains({ rec.select[1].opts.prompt }, '+HELLO', 'prompt shows the change')
+  local shown = require('agentls.review').last.lines
+  R.contains(shown, 'update p.txt', 'the review names the file')
+  R.contains(shown, '-hello', 'and shows the change')
+  R.contains(shown, '+HELLO', 'both sides')
+  vim.api.nvim_feedkeys('y\r', 't', false)
   R.eq({ applied = true }, reverse.apply_edit(params, { root = d, save_edits = true }), 'accepted')
   R.eq('HELLO\n', R.read(d .. '/p.txt'), 'disk after acceptance')
 end)

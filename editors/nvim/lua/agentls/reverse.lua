@@ -247,17 +247,10 @@ end
 local function needs_confirmation(edit)
   for _, a in pairs(edit.changeAnnotations or {}) do
     if type(a) == 'table' and a.needsConfirmation then
-      return true, a
+      return true
     end
   end
   return false
-end
-
-local function relative(fname, root)
-  if root and fname:sub(1, #root + 1) == root .. '/' then
-    return fname:sub(#root + 2)
-  end
-  return fname
 end
 
 -- stale_version reports the first TextDocumentEdit whose version is older
@@ -321,38 +314,38 @@ local function make_parents(edit)
   end
 end
 
+-- current_text is a file's text as agent/readFile answers it: its loaded
+-- buffer's, else the disk's; nil when it cannot be read.
+local function current_text(fname)
+  local b = M.loaded_buffer(fname)
+  if b then
+    return M.buffer_text(b)
+  end
+  return read_disk(fname)
+end
+
 -- apply_edit answers workspace/applyEdit. Edits land in buffers (undoable)
 -- through Neovim's own apply_workspace_edit. An edit whose annotations need
--- confirmation is shown first and applied only when the person accepts.
+-- confirmation is shown first as a diff (agentls.review) and only what the
+-- person accepts of it is applied: every hunk, some, or none.
 -- With opts.save_edits, buffers the person had not modified are written.
 function M.apply_edit(params, opts)
   if type(params) ~= 'table' or type(params.edit) ~= 'table' then
     return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: "edit" must be a WorkspaceEdit')
   end
-  local edit, root = params.edit, opts.root
-  local files = edit_files(edit)
-  local confirm, annotation = needs_confirmation(edit)
-  if confirm then
-    local names = {}
-    for _, f in ipairs(files) do
-      table.insert(names, f.kind .. ' ' .. relative(f.fname, root))
+  local edit = params.edit
+  if needs_confirmation(edit) then
+    local accepted, why = require('agentls.review').run(params, {
+      root = opts.root,
+      offset_encoding = opts.offset_encoding,
+      read = current_text,
+    })
+    if not accepted then
+      return { applied = false, failureReason = why }
     end
-    local prompt = (params.label or annotation.label or 'Apply the edit?') .. ' (' .. table.concat(names, ', ') .. ')'
-    if annotation.description and annotation.description ~= '' then
-      prompt = prompt .. '\n' .. annotation.description
-    end
-    local choice, ok = M.await(function(done)
-      vim.ui.select({ 'Apply', 'Reject' }, { prompt = 'agentls: ' .. prompt, kind = 'agentls.edit' }, function(c)
-        done(c)
-      end)
-    end)
-    if not ok then
-      async_ui_warning('an edit confirmation')
-    end
-    if choice ~= 'Apply' then
-      return { applied = false, failureReason = 'rejected by the user' }
-    end
+    edit = accepted
   end
+  local files = edit_files(edit)
   local stale = stale_version(edit)
   if stale then
     return { applied = false, failureReason = 'the document changed since the edit was made: ' .. stale }
