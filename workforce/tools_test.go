@@ -16,9 +16,8 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/ from what the code generates")
 
 // toolHarness is an engine over a workspace whose worker makes, in its
 // first turn, the calls a test gives it: they go through the worker's
@@ -61,7 +60,7 @@ func (h *toolHarness) run(calls ...clients.ToolCall) (*api.RunResult, []clients.
 		c.ID = fmt.Sprintf("call_%d", i+1)
 		h.calls[i] = c
 	}
-	res, err := h.e.Run(ctxT(h.t), api.RunParams{Prompt: "use the tools"}, h.settings)
+	res, err := h.e.Run(testkit.Context(h.t), api.RunParams{Prompt: "use the tools"}, h.settings)
 	if err != nil {
 		h.t.Fatalf("run: %v", err)
 	}
@@ -147,53 +146,34 @@ type goldenTool struct {
 // TestToolSchemas holds every tool the models are given (the workers' and
 // the coordinator's plan) to its golden file, testdata/tools/NAME.json, so
 // that a change of a schema or a description is a reviewed diff. With
-// -update it rewrites them.
+// -update it rewrites them and removes those of tools that are gone.
 func TestToolSchemas(t *testing.T) {
-	all := append(slices.Clip(toolkit), planTool)
+	update := flag.Lookup("update").Value.String() == "true" // testkit's flag
 	dir := filepath.Join("testdata", "tools")
 	want := map[string]bool{}
-	for _, tl := range all {
-		name := tl.Name + ".json"
-		want[name] = true
+	for _, tl := range append(slices.Clip(toolkit), planTool) {
 		var b bytes.Buffer
 		if err := json.Indent(&b, mustJSON(t, goldenTool{tl.Name, tl.Description, tl.Parameters}), "", "  "); err != nil {
 			t.Fatal(err)
 		}
 		b.WriteByte('\n')
-		path := filepath.Join(dir, name)
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		golden, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%s: %v (go test ./workforce -run TestToolSchemas -update writes it)", tl.Name, err)
-			continue
-		}
-		if !bytes.Equal(golden, b.Bytes()) {
-			t.Errorf("%s is not as %s has it (review the change, then go test ./workforce -run TestToolSchemas -update):\ngot:\n%s\nwant:\n%s", tl.Name, path, b.Bytes(), golden)
-		}
+		want[tl.Name+".json"] = true
+		testkit.Golden(t, filepath.Join(dir, tl.Name+".json"), b.String())
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		if want[e.Name()] {
-			continue
-		}
-		if *update {
+		switch {
+		case want[e.Name()]:
+		case update:
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
 				t.Fatal(err)
 			}
-			continue
+		default:
+			t.Errorf("%s is the golden file of no tool (-update removes it)", filepath.Join(dir, e.Name()))
 		}
-		t.Errorf("%s is the golden file of no tool (-update removes it)", filepath.Join(dir, e.Name()))
 	}
 }
 
