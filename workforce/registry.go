@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -157,8 +158,7 @@ func (tl *tool) decode(raw json.RawMessage, p any) error {
 	if len(missing) > 0 {
 		return required(name, missing...)
 	}
-	for _, k := range tl.names() {
-		s, _ := tl.property(k)
+	for k, s := range tl.properties() {
 		if s.MinLength == nil || obj[k] == nil {
 			continue
 		}
@@ -181,13 +181,25 @@ func (tl *tool) property(k string) (*jsonschema.Schema, bool) {
 	return tl.schema.Properties.Get(k)
 }
 
+// properties are the schemas of the tool's arguments, in order.
+func (tl *tool) properties() iter.Seq2[string, *jsonschema.Schema] {
+	return func(yield func(string, *jsonschema.Schema) bool) {
+		if tl.schema.Properties == nil {
+			return
+		}
+		for k, s := range tl.schema.Properties.FromOldest() {
+			if !yield(k, s) {
+				return
+			}
+		}
+	}
+}
+
 // names lists the tool's arguments in the schema's order.
 func (tl *tool) names() []string {
 	var out []string
-	if tl.schema.Properties != nil {
-		for k := range tl.schema.Properties.KeysFromOldest() {
-			out = append(out, k)
-		}
+	for k := range tl.properties() {
+		out = append(out, k)
 	}
 	return out
 }
