@@ -23,6 +23,7 @@ const (
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
+	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

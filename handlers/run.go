@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
@@ -21,6 +23,7 @@ type workService struct {
 	mu     sync.Mutex
 	engine *workforce.Engine
 	models *workforce.Models
+	bridge *bridge.Listener
 	closed bool
 }
 
@@ -39,15 +42,18 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := s.opts.Getenv
-	if env == nil {
-		env = os.Getenv
-	}
-	for _, name := range clients.KeyVars {
-		s.opts.Redactor.Add(name, env(name))
+	env := s.getenv()
+	s.learnKeys()
+	tools, err := s.MCP()
+	if err != nil {
+		return nil, err
 	}
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
 	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
+	w.bridge = bridge.New(bridge.Options{
+		Dir: filepath.Join(ws.StateDir, "bridge"), Executable: s.opts.bridgeExecutable,
+		Version: s.opts.Version, Log: s.log, Redactor: s.opts.Redactor,
+	}, nil)
 	w.engine, err = workforce.New(workforce.Config{
 		Root:     s.Root(),
 		Editor:   s.editor,
@@ -56,8 +62,32 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Models:   w.models,
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
+		Tools:    mcpTools{tools},
+		Bridge:   w.bridge,
 	})
-	return w.engine, err
+	if err != nil {
+		return nil, err
+	}
+	w.bridge.SetHost(w.engine)
+	return w.engine, nil
+}
+
+func (s *Server) getenv() func(string) string {
+	if s.opts.Getenv != nil {
+		return s.opts.Getenv
+	}
+	return os.Getenv
+}
+
+// learnKeys teaches the Redactor the API keys the model clients read, once:
+// no command, MCP server, log or notification gets them.
+func (s *Server) learnKeys() {
+	s.keysOnce.Do(func() {
+		env := s.getenv()
+		for _, name := range clients.KeyVars {
+			s.opts.Redactor.Add(name, env(name))
+		}
+	})
 }
 
 // closeWork stops every task and waits until each has ended and written its
@@ -66,10 +96,13 @@ func (s *Server) closeWork() {
 	w := &s.work
 	w.mu.Lock()
 	w.closed = true
-	engine, models := w.engine, w.models
+	engine, models, br := w.engine, w.models, w.bridge
 	w.mu.Unlock()
 	if engine != nil {
 		engine.Close()
+	}
+	if br != nil {
+		br.Close()
 	}
 	if models != nil {
 		if err := models.Close(); err != nil {

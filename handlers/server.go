@@ -53,6 +53,12 @@ type Options struct {
 	Redactor *redact.Redactor
 
 	secured bool // Redactor set and Log wrapped
+
+	// bridgeExecutable is the agentls binary the bridge's entries start
+	// (tests; "": this process's executable).
+	bridgeExecutable string
+	// onServer is told the Server Serve made (tests).
+	onServer func(*Server)
 }
 
 // secure fills in the Redactor and wraps the logger with it, once.
@@ -91,6 +97,9 @@ type Server struct {
 	track trackingService
 	work  workService
 	sweep sweepService
+	mcp   mcpService
+
+	keysOnce sync.Once
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -179,6 +188,7 @@ var methods = map[string]method{
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

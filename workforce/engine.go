@@ -73,6 +73,11 @@ type Config struct {
 	// Shell runs a command when the editor cannot (nil: RunShell). Tests
 	// replace it.
 	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
+	// Tools offers the MCP servers' tools to workers (nil: none).
+	Tools ToolSource
+	// Bridge serves the editor's tools to external agents (nil: MCPEntry
+	// fails with ErrNoBridge).
+	Bridge Bridge
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
@@ -93,12 +98,12 @@ type Engine struct {
 	order   []string         // ended, oldest first
 	runs    int              // agent/run calls so far (the N of a script's "N:" keys, docs/MODELS.md)
 	closed  bool
-	allowed map[string]bool // commands the person chose "Always allow" for
+	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
 
-	// extra is the workers' second source of tools, after the registry
-	// (nil: none; registry.go, toolSource).
-	extra toolSource
+	// extra is the workers' second set of tools, after the registry: the
+	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
+	extra toolSet
 }
 
 // keepEnded is how many finished tasks still answer the controls (with
@@ -132,13 +137,17 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
 	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
-	return &Engine{
+	e := &Engine{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tasks:   map[string]*task{},
 		ended:   map[string]*task{},
 		allowed: map[string]bool{},
-	}, nil
+	}
+	if cfg.Tools != nil {
+		e.extra = mcpTools{src: cfg.Tools}
+	}
+	return e, nil
 }
 
 func randomID() string {
@@ -303,16 +312,16 @@ func (e *Engine) Close() {
 	e.running.Wait()
 }
 
-// commandAllowed reports whether the person chose "Always allow" for this
-// command in this process.
-func (e *Engine) commandAllowed(cmd string) bool {
+// allowedBefore reports whether the person chose "Always allow" for this
+// key ("command:<line>", "mcp:<tool>") in this process.
+func (e *Engine) allowedBefore(key string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.allowed[cmd]
+	return e.allowed[key]
 }
 
-func (e *Engine) allowCommand(cmd string) {
+func (e *Engine) allow(key string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.allowed[cmd] = true
+	e.allowed[key] = true
 }

@@ -286,14 +286,14 @@ var builtins = newRegistry(
 // toolkit is what the worker's model is given of the built-in tools.
 var toolkit = builtins.specs()
 
-// toolSource is a second source of tools for workers, after the registry:
-// the MCP servers' tools. The registry is consulted first, so a source
-// cannot shadow a built-in tool.
-type toolSource interface {
-	// tools lists the source's tools for w's next turn; ctx bounds any
-	// wait (servers that start on their first need).
+// toolSet is a second set of tools for workers, after the registry: the
+// MCP servers' tools (mcpTools). The registry is consulted first, so a set
+// can neither shadow nor duplicate a built-in tool.
+type toolSet interface {
+	// tools lists the set's tools for w's next turn; ctx bounds any wait
+	// (servers that start on their first need).
 	tools(ctx context.Context, w *worker) []clients.Tool
-	// call runs c for w when the source has the tool c names (handled:
-	// true), or reports that it has none of that name (handled: false).
+	// call runs c for w when the set has the tool c names (handled: true),
+	// or reports that it has none of that name (handled: false).
 	call(ctx context.Context, w *worker, c clients.ToolCall) (r result, handled bool)
 }

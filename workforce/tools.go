@@ -17,6 +17,8 @@ import (
 
 // call runs one tool call and tells the person (toolCall, toolResult).
 func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
+	w.toolMu.Lock()
+	defer w.toolMu.Unlock()
 	t := w.t
 	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
 	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
@@ -33,7 +35,7 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 }
 
 // dispatch runs one tool call: a tool of the registry, else one of the
-// engine's second source, else an error that lists the tools.
+// engine's second set (the MCP tools), else an error that lists the tools.
 func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 	if tl := builtins.byName[c.Name]; tl != nil {
 		return tl.run(ctx, w, c.Arguments)
@@ -50,7 +52,7 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 }
 
 // offer lists the tools of the worker's next turn: the registry's, then
-// those of the second source, if the engine has one, but a name already
+// those of the second set, if the engine has one, but a name already
 // offered (the providers refuse two tools of one name).
 func (w *worker) offer(ctx context.Context) []clients.Tool {
 	w.offered = toolkit

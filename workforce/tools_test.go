@@ -365,18 +365,18 @@ func TestDispatcher(t *testing.T) {
 	})
 }
 
-// echoSource is a second source of tools with one tool, mcp__t__echo, that
+// echoSet is a second set of tools with one tool, mcp__t__echo, that
 // answers with its arguments; it records the names it was asked to call.
-type echoSource struct{ asked []string }
+type echoSet struct{ asked []string }
 
-func (s *echoSource) tools(context.Context, *worker) []clients.Tool {
+func (s *echoSet) tools(context.Context, *worker) []clients.Tool {
 	return []clients.Tool{
 		{Name: "mcp__t__echo", Description: "Echo the arguments.", Parameters: json.RawMessage(`{"type":"object"}`)},
 		{Name: "read_file", Description: "A second read_file that must never run."},
 	}
 }
 
-func (s *echoSource) call(_ context.Context, _ *worker, c clients.ToolCall) (result, bool) {
+func (s *echoSet) call(_ context.Context, _ *worker, c clients.ToolCall) (result, bool) {
 	s.asked = append(s.asked, c.Name)
 	if c.Name != "mcp__t__echo" && c.Name != "read_file" {
 		return result{}, false
@@ -384,9 +384,9 @@ func (s *echoSource) call(_ context.Context, _ *worker, c clients.ToolCall) (res
 	return result{content: "echo " + string(c.Arguments)}, true
 }
 
-func TestSecondToolSource(t *testing.T) {
+func TestSecondToolSet(t *testing.T) {
 	h := newToolHarness(t, map[string]string{"a.txt": "alpha\n"})
-	src := &echoSource{}
+	src := &echoSet{}
 	h.e.extra = src
 	_, results := h.run(
 		call("mcp__t__echo", map[string]any{"x": 1}),
@@ -396,23 +396,23 @@ func TestSecondToolSource(t *testing.T) {
 	if len(results) != 3 {
 		t.Fatalf("results = %+v", results)
 	}
-	t.Run("offers the source's tools after the registry's, but a name the registry has", func(t *testing.T) {
+	t.Run("offers the set's tools after the registry's, but a name the registry has", func(t *testing.T) {
 		tools := h.m.requests("1")[0].Tools
 		if len(tools) != len(toolkit)+1 || tools[0].Name != "read_file" || tools[len(toolkit)].Name != "mcp__t__echo" {
 			t.Errorf("tools = %+v", tools)
 		}
 	})
-	t.Run("hands the source a call of its tool", func(t *testing.T) {
+	t.Run("hands the set a call of its tool", func(t *testing.T) {
 		if r := results[0]; r.IsError || r.Content != `echo {"x":1}` {
 			t.Errorf("result = %+v", r)
 		}
 	})
-	t.Run("consults the registry first, so the source cannot shadow a built-in tool", func(t *testing.T) {
+	t.Run("consults the registry first, so the set cannot shadow a built-in tool", func(t *testing.T) {
 		if r := results[1]; r.IsError || !strings.Contains(r.Content, "alpha") {
 			t.Errorf("result = %+v", r)
 		}
 		if slices.Contains(src.asked, "read_file") {
-			t.Errorf("the source was asked for read_file: %v", src.asked)
+			t.Errorf("the set was asked for read_file: %v", src.asked)
 		}
 	})
 	t.Run("lists the tools of both when neither has the name", func(t *testing.T) {
