@@ -11,6 +11,7 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -26,6 +27,7 @@ const (
 	MethodModels        = "agent/models"
 	MethodCheckModel    = "agent/checkModel"
 	MethodIntents       = "agent/intents"
+	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

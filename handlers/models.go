@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"os"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
@@ -12,19 +11,6 @@ import (
 // sourceCheckModel names agent/checkModel's model in the words of its
 // verdict.
 const sourceCheckModel = "agent/checkModel model"
-
-// getenv reads the environment of docs/MODELS.md; the API keys it holds
-// are known to the redactor before anything that read them is sent.
-func (s *Server) getenv() func(string) string {
-	env := s.opts.Getenv
-	if env == nil {
-		env = os.Getenv
-	}
-	for _, name := range clients.KeyVars {
-		s.opts.Redactor.Add(name, env(name))
-	}
-	return env
-}
 
 // modelOptions are the clients' options for the calls that ask providers
 // about their models (no retries are reported: those calls make none).
@@ -36,6 +22,7 @@ func (s *Server) modelOptions(source string) clients.Options {
 // current model marked, each provider that failed with its problem.
 func (s *Server) models(ctx context.Context, _ struct{}) (*api.ModelsResult, error) {
 	env := s.getenv()
+	s.learnKeys()
 	res := clients.ListModels(ctx, s.Settings().Model, env, s.modelOptions(""))
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -47,6 +34,7 @@ func (s *Server) models(ctx context.Context, _ struct{}) (*api.ModelsResult, err
 // result saying why, never an error.
 func (s *Server) checkModel(ctx context.Context, p api.CheckModelParams) (*api.CheckModelResult, error) {
 	env := s.getenv()
+	s.learnKeys()
 	spec, source := s.Settings().Model, ""
 	if p.Model != "" {
 		spec, source = p.Model, sourceCheckModel

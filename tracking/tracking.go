@@ -52,7 +52,9 @@ func RewrittenFiles() []string { return []string{trace.MapRelPath} }
 
 // Workspace is the tracking of one workspace.
 type Workspace struct {
-	Root     string
+	Root string
+	// StateDir is the state directory (docs/PROTOCOL.md §6).
+	StateDir string
 	Heat     *heat.Map
 	Intents  *intents.Store
 	Trace    *trace.Log
@@ -95,6 +97,7 @@ func Open(cfg Config) (*Workspace, error) {
 	})
 	w := &Workspace{
 		Root:     cfg.Root,
+		StateDir: state,
 		Heat:     heat.New(cfg.Heat, ho),
 		Intents:  in,
 		Sessions: reg,
