@@ -237,8 +237,9 @@ func CheckModel(ctx context.Context, spec string, env func(string) string, opts 
 			// not pulled.
 			return unknownModel(res, c.listEP.baseURL, provider, name, names), nil
 		}
-	case errors.Is(listErr, ErrModelNotFound) || errors.Is(listErr, ErrBadRequest) || errors.Is(listErr, ErrBadResponse):
+	case provider != "ollama" && (errors.Is(listErr, ErrModelNotFound) || errors.Is(listErr, ErrBadRequest) || errors.Is(listErr, ErrBadResponse)):
 		// A server without a model list: the one-token request decides.
+		// (Every Ollama has one: a URL without it is not Ollama.)
 	default:
 		res.Problem, res.Message = describe(listErr, c.listEP, env, name)
 		return res, nil
@@ -362,7 +363,8 @@ func describe(err error, ep *endpoint, env func(string) string, model string) (s
 		msg = fmt.Sprintf("%s failed%s%s; try again later", where, status, said)
 	case errors.Is(err, ErrBadResponse):
 		problem = api.ProblemBadAnswer
-		msg = fmt.Sprintf("%s answered something that is not %s's API%s; %s", where, ep.provider, said, urlHint)
+		name := map[string]string{"openai": "an OpenAI-compatible", "anthropic": "Anthropic's", "ollama": "Ollama's"}[ep.provider]
+		msg = fmt.Sprintf("%s answered something that is not %s API%s; %s", where, name, said, urlHint)
 	default:
 		problem = api.ProblemRefused
 		msg = fmt.Sprintf("%s refused the request%s%s", where, status, said)

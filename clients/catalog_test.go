@@ -405,6 +405,17 @@ func TestCheckModel(t *testing.T) {
 			wantSays: []string{"rate limiting", "try again later"}, requests: 1,
 		},
 		{
+			name: "a URL that answers something other than Ollama says so, with its variable",
+			spec: "ollama:llama3",
+			fake: fake{list: func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = io.WriteString(w, "<html>a router's login page</html>")
+			}},
+			env:      ollamaEnv,
+			want:     api.CheckModelResult{Model: "ollama:llama3", Source: "initializationOptions.model", Problem: api.ProblemBadAnswer},
+			wantSays: []string{"answered something that is not Ollama's API", "OLLAMA_HOST is its address"},
+		},
+		{
 			name:     "a provider that fails says so",
 			spec:     "anthropic:claude-sonnet-4-5",
 			fake:     fake{list: failing(500, "anthropic_500.json")},
