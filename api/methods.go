@@ -24,6 +24,9 @@ const (
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
+	MethodModels        = "agent/models"
+	MethodCheckModel    = "agent/checkModel"
+	MethodIntents       = "agent/intents"
 	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"

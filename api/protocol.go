@@ -350,11 +350,14 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt        string         `json:"prompt"`
-	TaskID        string         `json:"taskId,omitempty"`
-	SessionID     string         `json:"sessionId,omitempty"`
-	EditMode      string         `json:"editMode,omitempty"`
-	IntentID      string         `json:"intentId,omitempty"`
+	Prompt    string `json:"prompt"`
+	TaskID    string `json:"taskId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EditMode  string `json:"editMode,omitempty"`
+	IntentID  string `json:"intentId,omitempty"`
+	// Model overrides the model setting for this run ("provider:name",
+	// docs/MODELS.md).
+	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
 }
 
@@ -422,7 +425,10 @@ type RunResult struct {
 	Summary   string    `json:"summary"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
-	Usage     Usage     `json:"usage"`
+	// Applied and Rejected count Changes by their applied flag.
+	Applied  int   `json:"applied"`
+	Rejected int   `json:"rejected"`
+	Usage    Usage `json:"usage"`
 }
 
 // StopParams are the params of agent/stop.
@@ -618,6 +624,10 @@ type TaskEvent struct {
 	InputTokens  int64           `json:"inputTokens,omitempty"`
 	OutputTokens int64           `json:"outputTokens,omitempty"`
 	State        string          `json:"state,omitempty"`
+	// Applied and Rejected are set on the stateChanged event that ends a
+	// task: the counts of its changes applied and not applied.
+	Applied  *int `json:"applied,omitempty"`
+	Rejected *int `json:"rejected,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

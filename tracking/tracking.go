@@ -179,3 +179,33 @@ func (w *Workspace) Session(p api.SessionParams) (api.SessionResult, error) {
 func (w *Workspace) DeleteSession(p api.SessionParams) (api.Empty, error) {
 	return api.Empty{}, w.Sessions.Delete(p.SessionID)
 }
+
+// IntentList answers agent/intents: the intents of the file, in its order,
+// each marked selectable unless it is completed. A broken file is no
+// error: the result says why it cannot be used.
+func (w *Workspace) IntentList() api.IntentsResult {
+	res := api.IntentsResult{Intents: []api.IntentInfo{}}
+	list, err := w.Intents.Intents()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, in := range list {
+		res.Intents = append(res.Intents, api.IntentInfo{
+			ID: in.ID, Name: in.Name, Status: in.Status,
+			OwnedScope:         nonNil(in.OwnedScope),
+			Constraints:        nonNil(in.Constraints),
+			AcceptanceCriteria: nonNil(in.AcceptanceCriteria),
+			Selectable:         !in.Completed(),
+		})
+	}
+	return res
+}
+
+// nonNil keeps an absent list as [] on the wire.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

@@ -349,12 +349,14 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
+		res.Applied, res.Rejected = countChanges(res.Changes)
 		sessionState = t.state
 		if t.interrupted {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
-		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
+		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
+			Applied: &res.Applied, Rejected: &res.Rejected}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
@@ -366,6 +368,19 @@ func (t *task) end() *api.RunResult {
 	t.out.close()
 	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
+}
+
+// countChanges counts the changes applied and those not applied (refused
+// by the person or the editor, or failed).
+func countChanges(changes []api.Change) (applied, rejected int) {
+	for _, c := range changes {
+		if c.Applied {
+			applied++
+		} else {
+			rejected++
+		}
+	}
+	return applied, rejected
 }
 
 func (t *task) allSettledLocked() bool {
