@@ -11,6 +11,7 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -24,6 +25,10 @@ const (
 	MethodTrace         = "agent/trace"
 	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
+	MethodModels        = "agent/models"
+	MethodCheckModel    = "agent/checkModel"
+	MethodIntents       = "agent/intents"
+	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

@@ -330,6 +330,11 @@ type WorkDoneProgressCreateParams struct {
 	Token *ProgressToken `json:"token"`
 }
 
+// WorkDoneProgressCancelParams are the params of window/workDoneProgress/cancel.
+type WorkDoneProgressCancelParams struct {
+	Token *ProgressToken `json:"token"`
+}
+
 // ProgressParams are the params of $/progress.
 type ProgressParams struct {
 	Token *ProgressToken `json:"token"`
@@ -345,11 +350,14 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt        string         `json:"prompt"`
-	TaskID        string         `json:"taskId,omitempty"`
-	SessionID     string         `json:"sessionId,omitempty"`
-	EditMode      string         `json:"editMode,omitempty"`
-	IntentID      string         `json:"intentId,omitempty"`
+	Prompt    string `json:"prompt"`
+	TaskID    string `json:"taskId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EditMode  string `json:"editMode,omitempty"`
+	IntentID  string `json:"intentId,omitempty"`
+	// Model overrides the model setting for this run ("provider:name",
+	// docs/MODELS.md).
+	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
 }
 
@@ -390,6 +398,9 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// OpMCP is a trace entry of an MCP tool call that named the file and
+	// may have changed it outside the editing pipeline (docs/MCP.md).
+	OpMCP = "mcp"
 )
 
 // Change is one file change of a run.
@@ -414,7 +425,10 @@ type RunResult struct {
 	Summary   string    `json:"summary"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
-	Usage     Usage     `json:"usage"`
+	// Applied and Rejected count Changes by their applied flag.
+	Applied  int   `json:"applied"`
+	Rejected int   `json:"rejected"`
+	Usage    Usage `json:"usage"`
 }
 
 // StopParams are the params of agent/stop.
@@ -538,6 +552,8 @@ const (
 	ActionWrite        = "write"
 	ActionSearch       = "search"
 	ActionBlocked      = "blocked"
+	// ActionMCP: an MCP tool call named the file in its arguments.
+	ActionMCP = "mcp"
 )
 
 // HeatNode is one file of the heat map.
@@ -594,6 +610,8 @@ type TraceEntry struct {
 	Operation string       `json:"operation"`
 	Ranges    []TraceRange `json:"ranges"`
 	FileHash  string       `json:"fileHash"`
+	// Tool is the MCP tool of an "mcp" entry, as the model called it.
+	Tool string `json:"tool,omitempty"`
 }
 
 // TraceResult is the reply to agent/trace.
@@ -648,6 +666,10 @@ type TaskEvent struct {
 	InputTokens  int64           `json:"inputTokens,omitempty"`
 	OutputTokens int64           `json:"outputTokens,omitempty"`
 	State        string          `json:"state,omitempty"`
+	// Applied and Rejected are set on the stateChanged event that ends a
+	// task: the counts of its changes applied and not applied.
+	Applied  *int `json:"applied,omitempty"`
+	Rejected *int `json:"rejected,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

@@ -181,5 +181,6 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.settings = next
 	s.mu.Unlock()
 	s.editor.SetTimeouts(next.Timeouts)
+	s.configureMCP(next)
 	s.log.Info("settings changed")
 }

@@ -54,7 +54,9 @@ func RewrittenFiles() []string { return []string{trace.MapRelPath} }
 
 // Workspace is the tracking of one workspace.
 type Workspace struct {
-	Root     string
+	Root string
+	// StateDir is the state directory (docs/PROTOCOL.md §6).
+	StateDir string
 	Heat     *heat.Map
 	Intents  *intents.Store
 	Trace    *trace.Log
@@ -99,6 +101,7 @@ func Open(cfg Config) (*Workspace, error) {
 	})
 	w := &Workspace{
 		Root:     cfg.Root,
+		StateDir: state,
 		Heat:     heat.New(cfg.Heat, ho),
 		Intents:  in,
 		Sessions: reg,
@@ -187,4 +190,34 @@ func (w *Workspace) DeleteSession(p api.SessionParams) (api.Empty, error) {
 		w.log.Warn("the checkpoints of a deleted session were not removed", zap.String("session", p.SessionID), zap.Error(err))
 	}
 	return api.Empty{}, nil
+}
+
+// IntentList answers agent/intents: the intents of the file, in its order,
+// each marked selectable unless it is completed. A broken file is no
+// error: the result says why it cannot be used.
+func (w *Workspace) IntentList() api.IntentsResult {
+	res := api.IntentsResult{Intents: []api.IntentInfo{}}
+	list, err := w.Intents.Intents()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, in := range list {
+		res.Intents = append(res.Intents, api.IntentInfo{
+			ID: in.ID, Name: in.Name, Status: in.Status,
+			OwnedScope:         nonNil(in.OwnedScope),
+			Constraints:        nonNil(in.Constraints),
+			AcceptanceCriteria: nonNil(in.AcceptanceCriteria),
+			Selectable:         !in.Completed(),
+		})
+	}
+	return res
+}
+
+// nonNil keeps an absent list as [] on the wire.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
 }

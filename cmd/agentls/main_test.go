@@ -72,6 +72,26 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
+	t.Run("agentls mcp run by hand says it is started by agentls, with exit 2", func(t *testing.T) {
+		cmd := exec.Command(binary, "mcp")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "AGENTLS_MCP_SOCKET and AGENTLS_MCP_TOKEN are not set") {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+
+	t.Run("agentls mcp that cannot reach its sidecar exits 1 saying so", func(t *testing.T) {
+		cmd := exec.Command(binary, "mcp")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AGENTLS_MCP_SOCKET=" + filepath.Join(t.TempDir(), "gone.sock"), "AGENTLS_MCP_TOKEN=x"}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "cannot reach the agentls sidecar") {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+
 	t.Run("serves over stdio and exits 0 after shutdown", func(t *testing.T) {
 		ed := startBinary(t)
 		var res struct {
