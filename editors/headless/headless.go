@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -191,7 +190,7 @@ func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 	cmd := exec.Command(e.opts.Command[0], e.opts.Command[1:]...)
 	cmd.Dir = e.root
 	cmd.Env = e.opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if e.opts.Stderr != nil {
 		cmd.Stderr = e.opts.Stderr
 	} else {
@@ -353,7 +352,7 @@ func (e *Editor) Close() {
 		select {
 		case <-e.exited:
 		case <-time.After(2 * time.Second):
-			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(e.cmd.Process)
 			<-e.exited
 		}
 	} else {

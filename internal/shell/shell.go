@@ -1,11 +1,11 @@
 // Package shell runs a command line the way agentls runs every command: with
-// `sh -c`, in a process group of its own, stdout and stderr together and
-// capped, and the whole group killed when the command's time is up or its
-// caller gives up, so no child outlives a stopped task. The command inherits
-// this process's environment without the variables it is told to unset (the
-// secrets, docs/PROTOCOL.md §4). The headless editor (answering
-// agent/runCommand) and the sidecar (when the editor cannot run commands)
-// share it.
+// `sh -c` in a process group of its own (on Windows, `cmd.exe /d /s /c` in a
+// job object), stdout and stderr together and capped, and the whole group
+// killed when the command's time is up or its caller gives up, so no child
+// outlives a stopped task. The command inherits this process's environment
+// without the variables it is told to unset (the secrets, docs/PROTOCOL.md
+// §4). The headless editor (answering agent/runCommand) and the sidecar (when
+// the editor cannot run commands) share it.
 package shell
 
 import (
@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agentls/agentls/api"
@@ -37,18 +36,18 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration, unset 
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	cmd := exec.Command("sh", "-c", command)
+	cmd := shellCommand(command)
 	cmd.Dir = dir
 	cmd.Env = redact.Environ(os.Environ(), unset)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &capBuffer{limit: MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	// A background child holding the output open must not hold us once the
 	// command itself has ended.
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return api.RunCommandResult{ExitCode: 127, Output: "cannot start sh: " + err.Error()}
+		return api.RunCommandResult{ExitCode: 127, Output: "cannot start " + cmd.Args[0] + ": " + err.Error()}
 	}
+	killGroup := group(cmd.Process)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error
@@ -56,11 +55,11 @@ func Run(ctx context.Context, dir, command string, timeout time.Duration, unset 
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup()
 		err = <-done
 		timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killGroup()
 	code := 0
 	if err != nil {
 		code = -1
