@@ -96,6 +96,15 @@ describe('the platform packages', () => {
         ]);
       });
 
+      it('is named by the install instructions of both READMEs', () => {
+        const name = path.basename(pkg.file);
+        assert.ok(fs.readFileSync(path.join(extDir, 'README.md'), 'utf8').includes(`\`${name}\``), `editors/vscode/README.md does not name ${name}`);
+        if (t.target === 'linux-x64') {
+          const readme = fs.readFileSync(path.join(extDir, '../../README.md'), 'utf8');
+          assert.ok(readme.includes(`code --install-extension dist/vscode/${name}`), `README.md does not install ${name}`);
+        }
+      });
+
       it(`is marked for ${t.target} in its manifest`, () => {
         const manifest = pkg.entries.get('extension.vsixmanifest').read().toString('utf8');
         assert.match(manifest, new RegExp(`TargetPlatform="${t.target}"`));
