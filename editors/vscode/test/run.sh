@@ -8,8 +8,9 @@
 #   2. eslint and the strict TypeScript build
 #   3. the platform packages by scripts/package.sh: agentls cross-compiled
 #      for linux-x64, linux-arm64, darwin-x64, darwin-arm64 and win32-x64
-#      (about five minutes on 2 cores the first time, seconds once Go's
-#      build cache has them), the extension bundled, one .vsix per target
+#      (the first time 12 minutes of CPU, about seven on 2 idle cores;
+#      seconds once Go's build cache has them), the extension bundled, one
+#      .vsix per target
 #   4. unit tests (node's test runner, a vscode stub, the real agentls
 #      binary: AGENTLS_BIN, else the one packaged for this machine)
 #   5. the packaging test: each package's files, and its binary's format,
@@ -102,7 +103,7 @@ export VERSION=${VERSION:-$(git -C "$repo" describe --tags --always --dirty 2>/d
 host=$(node -p 'process.platform + "-" + process.arch')
 vsixes=$work/vsix
 step "scripts/package.sh: agentls $VERSION cross-compiled for five platforms, one .vsix each (output in ${cache#"$repo"/}/package.log)"
-echo "   (the first time this compiles every package for each platform, about five minutes on 2 cores)"
+echo "   (the first time this compiles every package for each platform, 12 minutes of CPU, about seven on 2 idle cores)"
 command -v go >/dev/null || cannot "go is not installed: the packages carry agentls built from this checkout"
 if long "packaging" scripts/package.sh "$vsixes" >"$cache/package.log" 2>&1; then
 	passed=$((passed + 1))
