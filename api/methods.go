@@ -11,6 +11,7 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -23,6 +24,7 @@ const (
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
+	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

@@ -71,11 +71,26 @@ type Caps struct {
 	ApplyEdit        bool // workspace.applyEdit
 	DocumentChanges  bool // workspace.workspaceEdit.documentChanges
 	ChangeAnnotation bool // workspace.workspaceEdit.changeAnnotationSupport
+	CreateFile       bool // "create" in workspace.workspaceEdit.resourceOperations
+	DeleteFile       bool // "delete" in workspace.workspaceEdit.resourceOperations
 	WorkDoneProgress bool // window.workDoneProgress
 	ShowMessage      bool // window.showMessage (window/showMessageRequest is part of base LSP; this records explicit support)
 	ReadFile         bool // experimental.agent.readFile
 	RunCommand       bool // experimental.agent.runCommand
 	Ask              bool // experimental.agent.ask
+}
+
+// ResourceOperation reports whether a WorkspaceEdit may hold the resource
+// operation of a change: CreateFile for api.OpCreate, DeleteFile for
+// api.OpDelete (documentChanges and the kind in resourceOperations).
+func (c Caps) ResourceOperation(op string) bool {
+	switch op {
+	case OpCreate:
+		return c.DocumentChanges && c.CreateFile
+	case OpDelete:
+		return c.DocumentChanges && c.DeleteFile
+	}
+	return false
 }
 
 // Flatten turns the wire capabilities into Caps.
@@ -86,6 +101,14 @@ func (c ClientCapabilities) Flatten() Caps {
 		if we := w.WorkspaceEdit; we != nil {
 			f.DocumentChanges = we.DocumentChanges
 			f.ChangeAnnotation = we.ChangeAnnotationSupport != nil
+			for _, op := range we.ResourceOperations {
+				switch op {
+				case OpCreate:
+					f.CreateFile = true
+				case OpDelete:
+					f.DeleteFile = true
+				}
+			}
 		}
 	}
 	if w := c.Window; w != nil {
@@ -307,6 +330,11 @@ type WorkDoneProgressCreateParams struct {
 	Token *ProgressToken `json:"token"`
 }
 
+// WorkDoneProgressCancelParams are the params of window/workDoneProgress/cancel.
+type WorkDoneProgressCancelParams struct {
+	Token *ProgressToken `json:"token"`
+}
+
 // ProgressParams are the params of $/progress.
 type ProgressParams struct {
 	Token *ProgressToken `json:"token"`
@@ -367,6 +395,9 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// OpMCP is a trace entry of an MCP tool call that named the file and
+	// may have changed it outside the editing pipeline (docs/MCP.md).
+	OpMCP = "mcp"
 )
 
 // Change is one file change of a run.
@@ -475,6 +506,8 @@ const (
 	ActionWrite        = "write"
 	ActionSearch       = "search"
 	ActionBlocked      = "blocked"
+	// ActionMCP: an MCP tool call named the file in its arguments.
+	ActionMCP = "mcp"
 )
 
 // HeatNode is one file of the heat map.
@@ -531,6 +564,8 @@ type TraceEntry struct {
 	Operation string       `json:"operation"`
 	Ranges    []TraceRange `json:"ranges"`
 	FileHash  string       `json:"fileHash"`
+	// Tool is the MCP tool of an "mcp" entry, as the model called it.
+	Tool string `json:"tool,omitempty"`
 }
 
 // TraceResult is the reply to agent/trace.

@@ -12,9 +12,10 @@ import (
 )
 
 // writeOwn carries out a change on the disk when the editor cannot
-// (no workspace/applyEdit, or no documentChanges for a create or delete).
-// The disk must still hold old, the text the change was computed from:
-// otherwise the change is refused as a conflict.
+// (no workspace/applyEdit, or a delete the client's resourceOperations do
+// not hold; a create they do not hold is createOwn's). The disk must still hold old, the text the change was computed
+// from: otherwise the change is refused as a conflict. Every write is
+// fsutil.Write's: atomic, the file's mode kept, a create exclusive.
 func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
 	if op != api.OpCreate {
 		b, err := os.ReadFile(rp.Abs)
@@ -28,13 +29,13 @@ func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
 	var err error
 	switch op {
 	case api.OpCreate:
-		if err = os.MkdirAll(filepath.Dir(rp.Abs), 0o755); err == nil {
-			err = w.writeAtomic(rp.Abs, next, true)
-		}
+		err = w.write(rp, next, true)
 	case api.OpDelete:
-		err = os.Remove(rp.Abs)
+		if err = os.Remove(rp.Abs); err == nil {
+			err = fsutil.SyncDir(filepath.Dir(rp.Abs))
+		}
 	default:
-		err = w.writeAtomic(rp.Abs, next, false)
+		err = w.write(rp, next, false)
 	}
 	if err != nil {
 		if errors.Is(err, ErrExists) {
@@ -45,63 +46,67 @@ func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
 	return nil
 }
 
-// writeAtomic replaces (or, with create, creates) the file abs with data so
-// that a reader sees the old file or the new one, never a mix, and a crash
-// leaves the old file whole: the data goes to a temporary file in the same
-// directory, is synced, gets the old file's mode, and is renamed over abs
-// (linked, for a create, so an existing file is never clobbered); then the
-// directory is synced.
-func (w *Workspace) writeAtomic(abs, data string, create bool) (err error) {
-	dir := filepath.Dir(abs)
-	mode := fs.FileMode(0o644)
-	if !create {
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return err
-		}
-		mode = fi.Mode().Perm()
+// write replaces rp with data, or with create makes it (and its
+// directories) and never replaces a file: one that appeared meanwhile fails
+// the write with ErrExists.
+func (w *Workspace) write(rp Path, data string, create bool) error {
+	err := fsutil.Write(rp.Abs, []byte(data), fsutil.WriteOptions{
+		Perm: 0o644, Exclusive: create, MkdirAll: create, Rename: w.renameFn,
+	})
+	if create && errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s appeared meanwhile; read it before changing it", ErrExists, rp.Rel)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".agentls-*")
+	return err
+}
+
+// createOwn creates rp on disk with data, atomically and exclusively, with
+// the directories it lacks, for a client that cannot create files through
+// an edit. undo takes the file and those directories away again, as long
+// as they are as createOwn left them.
+func (w *Workspace) createOwn(rp Path, data string) (undo func(), err error) {
+	var dirs []string // missing directories, deepest first
+	for d := filepath.Dir(rp.Abs); d != w.root && len(d) > len(w.root); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		dirs = append(dirs, d)
+	}
+	if err := w.write(rp, data, true); err != nil {
+		if errors.Is(err, ErrExists) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: creating %s: %w", ErrNotApplied, rp.Rel, err)
+	}
+	made, err := os.Lstat(rp.Abs)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%w: creating %s: %w", ErrNotApplied, rp.Rel, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.WriteString(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if create {
-		err = os.Link(tmp, abs)
-		switch {
-		case errors.Is(err, fs.ErrExist):
-			return fmt.Errorf("%w: %s appeared meanwhile", ErrExists, abs)
-		case err != nil:
-			// no hard links here: check, then rename
-			if _, serr := os.Lstat(abs); serr == nil {
-				return fmt.Errorf("%w: %s appeared meanwhile", ErrExists, abs)
+	return func() {
+		// Only the file made here goes: one an editor saved over it
+		// meanwhile is no longer ours to remove.
+		if fi, err := os.Lstat(rp.Abs); err == nil && os.SameFile(fi, made) {
+			if b, err := os.ReadFile(rp.Abs); err == nil && string(b) == data {
+				os.Remove(rp.Abs)
 			}
-			if err = w.renameFn(tmp, abs); err != nil {
-				return err
-			}
-		default:
-			os.Remove(tmp)
 		}
-	} else if err = w.renameFn(tmp, abs); err != nil {
-		return err
+		for _, d := range dirs {
+			if os.Remove(d) != nil { // not empty: something else lives there now
+				break
+			}
+		}
+	}, nil
+}
+
+// checkDisk makes sure an editor that answered applied: true to a
+// CreateFile or DeleteFile did it on disk: a client may claim so and keep
+// the new file in an unsaved buffer, or the old one on disk.
+func (w *Workspace) checkDisk(rp Path, op string) error {
+	_, err := os.Lstat(rp.Abs)
+	switch {
+	case op == api.OpCreate && err != nil:
+		return fmt.Errorf("%w: the editor answered that it created %s, but there is no such file on disk", ErrNotApplied, rp.Rel)
+	case op == api.OpDelete && err == nil:
+		return fmt.Errorf("%w: the editor answered that it deleted %s, but the file is still on disk", ErrNotApplied, rp.Rel)
 	}
-	return fsutil.SyncDir(dir)
+	return nil
 }

@@ -17,8 +17,12 @@ type Change struct {
 	Path      string // workspace-relative
 	Operation string // api.OpCreate, api.OpUpdate or api.OpDelete
 	Applied   bool
-	Reason    string // why it was not applied ("" when it was)
-	Diff      string // unified diff of the change
+	// Reason is why it was not applied; for a change the person accepted
+	// only part of, how much landed ("" for a change applied whole).
+	Reason string
+	// Diff is the unified diff of the change: of what landed, when the
+	// person accepted only part of a proposal.
+	Diff string
 	// NewContent is the file after the change ("" after a delete), and Spans
 	// its changed lines (1-based, inclusive), for the trace log.
 	NewContent string
@@ -137,7 +141,7 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		ch.Spans = d.Spans()
 	}
 
-	mode, err := a.task.apply(ctx, rp, op, cur, next, d)
+	mode, landed, err := a.task.apply(ctx, rp, op, cur, next, d)
 	if err != nil {
 		w.log.Info("change not applied", zap.String("task", a.who.TaskID), zap.String("agent", a.who.AgentID),
 			zap.String("path", rp.Rel), zap.String("operation", op), zap.Error(err))
@@ -147,11 +151,40 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	if op == api.OpDelete {
 		a.forget(rp.Rel)
 	} else {
-		a.remember(rp.Rel, next)
+		a.remember(rp.Rel, landed)
 	}
 	w.accessed(a.who, rp.Rel, api.ActionWrite)
+	if op != api.OpDelete && landed != next {
+		// The person took only part of the proposal: what is recorded
+		// (the run's changes, the trace, the events) is what landed.
+		ld := ComputeDiff(cur, landed)
+		ch.Diff, ch.NewContent, ch.Spans = ld.Unified(from, to), landed, ld.Spans()
+		ch.Reason = partialReason(d, ld)
+		w.log.Info("change applied in part", zap.String("task", a.who.TaskID), zap.String("agent", a.who.AgentID),
+			zap.String("path", rp.Rel), zap.String("operation", op), zap.String("reason", ch.Reason))
+		ch.Text = partialText(rp.Rel, ch.Reason, ch.Diff)
+		return ch, nil
+	}
 	ch.Text = changeText(rp.Rel, op, stage, mode, a.task.Branch(), d)
 	return ch, nil
+}
+
+// partialReason says how much of a proposed change landed.
+func partialReason(proposed, landed *Diff) string {
+	pa, pd := proposed.Stat()
+	la, ld := landed.Stat()
+	return fmt.Sprintf("applied in part: the user accepted +%d -%d of the +%d -%d lines proposed", la, ld, pa, pd)
+}
+
+// partialText tells the model what of its change landed, with the diff of
+// it (its first 40 lines).
+func partialText(rel, reason, diff string) string {
+	s := fmt.Sprintf("Updated %s, %s; the rest was rejected and is not in the file. What landed:\n\n", rel, reason)
+	lines := strings.SplitAfter(diff, "\n")
+	if len(lines) > 40 {
+		lines = append(lines[:40], fmt.Sprintf("… %d more diff lines\n", len(lines)-40))
+	}
+	return s + strings.Join(lines, "") + "\nRead the file again before changing it further."
 }
 
 func changeText(rel, op, stage, mode, branch string, d *Diff) string {
@@ -184,45 +217,102 @@ const (
 )
 
 // apply carries a change out in the task's edit mode and returns the mode
-// used. It returns nil only when the change is in the editor (or on disk).
-func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (string, error) {
+// used and the text the file holds after it: next, unless the person
+// accepted only part of a proposed edit. It returns nil only when the
+// change is in the editor (or on disk).
+//
+// How a change reaches the editor (docs/PROTOCOL.md §4): an update is a text
+// edit. A create or a delete is a CreateFile or DeleteFile in the edit only
+// when the client declared that kind in resourceOperations. Otherwise the
+// sidecar creates the file itself (atomically, exclusively) and the edit
+// replaces the file's whole text with itself, so the editor's buffer shows
+// it — the file goes again if the edit is not applied — or it deletes the
+// file itself. Such a change is confirmed in propose mode with a message:
+// an annotated edit would show the person nothing to confirm. Without
+// workspace/applyEdit the sidecar writes every change itself.
+func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (mode, landed string, err error) {
 	w := t.ws
-	mode, err := t.effectiveMode(ctx)
+	mode, err = t.effectiveMode(ctx)
 	if err != nil {
-		return mode, err
+		return mode, "", err
 	}
 	caps := w.ed.Caps()
-	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation
+	resource := caps.ResourceOperation(op)
+	viaEdit := caps.ApplyEdit && (op != api.OpDelete || resource)
+	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation &&
+		(op == api.OpUpdate || resource)
 	if mode == api.EditPropose && !annotated {
 		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
-			return mode, err
+			return mode, "", err
 		}
 	}
-	if caps.ApplyEdit && (op == api.OpUpdate || caps.DocumentChanges) {
-		wait := api.Machine
+	if !viaEdit {
+		return mode, next, w.writeOwn(rp, op, old, next)
+	}
+	var undo func()
+	if op == api.OpCreate && !resource {
+		if undo, err = w.createOwn(rp, next); err != nil {
+			return mode, "", err
+		}
+	}
+	wait := api.Machine
+	if annotated {
+		wait = api.Human
+	}
+	res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, resource, annotated), wait)
+	if (err != nil || !res.Applied) && undo != nil {
+		if errors.Is(err, api.ErrUnsupported) {
+			return mode, next, nil // the file is on disk; the editor cannot be told
+		}
+		undo()
+	}
+	switch {
+	case err == nil && res.Applied:
+		if resource {
+			if err := w.checkDisk(rp, op); err != nil {
+				return mode, "", err
+			}
+		}
+		if annotated && op != api.OpDelete {
+			landed, err := w.readBack(ctx, rp, old, next)
+			return mode, landed, err
+		}
+		return mode, next, nil
+	case err == nil:
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "no reason given"
+		}
 		if annotated {
-			wait = api.Human
+			return mode, "", fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
 		}
-		res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, annotated), wait)
-		switch {
-		case err == nil && res.Applied:
-			return mode, nil
-		case err == nil:
-			reason := res.FailureReason
-			if reason == "" {
-				reason = "no reason given"
-			}
-			if annotated {
-				return mode, fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
-			}
-			return mode, fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
-		case errors.Is(err, api.ErrTimeout):
-			return mode, fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
-		case !errors.Is(err, api.ErrUnsupported):
-			return mode, fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
-		}
+		return mode, "", fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
+	case errors.Is(err, api.ErrTimeout):
+		return mode, "", fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
+	case !errors.Is(err, api.ErrUnsupported):
+		return mode, "", fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
 	}
-	return mode, w.writeOwn(rp, op, old, next)
+	return mode, next, w.writeOwn(rp, op, old, next)
+}
+
+// readBack returns the text a confirmed edit left in the file, read as the
+// agent reads (agent/readFile, else the disk): an editor that lets the
+// person accept part of a proposal (per hunk, or some edits of a preview)
+// still answers applied: true. A file that holds its old text is a
+// rejection. When the file cannot be read back, the editor's word stands.
+func (w *Workspace) readBack(ctx context.Context, rp Path, old, next string) (string, error) {
+	text, exists, err := w.current(ctx, rp)
+	switch {
+	case err != nil:
+		w.log.Warn("a confirmed change could not be read back; recording it as proposed",
+			zap.String("path", rp.Rel), zap.Error(err))
+		return next, nil
+	case !exists, text == next:
+		return next, nil
+	case text == old:
+		return "", fmt.Errorf("%w: the user accepted none of the change to %s", ErrRejected, rp.Rel)
+	}
+	return text, nil
 }
 
 // confirm asks the person to approve a change with window/showMessageRequest.
@@ -256,9 +346,11 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 // workspaceEdit builds the edit of one change: documentChanges where the
 // client has them (TextDocumentEdit with a null version: the sidecar keeps
 // no text in sync, the conflict check guards unsaved text), else changes.
-// annotated marks every part with a change annotation that needs
-// confirmation.
-func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, annotated bool) api.ApplyWorkspaceEditParams {
+// resource puts a create or delete in as a CreateFile or DeleteFile;
+// without it a create is a text edit that replaces the whole text of the
+// file the sidecar made with itself. annotated marks every part with a change annotation that
+// needs confirmation.
+func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, resource, annotated bool) api.ApplyWorkspaceEditParams {
 	add, del := d.Stat()
 	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
 	p := api.ApplyWorkspaceEditParams{Label: label}
@@ -274,8 +366,15 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, anno
 			Description:       fmt.Sprintf("+%d -%d lines", add, del),
 		}}
 	}
+	edits := d.TextEdits()
+	switch {
+	case op == api.OpCreate && resource:
+		edits = []api.TextEdit{{NewText: next}} // into the empty file CreateFile made
+	case op == api.OpCreate:
+		edits = wholeText(next) // the file is on disk already
+	}
 	if !docChanges {
-		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: d.TextEdits()}
+		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: edits}
 		return p
 	}
 	textEdit := func(edits []api.TextEdit) api.DocumentChange {
@@ -288,16 +387,28 @@ func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, anno
 			Edits:        ae,
 		}}
 	}
-	switch op {
-	case api.OpCreate:
+	switch {
+	case op == api.OpCreate && resource:
 		p.Edit.DocumentChanges = []api.DocumentChange{{CreateFile: &api.CreateFile{URI: rp.URI, Options: &api.CreateFileOptions{}, AnnotationID: ann}}}
 		if next != "" {
-			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit([]api.TextEdit{{NewText: next}}))
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit(edits))
 		}
-	case api.OpDelete:
+	case op == api.OpDelete:
 		p.Edit.DocumentChanges = []api.DocumentChange{{DeleteFile: &api.DeleteFile{URI: rp.URI, Options: &api.DeleteFileOptions{}, AnnotationID: ann}}}
 	default:
-		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(d.TextEdits())}
+		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(edits)}
 	}
 	return p
+}
+
+// wholeText is one edit replacing the whole of text with itself (the range
+// of a deletion of all of it): applied to the file as the sidecar wrote it,
+// it changes nothing and brings the file into the editor.
+func wholeText(text string) []api.TextEdit {
+	edits := ComputeDiff(text, "").TextEdits()
+	if len(edits) != 1 {
+		return []api.TextEdit{{NewText: text}}
+	}
+	edits[0].NewText = text
+	return edits
 }

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 // ReadResult is what read_file gives back.
@@ -176,7 +173,7 @@ func (a *Agent) List(ctx context.Context, pattern string) (ListResult, error) {
 	}
 	var res ListResult
 	countCap := 100 * w.limits.ListEntries
-	err = w.walk(ctx, pattern, func(rel string) error {
+	err = w.walk(ctx, pattern, func(rel string, _ Path) error {
 		if len(res.Paths) < w.limits.ListEntries {
 			res.Paths = append(res.Paths, rel)
 			return nil
@@ -226,85 +223,6 @@ func (w *Workspace) walkPattern(p string) (string, error) {
 	return p, nil
 }
 
-// walk calls fn with every file matching pattern that the agent may see: not
-// in .git, not ignored, not in a denied zone, not a symlink out of the
-// workspace. Directories the filter hides are never entered.
-func (w *Workspace) walk(ctx context.Context, pattern string, fn func(rel string) error) error {
-	fsys := &walkFS{base: os.DirFS(w.root), w: w, ig: newIgnorer(w.root)}
-	err := doublestar.GlobWalk(fsys, pattern, func(rel string, d fs.DirEntry) error {
-		if err := ctx.Err(); err != nil {
-			return context.Cause(ctx)
-		}
-		if fsys.hidden(rel, false) {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			rp, err := w.Resolve(rel)
-			if err != nil || w.denied(rp.Rel) {
-				return nil
-			}
-			if fi, err := os.Stat(rp.Abs); err != nil || !fi.Mode().IsRegular() {
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			return nil
-		}
-		return fn(rel)
-	}, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
-	if errors.Is(err, errStopWalk) {
-		return nil
-	}
-	return err
-}
-
-// walkFS is the workspace as a walk sees it: ReadDir leaves out what the
-// agent may not see, so GlobWalk never enters .git, ignored or denied
-// directories.
-type walkFS struct {
-	base fs.FS
-	w    *Workspace
-	ig   *ignorer
-}
-
-func (f *walkFS) Open(name string) (fs.File, error) { return f.base.Open(name) }
-
-func (f *walkFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.base, name) }
-
-func (f *walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	ents, err := fs.ReadDir(f.base, name)
-	if err != nil {
-		return nil, err
-	}
-	out := ents[:0]
-	for _, e := range ents {
-		rel := e.Name()
-		if name != "." {
-			rel = name + "/" + rel
-		}
-		if e.Name() == ".git" || f.w.denied(rel) || f.ig.ignored(rel, e.IsDir()) {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// hidden reports whether rel, or a directory above it, is left out.
-func (f *walkFS) hidden(rel string, isDir bool) bool {
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/") || strings.HasSuffix(rel, "/.git") {
-		return true
-	}
-	if f.w.denied(rel) {
-		return true
-	}
-	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		if f.w.denied(d) {
-			return true
-		}
-	}
-	return f.ig.ignored(rel, isDir)
-}
-
 // SearchMatch is one matching line.
 type SearchMatch struct {
 	Path string // workspace-relative
@@ -336,9 +254,10 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		return SearchResult{}, err
 	}
 	var res SearchResult
-	err = w.walk(ctx, pattern, func(rel string) error {
-		abs := filepath.Join(w.root, filepath.FromSlash(rel))
-		fi, err := os.Stat(abs)
+	err = w.walk(ctx, pattern, func(rel string, real Path) error {
+		// real is where the walk judged the file to be: read that, not the
+		// name, whose symlinks were followed when it was judged.
+		fi, err := os.Stat(real.Abs)
 		if err != nil {
 			return nil
 		}
@@ -346,7 +265,7 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 			res.Skipped++
 			return nil
 		}
-		b, err := os.ReadFile(abs)
+		b, err := os.ReadFile(real.Abs)
 		if err != nil || isBinary(string(b)) {
 			return nil
 		}
@@ -378,7 +297,7 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		}
 		if found {
 			res.Files++
-			w.accessed(a.who, rel, api.ActionSearch)
+			w.accessed(a.who, real.Rel, api.ActionSearch)
 		}
 		return nil
 	})

@@ -6,7 +6,9 @@
 //
 // Guarantees:
 //   - No path outside the workspace root is read or written: paths are
-//     cleaned and their symlinks resolved before the check.
+//     cleaned and their symlinks resolved before the check. Walks
+//     (list_files, search_files) judge every directory they enter and every
+//     file they return the same way, by its resolved path.
 //   - A change is applied whole or not at all, and is reported as applied
 //     only when the editor said so (or the sidecar's own atomic write
 //     succeeded). A change to a file that changed since the agent last read
@@ -21,7 +23,6 @@ package editing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/bmatcuk/doublestar/v4"
 	"go.uber.org/zap"
 )
@@ -180,11 +182,6 @@ type Path struct {
 	URI string // file:// URI of Abs
 }
 
-// FileURI returns the file:// URI of an absolute path.
-func FileURI(abs string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-}
-
 // Resolve turns a path as an agent or editor names it (workspace-relative,
 // absolute, with "./", "..", backslashes, or a file:// URI) into a Path in
 // the workspace, resolving symlinks. It does not check zones.
@@ -198,14 +195,11 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 		return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
 	}
 	if strings.HasPrefix(strings.ToLower(p), "file:") {
-		u, err := url.Parse(p)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-			return Path{}, fmt.Errorf("%w: %q is not a local file:// URI", ErrBadPath, raw)
+		local, err := fileuri.ToPath(p)
+		if err != nil {
+			return Path{}, fmt.Errorf("%w: %w", ErrBadPath, err)
 		}
-		p = u.Path
-		if strings.ContainsRune(p, 0) {
-			return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
-		}
+		p = local
 	} else if strings.Contains(p, "://") {
 		return Path{}, fmt.Errorf("%w: %q is a URL; give a workspace-relative path", ErrBadPath, raw)
 	}
@@ -222,6 +216,14 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	} else {
 		abs = filepath.Join(w.root, filepath.FromSlash(p))
 	}
+	return w.resolveAbs(abs, raw)
+}
+
+// resolveAbs is the second half of Resolve, for a clean absolute path:
+// it must be under the root, and so must be where its symlinks lead. raw
+// names the path in errors. Walks, which know their paths as absolute
+// already, call it directly.
+func (w *Workspace) resolveAbs(abs, raw string) (Path, error) {
 	if _, ok := within(w.root, abs); !ok {
 		if _, ok := within(w.given, abs); !ok {
 			return Path{}, fmt.Errorf("%w: %q is not under the workspace root", ErrOutside, raw)
@@ -235,7 +237,7 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 	if !ok {
 		return Path{}, fmt.Errorf("%w: %q leads through a symlink to %s, outside the workspace", ErrOutside, raw, real)
 	}
-	return Path{Rel: rel, Abs: real, URI: FileURI(real)}, nil
+	return Path{Rel: rel, Abs: real, URI: fileuri.FromPath(real)}, nil
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -297,9 +299,6 @@ func (w *Workspace) zoneReason(rel string) string {
 	return fmt.Sprintf("not in zones.allow %q", w.allow)
 }
 
-// denied reports whether a zone hides rel from listings and searches.
-func (w *Workspace) denied(rel string) bool { return w.zoneReason(rel) != "" }
-
 // Access resolves p for an agent's access and checks it: the workspace
 // root, the zones, and for writes the owned scope (nil: no scope). A refusal
 // is reported to the observer and returned as an error wrapping ErrOutside,
@@ -310,12 +309,23 @@ func (w *Workspace) Access(who Actor, p string, write bool, scope *Scope) (Path,
 		w.blocked(who, p, err.Error())
 		return Path{}, err
 	}
-	// The path as written may name a denied place the symlinks lead away from.
+	lex, _ := lexicalRel(w.root, p)
+	if reason := w.refusal(rp, lex, write, scope); reason != "" {
+		w.blocked(who, rp.Rel, reason)
+		return Path{}, &BlockedError{Path: rp.Rel, Reason: reason}
+	}
+	return rp, nil
+}
+
+// refusal returns why the zones (and for a write the owned scope, nil: none)
+// refuse an access to rp, a path Resolve returned, or "" when they allow it.
+// lex is the path as written, workspace-relative before its symlinks ("":
+// unknown): it may name a denied place the symlinks lead away from. Every
+// access is judged here: the file tools by Access, walks entry by entry.
+func (w *Workspace) refusal(rp Path, lex string, write bool, scope *Scope) string {
 	reason := w.zoneReason(rp.Rel)
-	if reason == "" {
-		if lex, ok := lexicalRel(w.root, p); ok && lex != rp.Rel {
-			reason = w.zoneReason(lex)
-		}
+	if reason == "" && lex != "" && lex != rp.Rel {
+		reason = w.zoneReason(lex)
 	}
 	if reason == "" && write && scope != nil {
 		if ok, rule := scope.Match(rp.Rel); !ok {
@@ -326,11 +336,7 @@ func (w *Workspace) Access(who Actor, p string, write bool, scope *Scope) (Path,
 			}
 		}
 	}
-	if reason != "" {
-		w.blocked(who, rp.Rel, reason)
-		return Path{}, &BlockedError{Path: rp.Rel, Reason: reason}
-	}
-	return rp, nil
+	return reason
 }
 
 // lexicalRel is the workspace-relative form of p before symlinks.

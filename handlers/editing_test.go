@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // editScript plans one subtask that reads main.txt and edits it.
@@ -168,6 +169,211 @@ func TestRunEditModes(t *testing.T) {
 		}
 		if !told {
 			t.Error("the person was not told of the fallback to propose")
+		}
+	})
+}
+
+// resourceScript plans one subtask that creates a file in a new directory
+// and deletes another.
+const resourceScript = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "move"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "pkg/sub/new.txt", "content": "fresh\n"}}]},
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "old.txt"}}]},
+    {"toolCalls": [{"name": "delete_file", "arguments": {"path": "old.txt"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "moved"}}]}]}}`
+
+// TestRunResourceOperations creates a file in a new directory and deletes
+// one, end to end, in apply and propose mode, for an editor that declares
+// create and delete and for one that declares neither and would only
+// pretend to do them (as eglot 1.9).
+func TestRunResourceOperations(t *testing.T) {
+	files := map[string]string{"old.txt": "bye\n"}
+	for _, mode := range []string{"apply", "propose"} {
+		for _, declared := range []bool{true, false} {
+			name := mode + " mode, with create and delete declared"
+			if !declared {
+				name = mode + " mode, with no resource operations declared"
+			}
+			t.Run(name, func(t *testing.T) {
+				caps := headless.FullCapabilities()
+				if !declared {
+					caps.ResourceOperations = nil
+				}
+				r := startRun(t, runOpts{files: files, script: resourceScript, caps: &caps,
+					skipUndeclared: !declared, options: map[string]any{"editMode": mode}})
+				r.ed.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
+				r.ed.Handle(api.MethodShowMessageRequest, headless.ChooseAction("Apply"))
+				res, err := r.run(t, api.RunParams{Prompt: "move"})
+				if err != nil || len(res.Changes) != 2 {
+					t.Fatalf("run = %+v, %v", res, err)
+				}
+				for _, c := range res.Changes {
+					if !c.Applied {
+						t.Errorf("%s %s not applied", c.Operation, c.Path)
+					}
+				}
+				if got := r.file(t, "pkg/sub/new.txt"); got != "fresh\n" {
+					t.Errorf("pkg/sub/new.txt = %q", got)
+				}
+				if _, err := os.Stat(filepath.Join(r.root, "old.txt")); !os.IsNotExist(err) {
+					t.Errorf("old.txt is still on disk (%v)", err)
+				}
+				var sent []string
+				for _, c := range r.ed.ReverseCalls() {
+					if c.Method != api.MethodApplyEdit {
+						continue
+					}
+					var p api.ApplyWorkspaceEditParams
+					if err := json.Unmarshal(c.Params, &p); err != nil {
+						t.Fatal(err)
+					}
+					for _, dc := range p.Edit.DocumentChanges {
+						switch {
+						case dc.CreateFile != nil:
+							sent = append(sent, "create")
+						case dc.DeleteFile != nil:
+							sent = append(sent, "delete")
+						default:
+							sent = append(sent, "text")
+						}
+					}
+				}
+				want := "create text delete"
+				if !declared {
+					want = "text" // the filling edit; the sidecar created and deleted
+				}
+				if got := strings.Join(sent, " "); got != want {
+					t.Errorf("documentChanges sent: %q, want %q", got, want)
+				}
+			})
+		}
+	}
+
+	t.Run("reports as not applied a create and a delete the editor claims but did not do", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: resourceScript})
+		r.ed.Handle(api.MethodApplyEdit, headless.Answer(api.ApplyWorkspaceEditResult{Applied: true}))
+		res, err := r.run(t, api.RunParams{Prompt: "move"})
+		if err != nil || len(res.Changes) != 2 {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		for _, c := range res.Changes {
+			if c.Applied {
+				t.Errorf("%s %s reported applied", c.Operation, c.Path)
+			}
+		}
+		if ev := toolResult(t, r, "write_file"); *ev.OK || !strings.Contains(ev.Summary, "no such file on disk") {
+			t.Errorf("the model was told %+v", ev)
+		}
+		if r.file(t, "old.txt") != "bye\n" {
+			t.Error("old.txt changed")
+		}
+	})
+}
+
+// partialScript reads n.txt and rewrites its first and last lines: two
+// hunks, one text edit each.
+const partialScript = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "edit"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "n.txt"}}]},
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "n.txt", "content": "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nNINE\n"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}]}}`
+
+// TestRunPartialAcceptance plays an editor whose person accepts only some
+// hunks of a proposed edit and still answers applied: true, as Neovim's
+// per-hunk review and VS Code's refactor preview do: the server records
+// what landed.
+func TestRunPartialAcceptance(t *testing.T) {
+	const before = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+	files := map[string]string{"n.txt": before}
+	run := func(t *testing.T, keep func(uri string, i int) bool) (*runEnv, *api.RunResult) {
+		r := startRun(t, runOpts{files: files, script: partialScript,
+			options: map[string]any{"editMode": "propose", "trace": true}})
+		r.ed.ReviewEdits(headless.AcceptTextEdits(keep))
+		res, err := r.run(t, api.RunParams{Prompt: "edit", TaskID: "t"})
+		if err != nil || len(res.Changes) != 1 {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		return r, res
+	}
+	changeEvent := func(t *testing.T, r *runEnv) api.TaskEvent {
+		t.Helper()
+		for _, u := range r.updates(t, "t") {
+			if u.Event.Kind == api.EventChangeApplied || u.Event.Kind == api.EventChangeRejected {
+				return u.Event
+			}
+		}
+		t.Fatal("no change event")
+		return api.TaskEvent{}
+	}
+	// heatWrite waits for the heat map to show the write of n.txt.
+	heatWrite := func(t *testing.T, r *runEnv) {
+		t.Helper()
+		_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
+			var u api.HeatUpdateParams
+			if n.Method != api.MethodHeatUpdate || n.Decode(&u) != nil {
+				return false
+			}
+			for _, h := range u.Updates {
+				if h.Path == "n.txt" && h.LastAction == api.ActionWrite {
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatalf("no heat update with the write of n.txt: %v", err)
+		}
+	}
+	trace := func(t *testing.T, r *runEnv) []api.TraceEntry {
+		t.Helper()
+		var tr api.TraceResult
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "n.txt"}, &tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr.Entries
+	}
+
+	t.Run("records only the hunk the person accepted: changes, event, trace, heat and the model", func(t *testing.T) {
+		r, res := run(t, func(_ string, i int) bool { return i == 0 })
+		const landed = "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+		if got := r.file(t, "n.txt"); got != landed {
+			t.Fatalf("n.txt = %q", got)
+		}
+		c := res.Changes[0]
+		if !c.Applied || !strings.Contains(c.Diff, "+ONE\n") || strings.Contains(c.Diff, "NINE") {
+			t.Errorf("change = %+v", c)
+		}
+		if ev := changeEvent(t, r); ev.Kind != api.EventChangeApplied || !strings.Contains(ev.Reason, "applied in part") {
+			t.Errorf("change event = %+v", ev)
+		}
+		if ev := toolResult(t, r, "write_file"); !*ev.OK || !strings.Contains(ev.Summary, "applied in part") {
+			t.Errorf("the model was told %+v", ev)
+		}
+		entries := trace(t, r)
+		if len(entries) != 1 || len(entries[0].Ranges) != 1 || entries[0].Ranges[0].StartLine != 1 || entries[0].Ranges[0].EndLine != 1 {
+			t.Errorf("trace = %+v, want one entry for line 1 only", entries)
+		}
+		heatWrite(t, r)
+	})
+
+	t.Run("counts a change of which nothing landed as rejected, and does not trace it", func(t *testing.T) {
+		r, res := run(t, func(string, int) bool { return false })
+		if got := r.file(t, "n.txt"); got != before {
+			t.Fatalf("n.txt = %q", got)
+		}
+		if res.Changes[0].Applied {
+			t.Errorf("change = %+v", res.Changes[0])
+		}
+		if ev := changeEvent(t, r); ev.Kind != api.EventChangeRejected || !strings.Contains(ev.Reason, "accepted none") {
+			t.Errorf("change event = %+v", ev)
+		}
+		if ev := toolResult(t, r, "write_file"); *ev.OK {
+			t.Errorf("the model was told %+v", ev)
+		}
+		if entries := trace(t, r); len(entries) != 0 {
+			t.Errorf("trace = %+v, want none", entries)
 		}
 	})
 }

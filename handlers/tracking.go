@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -60,23 +60,45 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 	return ws, nil
 }
 
-// closeTracking stops the heat ticker and waits for it.
+// closeTracking stops the heat ticker, waits for it, and closes the
+// workspace's tracking: the tasks still going are marked interrupted and
+// the session store's owner lock is released, so a sidecar of another
+// editor on the same workspace sees them ended.
 func (s *Server) closeTracking() {
 	t := &s.track
 	t.mu.Lock()
 	t.closed = true
-	cancel, done := t.cancel, t.done
+	ws, cancel, done := t.ws, t.cancel, t.done
 	t.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
 	}
+	if ws != nil {
+		if err := ws.Close(); err != nil {
+			s.log.Warn("tracking not closed", zap.Error(err))
+		}
+	}
 }
+
+// reportWait bounds how long a warning waits for room when the editor has
+// not read the last 8 MiB agentls sent it: the callers (a model client's
+// retry, the session store) must not block.
+const reportWait = time.Second
 
 // reportToUser shows a warning the person should see (window/logMessage).
 func (s *Server) reportToUser(msg string) {
-	if err := s.notifier.LogMessage(context.Background(), api.MessageTypeWarning, s.opts.Redactor.String(msg)); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), reportWait)
+	defer cancel()
+	msg = s.opts.Redactor.String(msg)
+	err := s.notifier.LogMessage(ctx, api.MessageTypeWarning, msg)
+	switch {
+	case err == nil:
+	case errors.Is(err, rpc.ErrClosed):
 		s.log.Debug("logMessage not sent", zap.Error(err))
+	default:
+		// In the log at least.
+		s.log.Warn("warning not shown: the editor is not reading", zap.String("warning", msg), zap.Error(err))
 	}
 }
 
@@ -94,93 +116,48 @@ func trackingError(method string, err error) error {
 	return fmt.Errorf("%s: %w", method, err)
 }
 
-func (s *Server) heatSnapshot(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.HeatSnapshotParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.HeatSnapshot(p)
-	if err != nil {
-		return nil, trackingError(api.MethodHeatSnapshot, err)
-	}
-	return &res, nil
+func (s *Server) heatSnapshot(_ context.Context, p api.HeatSnapshotParams) (api.HeatSnapshot, error) {
+	return withService(api.MethodHeatSnapshot, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.HeatSnapshot, error) {
+		return ws.HeatSnapshot(p)
+	})
 }
 
-func (s *Server) trace(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.TraceParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) trace(_ context.Context, p api.TraceParams) (api.TraceResult, error) {
 	if p.Path == "" {
-		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
+		return api.TraceResult{}, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
 	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.TraceEntries(p)
-	if err != nil {
-		return nil, trackingError(api.MethodTrace, err)
-	}
-	return &res, nil
+	return withService(api.MethodTrace, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.TraceResult, error) {
+		return ws.TraceEntries(p)
+	})
 }
 
-func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
-	var p struct{}
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res := ws.ListSessions()
-	return &res, nil
+func (s *Server) sessions(_ context.Context, _ struct{}) (api.SessionsResult, error) {
+	return withService(api.MethodSessions, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionsResult, error) {
+		return ws.ListSessions()
+	})
 }
 
-func (s *Server) sessionParams(raw json.RawMessage) (api.SessionParams, error) {
-	var p api.SessionParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return p, err
+func (s *Server) session(_ context.Context, p api.SessionParams) (api.SessionResult, error) {
+	if err := requireSession(p); err != nil {
+		return api.SessionResult{}, err
 	}
+	return withService(api.MethodSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionResult, error) {
+		return ws.Session(p)
+	})
+}
+
+func (s *Server) deleteSession(_ context.Context, p api.SessionParams) (api.Empty, error) {
+	if err := requireSession(p); err != nil {
+		return api.Empty{}, err
+	}
+	return withService(api.MethodDeleteSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.Empty, error) {
+		return ws.DeleteSession(p)
+	})
+}
+
+func requireSession(p api.SessionParams) error {
 	if p.SessionID == "" {
-		return p, api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
+		return api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
 	}
-	return p, nil
-}
-
-func (s *Server) session(_ context.Context, raw json.RawMessage) (any, error) {
-	p, err := s.sessionParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.Session(p)
-	if err != nil {
-		return nil, trackingError(api.MethodSession, err)
-	}
-	return &res, nil
-}
-
-func (s *Server) deleteSession(_ context.Context, raw json.RawMessage) (any, error) {
-	p, err := s.sessionParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.DeleteSession(p)
-	if err != nil {
-		return nil, trackingError(api.MethodDeleteSession, err)
-	}
-	return &res, nil
+	return nil
 }

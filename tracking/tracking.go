@@ -45,9 +45,16 @@ type Config struct {
 	Redactor *redact.Redactor
 }
 
+// RewrittenFiles are the workspace-relative files tracking rewrites whole
+// (atomically): older releases left ".tmp-<name>-<digits>" beside them when
+// they crashed mid-write, a name too plain to remove anywhere else.
+func RewrittenFiles() []string { return []string{trace.MapRelPath} }
+
 // Workspace is the tracking of one workspace.
 type Workspace struct {
-	Root     string
+	Root string
+	// StateDir is the state directory (docs/PROTOCOL.md §6).
+	StateDir string
 	Heat     *heat.Map
 	Intents  *intents.Store
 	Trace    *trace.Log
@@ -90,6 +97,7 @@ func Open(cfg Config) (*Workspace, error) {
 	})
 	w := &Workspace{
 		Root:     cfg.Root,
+		StateDir: state,
 		Heat:     heat.New(cfg.Heat, ho),
 		Intents:  in,
 		Sessions: reg,
@@ -112,6 +120,18 @@ func (w *Workspace) intentName(id string) string {
 		return ""
 	}
 	return in.Name
+}
+
+// Close releases what the workspace holds on behalf of this process: the
+// tasks it still runs are marked interrupted and its owner lock on the
+// session store is released, so that other processes on the workspace see
+// those tasks as ended. Call it when the server stops, after its tasks
+// ended and after Run returned.
+func (w *Workspace) Close() error {
+	if err := w.Sessions.Close(); err != nil {
+		return fmt.Errorf("tracking: %w", err)
+	}
+	return nil
 }
 
 // Run drives the heat map's ticker until ctx ends.
@@ -148,7 +168,7 @@ func (w *Workspace) TraceEntries(p api.TraceParams) (api.TraceResult, error) {
 }
 
 // ListSessions answers agent/sessions.
-func (w *Workspace) ListSessions() api.SessionsResult { return w.Sessions.Sessions() }
+func (w *Workspace) ListSessions() (api.SessionsResult, error) { return w.Sessions.Sessions() }
 
 // Session answers agent/session.
 func (w *Workspace) Session(p api.SessionParams) (api.SessionResult, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -73,6 +74,11 @@ type Config struct {
 	// Shell runs a command when the editor cannot (nil: RunShell). Tests
 	// replace it.
 	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
+	// Tools offers the MCP servers' tools to workers (nil: none).
+	Tools ToolSource
+	// Bridge serves the editor's tools to external agents (nil: MCPEntry
+	// fails with ErrNoBridge).
+	Bridge Bridge
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
@@ -93,7 +99,7 @@ type Engine struct {
 	order   []string         // ended, oldest first
 	runs    int              // agent/run calls so far (the N of a script's "N:" keys, docs/MODELS.md)
 	closed  bool
-	allowed map[string]bool // commands the person chose "Always allow" for
+	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
 }
 
@@ -283,9 +289,50 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 	return t.skipSubtask(p.SubtaskID)
 }
 
+// StopProgress stops the running task whose $/progress token is token (the
+// client's workDoneToken, or the agentls/<taskId> agentls created), as Stop
+// does: window/workDoneProgress/cancel. It returns the task's id, or ""
+// when no running task has that token.
+func (e *Engine) StopProgress(token api.ProgressToken) string {
+	e.mu.Lock()
+	var found *task
+	for _, t := range e.tasks {
+		if tok := t.progressToken(); tok != nil && *tok == token {
+			found = t
+			break
+		}
+	}
+	e.mu.Unlock()
+	if found == nil || !found.stop() {
+		return ""
+	}
+	return found.id
+}
+
 // Close stops every task and waits until each has ended and flushed its
 // session. No task starts afterwards.
-func (e *Engine) Close() {
+func (e *Engine) Close() { e.closeWith((*task).stop) }
+
+// Interrupt is Close for an editor that went away: every task still
+// running is stopped and its session records it as interrupted. It returns
+// the ids of those tasks.
+func (e *Engine) Interrupt() []string {
+	var ids []string
+	var mu sync.Mutex
+	e.closeWith(func(t *task) bool {
+		if !t.interrupt() {
+			return false
+		}
+		mu.Lock()
+		ids = append(ids, t.id)
+		mu.Unlock()
+		return true
+	})
+	slices.Sort(ids)
+	return ids
+}
+
+func (e *Engine) closeWith(stop func(*task) bool) {
 	e.mu.Lock()
 	e.closed = true
 	list := make([]*task, 0, len(e.tasks))
@@ -294,21 +341,21 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	for _, t := range list {
-		t.stop()
+		stop(t)
 	}
 	e.running.Wait()
 }
 
-// commandAllowed reports whether the person chose "Always allow" for this
-// command in this process.
-func (e *Engine) commandAllowed(cmd string) bool {
+// allowedBefore reports whether the person chose "Always allow" for this
+// key ("command:<line>", "mcp:<tool>") in this process.
+func (e *Engine) allowedBefore(key string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.allowed[cmd]
+	return e.allowed[key]
 }
 
-func (e *Engine) allowCommand(cmd string) {
+func (e *Engine) allow(key string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.allowed[cmd] = true
+	e.allowed[key] = true
 }

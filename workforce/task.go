@@ -44,22 +44,24 @@ type task struct {
 	editTask *editing.Task
 	journal  *journal
 	progress *progress
+	// out sends the task's notifications in order; they are queued under
+	// mu, so the seq of an event and its place on the wire agree.
+	out *outbox
 
-	// emitMu orders events: the seq of an event and its place on the wire
-	// agree. It is taken before mu.
-	emitMu sync.Mutex
-
-	mu       sync.Mutex
-	state    string
-	seq      uint64
-	subs     []*subtask
-	waiting  int
-	changes  []api.Change
-	stopped  bool
-	ended    bool
-	summary  string
-	trackers map[string]*heat.Tracker // by agent id
-	ids      map[string]bool          // every subtask id used, removed ones too
+	mu          sync.Mutex
+	state       string
+	seq         uint64
+	token       *api.ProgressToken // the $/progress token, once known
+	interrupted bool               // the editor went away: the session records interrupted
+	subs        []*subtask
+	waiting     int
+	changes     []api.Change
+	stopped     bool
+	ended       bool
+	summary     string
+	trackers    map[string]*heat.Tracker // by agent id
+	workers     map[string]*worker       // running, by subtask id
+	ids         map[string]bool          // every subtask id used, removed ones too
 
 	wake chan struct{}
 }
@@ -78,9 +80,11 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		log:      e.log.With(zap.String("task", id)),
 		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
+		workers:  map[string]*worker{},
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.out = newOutbox(e.cfg.Notifier, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }
@@ -121,7 +125,10 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	stopOnCancel := context.AfterFunc(parent, func() { t.stop() })
 	defer stopOnCancel()
 
-	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.e.cfg.Notifier, t.params.WorkDoneToken, t.id, t.log)
+	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.out, t.params.WorkDoneToken, t.id, t.log)
+	t.mu.Lock()
+	t.token = t.progress.token
+	t.mu.Unlock()
 	t.progress.begin(t.prompt)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -322,6 +329,7 @@ func (t *task) findLocked(id string) *subtask {
 // end decides the final state, flushes the session and builds the result.
 func (t *task) end() *api.RunResult {
 	var res *api.RunResult
+	sessionState := ""
 	t.mutate(func() []api.TaskEvent {
 		t.ended = true
 		switch {
@@ -341,14 +349,22 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
+		sessionState = t.state
+		if t.interrupted {
+			// The editor is gone: nobody saw it stop. The session says so.
+			sessionState = api.TaskInterrupted
+		}
 		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(res.State, res.Usage)
+	t.journal.close(sessionState, res.Usage)
 	t.progress.end(res.Summary)
-	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
+	// Every notification of the task is handed to the connection before
+	// agent/run answers, so the reply comes after the last of them.
+	t.out.close()
+	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
 }
 
@@ -410,32 +426,25 @@ func (t *task) subtasksLocked() []api.Subtask {
 	return out
 }
 
-// mutate changes the task under its lock and sends the events it returns,
+// mutate changes the task under its lock and queues the events it returns,
 // each with the next seq and the state and subtasks as they are after the
-// change. Events leave in seq order.
+// change, on the task's outbox: events leave in seq order, and nothing here
+// waits on the editor.
 func (t *task) mutate(f func() []api.TaskEvent) {
-	t.emitMu.Lock()
-	defer t.emitMu.Unlock()
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	prev := t.state
 	evs := f()
 	if t.state != prev && t.journal != nil {
 		t.journal.state(t.state)
 	}
 	if len(evs) == 0 {
-		t.mu.Unlock()
 		return
 	}
-	state := t.state
 	subs := t.subtasksLocked()
-	first := t.seq + 1
-	t.seq += uint64(len(evs))
-	t.mu.Unlock()
-	for i, ev := range evs {
-		p := &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: first + uint64(i), State: state, Subtasks: subs, Event: ev}
-		if err := t.e.cfg.Notifier.TaskUpdate(context.Background(), p); err != nil {
-			t.log.Debug("taskUpdate not sent", zap.Error(err))
-		}
+	for _, ev := range evs {
+		t.seq++
+		t.out.push(note{update: &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: t.seq, State: t.state, Subtasks: subs, Event: ev}})
 	}
 }
 
@@ -474,6 +483,28 @@ func (t *task) endWait(ev api.TaskEvent) {
 		}
 		return evs
 	})
+}
+
+// interrupt stops the task because the editor went away: its session
+// records it as interrupted. It reports false when the task had already
+// ended.
+func (t *task) interrupt() bool {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return false
+	}
+	t.interrupted = true
+	t.mu.Unlock()
+	return t.stop()
+}
+
+// progressToken is the task's $/progress token (nil: none, or not yet
+// known).
+func (t *task) progressToken() *api.ProgressToken {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
 }
 
 // stop cancels everything the task runs. It reports false when the task had
@@ -642,11 +673,10 @@ func (t *task) reportProgress() {
 	t.progress.report(msg, pct)
 }
 
-// warn shows a warning to the person (window/logMessage).
+// warn shows a warning to the person (window/logMessage), in order with
+// the task's other notifications.
 func (t *task) warn(msg string) {
-	if err := t.e.cfg.Notifier.LogMessage(context.Background(), api.MessageTypeWarning, msg); err != nil {
-		t.log.Debug("logMessage not sent", zap.Error(err))
-	}
+	t.out.push(note{warning: msg})
 }
 
 func oneLine(s string, max int) string {

@@ -1,6 +1,14 @@
 // Command agentls is an AI coding agent that editors run the way they run a
 // language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
 // framing on stdin/stdout. See docs/PROTOCOL.md.
+//
+// In serve, stdout carries the protocol and nothing else: logs go to stderr,
+// or to --log-file. The exit code is that of docs/PROTOCOL.md §2 (0 after
+// shutdown and exit, 1 when the input ends or exit comes without shutdown,
+// when the input ends inside a frame, or on SIGTERM and SIGINT, 3 when the
+// editor read nothing for --write-timeout), and 2 for a bad command line;
+// before it exits, every task is stopped and its session written. `agentls run` is package
+// runner, with its own exit codes.
 package main
 
 import (
@@ -14,12 +22,14 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/mcp/bridge"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -35,7 +45,13 @@ const usage = `agentls: an AI coding agent that editors run like a language serv
 Usage:
   agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls mcp                 serve the editor's tools over MCP (stdio) to an agent agentls runs;
+                              started by agentls with the entry it hands that agent (docs/MCP.md)
   agentls version             print the version
+
+Exit codes of serve: 0 exit after shutdown; 1 exit without shutdown, the end
+of stdin without shutdown or inside a frame, or a signal; 2 a bad command
+line; 3 the editor read nothing for --write-timeout (docs/PROTOCOL.md §2).
 
 Flags of serve:
 `
@@ -50,16 +66,23 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
 		return 0
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		newServeFlags(stdout, new(serveOptions)).PrintDefaults()
+		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, mcp or version)\n", cmd)
 	return 2
+}
+
+// printUsage prints the usage of agentls and the flags of serve.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usage)
+	newServeFlags(w, new(serveOptions)).PrintDefaults()
 }
 
 type stringList []string
@@ -68,11 +91,12 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 type serveOptions struct {
-	logLevel string
-	logFile  string
-	zones    stringList
-	deny     stringList
-	record   string
+	logLevel     string
+	logFile      string
+	zones        stringList
+	deny         stringList
+	record       string
+	writeTimeout time.Duration
 }
 
 func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
@@ -83,20 +107,22 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
 	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md)")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 5*time.Minute, "give up on an editor that reads nothing agentls writes for this long: interrupt the running tasks and exit with code 3 (0: wait for ever)")
 	return fs
 }
 
 func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	var o serveOptions
 	fs := newServeFlags(stderr, &o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, printUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if o.writeTimeout < 0 {
+		fmt.Fprintf(stderr, "agentls serve: --write-timeout must not be negative, got %s\n", o.writeTimeout)
 		return 2
 	}
 	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
@@ -118,16 +144,18 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 	}
 
-	in, out := prepareStdio(stdin, log)
+	in, out, restore := prepareStdio(stdin, log)
+	defer restore()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cwd, _ := os.Getwd()
 	code := handlers.Serve(ctx, in, out, handlers.Options{
-		Version: getVersion(),
-		Cwd:     cwd,
-		Base:    base,
-		Log:     log,
-		Record:  o.record,
+		Version:      getVersion(),
+		Cwd:          cwd,
+		Base:         base,
+		Log:          log,
+		Record:       o.record,
+		WriteTimeout: o.writeTimeout,
 	})
 	_ = log.Sync()
 	return code
@@ -154,6 +182,28 @@ func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(sink), lvl)
 	return zap.New(core).Named("agentls"), closeFn, nil
+}
+
+// mcpCmd is `agentls mcp`: the relay between an external agent (stdio) and
+// the sidecar that runs it (docs/MCP.md, the bridge). Exit 0 when the session
+// ended, 1 when it could not start or broke, 2 on misuse.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "agentls mcp: unexpected argument %q (it takes none: agentls starts it with its environment)\n", args[0])
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := bridge.Relay(ctx, stdin, stdout, os.Getenv)
+	switch {
+	case errors.Is(err, bridge.ErrNotStarted):
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		return 2
+	case err != nil && ctx.Err() == nil:
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func getVersion() string {

@@ -108,6 +108,25 @@ keys keep the server defaults."
                                   (const :modelMs) (const :humanMs))
                 :value-type natnum))
 
+(defcustom agentls-mcp-servers nil
+  "MCP servers whose tools the agent uses, as an alist of (NAME . PLIST).
+A stdio server's PLIST has :command, :args (a list of strings) and :env
+\(an alist of (VARIABLE . VALUE)); a streamable HTTP server's has :url
+and :headers (an alist of (HEADER . VALUE)).  ${NAME} in a value is read
+from the server's environment.  For example:
+
+  ((\"everything\" :command \"npx\"
+                   :args (\"-y\" \"@modelcontextprotocol/server-everything\"))
+   (\"docs\" :url \"https://mcp.example.com/mcp\"
+           :headers ((\"Authorization\" . \"Bearer ${DOCS_TOKEN}\"))))
+
+`agentls-mcp-servers' (the command) shows their state."
+  :type '(alist :key-type (string :tag "Name") :value-type (plist :value-type sexp)))
+
+(defcustom agentls-allow-mcp-tools nil
+  "MCP tools that run without asking: \"mcp__SERVER\" or \"mcp__SERVER__TOOL\"."
+  :type '(repeat string))
+
 (defcustom agentls-initialization-options nil
   "Further initializationOptions, as a plist merged over the others."
   :type '(plist :value-type sexp))
@@ -181,6 +200,12 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
   (result nil :documentation "The RunResult plist once it ended.")
   (started (float-time) :documentation "When it was started."))
 
+(defvar agentls--stopping nil
+  "Non-nil while agentls processes are being shut down.
+A question withdrawn then stays in the minibuffer until the shutdown
+is over: leaving the minibuffer would unwind the shutdown, and
+`kill-emacs' with it when Emacs is quitting.")
+
 (defvar agentls--connections (make-hash-table :test #'equal)
   "Project root to live `agentls-connection'.")
 
@@ -227,8 +252,28 @@ Without a project it is DIR itself."
           (when (plist-member agentls-zones :deny)
             (setq zones (plist-put zones :deny (vconcat (plist-get agentls-zones :deny)))))
           (add :zones zones)))
-      (when agentls-timeouts (add :timeouts agentls-timeouts)))
+      (when agentls-timeouts (add :timeouts agentls-timeouts))
+      (when agentls-mcp-servers (add :mcpServers (agentls--mcp-servers-json agentls-mcp-servers)))
+      (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools))))
     (or opts (make-hash-table))))
+
+(defun agentls--mcp-servers-json (servers)
+  "Return SERVERS, the value of `agentls-mcp-servers', as JSON objects."
+  (let ((out (make-hash-table :test #'equal)))
+    (pcase-dolist (`(,name . ,plist) servers)
+      (let ((entry (make-hash-table :test #'equal)))
+        (cl-loop for (key value) on plist by #'cddr
+                 do (puthash (substring (symbol-name key) 1)
+                             (pcase key
+                               (:args (vconcat value))
+                               ((or :env :headers)
+                                (let ((map (make-hash-table :test #'equal)))
+                                  (pcase-dolist (`(,k . ,v) value) (puthash k v map))
+                                  map))
+                               (_ value))
+                             entry))
+        (puthash name entry out)))
+    out))
 
 (defun agentls--client-capabilities ()
   "Return the client capabilities Emacs advertises."
@@ -323,7 +368,8 @@ Without a project it is DIR itself."
 
 (defun agentls--stop-connection (conn)
   "Shut CONN down the way LSP asks: shutdown, exit, then wait for the process."
-  (let ((process (jsonrpc--process conn)))
+  (let ((process (jsonrpc--process conn))
+        (agentls--stopping t))
     (when (jsonrpc-running-p conn)
       (ignore-errors (agentls--request conn 'shutdown nil :timeout 5))
       (ignore-errors (jsonrpc-notify conn 'exit nil))
@@ -435,15 +481,16 @@ wait forever): parse what is left once the result is in."
 ;;;; Questions to the person, one at a time
 
 (defvar agentls--prompt-queue nil
-  "Questions waiting for the minibuffer: a list of (REPLY . FUNCTION).")
+  "Questions waiting for the minibuffer: a list of (REPLY FUNCTION DISMISSED).")
 
 (defvar agentls--prompt-active nil
   "The `agentls--reply' whose question is in the minibuffer, or nil.")
 
-(defun agentls--defer-prompt (conn function)
+(defun agentls--defer-prompt (conn function &optional dismissed)
   "Answer the current request on CONN with the value of FUNCTION.
 FUNCTION runs later, outside the process filter and after every
-question queued before it, so it may use the minibuffer.  Returns
+question queued before it, so it may use the minibuffer.  When the
+person quits it (\[keyboard-quit]), the answer is DISMISSED.  Returns
 the `agentls--reply' that the dispatcher hands back to jsonrpc."
   (let ((reply (agentls--reply-create :connection conn)))
     (setf (agentls--reply-cancel reply)
@@ -451,14 +498,21 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
             (if (eq agentls--prompt-active reply)
                 ;; The question is in the minibuffer: leave it.  Done from
                 ;; a timer, which runs inside the minibuffer's wait.
-                (run-at-time 0 nil (lambda ()
-                                     (when (eq agentls--prompt-active reply)
-                                       (message "agentls: the question was withdrawn")
-                                       (ignore-errors (throw reply nil)))))
+                (agentls--withdraw reply)
               (setq agentls--prompt-queue (cl-remove reply agentls--prompt-queue :key #'car)))))
-    (setq agentls--prompt-queue (append agentls--prompt-queue (list (cons reply function))))
+    (setq agentls--prompt-queue (append agentls--prompt-queue (list (list reply function dismissed))))
     (agentls--schedule-prompt)
     reply))
+
+(defun agentls--withdraw (reply)
+  "Leave the minibuffer of REPLY's question, from a timer, once it is safe."
+  (run-at-time (if agentls--stopping 0.1 0) nil
+               (lambda ()
+                 (when (eq agentls--prompt-active reply)
+                   (if agentls--stopping
+                       (agentls--withdraw reply)
+                     (message "agentls: the question was withdrawn")
+                     (ignore-errors (throw reply nil)))))))
 
 (defun agentls--schedule-prompt ()
   "Arrange for the next queued question to be asked."
@@ -468,13 +522,16 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
 (defun agentls--next-prompt ()
   "Ask the next queued question and send its answer."
   (when-let ((item (and (not agentls--prompt-active) (pop agentls--prompt-queue))))
-    (let ((reply (car item)))
+    (pcase-let ((`(,reply ,function ,dismissed) item))
       (setq agentls--prompt-active reply)
       (unwind-protect
           (let ((outcome
                  (catch reply
                    (condition-case err
-                       (list :result (funcall (cdr item)))
+                       (list :result (funcall function))
+                     ;; C-g: the person dismissed it, which the server
+                     ;; must hear, or the task waits for ever.
+                     (quit (list :result dismissed))
                      (jsonrpc-error
                       (list :error (list :code (or (alist-get 'jsonrpc-error-code (cdr err)) -32603)
                                          :message (or (alist-get 'jsonrpc-error-message (cdr err))
@@ -517,7 +574,7 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
   "Answer the request METHOD with PARAMS that arrived on CONN."
   (pcase method
     ('agent/readFile (agentls--read-file conn params))
-    ('agent/ask (agentls--defer-prompt conn (lambda () (agentls--ask params))))
+    ('agent/ask (agentls--defer-prompt conn (lambda () (agentls--ask params)) (list :answer nil)))
     ('window/showMessageRequest
      (agentls--defer-prompt conn (lambda () (agentls--show-message-request params))))
     ('workspace/applyEdit (agentls--apply-edit-request conn params))
@@ -829,7 +886,10 @@ Return the list of `agentls--file' it changes, in order.  Signal
          (coding-system-for-write (or (agentls--file-coding f) 'utf-8-unix))
          (write-region-inhibit-fsync nil))
     (make-directory dir t)
-    (let ((temp (make-temp-file (expand-file-name (concat "." (file-name-nondirectory name) ".agentls") dir))))
+    ;; The temporary file is named as agentls names its own
+    ;; (.NAME.agentls-RANDOM.tmp), so the server sweeps a crash's leftover.
+    (let ((temp (make-temp-file (expand-file-name (concat "." (file-name-nondirectory name) ".agentls-") dir)
+                                nil ".tmp")))
       (condition-case err
           (progn
             (write-region (agentls--file-text f) nil temp nil 'silent)
@@ -946,7 +1006,8 @@ Return the ApplyWorkspaceEditResult plist."
                                  (mapcar #'agentls--file-name files)
                                  (agentls--diff-buffer files (agentls-connection-root conn)))))
               (list :applied :json-false :failureReason "the user rejected the change")
-            (let ((why (agentls--commit-edit files)))
+            ;; No C-g half-way through: the edit lands whole or not at all.
+            (let ((why (let ((inhibit-quit t)) (agentls--commit-edit files))))
               (if why
                   (list :applied :json-false :failureReason why)
                 (list :applied t)))))
@@ -957,7 +1018,8 @@ Return the ApplyWorkspaceEditResult plist."
   "Answer workspace/applyEdit PARAMS on CONN.
 An edit to confirm waits for the person; any other applies at once."
   (if (agentls--needs-confirmation-p (plist-get params :edit))
-      (agentls--defer-prompt conn (lambda () (agentls--apply-edit conn params t)))
+      (agentls--defer-prompt conn (lambda () (agentls--apply-edit conn params t))
+                             (list :applied :json-false :failureReason "the user rejected the change"))
     (agentls--apply-edit conn params)))
 
 ;;;; Notifications from the server
@@ -1531,6 +1593,110 @@ Return non-nil if the server stopped it."
         (display-buffer (current-buffer))))
     entries))
 
+;;;; MCP servers
+
+(defvar-local agentls--mcp-connection nil
+  "The connection whose MCP servers this buffer lists.")
+
+(defvar-local agentls--mcp-servers nil
+  "The servers of the last agent/mcpServers reply, as plists.")
+
+(defvar agentls-mcp-servers-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-mcp-servers-tools)
+    (define-key map (kbd "s") #'agentls-mcp-servers-start)
+    map)
+  "Keymap of `agentls-mcp-servers-mode'.")
+
+(define-derived-mode agentls-mcp-servers-mode tabulated-list-mode "agentls-mcp"
+  "The MCP servers of `agentls-mcp-servers', with their state.
+\\{agentls-mcp-servers-mode-map}"
+  (setq tabulated-list-format [("Server" 16 t) ("State" 12 nil) ("Tools" 6 nil) ("Command, URL or error" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'agentls--mcp-servers-refresh nil t)
+  (tabulated-list-init-header))
+
+(defun agentls--mcp-server-where (server)
+  "Return how SERVER is reached: its command line or its URL."
+  (if (equal (plist-get server :transport) "http")
+      (or (plist-get server :url) "")
+    (string-join (cons (or (plist-get server :command) "")
+                       (append (plist-get server :args) nil))
+                 " ")))
+
+(defun agentls--mcp-servers-entries (servers)
+  "Return the `tabulated-list-entries' of SERVERS (agent/mcpServers)."
+  (cl-loop for s across servers
+           collect (let ((state (plist-get s :state))
+                         (err (plist-get s :error)))
+                     (list (plist-get s :name)
+                           (vector (plist-get s :name)
+                                   (propertize (pcase state
+                                                 ("notStarted" "not started")
+                                                 (_ state))
+                                               'face (pcase state
+                                                       ((or "ready" "restarted") 'success)
+                                                       ("failed" 'error)
+                                                       (_ 'default)))
+                                   (format "%d" (or (plist-get s :toolCount) 0))
+                                   (if (and err (not (equal err "")))
+                                       err
+                                     (agentls--mcp-server-where s)))))))
+
+(defun agentls--mcp-servers-refresh (&optional start)
+  "Ask this buffer's server for its MCP servers; with START, start them first."
+  (let ((result (agentls--request agentls--mcp-connection 'agent/mcpServers
+                                  (if start (list :start t) (make-hash-table))
+                                  :timeout 90)))
+    (setq agentls--mcp-servers (or (plist-get result :servers) []))
+    (setq tabulated-list-entries (agentls--mcp-servers-entries agentls--mcp-servers))))
+
+;;;###autoload
+(defun agentls-mcp-servers (&optional start)
+  "List the MCP servers agentls gives the agent, with their state and tools.
+With a prefix argument START, start the servers not started yet first."
+  (interactive "P")
+  (let ((conn (agentls--connection))
+        (buffer (get-buffer-create "*agentls-mcp-servers*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-mcp-servers-mode) (agentls-mcp-servers-mode))
+      (setq agentls--mcp-connection conn
+            default-directory (agentls-connection-root conn))
+      (agentls--mcp-servers-refresh start)
+      (tabulated-list-print))
+    (pop-to-buffer buffer)
+    buffer))
+
+(defun agentls-mcp-servers-start ()
+  "Start the MCP servers not started yet, and show their state."
+  (interactive)
+  (agentls--mcp-servers-refresh t)
+  (tabulated-list-print t))
+
+(defun agentls-mcp-servers-tools ()
+  "Show the tools of the MCP server on this line."
+  (interactive)
+  (let* ((name (or (tabulated-list-get-id) (user-error "No server on this line")))
+         (server (cl-find name agentls--mcp-servers
+                          :key (lambda (s) (plist-get s :name)) :test #'equal)))
+    (with-current-buffer (get-buffer-create "*agentls-mcp-tools*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "MCP server %s (%s): %s\n" name (agentls--mcp-server-where server)
+                        (plist-get server :state)))
+        (when-let ((err (plist-get server :error)))
+          (insert err "\n"))
+        (insert "\n")
+        (cl-loop for tool across (or (plist-get server :tools) [])
+                 do (insert (propertize (plist-get tool :tool) 'face 'bold)
+                            (format "  (the model calls it %s)%s\n    %s\n"
+                                    (plist-get tool :name)
+                                    (if (eq (plist-get tool :readOnly) t) ", read-only" "")
+                                    (or (plist-get tool :description) ""))))
+        (goto-char (point-min))
+        (special-mode))
+      (display-buffer (current-buffer)))))
+
 ;;;; The minor mode
 
 (defvar agentls-command-map
@@ -1541,6 +1707,7 @@ Return non-nil if the server stopped it."
     (define-key map (kbd "h") #'agentls-heat)
     (define-key map (kbd "S") #'agentls-sessions)
     (define-key map (kbd "l") #'agentls-trace-at-point)
+    (define-key map (kbd "m") #'agentls-mcp-servers)
     (define-key map (kbd "q") #'agentls-shutdown)
     map)
   "Keymap of the agentls commands.")

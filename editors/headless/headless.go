@@ -4,10 +4,18 @@
 // buffers it was given first, then the disk), applies workspace edits to
 // files atomically and refuses stale versions, runs commands with a timeout,
 // lets a test script every answer (approve, reject, never answer, answer
-// slowly), and awaits notifications by predicate with a deadline.
+// slowly) and stop reading for a while (an editor whose main loop is busy),
+// and awaits notifications by predicate with a deadline.
 //
 // `agentls run` and every end-to-end test are built on it, as gopls's
 // integration tests are built on its fake editor.
+//
+// Every notification the server sends is kept, none dropped, numbered in
+// arrival order (Notification.Seq); Notifications returns them in that
+// order and Await sees each. Reverse calls are answered concurrently, each
+// on its own goroutine, and recorded in arrival order (ReverseCalls); a
+// workspace edit is checked and applied whole before the next read sees it
+// (Workspace). An Editor is safe for concurrent use.
 package headless
 
 import (
@@ -26,6 +34,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/shell"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -34,16 +44,20 @@ type Capabilities struct {
 	ApplyEdit        bool
 	DocumentChanges  bool
 	ChangeAnnotation bool
-	WorkDoneProgress bool
-	ReadFile         bool
-	RunCommand       bool
-	Ask              bool
+	// ResourceOperations are the kinds of workspaceEdit.resourceOperations
+	// ("create", "delete"); nil leaves the list out, as eglot 1.9 does.
+	ResourceOperations []string
+	WorkDoneProgress   bool
+	ReadFile           bool
+	RunCommand         bool
+	Ask                bool
 }
 
 // FullCapabilities is an editor that supports everything agentls can use.
 func FullCapabilities() Capabilities {
 	return Capabilities{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true,
-		WorkDoneProgress: true, ReadFile: true, RunCommand: true, Ask: true}
+		ResourceOperations: []string{"create", "delete"},
+		WorkDoneProgress:   true, ReadFile: true, RunCommand: true, Ask: true}
 }
 
 // ServeFunc runs a server in-process on in/out and returns its exit code;
@@ -65,6 +79,12 @@ type Options struct {
 	Stderr io.Writer
 	// Caps are advertised in initialize.
 	Caps Capabilities
+	// SkipUndeclaredResourceOps plays an editor such as eglot 1.9: a
+	// CreateFile or DeleteFile whose kind Caps.ResourceOperations leaves
+	// out is skipped and the edit still answered applied: true, and a text
+	// edit to a missing file goes to a new, unsaved buffer. Without it such
+	// an edit is refused (applied: false), as the LSP asks.
+	SkipUndeclaredResourceOps bool
 	// InitializationOptions are sent in initialize (nil: none).
 	InitializationOptions any
 	// ClientName is clientInfo.name (default "headless").
@@ -100,10 +120,12 @@ type CallHandler func(ctx context.Context, params json.RawMessage) (any, error)
 type Editor struct {
 	opts Options
 	root string
+	ws   *Workspace // the files and open buffers the reverse calls see
 	conn *rpc.Conn
 	log  *zap.Logger
 
 	cmd      *exec.Cmd
+	group    *shell.Group // the server's process group
 	stderr   *lockedWriter
 	exitCode chan int // receives the server's exit code once
 	exited   chan struct{}
@@ -112,20 +134,15 @@ type Editor struct {
 	served chan struct{}
 	cancel context.CancelFunc
 	out    io.WriteCloser // the server's input
+	gate   *readGate      // PauseReading and ResumeReading
 
 	mu        sync.Mutex
 	notes     []Notification
 	noteCond  chan struct{} // closed and replaced on every notification
 	calls     []ReverseCall
 	overrides map[string]CallHandler
-	buffers   map[string]*buffer // by absolute path
-	confirm   func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)
+	review    ReviewFunc
 	init      *api.InitializeResult
-}
-
-type buffer struct {
-	text    string
-	version int32
 }
 
 // Start starts the server, connects to it and, unless NoInitialize is set,
@@ -151,14 +168,15 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 	e := &Editor{
 		opts:      opts,
 		root:      root,
+		ws:        NewWorkspace(root),
 		log:       log,
 		exitCode:  make(chan int, 1),
 		exited:    make(chan struct{}),
 		served:    make(chan struct{}),
 		noteCond:  make(chan struct{}),
 		overrides: map[string]CallHandler{},
-		buffers:   map[string]*buffer{},
 	}
+	e.ws.SetResourceOperations(opts.Caps.ResourceOperations, opts.SkipUndeclaredResourceOps)
 	var in io.Reader
 	var out io.WriteCloser
 	if len(opts.Command) > 0 {
@@ -170,7 +188,8 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 		return nil, err
 	}
 	e.out = out
-	e.conn = rpc.NewConn(rpc.NewStream(in, out, log), log)
+	e.gate = newReadGate(in)
+	e.conn = rpc.NewConn(rpc.NewStream(e.gate, out, log), log)
 	serveCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() {
@@ -187,10 +206,15 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 }
 
 func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
+	// The server and everything it starts are killed with this process,
+	// however it ends (shell.Group).
+	group, err := shell.NewGroup()
+	if err != nil {
+		return nil, nil, fmt.Errorf("headless: %w", err)
+	}
 	cmd := exec.Command(e.opts.Command[0], e.opts.Command[1:]...)
 	cmd.Dir = e.root
 	cmd.Env = e.opts.Env
-	ownGroup(cmd)
 	if e.opts.Stderr != nil {
 		cmd.Stderr = e.opts.Stderr
 	} else {
@@ -199,17 +223,31 @@ func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// The server's output pipe is ours, not cmd's: Wait closes the pipes it
+	// made as soon as the process has exited, and what the server wrote
+	// last but was not read yet would be lost without a word.
+	stdout, w, err := os.Pipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = group.Start(cmd)
+	_ = w.Close()
+	if err != nil {
+		_ = stdout.Close()
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: starting %s: %w", e.opts.Command[0], err)
 	}
-	e.cmd = cmd
+	e.cmd, e.group = cmd, group
 	go func() {
+		// Wait only once the output is read to its end (or the editor
+		// closed it): every notification the server sent is recorded
+		// before Exited closes.
+		<-e.served
 		err := cmd.Wait()
 		code := 0
 		if err != nil {
@@ -243,7 +281,7 @@ func (e *Editor) Root() string { return e.root }
 
 // URI is the file:// URI of a workspace-relative path.
 func (e *Editor) URI(rel string) string {
-	return "file://" + filepath.ToSlash(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return fileuri.FromPath(filepath.Join(e.root, filepath.FromSlash(rel)))
 }
 
 // Initialize sends initialize and initialized.
@@ -251,9 +289,9 @@ func (e *Editor) Initialize(ctx context.Context) (*api.InitializeResult, error) 
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": e.clientName(), "version": "1"},
-		"rootUri":    "file://" + filepath.ToSlash(e.root),
+		"rootUri":    fileuri.FromPath(e.root),
 		"workspaceFolders": []map[string]any{
-			{"uri": "file://" + filepath.ToSlash(e.root), "name": filepath.Base(e.root)},
+			{"uri": fileuri.FromPath(e.root), "name": filepath.Base(e.root)},
 		},
 		"capabilities": e.capabilities(),
 	}
@@ -286,8 +324,10 @@ func (e *Editor) capabilities() map[string]any {
 		"workspace": map[string]any{
 			"applyEdit": c.ApplyEdit,
 			"workspaceEdit": func() map[string]any {
-				we := map[string]any{"documentChanges": c.DocumentChanges,
-					"resourceOperations": []string{"create", "delete"}}
+				we := map[string]any{"documentChanges": c.DocumentChanges}
+				if c.ResourceOperations != nil {
+					we["resourceOperations"] = c.ResourceOperations
+				}
 				if c.ChangeAnnotation {
 					we["changeAnnotationSupport"] = map[string]any{"groupsOnLabel": true}
 				}
@@ -352,12 +392,88 @@ func (e *Editor) Close() {
 		select {
 		case <-e.exited:
 		case <-time.After(2 * time.Second):
-			killGroup(e.cmd.Process)
+			e.group.Kill()
 			<-e.exited
 		}
+		e.group.Close()
 	} else {
 		<-e.exited
 	}
+}
+
+// PauseReading stops the editor reading what the server writes, as an
+// editor whose main loop is busy would: the server's output backs up in the
+// pipe. What a read already under way takes from the pipe is held back too:
+// no reply or notification is seen until ResumeReading (or Close). Exited
+// and Wait, which wait for the output to be read to its end, wait for
+// ResumeReading as well.
+func (e *Editor) PauseReading() { e.gate.pause() }
+
+// ResumeReading undoes PauseReading.
+func (e *Editor) ResumeReading() { e.gate.resume() }
+
+// readGate passes reads through to r, except while paused.
+type readGate struct {
+	r      io.Reader
+	mu     sync.Mutex
+	paused chan struct{} // non-nil while paused; closed by resume
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newReadGate(r io.Reader) *readGate { return &readGate{r: r, closed: make(chan struct{})} }
+
+func (g *readGate) pause() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused == nil {
+		g.paused = make(chan struct{})
+	}
+}
+
+func (g *readGate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused != nil {
+		close(g.paused)
+		g.paused = nil
+	}
+}
+
+func (g *readGate) Read(p []byte) (int, error) {
+	if err := g.wait(); err != nil {
+		return 0, err
+	}
+	n, err := g.r.Read(p)
+	if werr := g.wait(); werr != nil { // paused while the read was under way
+		return 0, werr
+	}
+	return n, err
+}
+
+// wait returns once the gate is open, or os.ErrClosed once it is closed.
+func (g *readGate) wait() error {
+	g.mu.Lock()
+	paused := g.paused
+	g.mu.Unlock()
+	if paused == nil {
+		return nil
+	}
+	select {
+	case <-paused:
+		return nil
+	case <-g.closed:
+		return os.ErrClosed
+	}
+}
+
+// Close releases a paused read and closes r when it can be closed.
+func (g *readGate) Close() error {
+	g.once.Do(func() { close(g.closed) })
+	if c, ok := g.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Stderr returns what the subprocess wrote to stderr when Options.Stderr was
@@ -449,47 +565,89 @@ func ChooseAction(title string) CallHandler {
 // mode with changeAnnotationSupport): the refactor preview of a real editor.
 // Without it such edits are refused, as a person who did not confirm them.
 func (e *Editor) ConfirmEdits(f func(ctx context.Context, p api.ApplyWorkspaceEditParams) (bool, error)) {
+	if f == nil {
+		e.ReviewEdits(nil)
+		return
+	}
+	e.ReviewEdits(func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		ok, err := f(ctx, p)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return &p.Edit, nil
+	})
+}
+
+// ReviewFunc reviews an edit that needs confirmation and returns what the
+// person accepted of it: the edit itself, a part of it (some text edits, as
+// a refactor preview with boxes unticked or a per-hunk review), or nil for
+// none.
+type ReviewFunc func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error)
+
+// ReviewEdits is ConfirmEdits for an editor that lets the person accept
+// part of an edit. What the review returns is applied, and the call is
+// answered applied: true as real editors do, however little was taken;
+// a nil edit is a rejection.
+func (e *Editor) ReviewEdits(f ReviewFunc) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.confirm = f
+	e.review = f
+}
+
+// AcceptTextEdits is a review that accepts, of each TextDocumentEdit (and
+// each file's `changes`), the text edits keep picks by the document's URI
+// and the edit's index; the rest of the edit (creates, deletes) is
+// accepted whole. A file left with no text edit is left out.
+func AcceptTextEdits(keep func(uri string, i int) bool) ReviewFunc {
+	return func(_ context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		out := api.WorkspaceEdit{ChangeAnnotations: p.Edit.ChangeAnnotations}
+		for uri, edits := range p.Edit.Changes {
+			var kept []api.TextEdit
+			for i, ed := range edits {
+				if keep(uri, i) {
+					kept = append(kept, ed)
+				}
+			}
+			if len(kept) > 0 {
+				if out.Changes == nil {
+					out.Changes = map[string][]api.TextEdit{}
+				}
+				out.Changes[uri] = kept
+			}
+		}
+		for _, dc := range p.Edit.DocumentChanges {
+			if dc.TextDocumentEdit == nil {
+				out.DocumentChanges = append(out.DocumentChanges, dc)
+				continue
+			}
+			td := *dc.TextDocumentEdit
+			td.Edits = nil
+			for i, ed := range dc.TextDocumentEdit.Edits {
+				if keep(td.TextDocument.URI, i) {
+					td.Edits = append(td.Edits, ed)
+				}
+			}
+			if len(td.Edits) > 0 {
+				out.DocumentChanges = append(out.DocumentChanges, api.DocumentChange{TextDocumentEdit: &td})
+			}
+		}
+		return &out, nil
+	}
 }
 
 // OpenBuffer opens a buffer for a workspace-relative path with text that
 // differs from the disk (unsaved edits). agent/readFile answers from it and
 // workspace/applyEdit edits it (its version rising by one per edit).
-func (e *Editor) OpenBuffer(rel, text string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.buffers[e.abs(rel)] = &buffer{text: text, version: 1}
-}
+func (e *Editor) OpenBuffer(rel, text string) { e.ws.OpenBuffer(rel, text) }
 
 // Buffer returns an open buffer's text and version.
-func (e *Editor) Buffer(rel string) (string, int32, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, ok := e.buffers[e.abs(rel)]
-	if !ok {
-		return "", 0, false
-	}
-	return b.text, b.version, true
-}
+func (e *Editor) Buffer(rel string) (string, int32, bool) { return e.ws.Buffer(rel) }
 
 // SetBufferVersion changes an open buffer's version, as further typing in a
 // real editor would (to test stale edits).
-func (e *Editor) SetBufferVersion(rel string, v int32) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if b, ok := e.buffers[e.abs(rel)]; ok {
-		b.version = v
-	}
-}
+func (e *Editor) SetBufferVersion(rel string, v int32) { e.ws.SetBufferVersion(rel, v) }
 
-func (e *Editor) abs(rel string) string {
-	if filepath.IsAbs(rel) {
-		return filepath.Clean(rel)
-	}
-	return filepath.Join(e.root, filepath.FromSlash(rel))
-}
+func (e *Editor) abs(rel string) string { return e.ws.Abs(rel) }
 
 // ReverseCalls returns the reverse calls received so far, in order.
 func (e *Editor) ReverseCalls() []ReverseCall {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -31,6 +32,8 @@ func TestApplyTextEdits(t *testing.T) {
 		{"keeps combining marks as their own units", "e\u0301x", []api.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
 		{"ends a line at CRLF", "a\r\nb\r\n", []api.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
 		{"clamps a character past the line end", "ab\ncd", []api.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
+		{"clamps a character past a CRLF line's end before the CR", "ab\r\ncd", []api.TextEdit{edit(0, 9, 0, 9, "!")}, "ab!\r\ncd"},
+		{"stays before an emoji a character falls inside", "x😀y", []api.TextEdit{edit(0, 2, 0, 2, "!")}, "x!😀y"},
 		{"clamps a line past the end to the end", "ab", []api.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
 		{"applies several edits as if at once", "abc", []api.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
 		{"keeps the order of inserts at one position", "x", []api.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
@@ -54,7 +57,9 @@ func TestApplyTextEdits(t *testing.T) {
 func newEditor(t *testing.T) *Editor {
 	root := t.TempDir()
 	real, _ := filepath.EvalSymlinks(root)
-	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{}}
+	e := &Editor{root: real, ws: NewWorkspace(real), overrides: map[string]CallHandler{}}
+	e.ws.SetResourceOperations(FullCapabilities().ResourceOperations, false)
+	return e
 }
 
 func (e *Editor) write(t *testing.T, rel, text string) {
@@ -102,6 +107,33 @@ func TestApplyEdit(t *testing.T) {
 		}
 		if fi, _ := os.Stat(filepath.Join(e.root, "a.txt")); fi.Mode().Perm() != 0o600 {
 			t.Fatalf("mode = %v, want 0600 kept", fi.Mode().Perm())
+		}
+	})
+
+	createAndDelete := func(e *Editor) api.ApplyWorkspaceEditParams {
+		e.write(t, "gone.txt", "x")
+		return api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{DocumentChanges: []api.DocumentChange{
+			{CreateFile: &api.CreateFile{URI: e.URI("new.txt")}},
+			textEdit(e.URI("new.txt"), nil, edit(0, 0, 0, 0, "fresh\n")),
+			{DeleteFile: &api.DeleteFile{URI: e.URI("gone.txt")}},
+		}}}
+	}
+	t.Run("refuses a resource operation it did not declare", func(t *testing.T) {
+		e := newEditor(t)
+		e.ws.SetResourceOperations([]string{"delete"}, false)
+		res, _ := e.applyEdit(ctx, createAndDelete(e))
+		if res.Applied || res.FailedChange == nil || *res.FailedChange != 0 || e.read(t, "gone.txt") != "x" {
+			t.Fatalf("applyEdit = %+v, gone.txt %q", res, e.read(t, "gone.txt"))
+		}
+	})
+	t.Run("skips undeclared resource operations and claims success, as eglot 1.9 does", func(t *testing.T) {
+		e := newEditor(t)
+		e.ws.SetResourceOperations(nil, true)
+		res, _ := e.applyEdit(ctx, createAndDelete(e))
+		text, _, open := e.Buffer("new.txt")
+		if !res.Applied || e.read(t, "new.txt") != "<missing>" || !open || text != "fresh\n" || e.read(t, "gone.txt") != "x" {
+			t.Fatalf("applyEdit = %+v; new.txt on disk %q, in a buffer %v %q; gone.txt %q",
+				res, e.read(t, "new.txt"), open, text, e.read(t, "gone.txt"))
 		}
 	})
 
@@ -174,9 +206,7 @@ func TestAwaitAndScripting(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		h.HandleNotification(context.Background(), rpc.NewRequest("agent/taskUpdate", json.RawMessage(`{"seq":1}`), ""))
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	n, err := e.Await(ctx, Method("agent/taskUpdate"))
+	n, err := e.Await(testkit.Context(t), Method("agent/taskUpdate"))
 	if err != nil || n.Seq != 1 {
 		t.Fatalf("Await = %+v, %v", n, err)
 	}
@@ -190,5 +220,43 @@ func TestAwaitAndScripting(t *testing.T) {
 		json.RawMessage(`{"type":3,"message":"ok?","actions":[{"title":"Reject"},{"title":"Apply"}]}`), "1"))
 	if item, ok := res.(api.MessageActionItem); err != nil || !ok || item.Title != "Apply" {
 		t.Fatalf("scripted answer = %#v, %v", res, err)
+	}
+}
+
+func TestAcceptTextEdits(t *testing.T) {
+	ann := map[string]api.ChangeAnnotation{"a": {Label: "x", NeedsConfirmation: true}}
+	annotated := func(es ...api.TextEdit) []api.AnnotatedTextEdit {
+		out := make([]api.AnnotatedTextEdit, len(es))
+		for i, e := range es {
+			out[i] = api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: "a"}
+		}
+		return out
+	}
+	p := api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{
+		ChangeAnnotations: ann,
+		Changes:           map[string][]api.TextEdit{"file:///w/a": {edit(0, 0, 0, 1, "A"), edit(5, 0, 5, 1, "F")}},
+		DocumentChanges: []api.DocumentChange{
+			{CreateFile: &api.CreateFile{URI: "file:///w/new", AnnotationID: "a"}},
+			{TextDocumentEdit: &api.TextDocumentEdit{TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: "file:///w/b"},
+				Edits: annotated(edit(0, 0, 0, 1, "B"), edit(5, 0, 5, 1, "G"))}},
+			{TextDocumentEdit: &api.TextDocumentEdit{TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: "file:///w/c"},
+				Edits: annotated(edit(1, 0, 1, 1, "C"))}},
+		},
+	}}
+	got, err := AcceptTextEdits(func(uri string, i int) bool { return i == 1 })(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Changes["file:///w/a"]; len(e) != 1 || e[0].NewText != "F" {
+		t.Errorf("changes of a = %+v, want only the second edit", e)
+	}
+	dc := got.DocumentChanges
+	if len(dc) != 2 || dc[0].CreateFile == nil || dc[1].TextDocumentEdit == nil ||
+		dc[1].TextDocumentEdit.TextDocument.URI != "file:///w/b" || len(dc[1].TextDocumentEdit.Edits) != 1 ||
+		dc[1].TextDocumentEdit.Edits[0].NewText != "G" {
+		t.Errorf("documentChanges = %+v: want the create whole, b's second edit, and c left out", dc)
+	}
+	if len(p.Edit.DocumentChanges[1].TextDocumentEdit.Edits) != 2 {
+		t.Error("the proposal itself was changed")
 	}
 }

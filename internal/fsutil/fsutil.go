@@ -1,7 +1,14 @@
-// Package fsutil holds the two disk writes agentls relies on: a whole-file
-// replace that is atomic (readers see the old or the new file, never a part)
-// and a line append that is one write under an exclusive lock (concurrent
-// appenders, even in other processes, never interleave a line).
+// Package fsutil holds the disk writes agentls relies on: a whole-file
+// write that is atomic (readers see the old or the new file, never a part;
+// a crash leaves the old file whole), optionally an exclusive create that
+// never replaces a file, and a line append that is one write under an
+// exclusive lock (concurrent appenders, even in other processes, never
+// interleave a line). It also names the temporary files of those writes in
+// one scheme and removes the ones a crash left (temp.go).
+//
+// Every write is fsynced before it returns, so what it reports written
+// survives a crash; a write that fails leaves the file as it was. The
+// functions are safe for concurrent use, from goroutines and processes.
 package fsutil
 
 import (
@@ -10,35 +17,75 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
-// TempPrefix starts the name of every temporary file WriteAtomic makes, so
-// that leftovers of a crash can be recognised and removed.
-const TempPrefix = ".tmp-"
+// WriteOptions tune Write. The zero value replaces or creates the file with
+// mode 0644 in an existing directory.
+type WriteOptions struct {
+	// Perm is the mode of a new file (0: 0644). A replaced file keeps its
+	// own mode.
+	Perm fs.FileMode
+	// Exclusive creates the file and never replaces one: when path exists,
+	// or appears while the data is written, Write fails with an error
+	// wrapping fs.ErrExist and leaves that file alone.
+	Exclusive bool
+	// MkdirAll creates the missing parent directories (mode 0755).
+	MkdirAll bool
+	// Rename stands in for os.Rename, the step that makes a replacement
+	// visible: tests interrupt a write there.
+	Rename func(oldpath, newpath string) error
+}
 
-// WriteAtomic replaces path with data: a temporary file in the same
-// directory is written, fsynced and renamed over path, then the directory is
-// fsynced. An existing file's mode is kept; a new one gets perm.
-func WriteAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+// Write writes data to path atomically: the data goes to a temporary file
+// in the same directory (named by TempName's scheme and locked while it is
+// written, so RemoveTemps and SweepTemps leave it alone), is fsynced, gets
+// its mode, and is renamed over path — or, for an exclusive create,
+// hard-linked to path, which fails rather than replace a file; then the
+// directory is fsynced. On any failure the temporary file is removed and
+// path is as it was.
+func Write(path string, data []byte, o WriteOptions) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	if st, err := os.Stat(path); err == nil {
+	perm := o.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	rename := o.Rename
+	if rename == nil {
+		rename = os.Rename
+	}
+	if o.MkdirAll {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if o.Exclusive {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+		}
+	} else if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
 	}
-	f, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	f, err := os.CreateTemp(dir, tempPattern(base))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	closed := false
 	defer func() {
-		if err != nil {
+		if !closed {
+			unlock(f)
 			f.Close()
+		}
+		if err != nil {
 			os.Remove(tmp)
 		}
 	}()
+	if err = lock(f); err != nil {
+		return fmt.Errorf("write %s: lock: %w", path, err)
+	}
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -48,13 +95,55 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: fsync: %w", path, err)
 	}
-	if err = f.Close(); err != nil {
+	// The lock is held until the file is in place: a sweep that sees the
+	// temporary name meanwhile leaves it alone.
+	beforeLastStep()
+	if o.Exclusive {
+		err = link(tmp, path, rename)
+	} else {
+		err = rename(tmp, path)
+	}
+	unlock(f)
+	cerr := f.Close()
+	closed = true
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if o.Exclusive {
+		os.Remove(tmp) // path holds the data under its own name now
+	}
+	if cerr != nil {
+		return fmt.Errorf("write %s: %w", path, cerr)
 	}
 	return SyncDir(dir)
+}
+
+// beforeLastStep runs just before a write puts its data in place: tests
+// make a file appear there.
+var beforeLastStep = func() {}
+
+// link puts the complete temporary file tmp at path unless path exists. A
+// file system without hard links gets a check and a rename, which a file
+// appearing in between could lose to; every common local file system has
+// them.
+func link(tmp, path string, rename func(string, string) error) error {
+	err := os.Link(tmp, path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("it appeared meanwhile: %w", fs.ErrExist)
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("it appeared meanwhile: %w", fs.ErrExist)
+	}
+	return rename(tmp, path)
+}
+
+// WriteAtomic replaces or creates path with data (Write with Perm alone):
+// an existing file's mode is kept; a new one gets perm.
+func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
+	return Write(path, data, WriteOptions{Perm: perm})
 }
 
 // SyncDir fsyncs a directory so that a rename or a new file in it survives a
@@ -71,21 +160,6 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// RemoveTemps removes the temporary files an interrupted WriteAtomic left in
-// dir for target's base name ("": for any target).
-func RemoveTemps(dir, base string) {
-	prefix := TempPrefix
-	if base != "" {
-		prefix += base + "-"
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
-
 // AppendLine appends line (which must end in "\n" and hold no other
 // newline) to path with O_APPEND, under an exclusive advisory lock, in one
 // write, then fsyncs. When the file does not end in a newline (an earlier
@@ -95,14 +169,11 @@ func AppendLine(path string, line []byte, perm fs.FileMode) error {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		return fmt.Errorf("append %s: line must end in a newline", path)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	f, err := openAppendLocked(path, perm)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", path, err)
 	}
 	defer f.Close()
-	if err := lock(f); err != nil {
-		return fmt.Errorf("append %s: lock: %w", path, err)
-	}
 	defer unlock(f)
 	torn, err := endsMidLine(path, f)
 	if err != nil {

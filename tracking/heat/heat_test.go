@@ -308,6 +308,8 @@ func TestMerge(t *testing.T) {
 		{"a write beats a read at the same instant whatever the order", api.ActionWrite, api.ActionRead, 0, api.ActionWrite},
 		{"a search beats a read at the same instant", api.ActionRead, api.ActionSearch, 0, api.ActionSearch},
 		{"a write beats a search at the same instant", api.ActionSearch, api.ActionWrite, 0, api.ActionWrite},
+		{"an MCP call is kept as its own action, beating a search at the same instant", api.ActionSearch, api.ActionMCP, 0, api.ActionMCP},
+		{"a write beats an MCP call at the same instant", api.ActionMCP, api.ActionWrite, 0, api.ActionWrite},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -342,6 +344,108 @@ func TestMerge(t *testing.T) {
 		n, ok := snapshotNode(t, f.m, "", "x.go")
 		if !ok || !n.InContext || n.LastAction != api.ActionRead || n.Heat != 1 {
 			t.Errorf("got %+v (present %v), want worker 1's read in context", n, ok)
+		}
+	})
+}
+
+func TestMergeAcrossWorkers(t *testing.T) {
+	// Worker 1 reads x.go in its turn 2 and keeps it; worker 2 writes it a
+	// moment later in its turn 0, then ends: its copy leaves context and
+	// cools.
+	setup := func(t *testing.T) *fixture {
+		f := newFixture(t)
+		a := f.m.Tracker("t", "1")
+		b := f.m.Tracker("t", "2")
+		a.Turn(1000)
+		a.Turn(1000)
+		a.Access("x.go", api.ActionRead)
+		f.clock.Advance(time.Millisecond)
+		b.Access("x.go", api.ActionWrite)
+		f.tick()
+		b.Close()
+		for range 5 {
+			f.tick()
+		}
+		return f
+	}
+	for _, view := range []string{"", "t"} {
+		name := "the workspace view"
+		if view != "" {
+			name = "the task view"
+		}
+		t.Run(name+" keeps a file in context while one worker still holds it", func(t *testing.T) {
+			n, ok := snapshotNode(t, setup(t).m, view, "x.go")
+			if !ok || !n.InContext {
+				t.Errorf("got %+v (present %v), want inContext: worker 1 still holds x.go", n, ok)
+			}
+		})
+		t.Run(name+" shows the hottest heat of the workers", func(t *testing.T) {
+			if n, _ := snapshotNode(t, setup(t).m, view, "x.go"); n.Heat != 1 {
+				t.Errorf("got heat %v, want worker 1's 1 (worker 2's copy is cooling)", n.Heat)
+			}
+		})
+		t.Run(name+" shows the highest turn of the workers", func(t *testing.T) {
+			if n, _ := snapshotNode(t, setup(t).m, view, "x.go"); n.Turn != 2 {
+				t.Errorf("got turn %d, want worker 1's 2", n.Turn)
+			}
+		})
+		t.Run(name+" shows the action of the last access", func(t *testing.T) {
+			if n, _ := snapshotNode(t, setup(t).m, view, "x.go"); n.LastAction != api.ActionWrite {
+				t.Errorf("got lastAction %q, want worker 2's later write", n.LastAction)
+			}
+		})
+	}
+	t.Run("an update sent after a worker ends carries the merged node", func(t *testing.T) {
+		f := newFixture(t)
+		a := f.m.Tracker("t", "1")
+		b := f.m.Tracker("t", "2")
+		a.Access("x.go", api.ActionRead)
+		f.clock.Advance(time.Millisecond)
+		b.Access("x.go", api.ActionWrite)
+		f.tick()
+		b.Close()
+		n, ok := nodeOf(forView(f.tick(), ""), "x.go")
+		if !ok || !n.InContext || n.Heat != 1 || n.LastAction != api.ActionWrite {
+			t.Errorf("got %+v (present %v), want x.go in context at heat 1, last written", n, ok)
+		}
+	})
+}
+
+func TestSnapshotReadsItsWrites(t *testing.T) {
+	// A run's worker touches files and ends; the snapshot is asked before
+	// the ticker ran again.
+	run := func(f *fixture) {
+		f.tick() // the ticker ran once before the run
+		tr := f.m.Tracker("t", "1")
+		tr.Access("a.go", api.ActionRead)
+		tr.Access("b.go", api.ActionWrite)
+		tr.Close()
+	}
+	for _, view := range []string{"", "t"} {
+		name := "the workspace snapshot"
+		if view != "" {
+			name = "the task snapshot"
+		}
+		t.Run(name+" holds every access of a run that ended before it was asked", func(t *testing.T) {
+			f := newFixture(t)
+			run(f)
+			for _, p := range []string{"a.go", "b.go"} {
+				if n, ok := snapshotNode(t, f.m, view, p); !ok || n.Heat != 1 || n.InContext {
+					t.Errorf("%s: got %+v (present %v), want it at heat 1, out of context", p, n, ok)
+				}
+			}
+		})
+	}
+	t.Run("the changes a snapshot saw still go out in the next update, above its seq", func(t *testing.T) {
+		f := newFixture(t)
+		run(f)
+		s, err := f.m.Snapshot("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := forView(f.tick(), "")
+		if u == nil || u.Seq <= s.Seq || len(u.Updates) != 2 {
+			t.Fatalf("next update %+v after snapshot seq %d, want a.go and b.go with a higher seq", u, s.Seq)
 		}
 	})
 }

@@ -4,8 +4,10 @@
 // Each worker has its own Tracker, fed by the editing layer (Access, Blocked)
 // and by the worker loop (Turn). A Map owns the trackers and two kinds of
 // view: one per task (its workers merged) and one for the whole workspace
-// (every worker merged). Views merge last-write-wins by access time; at the
-// same instant write beats blocked, search, read and userProvided.
+// (every worker merged). A view merges a file field by field over the
+// trackers that hold it: the highest heat, inContext when any has it in
+// context, the highest turn, and lastAction of the last access (at the same
+// instant write beats blocked, search, read and userProvided).
 //
 // A ticker (Run) drives the map: each tick decays files out of context
 // (heat × Decay per Interval), prunes them below PruneBelow, and sends each
@@ -16,10 +18,16 @@
 //   - at most one update per MinInterval per view, and none while nothing
 //     changes; after IdleAfter without change the ticker slows to
 //     IdleInterval, and the next access wakes it;
-//   - updates of one view leave in seq order; a Snapshot gives the view as of
-//     the last tick with the seq of the last update sent, so a client that
-//     applies later updates over it (updates are whole nodes, removals are
-//     paths) converges.
+//   - updates of one view leave in seq order; a Snapshot gives the view with
+//     every access recorded before it (read your writes) and the seq of the
+//     last update built, so a client that applies later updates over it
+//     (updates are whole nodes, removals are paths) converges;
+//   - what changes between two ticks is coalesced: an update carries each
+//     changed file as it is at the tick, not every access. An update the
+//     Emitter fails to send is logged and not sent again (its seq is used),
+//     so a client that sees a gap in seq takes a Snapshot.
+//
+// A Map and its Trackers are safe for concurrent use.
 package heat
 
 import (
@@ -172,21 +180,42 @@ func (m *Map) Tracker(taskID, worker string) *Tracker {
 	return t
 }
 
-// Snapshot returns a view as of the last tick: the task's when taskID is
-// set, else the workspace's. Nodes are sorted by path.
+// Snapshot returns a view with every access recorded before the call: the
+// task's when taskID is set, else the workspace's. Nodes are sorted by path.
+// Accesses the ticker has not handled yet are folded into the views first
+// (without decay, which stays the ticker's), so a snapshot taken after a
+// run ended holds all of that run's accesses. Those changes still go out
+// in the next update, whose seq is above the snapshot's: a client that
+// applies it over the snapshot converges.
 func (m *Map) Snapshot(taskID string) (api.HeatSnapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.foldPending()
 	v := m.views[taskID]
 	if v == nil {
 		return api.HeatSnapshot{}, ErrUnknownTask
 	}
 	nodes := make([]api.HeatNode, 0, len(v.entries))
 	for p, e := range v.entries {
-		nodes = append(nodes, e.winner.wire(p))
+		nodes = append(nodes, e.merged.wire(p))
 	}
 	slices.SortFunc(nodes, func(a, b api.HeatNode) int { return strings.Compare(a.Path, b.Path) })
 	return api.HeatSnapshot{Seq: v.seq, Nodes: nodes}, nil
+}
+
+// foldPending moves the trackers' changes since the last tick into the
+// views. The caller holds mu.
+func (m *Map) foldPending() {
+	all := m.views[""]
+	for t := range m.trackers {
+		changes := t.drain(m.scratch[:0])
+		m.scratch = changes
+		tv := m.views[t.taskID]
+		for _, c := range changes {
+			all.apply(t, c)
+			tv.apply(t, c)
+		}
+	}
 }
 
 // wake tells an idle Run loop that something changed.
@@ -292,6 +321,7 @@ func (m *Map) tick(now time.Time) ([]*api.HeatUpdateParams, bool) {
 				continue
 			}
 			out = append(out, v.delta(now))
+			active = true // a Snapshot may have folded changes in since the last tick
 		}
 		if id != "" && v.trackers == 0 && len(v.entries) == 0 {
 			delete(m.views, id)
@@ -315,7 +345,7 @@ type view struct {
 
 type entry struct {
 	holders []holder
-	winner  node
+	merged  node
 }
 
 type holder struct {
@@ -327,8 +357,8 @@ func newView(taskID string) *view {
 	return &view{taskID: taskID, entries: make(map[string]*entry), dirty: make(map[string]struct{})}
 }
 
-// apply records one tracker's change of one file and re-elects the file's
-// winner among the trackers that hold it.
+// apply records one tracker's change of one file and merges the file again
+// from the trackers that hold it.
 func (v *view) apply(t *Tracker, c change) {
 	e := v.entries[c.path]
 	if e == nil {
@@ -352,13 +382,30 @@ func (v *view) apply(t *Tracker, c change) {
 		delete(v.entries, c.path)
 		return
 	}
-	best := 0
-	for j := 1; j < len(e.holders); j++ {
-		if wins(e.holders[j], e.holders[best]) {
-			best = j
+	e.merged = merge(e.holders)
+}
+
+// merge is a file as the view shows it, from the trackers that hold it
+// (at least one): the highest heat, in
+// context while any tracker has it in context, the highest turn, and the
+// action of the last access (at the same instant the stronger action, then
+// the older tracker, so the choice is steady). Every field is a max or an
+// OR, so the result does not depend on the order the changes arrived in.
+func merge(hs []holder) node {
+	m := hs[0].n
+	last := 0
+	for j := 1; j < len(hs); j++ {
+		n := &hs[j].n
+		m.heat = max(m.heat, n.heat)
+		m.inContext = m.inContext || n.inContext
+		m.turn = max(m.turn, n.turn)
+		if wins(hs[j], hs[last]) {
+			last = j
 		}
 	}
-	e.winner = e.holders[best].n
+	m.action = hs[last].n.action
+	m.at = hs[last].n.at
+	return m
 }
 
 // wins reports whether a beats b: the later access, then the stronger
@@ -378,7 +425,7 @@ func (v *view) delta(now time.Time) *api.HeatUpdateParams {
 	u := &api.HeatUpdateParams{TaskID: v.taskID, Updates: []api.HeatNode{}, Removed: []string{}}
 	for p := range v.dirty {
 		if e := v.entries[p]; e != nil {
-			u.Updates = append(u.Updates, e.winner.wire(p))
+			u.Updates = append(u.Updates, e.merged.wire(p))
 		} else {
 			u.Removed = append(u.Removed, p)
 		}

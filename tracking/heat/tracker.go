@@ -13,8 +13,10 @@ import (
 func rank(action string) int {
 	switch action {
 	case api.ActionWrite:
-		return 5
+		return 6
 	case api.ActionBlocked:
+		return 5
+	case api.ActionMCP:
 		return 4
 	case api.ActionSearch:
 		return 3
@@ -71,7 +73,7 @@ func (t *Tracker) Worker() string { return t.worker }
 
 // Access records that the worker touched path (workspace-relative, "/"
 // separators) with action (one of api.ActionRead, ActionWrite, ActionSearch,
-// ActionUserProvided, ActionBlocked): the file's heat goes to 1 and it enters
+// ActionUserProvided, ActionBlocked, ActionMCP): the file's heat goes to 1 and it enters
 // the worker's context. Paths outside the workspace or under an ignored
 // folder (node_modules, .git, build output) are not tracked. An unknown
 // action is recorded as a read.
@@ -204,6 +206,18 @@ func (t *Tracker) collect(factor, prune float64, out []change) ([]change, bool) 
 		}
 		t.dirty[p] = struct{}{}
 	}
+	return t.drainLocked(out), t.closed && len(t.nodes) == 0
+}
+
+// drain returns every file changed since the last tick or drain, without
+// decay: Snapshot folds them into the views.
+func (t *Tracker) drain(out []change) []change {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.drainLocked(out)
+}
+
+func (t *Tracker) drainLocked(out []change) []change {
 	for p := range t.dirty {
 		c := change{path: p}
 		if n := t.nodes[p]; n != nil {
@@ -213,7 +227,7 @@ func (t *Tracker) collect(factor, prune float64, out []change) ([]change, bool) 
 		out = append(out, c)
 	}
 	t.dirty = reset(t.dirty)
-	return out, t.closed && len(t.nodes) == 0
+	return out
 }
 
 // reset empties a set. clear costs the map's capacity, which never shrinks,

@@ -13,4 +13,6 @@ var (
 	ErrNoStateDir = errors.New("no state directory: set AGENTLS_STATE_DIR, XDG_STATE_HOME or HOME")
 	// ErrInvalid: an argument the store cannot take.
 	ErrInvalid = errors.New("invalid argument")
+	// ErrClosed: the store was closed; it takes no more changes.
+	ErrClosed = errors.New("the session store is closed")
 )

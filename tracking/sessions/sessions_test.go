@@ -94,7 +94,7 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("unknown session: %v", err)
 	}
 
-	list := s.Sessions().Sessions
+	list := listOf(t, s)
 	if len(list) != 2 || list[0].SessionID != sid || list[1].SessionID != other {
 		t.Fatalf("want the continued session first, got %+v", list)
 	}
@@ -107,20 +107,24 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("messages %+v", got.Messages)
 	}
 
-	t.Run("lists a task that was going at a crash as interrupted", func(t *testing.T) {
-		s2 := e.open(t)
-		r, err := s2.Session(sid)
-		must(t, err)
-		if r.Tasks[0].State != api.TaskDone || r.Tasks[1].State != api.TaskInterrupted {
-			t.Errorf("tasks after reopen %+v", r.Tasks)
-		}
-		if len(r.Messages) != 2 {
-			t.Errorf("messages after reopen: %d", len(r.Messages))
-		}
-	})
 	t.Run("refuses to delete a session whose task is going", func(t *testing.T) {
 		if err := s.Delete(sid); !errors.Is(err, ErrSessionBusy) {
 			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("another store on the workspace sees the task going, not interrupted", func(t *testing.T) {
+		s2 := e.open(t)
+		defer s2.Close()
+		r, err := s2.Session(sid)
+		must(t, err)
+		if r.Tasks[0].State != api.TaskDone || r.Tasks[1].State != api.TaskPlanning {
+			t.Errorf("tasks seen by another store %+v", r.Tasks)
+		}
+		if len(r.Messages) != 2 {
+			t.Errorf("messages seen by another store: %d", len(r.Messages))
+		}
+		if err := s2.Delete(sid); !errors.Is(err, ErrSessionBusy) {
+			t.Errorf("another store deleted a session whose task is going: %v", err)
 		}
 	})
 	t.Run("deletes a session and its history", func(t *testing.T) {
@@ -135,8 +139,176 @@ func TestSessionLifecycle(t *testing.T) {
 		if err := s.Delete(sid); !errors.Is(err, ErrUnknownSession) {
 			t.Errorf("second delete: %v", err)
 		}
-		if l := e.open(t).Sessions().Sessions; len(l) != 1 {
+		if l := listOf(t, e.open(t)); len(l) != 1 {
 			t.Errorf("after reopen %d sessions, want 1", len(l))
+		}
+	})
+}
+
+func listOf(t *testing.T, s *Store) []api.SessionInfo {
+	t.Helper()
+	r, err := s.Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Sessions
+}
+
+func stateOf(t *testing.T, s *Store, sessionID, taskID string) string {
+	t.Helper()
+	r, err := s.Session(sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range r.Tasks {
+		if tk.TaskID == taskID {
+			return tk.State
+		}
+	}
+	t.Fatalf("session %s has no task %s: %+v", sessionID, taskID, r.Tasks)
+	return ""
+}
+
+// die releases a store's owner lock without closing it, as the system does
+// when its process is killed.
+func die(s *Store) { s.ownerLock.Unlock() }
+
+func owners(t *testing.T, s *Store) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(s.Dir(), ownersDir, "*.lock"))
+	must(t, err)
+	return names
+}
+
+func TestTwoStoresOnOneWorkspace(t *testing.T) {
+	t.Run("each keeps the other's sessions when they write in turns", func(t *testing.T) {
+		e := newEnv(t)
+		a, b := e.open(t), e.open(t)
+		defer a.Close()
+		defer b.Close()
+		sa, err := a.StartTask("", "a1", "from A")
+		must(t, err)
+		sb, err := b.StartTask("", "b1", "from B")
+		must(t, err)
+		must(t, a.SetTaskState(sa, "a1", api.TaskDone))
+		must(t, b.SetTaskState(sb, "b1", api.TaskDone))
+		for _, s := range []*Store{a, b, e.open(t)} {
+			if l := listOf(t, s); len(l) != 2 {
+				t.Fatalf("%d sessions listed, want A's and B's: %+v", len(l), l)
+			}
+		}
+		if got := stateOf(t, b, sa, "a1"); got != api.TaskDone {
+			t.Errorf("B sees A's task %s, want done", got)
+		}
+	})
+	t.Run("one continues a session the other made", func(t *testing.T) {
+		e := newEnv(t)
+		a, b := e.open(t), e.open(t)
+		defer a.Close()
+		defer b.Close()
+		sid, err := a.StartTask("", "a1", "from A")
+		must(t, err)
+		must(t, a.SetTaskState(sid, "a1", api.TaskDone))
+		if _, err := b.Messages(sid); err != nil {
+			t.Fatalf("B does not know A's session: %v", err)
+		}
+		if _, err := b.StartTask(sid, "b1", "continued in B"); err != nil {
+			t.Fatalf("B cannot continue A's session: %v", err)
+		}
+		must(t, b.Append(sid, api.SessionMessage{Role: "user", Text: "continued in B", TaskID: "b1"}))
+		r, err := a.Session(sid)
+		must(t, err)
+		if len(r.Tasks) != 2 || len(r.Messages) != 1 {
+			t.Errorf("A sees %+v", r)
+		}
+	})
+}
+
+func TestInterruptedTasks(t *testing.T) {
+	t.Run("a task whose store closed is listed as interrupted", func(t *testing.T) {
+		e := newEnv(t)
+		a := e.open(t)
+		sid, err := a.StartTask("", "t1", "x")
+		must(t, err)
+		must(t, a.SetTaskState(sid, "t1", api.TaskRunning))
+		must(t, a.Close())
+		b := e.open(t)
+		defer b.Close()
+		if got := stateOf(t, b, sid, "t1"); got != api.TaskInterrupted {
+			t.Errorf("got %s, want interrupted", got)
+		}
+		if got := owners(t, b); len(got) != 1 {
+			t.Errorf("owner files %v, want only the open store's", got)
+		}
+	})
+	t.Run("a task whose store died is listed as interrupted by a store already open", func(t *testing.T) {
+		e := newEnv(t)
+		a, b := e.open(t), e.open(t)
+		defer b.Close()
+		sid, err := a.StartTask("", "t1", "x")
+		must(t, err)
+		must(t, a.SetTaskState(sid, "t1", api.TaskRunning))
+		if got := stateOf(t, b, sid, "t1"); got != api.TaskRunning {
+			t.Fatalf("while A lives B sees %s, want running", got)
+		}
+		die(a)
+		if got := stateOf(t, b, sid, "t1"); got != api.TaskInterrupted {
+			t.Errorf("after A died B sees %s, want interrupted", got)
+		}
+		if got := owners(t, b); len(got) != 1 {
+			t.Errorf("owner files %v, want the dead store's removed", got)
+		}
+		must(t, b.Delete(sid))
+	})
+	t.Run("a task without an owner is listed as interrupted", func(t *testing.T) {
+		e := newEnv(t)
+		a := e.open(t)
+		defer a.Close()
+		sid, err := a.StartTask("", "t1", "x")
+		must(t, err)
+		// sessions.json as a version that recorded no owner left it.
+		idx := filepath.Join(a.Dir(), indexName)
+		b, _ := os.ReadFile(idx)
+		old := string(b)
+		b = []byte(strings.Replace(old, `"owner": "`+a.owner+`"`, `"usage2": {}`, 1))
+		if string(b) == old {
+			t.Fatalf("no owner recorded in %s", old)
+		}
+		must(t, os.WriteFile(idx, b, 0o600))
+		s := e.open(t)
+		defer s.Close()
+		if got := stateOf(t, s, sid, "t1"); got != api.TaskInterrupted {
+			t.Errorf("got %s, want interrupted", got)
+		}
+	})
+	t.Run("InterruptRunning marks only this store's tasks", func(t *testing.T) {
+		e := newEnv(t)
+		a, b := e.open(t), e.open(t)
+		defer a.Close()
+		defer b.Close()
+		sa, _ := a.StartTask("", "a1", "x")
+		sb, _ := b.StartTask("", "b1", "y")
+		must(t, b.SetTaskState(sb, "b1", api.TaskWaiting))
+		n, err := a.InterruptRunning()
+		must(t, err)
+		if n != 1 || stateOf(t, b, sa, "a1") != api.TaskInterrupted || stateOf(t, a, sb, "b1") != api.TaskWaiting {
+			t.Errorf("marked %d; a1 %s, b1 %s; want 1, interrupted, waiting", n, stateOf(t, b, sa, "a1"), stateOf(t, a, sb, "b1"))
+		}
+	})
+	t.Run("a closed store takes no more changes", func(t *testing.T) {
+		e := newEnv(t)
+		a := e.open(t)
+		sid, _ := a.StartTask("", "t1", "x")
+		must(t, a.Close())
+		must(t, a.Close())
+		if _, err := a.StartTask("", "t2", "x"); !errors.Is(err, ErrClosed) {
+			t.Errorf("StartTask after Close: %v", err)
+		}
+		if err := a.Append(sid, api.SessionMessage{Role: "user", Text: "x"}); !errors.Is(err, ErrClosed) {
+			t.Errorf("Append after Close: %v", err)
+		}
+		if got := stateOf(t, a, sid, "t1"); got != api.TaskInterrupted {
+			t.Errorf("a closed store lists its task as %s, want interrupted", got)
 		}
 	})
 }

@@ -21,6 +21,9 @@
 (defvar agentls-test--bin (or (getenv "AGENTLS_BIN") "agentls")
   "The agentls binary under test.")
 
+(defconst agentls-test--dir (file-name-directory (or load-file-name buffer-file-name))
+  "The directory of the tests.")
+
 (defvar agentls-test--deadline 20
   "Seconds a test waits for something before it fails.")
 
@@ -250,6 +253,43 @@ SPEC is (ROOT CONN)."
         (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
         (agentls-timeouts nil) (agentls-initialization-options nil))
     (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
+
+(ert-deftest agentls-test-mcp-servers-options ()
+  "The MCP servers go out as JSON objects, args as arrays, env and headers as objects."
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil)
+        (agentls-mcp-servers '(("everything" :command "npx" :args ("-y" "pkg") :env (("A" . "1")))
+                               ("docs" :url "https://h/mcp" :headers (("Authorization" . "Bearer x")))))
+        (agentls-allow-mcp-tools '("mcp__docs")))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((mcpServers (everything (command . "npx") (args . ["-y" "pkg"]) (env (A . "1")))
+                                 (docs (url . "https://h/mcp") (headers (Authorization . "Bearer x"))))
+                     (allowMcpTools . ["mcp__docs"]))))))
+
+(ert-deftest agentls-test-mcp-servers-command ()
+  "`agentls-mcp-servers' lists each server's state; `s' starts them and shows why one failed."
+  (agentls-test--with-project (root conn)
+    (ignore conn)
+    (let ((agentls-mcp-servers `(("missing" :command ,(expand-file-name "no-such-mcp-server" root)))))
+      ;; The customization is read when the connection starts: start anew.
+      (agentls--stop-connection conn)
+      (let ((default-directory root))
+        (setq conn (agentls--connection root)))
+      (with-current-buffer (agentls-mcp-servers)
+        (should (eq agentls--mcp-connection conn))
+        (let ((row (cadr (assoc "missing" tabulated-list-entries))))
+          (should (equal (aref row 1) "not started"))
+          (should (equal (aref row 3) (expand-file-name "no-such-mcp-server" root))))
+        (agentls-mcp-servers-start)
+        (let ((row (cadr (assoc "missing" tabulated-list-entries))))
+          (should (equal (aref row 1) "failed"))
+          (should (string-match-p "failed to start: cannot run" (aref row 3))))
+        (goto-char (point-min))
+        (agentls-mcp-servers-tools)
+        (with-current-buffer "*agentls-mcp-tools*"
+          (should (string-match-p "MCP server missing" (buffer-string))))))))
 
 (ert-deftest agentls-test-capabilities ()
   "Emacs advertises the reverse calls it serves, runCommand included."
@@ -515,6 +555,18 @@ SPEC is (ROOT CONN)."
       (should-not (find-buffer-visiting file))
       (should (equal (directory-files root nil "agentls") nil)))))
 
+(ert-deftest agentls-test-temporary-files-are-named-for-the-server-sweep ()
+  "An edit's temporary file is .NAME.agentls-RANDOM.tmp, the name agentls sweeps after a crash."
+  (let* ((dir (make-temp-file "agentls-temp" t))
+         (temp (agentls--write-temp (agentls--file-create :name (expand-file-name "sub/tool.sh" dir)
+                                                         :text "x"))))
+    (unwind-protect
+        (progn
+          (should (equal (file-name-directory temp) (file-name-as-directory (expand-file-name "sub" dir))))
+          (should (string-match-p "\\`\\.tool\\.sh\\.agentls-[0-9A-Za-z]+\\.tmp\\'"
+                                  (file-name-nondirectory temp))))
+      (delete-directory dir t))))
+
 (ert-deftest agentls-test-create-and-delete-files ()
   "CreateFile and DeleteFile operations, with text written into a new file."
   (agentls-test--with-recording (root conn)
@@ -616,6 +668,28 @@ SPEC is (ROOT CONN)."
       (should (string-match-p "^-a$" (nth 2 (car shown))))
       (should (string-match-p "^\\+A$" (nth 2 (car shown)))))))
 
+(ert-deftest agentls-test-quitting-an-edit-confirmation-rejects-it ()
+  "C-g at an edit confirmation answers that the change was rejected."
+  (agentls-test--with-recording (root conn)
+    (agentls-test--write (expand-file-name "a.txt" root) "a\n")
+    (let ((agentls-confirm-edit-function (lambda (&rest _) (signal 'quit nil))))
+      (agentls-test--receive conn 1 "workspace/applyEdit"
+                             (list :edit (list :documentChanges
+                                               (vector (list :textDocument
+                                                             (list :uri (agentls--path-to-uri
+                                                                         (expand-file-name "a.txt" root)))
+                                                             :edits (vector (list :range (agentls-test--range 0 0 0 1)
+                                                                                  :newText "A"
+                                                                                  :annotationId "c1"))))
+                                               :changeAnnotations (list :c1 (list :needsConfirmation t)))))
+      (should (equal (plist-get (condition-case nil (agentls-test--reply conn 1)
+                                  ;; ERT counts a quit as neither pass nor failure.
+                                  (quit (ert-fail "C-g escaped the prompt: the server would wait for ever")))
+                                :result)
+                     '(:applied :json-false :failureReason "the user rejected the change")))
+      (should (equal (agentls-test--read (expand-file-name "a.txt" root)) "a\n"))
+      (should-not agentls--prompt-active))))
+
 ;;;; End to end: the real agentls, a scripted model, agent/run
 
 (ert-deftest agentls-test-run-edits-the-unsaved-buffer-the-model-read ()
@@ -683,6 +757,82 @@ SPEC is (ROOT CONN)."
         (agentls-sessions-show))
       (with-current-buffer "*agentls-session*"
         (should (string-match-p "Update util" (buffer-string)))))))
+
+;; Emacs declares create and delete (resourceOperations), so agentls sends
+;; CreateFile and DeleteFile and Emacs carries them out on disk.
+(ert-deftest agentls-test-run-creates-in-a-new-directory-and-deletes ()
+  "The agent creates a file in a directory that does not exist yet and deletes a visited file."
+  (agentls-test--with-project
+      (root conn :files '(("old.txt" . "bye\n"))
+            :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "write_file" :path "new/dir/fresh.txt" :content "fresh\n")
+                               (agentls-test--call "read_file" :path "old.txt")
+                               (agentls-test--call "delete_file" :path "old.txt")
+                               (agentls-test--call "finish" :summary "moved"))))
+    (agentls-test--needs-run conn)
+    (let ((old (find-file-noselect (expand-file-name "old.txt" root)))
+          (task (agentls-test--run conn "Move old.txt")))
+      (should (equal (agentls-task-state task) "done"))
+      (should (equal (agentls-test--read (expand-file-name "new/dir/fresh.txt" root)) "fresh\n"))
+      (should-not (file-exists-p (expand-file-name "old.txt" root)))
+      (should-not (buffer-live-p old))
+      (should (equal (mapcar (lambda (c) (list (plist-get c :operation) (plist-get c :applied)))
+                             (plist-get (agentls-task-result task) :changes))
+                     '(("create" t) ("delete" t))))
+      (should-not (directory-files-recursively root "agentls")))))
+
+;; eglot (1.9 in Emacs 28 from elpa-eglot, built in from Emacs 29) declares
+;; no resource operations and answers applied: true to a CreateFile or
+;; DeleteFile it ignores: agentls creates and deletes the files itself.
+(ert-deftest agentls-test-eglot-new-and-deleted-files ()
+  "Through eglot, a new file in a new directory and a deletion reach the disk."
+  (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                               "--batch" "-Q" "--eval"
+                               (concat "(unless (require 'eglot nil t)"
+                                       " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                       " (add-to-list 'load-path d)) (require 'eglot))")))
+    (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+  (let* ((root (file-name-as-directory (make-temp-file "agentls-eglot" t)))
+         (state (make-temp-file "agentls-state" t))
+         (script (expand-file-name "script.json" state))
+         (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                            (concat "AGENTLS_BIN=" agentls-test--bin)
+                                            (concat "ROOT=" root) (concat "SCRIPT=" script)
+                                            "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                      process-environment)))
+    (unwind-protect
+        (progn
+          (make-directory (expand-file-name ".git" root))
+          (agentls-test--write (expand-file-name "main.txt" root) "main\n")
+          (agentls-test--write (expand-file-name "old.txt" root) "bye\n")
+          (agentls-test--write
+           script (json-serialize
+                   (agentls-test--script
+                    "coordinator" (list (list :text "One step."))
+                    "1" (list (agentls-test--call "write_file" :path "new/dir/fresh.txt" :content "fresh\n")
+                              (agentls-test--call "read_file" :path "old.txt")
+                              (agentls-test--call "delete_file" :path "old.txt")
+                              (agentls-test--call "finish" :summary "moved")))))
+          (with-temp-buffer
+            (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                        "--batch" "-Q" "-l"
+                                        (expand-file-name "eglot-client.el" agentls-test--dir))))
+              (unless (eql status 0)
+                (ert-fail (list "the eglot client failed" status (buffer-string))))
+              (goto-char (point-min))
+              (re-search-forward "^(:changes" nil t)
+              (goto-char (match-beginning 0))
+              (let ((outcome (read (current-buffer))))
+                (should (equal (plist-get outcome :changes) '(("create" t) ("delete" t))))
+                (should (equal (plist-get outcome :fresh) "fresh\n"))
+                ;; eglot visited the new file: its buffer shows it, unmodified.
+                (should (equal (plist-get outcome :buffer) "fresh\n"))
+                (should-not (plist-get outcome :modified))
+                (should-not (plist-get outcome :old))))))
+      (delete-directory root t)
+      (delete-directory state t))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
@@ -770,6 +920,165 @@ SPEC is (ROOT CONN)."
       (agentls-test--wait "the run to end" (lambda () finished))
       (should (equal (agentls-task-state task) "stopped"))
       (should-not agentls--mode-line-string))))
+
+;;;; In a terminal: the real command loop, under tmux
+
+;; An interactive `emacs -nw -Q' runs test/tty-driver.el in a terminal that
+;; tmux provides; the test types keys with send-keys and reads the screen
+;; with capture-pane.  What C-g and C-x C-c do depends on the command loop,
+;; the minibuffer and timers, which batch Emacs does not have.
+
+(defun agentls-test--tmux (sock &rest args)
+  "Run tmux on the server at SOCK with ARGS; return (STATUS . OUTPUT)."
+  (with-temp-buffer
+    (let ((status (apply #'call-process "tmux" nil t nil "-S" sock args)))
+      (cons status (buffer-string)))))
+
+(defun agentls-test--screen (sock)
+  "Return the text on the screen of the tmux server at SOCK."
+  (cdr (agentls-test--tmux sock "capture-pane" "-p" "-t" "agentls")))
+
+(defun agentls-test--wait-screen (sock text)
+  "Wait until the screen of the tmux server at SOCK shows TEXT; return it."
+  (let (screen)
+    (condition-case nil
+        (agentls-test--wait (format "%S on the screen" text)
+                            (lambda () (string-match-p (regexp-quote text)
+                                                       (setq screen (agentls-test--screen sock)))))
+      (ert-test-failed (ert-fail (list "timed out waiting for" text "on the screen" screen))))
+    screen))
+
+(defun agentls-test--process-gone-p (pid)
+  "Return non-nil when no process PID runs (a zombie counts as gone)."
+  (let ((stat (format "/proc/%d/stat" pid)))
+    (or (not (file-exists-p stat))
+        (string-match-p "\\`[0-9]+ ([^)]*) Z" (agentls-test--read stat)))))
+
+(defmacro agentls-test--with-tty (spec &rest body)
+  "Run BODY with agentls in an interactive Emacs in a terminal under tmux.
+SPEC is (SOCK ROOT OUT SCRIPT): SCRIPT is the scripted model; SOCK is
+bound to the tmux server's socket, ROOT to the project (with notes.txt
+holding \"draft\"), OUT to where the driver writes pid and result."
+  (declare (indent 1))
+  (let ((sock (nth 0 spec)) (root (nth 1 spec)) (out (nth 2 spec)) (script (nth 3 spec)))
+    `(progn
+       (unless (executable-find "tmux")
+         (ert-skip "tmux is not installed (test/run.sh installs Debian's tmux where it can)"))
+       (let* ((dir (make-temp-file "agentls-tty" t))
+              (,sock (expand-file-name "tmux.sock" dir))
+              (,root (file-name-as-directory (expand-file-name "project" dir)))
+              (,out (expand-file-name "out" dir))
+              (state (expand-file-name "state" dir))
+              (script-file (expand-file-name "script.json" dir))
+              (process-environment
+               (append (list (concat "AGENTLS_STATE_DIR=" state)
+                             (concat "AGENTLS_BIN=" agentls-test--bin)
+                             (concat "AGENTLS_TTY_SCRIPT=" script-file)
+                             (concat "AGENTLS_TTY_OUT=" ,out)
+                             "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                       process-environment)))
+         (unwind-protect
+             (progn
+               (make-directory (expand-file-name ".git" ,root) t)
+               (make-directory ,out t)
+               (agentls-test--write (expand-file-name "notes.txt" ,root) "draft\n")
+               (agentls-test--write script-file (json-serialize ,script))
+               (let ((started (agentls-test--tmux
+                               ,sock "new-session" "-d" "-s" "agentls" "-x" "120" "-y" "30" "-c" ,root
+                               (mapconcat #'shell-quote-argument
+                                          (list (expand-file-name invocation-name invocation-directory)
+                                                "-nw" "-Q" "-L" (file-name-directory (locate-library "agentls"))
+                                                "-l" (expand-file-name "tty-driver.el" agentls-test--dir))
+                                          " "))))
+                 (unless (eql 0 (car started))
+                   (ert-fail (list "tmux new-session failed" started))))
+               ,@body)
+           (agentls-test--tmux ,sock "kill-server")
+           ;; Whatever the test left running goes: Emacs (which the hangup
+           ;; from tmux asks to quit) then agentls, each given a few
+           ;; seconds to end by itself.
+           (dolist (name '("emacs-pid" "pid"))
+             (let ((pid-file (expand-file-name name ,out)))
+               (when (file-exists-p pid-file)
+                 (let ((pid (read (agentls-test--read pid-file)))
+                       (end (+ (float-time) 5)))
+                   (while (and (not (agentls-test--process-gone-p pid)) (< (float-time) end))
+                     (accept-process-output nil 0.05))
+                   (unless (agentls-test--process-gone-p pid)
+                     (signal-process pid 'kill))))))
+           (delete-directory dir t))))))
+
+(defun agentls-test--tty-result (out)
+  "Wait for the driver's result in OUT and return it."
+  (let ((file (expand-file-name "result" out)))
+    (agentls-test--wait "the task to end" (lambda () (file-exists-p file)))
+    (read (agentls-test--read file))))
+
+(defun agentls-test--tool-result (events tool)
+  "Return the toolResult event of TOOL among EVENTS."
+  (cl-find-if (lambda (e) (and (equal (plist-get e :kind) "toolResult") (equal (plist-get e :tool) tool)))
+              events))
+
+(ert-deftest agentls-test-tty-c-g-dismisses-every-prompt ()
+  "In a terminal, C-g at a question, a command approval and an edit confirmation answers no."
+  (agentls-test--with-tty
+      (sock root out (agentls-test--script
+                      "coordinator" (list (list :text "One step."))
+                      "1" (list (agentls-test--call "ask_human" :question "Which greeting?"
+                                                    :options ["hi" "hello"])
+                                (agentls-test--call "run_command" :command "echo ran > ran.txt")
+                                (agentls-test--call "edit_file" :path "notes.txt"
+                                                    :old_string "draft" :new_string "final")
+                                (agentls-test--call "finish" :summary "tried"))))
+    (agentls-test--wait-screen sock "Which greeting?")
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-g")
+    (agentls-test--wait-screen sock "echo ran > ran.txt")
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-g")
+    (agentls-test--wait-screen sock "(y or n)")
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-g")
+    (let* ((outcome (agentls-test--tty-result out))
+           (events (plist-get outcome :events))
+           (answered (cl-find "answered" events :key (lambda (e) (plist-get e :kind)) :test #'equal))
+           (changes (plist-get (plist-get outcome :result) :changes)))
+      (should (equal (plist-get outcome :state) "done"))
+      ;; The question: dismissed (no answer).
+      (should answered)
+      (should-not (plist-get answered :answer))
+      ;; The command: refused, not run.
+      (should (eq :json-false (plist-get (agentls-test--tool-result events "run_command") :ok)))
+      (should-not (file-exists-p (expand-file-name "ran.txt" root)))
+      ;; The edit: the server heard the rejection and applied nothing.
+      (should (equal (mapcar (lambda (c) (list (plist-get c :path) (plist-get c :applied))) changes)
+                     '(("notes.txt" :json-false))))
+      (let ((edit (agentls-test--tool-result events "edit_file")))
+        (should (eq :json-false (plist-get edit :ok)))
+        (should (string-match-p "rejected" (plist-get edit :summary))))
+      (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n"))
+      ;; Nothing is left waiting: Emacs quits at once.
+      (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-x" "C-c")
+      (agentls-test--wait "Emacs to quit"
+                          (lambda () (not (eql 0 (car (agentls-test--tmux sock "has-session" "-t" "agentls")))))))))
+
+(ert-deftest agentls-test-tty-quitting-emacs-during-a-question ()
+  "In a terminal, one C-x C-c while an agent question waits quits Emacs and agentls."
+  (agentls-test--with-tty
+      (sock _root out (agentls-test--script
+                       "coordinator" (list (list :text "One step."))
+                       "1" (list (agentls-test--call "ask_human" :question "Which greeting?"
+                                                     :options ["hi" "hello"])
+                                 (agentls-test--call "finish" :summary "asked"))))
+    (agentls-test--wait-screen sock "Which greeting?")
+    (let* ((pid-file (expand-file-name "pid" out))
+           (pid (progn (agentls-test--wait "the agentls pid" (lambda () (file-exists-p pid-file)))
+                       (read (agentls-test--read pid-file)))))
+      (should (not (agentls-test--process-gone-p pid)))
+      (agentls-test--tmux sock "send-keys" "-t" "agentls" "C-x" "C-c")
+      (condition-case nil
+          (agentls-test--wait "Emacs to quit"
+                              (lambda () (not (eql 0 (car (agentls-test--tmux sock "has-session" "-t" "agentls"))))))
+        (ert-test-failed (ert-fail (list "Emacs did not quit after one C-x C-c; the screen:"
+                                         (agentls-test--screen sock)))))
+      (agentls-test--wait "the agentls process to end" (lambda () (agentls-test--process-gone-p pid))))))
 
 (provide 'agentls-test)
 ;;; agentls-test.el ends here

@@ -39,6 +39,22 @@ env "${own[@]}" emacs --batch -Q --eval '(unless (and (>= emacs-major-version 28
 	skip "this Emacs is older than 28 or lacks jsonrpc.el: $version"
 echo "== emacs: $version"
 
+# eglot, for the test of a client that declares no resource operations:
+# built in from Emacs 29, Debian's elpa-eglot (1.9) before; installed when
+# missing.
+if ! env "${own[@]}" emacs --batch -Q --eval "(unless (or (require 'eglot nil t) (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/eglot-*\")) (kill-emacs 3))" 2>/dev/null; then
+	apt_install "a test drives agentls from eglot" "$cache/apt-eglot.log" elpa-eglot ||
+		echo "emacs: eglot cannot be installed here: its test is skipped"
+fi
+
+# tmux, for the tests that run Emacs in a terminal (C-g, C-x C-c),
+# installed when missing.
+if ! command -v tmux >/dev/null 2>&1; then
+	apt_install "two tests run Emacs in a terminal under tmux" "$cache/apt-tmux.log" tmux ||
+		echo "emacs: tmux cannot be installed here: its tests are skipped"
+fi
+command -v tmux >/dev/null 2>&1 && echo "== emacs: $(tmux -V), for the tests in a terminal"
+
 if [ -z "${AGENTLS_BIN:-}" ]; then
 	mkdir -p "$cache"
 	echo "== emacs: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"
@@ -91,6 +107,12 @@ if [ $ert -ne 0 ]; then
 fi
 summary=$(grep -E '^Ran [0-9]+ tests' "$log" | tail -n 1)
 echo "emacs: ${summary:-no ERT summary (Emacs exited $ert)}"
+# ERT counts a test that quit (C-g escaping it) as neither passed nor failed.
+quits=$(grep -cE '^ +QUIT ' "$log" || true)
+if [ "$quits" -gt 0 ]; then
+	echo "emacs: $quits ERT tests quit"
+	status=1
+fi
 skipped=$(grep -cE '^ +SKIPPED ' "$log" || true)
 if [ "$skipped" -gt 0 ] && [ "${CI:-}" = true ]; then
 	echo "emacs: $skipped ERT tests skipped, which CI does not allow"

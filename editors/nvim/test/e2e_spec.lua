@@ -100,6 +100,63 @@ test('a task reads an open buffer with unsaved edits and its edit lands in that 
   R.eq({ 'hello unsaved', 'second line' }, R.buf_lines(b), 'one undo takes the agent\'s edit back')
 end)
 
+test('a task creates a file in a new directory and deletes a file', function()
+  local root, ws = workspace({ ['old.txt'] = 'bye\n' }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('write_file', { path = 'new/dir/fresh.txt', content = 'fresh\n' }) } },
+        { toolCalls = { call('read_file', { path = 'old.txt' }) } },
+        { toolCalls = { call('delete_file', { path = 'old.txt' }) } },
+        { toolCalls = { call('finish', { summary = 'moved' }) } },
+      },
+    },
+  })
+  vim.cmd('edit ' .. root .. '/old.txt')
+  local old = vim.api.nvim_get_current_buf()
+  local _, wait = start(ws, 'Move old.txt')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq({ { 'new/dir/fresh.txt', 'create', true }, { 'old.txt', 'delete', true } }, vim.tbl_map(function(c)
+    return { c.path, c.operation, c.applied }
+  end, res.changes), 'changes')
+  R.eq('fresh\n', R.read(root .. '/new/dir/fresh.txt'), 'the new file, in its new directory, saved')
+  R.eq(nil, vim.loop.fs_stat(root .. '/old.txt'), 'old.txt is gone from disk')
+  R.eq(false, vim.api.nvim_buf_is_valid(old), 'its buffer is gone')
+end)
+
+test('creating a file that exists is refused, and the file is kept', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/taken.txt', 'mine\n')
+  local uri = vim.uri_from_fname(root .. '/taken.txt')
+  local res = reverse.apply_edit({ edit = { documentChanges = {
+    { kind = 'create', uri = uri },
+    { textDocument = { uri = uri, version = vim.NIL }, edits = {
+      { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, newText = 'agent\n' } } },
+  } } }, { root = root })
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'already exists', 'reason')
+  R.eq('mine\n', R.read(root .. '/taken.txt'), 'the file is as it was')
+end)
+
+test('deleting a file whose buffer has unsaved changes is refused, and both are kept', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/keep.txt', 'keep\n')
+  vim.cmd('edit ' .. root .. '/keep.txt')
+  local b = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(b, 0, 0, false, { 'mine' })
+  local res = reverse.apply_edit({ edit = { documentChanges = {
+    { kind = 'delete', uri = vim.uri_from_fname(root .. '/keep.txt') },
+  } } }, { root = root })
+  R.eq(false, res.applied, 'applied')
+  R.contains({ res.failureReason }, 'unsaved changes', 'reason')
+  R.eq('keep\n', R.read(root .. '/keep.txt'), 'the file is on disk')
+  R.eq({ 'mine', 'keep' }, R.buf_lines(b), 'the buffer keeps its text')
+  vim.bo[b].modified = false
+end)
+
 test('a question is answered through vim.ui.input and the answer reaches the task', function()
   local root, ws = workspace({}, {
     agents = {
@@ -123,7 +180,11 @@ test('a question is answered through vim.ui.input and the answer reaches the tas
   R.eq('named\n', R.read(root .. '/named.txt'), 'the file written after the answer, saved')
 end)
 
-test('approvals go through vim.ui.select: a command to run and a proposed edit', function()
+local function keys(s)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(s, true, false, true), 't', false)
+end
+
+test('a command approval goes through vim.ui.select and a proposed edit through the diff review', function()
   local root, ws = workspace({ ['notes.txt'] = 'draft\n' }, {
     agents = {
       coordinator = { { text = 'One step.' } },
@@ -134,18 +195,50 @@ test('approvals go through vim.ui.select: a command to run and a proposed edit',
       },
     },
   }, { edit_mode = 'propose', commands = 'ask' })
-  local rec = R.stub_ui({ 'Run', 'Apply' })
+  local rec = R.stub_ui({ 'Run' })
+  keys('y<CR>')
   local _, wait = start(ws, 'Run and edit')
   local res = wait()
   R.eq('done', res.state, 'state')
-  R.eq(2, #rec.select, 'two approvals')
+  R.eq(1, #rec.select, 'one approval through vim.ui.select')
   R.contains({ rec.select[1].opts.prompt }, 'echo ran > ran.txt', 'the command approval names the command')
   R.eq({ 'Run', 'Always allow', 'Deny' }, vim.tbl_map(function(a)
     return a.title
   end, rec.select[1].items), 'command actions')
-  R.contains({ rec.select[2].opts.prompt }, 'notes.txt', 'the edit approval names the file')
+  local shown = require('agentls.review').last.lines
+  R.eq('agentls proposes: update notes.txt', shown[1], 'the review names the change once')
+  R.contains(shown, '-draft', 'the review shows the old line')
+  R.contains(shown, '+final', 'and the new one')
   R.eq('ran\n', R.read(root .. '/ran.txt'), 'the command ran (in the sidecar)')
   R.eq('final\n', R.read(root .. '/notes.txt'), 'the approved edit is applied and saved')
+  R.eq(0, vim.fn.getchar(1), 'keys left unread')
+end)
+
+test('per-hunk review: the accepted hunk lands and the server records only it', function()
+  local before = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n'
+  local root, ws = workspace({ ['n.txt'] = before }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('read_file', { path = 'n.txt' }) } },
+        { toolCalls = { call('write_file', { path = 'n.txt', content = 'ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n' }) } },
+        { toolCalls = { call('finish', { summary = 'edited' }) } },
+      },
+    },
+  }, { edit_mode = 'propose' })
+  keys('ny<CR>')
+  local _, wait = start(ws, 'Shout the ends')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq('one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n', R.read(root .. '/n.txt'), 'only the second hunk, saved')
+  R.eq(1, #res.changes, 'changes')
+  R.eq(true, res.changes[1].applied, 'applied (in part)')
+  R.contains(res.changes[1].diff, '+TEN', 'the recorded diff has the accepted hunk')
+  R.not_contains(vim.split(res.changes[1].diff, '\n'), '+ONE', 'and not the rejected one')
+  local applied = events(ws, 'changeApplied')
+  R.eq(1, #applied, 'changeApplied events')
+  R.contains({ applied[1].reason }, 'applied in part', 'the event says so')
+  R.eq(0, vim.fn.getchar(1), 'keys left unread')
 end)
 
 test('a rejected edit is applied nowhere and the task is told', function()
@@ -158,7 +251,7 @@ test('a rejected edit is applied nowhere and the task is told', function()
       },
     },
   }, { edit_mode = 'propose' })
-  R.stub_ui({ 'Reject' })
+  keys('q')
   local _, wait = start(ws, 'Edit but get rejected')
   local res = wait()
   R.eq('draft\n', R.read(root .. '/notes.txt'), 'disk')
@@ -173,6 +266,7 @@ test('a rejected edit is applied nowhere and the task is told', function()
   for _, c in ipairs(res.changes or {}) do
     R.eq(false, c.applied, 'change ' .. c.path .. ' applied')
   end
+  R.eq(0, vim.fn.getchar(1), 'keys left unread')
 end)
 
 test(':AgentTasks shows the subtasks and their final states; :AgentHeat lists the touched files', function()

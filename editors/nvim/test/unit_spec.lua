@@ -24,6 +24,48 @@ test('setup options become initializationOptions with unset keys left out', func
   R.eq('{}', vim.json.encode(config.init_options(assert(config.resolve({})))), 'nothing set: an empty object')
 end)
 
+test('MCP servers go out as the objects the server reads, empty env and headers included', function()
+  local c = assert(config.resolve({
+    mcp_servers = {
+      everything = { command = 'npx', args = { '-y', '@modelcontextprotocol/server-everything' }, env = {} },
+      docs = { url = 'https://mcp.example.com/mcp', headers = {} },
+    },
+    allow_mcp_tools = { 'mcp__docs' },
+  }))
+  local wire = vim.json.encode(config.init_options(c))
+  R.contains(wire, '"env":{}', 'env stays an object')
+  R.contains(wire, '"headers":{}', 'headers stay an object')
+  local o = vim.json.decode(wire)
+  R.eq({ '-y', '@modelcontextprotocol/server-everything' }, o.mcpServers.everything.args, 'args')
+  R.eq({ 'mcp__docs' }, o.allowMcpTools, 'allowMcpTools')
+  R.eq('{"mcpServers":{}}', vim.json.encode(config.init_options(assert(config.resolve({ mcp_servers = {} })))), 'no servers: an object')
+  for _, case in ipairs({
+    { { mcp_servers = { 'npx' } }, 'mcp_servers must be a table of server name' },
+    { { mcp_servers = { a = { command = 'x', url = 'http://h/mcp' } } }, 'mcp_servers.a needs command' },
+    { { mcp_servers = { a = { command = 'x', args = 'y' } } }, 'mcp_servers.a.args must be a list of strings' },
+  }) do
+    local _, err = config.resolve(case[1])
+    R.contains(err or '', case[2], vim.inspect(case[1]))
+  end
+end)
+
+test('the MCP servers of :checkhealth say each state, the tools and the errors', function()
+  local health = require('agentls.health')
+  local lines = health.mcp_report({ servers = {
+    { name = 'everything', transport = 'stdio', command = 'npx', args = { '-y', 'pkg' }, state = 'ready', restarts = 0, toolCount = 2,
+      tools = { { name = 'mcp__everything__echo', tool = 'echo' }, { name = 'mcp__everything__get-sum', tool = 'get-sum' } } },
+    { name = 'docs', transport = 'http', url = 'https://mcp.example.com/mcp', state = 'notStarted', restarts = 0, toolCount = 0, tools = {} },
+    { name = 'broken', transport = 'stdio', command = '/no/such', args = vim.NIL, state = 'failed', restarts = 0, toolCount = 0, tools = vim.NIL,
+      error = 'MCP server "broken" failed to start: cannot run' },
+    { name = 'again', transport = 'stdio', command = 'srv', state = 'restarted', restarts = 1, toolCount = 1, tools = { { name = 'mcp__again__x', tool = 'x' } } },
+  } })
+  R.eq({ level = 'ok', text = 'MCP server everything: ready, 2 tools (npx -y pkg): echo, get-sum' }, lines[1], 'ready')
+  R.eq({ level = 'info', text = 'MCP server docs: not started (https://mcp.example.com/mcp)' }, lines[2], 'not started')
+  R.eq({ level = 'error', text = 'MCP server broken: failed (/no/such): MCP server "broken" failed to start: cannot run' }, lines[3], 'failed')
+  R.eq({ level = 'ok', text = 'MCP server again: restarted after a crash, 1 tool (srv): x' }, lines[4], 'restarted')
+  R.eq({ { level = 'info', text = 'no MCP server configured (mcp_servers in setup())' } }, health.mcp_report({ servers = {} }), 'none')
+end)
+
 test('bad options are refused with a message naming the option', function()
   for _, case in ipairs({
     { { edit_mode = 'yolo' }, 'edit_mode must be one of apply, branch, propose' },
@@ -190,21 +232,24 @@ test('applyEdit with save_edits off leaves the edit in the buffer only', functio
   R.eq({ 'HELLO' }, R.buf_lines(reverse.loaded_buffer(d .. '/k.txt')), 'buffer')
 end)
 
-test('applyEdit asks before an edit that needs confirmation, and a rejection applies nothing', function()
+test('applyEdit shows an edit that needs confirmation as a diff first, and a rejection applies nothing', function()
   local d = R.tmpdir()
   R.write(d .. '/p.txt', 'hello\n')
-  local rec = R.stub_ui({ 'Reject', 'Apply' })
   local params = {
-    label = 'agentls: edit p.txt',
+    label = 'agentls: update p.txt',
     edit = {
       documentChanges = { text_edit(d, 'p.txt', nil, 'a1') },
-      changeAnnotations = { a1 = { label = 'edit p.txt', needsConfirmation = true, description = '-hello\n+HELLO' } },
+      changeAnnotations = { a1 = { label = 'agentls: update p.txt', needsConfirmation = true, description = '+1 -1 lines' } },
     },
   }
+  vim.api.nvim_feedkeys('q', 't', false)
   R.eq({ applied = false, failureReason = 'rejected by the user' }, reverse.apply_edit(params, { root = d, save_edits = true }), 'rejected')
   R.eq('hello\n', R.read(d .. '/p.txt'), 'disk after rejection')
-  R.contains({ rec.select[1].opts.prompt }, 'update p.txt', 'prompt names the file')
-  R.contains({ rec.select[1].opts.prompt }, '+HELLO', 'prompt shows the change')
+  local shown = require('agentls.review').last.lines
+  R.contains(shown, 'update p.txt', 'the review names the file')
+  R.contains(shown, '-hello', 'and shows the change')
+  R.contains(shown, '+HELLO', 'both sides')
+  vim.api.nvim_feedkeys('y\r', 't', false)
   R.eq({ applied = true }, reverse.apply_edit(params, { root = d, save_edits = true }), 'accepted')
   R.eq('HELLO\n', R.read(d .. '/p.txt'), 'disk after acceptance')
 end)
@@ -298,6 +343,23 @@ test(':checkhealth agentls reports the binary, its version and the model', funct
   require('agentls').setup({ cmd = 'agentls-not-installed' })
   vim.cmd('checkhealth agentls')
   R.contains(R.buf_lines(0), 'not found', 'missing binary')
+end)
+
+test(':checkhealth agentls starts the MCP servers and shows why one failed', function()
+  local bin = os.getenv('AGENTLS_BIN')
+  local root = R.tmpdir()
+  vim.fn.mkdir(root .. '/.git', 'p')
+  require('agentls').restart()
+  require('agentls').setup({ cmd = bin, model = 'script:/no/such/script.json',
+    mcp_servers = { missing = { command = root .. '/no-such-mcp-server', env = {} } } })
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  assert(require('agentls').workspace())
+  vim.cmd('checkhealth agentls')
+  local text = table.concat(R.buf_lines(0), '\n')
+  R.contains(text, 'agentls: MCP servers', 'section')
+  R.contains(text, 'MCP server missing: failed (' .. root .. '/no-such-mcp-server)', 'the failed server')
+  R.contains(text, 'cannot run', 'why')
+  require('agentls').restart()
 end)
 
 test('the help page builds its tags and every command has one', function()

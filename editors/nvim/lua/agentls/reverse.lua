@@ -247,17 +247,10 @@ end
 local function needs_confirmation(edit)
   for _, a in pairs(edit.changeAnnotations or {}) do
     if type(a) == 'table' and a.needsConfirmation then
-      return true, a
+      return true
     end
   end
   return false
-end
-
-local function relative(fname, root)
-  if root and fname:sub(1, #root + 1) == root .. '/' then
-    return fname:sub(#root + 2)
-  end
-  return fname
 end
 
 -- stale_version reports the first TextDocumentEdit whose version is older
@@ -276,41 +269,90 @@ local function stale_version(edit)
   return nil
 end
 
+-- check_resources checks the edit's CreateFile and DeleteFile against the
+-- disk before anything is applied, as the LSP asks and Neovim 0.7's own
+-- applier does not: a create never empties a file that exists (unless it
+-- says overwrite), and a delete never throws away a buffer's unsaved text.
+-- It returns the reason and the index of the change to refuse, or nil.
+local function check_resources(edit)
+  for i, c in ipairs(edit.documentChanges or {}) do
+    local opts = type(c.options) == 'table' and c.options or {}
+    if (c.kind == 'create' or c.kind == 'delete') and type(c.uri) ~= 'string' then
+      return 'a ' .. c.kind .. ' without a uri', i - 1
+    end
+    if c.kind == 'create' then
+      if vim.loop.fs_stat(vim.uri_to_fname(c.uri)) and not opts.overwrite and not opts.ignoreIfExists then
+        return c.uri .. ' already exists', i - 1
+      end
+    elseif c.kind == 'delete' then
+      local fname = vim.uri_to_fname(c.uri)
+      if not vim.loop.fs_stat(fname) then
+        if not opts.ignoreIfNotExists then
+          return c.uri .. ' does not exist', i - 1
+        end
+      else
+        local b = M.loaded_buffer(fname)
+        if b and vim.bo[b].modified then
+          return c.uri .. ' has unsaved changes in its buffer; save or revert it first', i - 1
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- make_parents creates the directories of the files the edit creates:
+-- Neovim 0.7 opens a new file without making them, and fails.
+local function make_parents(edit)
+  for _, c in ipairs(edit.documentChanges or {}) do
+    if c.kind == 'create' then
+      local dir = vim.fn.fnamemodify(vim.uri_to_fname(c.uri), ':h')
+      if vim.fn.isdirectory(dir) == 0 then
+        vim.fn.mkdir(dir, 'p')
+      end
+    end
+  end
+end
+
+-- current_text is a file's text as agent/readFile answers it: its loaded
+-- buffer's, else the disk's; nil when it cannot be read.
+local function current_text(fname)
+  local b = M.loaded_buffer(fname)
+  if b then
+    return M.buffer_text(b)
+  end
+  return read_disk(fname)
+end
+
 -- apply_edit answers workspace/applyEdit. Edits land in buffers (undoable)
 -- through Neovim's own apply_workspace_edit. An edit whose annotations need
--- confirmation is shown first and applied only when the person accepts.
+-- confirmation is shown first as a diff (agentls.review) and only what the
+-- person accepts of it is applied: every hunk, some, or none.
 -- With opts.save_edits, buffers the person had not modified are written.
 function M.apply_edit(params, opts)
   if type(params) ~= 'table' or type(params.edit) ~= 'table' then
     return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: "edit" must be a WorkspaceEdit')
   end
-  local edit, root = params.edit, opts.root
-  local files = edit_files(edit)
-  local confirm, annotation = needs_confirmation(edit)
-  if confirm then
-    local names = {}
-    for _, f in ipairs(files) do
-      table.insert(names, f.kind .. ' ' .. relative(f.fname, root))
+  local edit = params.edit
+  if needs_confirmation(edit) then
+    local accepted, why = require('agentls.review').run(params, {
+      root = opts.root,
+      offset_encoding = opts.offset_encoding,
+      read = current_text,
+    })
+    if not accepted then
+      return { applied = false, failureReason = why }
     end
-    local prompt = (params.label or annotation.label or 'Apply the edit?') .. ' (' .. table.concat(names, ', ') .. ')'
-    if annotation.description and annotation.description ~= '' then
-      prompt = prompt .. '\n' .. annotation.description
-    end
-    local choice, ok = M.await(function(done)
-      vim.ui.select({ 'Apply', 'Reject' }, { prompt = 'agentls: ' .. prompt, kind = 'agentls.edit' }, function(c)
-        done(c)
-      end)
-    end)
-    if not ok then
-      async_ui_warning('an edit confirmation')
-    end
-    if choice ~= 'Apply' then
-      return { applied = false, failureReason = 'rejected by the user' }
-    end
+    edit = accepted
   end
+  local files = edit_files(edit)
   local stale = stale_version(edit)
   if stale then
     return { applied = false, failureReason = 'the document changed since the edit was made: ' .. stale }
+  end
+  local refused, index = check_resources(edit)
+  if refused then
+    return { applied = false, failureReason = refused, failedChange = index }
   end
   local modified_before, empty_before = {}, {}
   for _, f in ipairs(files) do
@@ -327,6 +369,10 @@ function M.apply_edit(params, opts)
       local st = vim.loop.fs_stat(f.fname)
       empty_before[f.fname] = st == nil or st.size == 0
     end
+  end
+  local made, merr = pcall(make_parents, edit)
+  if not made then
+    return { applied = false, failureReason = tostring(merr) }
   end
   local ok, err = pcall(vim.lsp.util.apply_workspace_edit, edit, opts.offset_encoding or 'utf-16')
   if not ok then

@@ -1,5 +1,5 @@
 //go:build !race
 
-package trace
+package sessions
 
 const raceEnabled = false

@@ -1,6 +1,6 @@
 //go:build race
 
-package tracking
+package sessions
 
 // raceEnabled trims the multi-process tests under the race detector, whose
 // children run several times slower; the plain run keeps their full size.

@@ -1,0 +1,109 @@
+-- The diff review in Neovim in a real terminal: tmux runs Neovim with the
+-- plugin, the real agentls and a scripted model in propose mode; keys are
+-- typed with send-keys and the screen read with capture-pane. The screen
+-- of the review is printed (as # lines) in the suite's output.
+local R = require('agentls_test')
+
+local T = {}
+local function test(name, fn)
+  table.insert(T, { name, fn })
+end
+
+local bin = assert(os.getenv('AGENTLS_BIN'), 'AGENTLS_BIN is not set')
+local plugin = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+
+local sock -- the tmux server of this spec (its own socket)
+
+local function tmux(args)
+  local cmd = { 'tmux', '-S', sock }
+  vim.list_extend(cmd, args)
+  local out = vim.fn.system(cmd)
+  return out, vim.v.shell_error
+end
+
+local function screen()
+  local out, rc = tmux({ 'capture-pane', '-p', '-t', 'review' })
+  if rc ~= 0 then
+    return ''
+  end
+  return out
+end
+
+-- wait_screen waits until the screen shows needle (plain text) and returns it.
+local function wait_screen(needle, what)
+  local last = ''
+  R.wait_for(function()
+    last = screen()
+    return last:find(needle, 1, true) ~= nil
+  end, function()
+    return (what or needle) .. '; the screen:\n' .. last
+  end, 20000)
+  return last
+end
+
+test('the review float in Neovim in a terminal: shown with its keys, y/n per hunk, Enter applies', function()
+  if vim.fn.executable('tmux') ~= 1 then
+    R.skip('tmux is not installed (test/run.sh installs Debian\'s tmux where it can)')
+  end
+  local root = R.tmpdir()
+  sock = root .. '/tmux.sock'
+  vim.fn.mkdir(root .. '/.git', 'p')
+  local before = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n'
+  R.write(root .. '/n.txt', before)
+  R.write(root .. '/.script.json', vim.json.encode({
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { { name = 'read_file', arguments = { path = 'n.txt' } } } },
+        { toolCalls = { { name = 'write_file', arguments = { path = 'n.txt', content = 'ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n' } } } },
+        { toolCalls = { { name = 'finish', arguments = { summary = 'shouted' } } } },
+      },
+    },
+  }))
+  R.write(root .. '/init.lua', string.format([[
+vim.opt.rtp:prepend(%q)
+vim.cmd('runtime! plugin/agentls.lua')
+vim.o.swapfile = false
+assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'propose' }))
+]], plugin, bin, 'script:' .. root .. '/.script.json'))
+  local _, rc = tmux({ 'new-session', '-d', '-s', 'review', '-x', '100', '-y', '32', '-c', root,
+    'nvim -u ' .. vim.fn.shellescape(root .. '/init.lua') .. ' -i NONE n.txt' })
+  R.eq(0, rc, 'tmux new-session')
+  wait_screen('one', 'Neovim showing n.txt')
+  tmux({ 'send-keys', '-t', 'review', ':AgentRun Shout the ends', 'Enter' })
+  local shown = wait_screen('agentls proposes: update n.txt', 'the review')
+  for _, l in ipairs(vim.split(shown, '\n', true)) do
+    io.stdout:write(('#   ' .. l):gsub('%s+$', '') .. '\n')
+  end
+  for _, s in ipairs({ '--- a/n.txt', '+++ b/n.txt', '@@ -1,4 +1,4 @@ undecided', '-one', '+ONE', '-ten', '+TEN',
+    'y accept hunk', 'n reject hunk', '<CR> apply the accepted hunks', 'q or <Esc> reject all' }) do
+    R.truthy(shown:find(s, 1, true), 'the screen shows ' .. s)
+  end
+  R.eq(before, R.read(root .. '/n.txt'), 'nothing applied while the review is open')
+  tmux({ 'send-keys', '-t', 'review', 'n' })
+  wait_screen('@@ -1,4 +1,4 @@ rejected', 'the first hunk rejected')
+  tmux({ 'send-keys', '-t', 'review', 'y' })
+  wait_screen('1 accepted, 1 rejected, 0 undecided', 'the second hunk accepted')
+  tmux({ 'send-keys', '-t', 'review', 'Enter' })
+  R.wait_for(function()
+    return R.read(root .. '/n.txt') == 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n'
+  end, function()
+    return 'only the accepted hunk on disk; n.txt is ' .. vim.inspect(R.read(root .. '/n.txt')) .. '; the screen:\n' .. screen()
+  end, 20000)
+  R.wait_for(function()
+    return not screen():find('agentls proposes', 1, true)
+  end, 'the review to close')
+  tmux({ 'send-keys', '-t', 'review', 'Escape', ':qa!', 'Enter' })
+  R.wait_for(function()
+    local _, code = tmux({ 'has-session', '-t', 'review' })
+    return code ~= 0
+  end, 'Neovim to quit')
+end)
+
+T.teardown = function()
+  if sock then
+    tmux({ 'kill-server' })
+  end
+end
+
+return T
