@@ -23,6 +23,7 @@ const (
 	MethodDeleteSession = "agent/deleteSession"
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
+	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
 	MethodModels        = "agent/models"
 	MethodCheckModel    = "agent/checkModel"

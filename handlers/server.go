@@ -198,6 +198,7 @@ var methods = map[string]method{
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodUndo:                   {call: call((*Server).undo)},
 	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
 }
 

@@ -174,12 +174,10 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
 	}
 	if p.EditMode != "" {
-		switch p.EditMode {
-		case api.EditApply, api.EditPropose, api.EditBranch:
-			s.EditMode = p.EditMode
-		default:
-			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of apply, propose, branch", ErrInvalid, p.EditMode)
+		if !api.ValidEditMode(p.EditMode) {
+			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of %s", ErrInvalid, p.EditMode, strings.Join(api.EditModes, ", "))
 		}
+		s.EditMode = p.EditMode
 	}
 	ws := e.cfg.Tracking
 	if p.SessionID != "" {

@@ -115,6 +115,8 @@ func editModeText(mode string) string {
 		return "changes are applied at once"
 	case api.EditBranch:
 		return "changes are applied on a new git branch"
+	case api.EditReview:
+		return "your changes are held and the user reviews all of them together when the task ends; read_file, list_files and search_files see them, but run_command runs on the files as they are on disk, without them"
 	}
 	return "the user approves each change before it is made"
 }

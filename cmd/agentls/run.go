@@ -49,7 +49,7 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
 	fs.StringVar(&o.Model, "model", "", "provider:model, e.g. anthropic:claude-sonnet-4-5 or script:/abs/path.json (default: AGENTLS_MODEL, then the API keys)")
-	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change) or branch")
+	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change), branch, or review (approve all of the task's changes at its end)")
 	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")

@@ -56,7 +56,7 @@ const drainTimeout = 2 * time.Second
 type Options struct {
 	Workspace  string // the workspace root
 	Model      string // provider:model; "" leaves it to the environment (docs/MODELS.md)
-	Mode       string // apply, propose or branch
+	Mode       string // one of api.EditModes
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
 	Record     string // record the model's answers as a script
@@ -95,12 +95,11 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintln(o.Stderr, "agentls run: a prompt is required")
 		return ExitUsage
 	}
-	switch o.Mode {
-	case "":
+	switch {
+	case o.Mode == "":
 		o.Mode = api.EditPropose
-	case api.EditApply, api.EditPropose, api.EditBranch:
-	default:
-		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of apply, propose, branch\n", o.Mode)
+	case !api.ValidEditMode(o.Mode):
+		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of %s\n", o.Mode, strings.Join(api.EditModes, ", "))
 		return ExitUsage
 	}
 	ui := newUI(o)
@@ -616,16 +615,21 @@ func (u *ui) result(res *api.RunResult) {
 	if res.SessionID != "" {
 		fmt.Fprintf(w, "Session: %s (agentls run --session %s PROMPT follows up on it)\n", res.SessionID, res.SessionID)
 	}
+	applied := false
 	for _, c := range res.Changes {
 		status := "applied"
 		if !c.Applied {
 			status = "NOT applied"
 		}
+		applied = applied || c.Applied
 		fmt.Fprintf(w, "\n%s %s (%s)\n", c.Operation, c.Path, status)
 		fmt.Fprint(w, c.Diff)
 		if c.Diff != "" && !strings.HasSuffix(c.Diff, "\n") {
 			fmt.Fprintln(w)
 		}
+	}
+	if applied {
+		fmt.Fprintf(u.o.Stderr, "To take these changes back: agentls undo --task %s\n", res.TaskID)
 	}
 }
 
