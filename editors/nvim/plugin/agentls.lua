@@ -170,3 +170,14 @@ end, {
     return commands().complete_model(lead)
   end,
 })
+
+command('AgentUndo', function(o)
+  agentls().undo(nil, o.fargs[1], o.fargs[2], o.bang)
+end, {
+  nargs = '*',
+  bang = true,
+  desc = 'agentls: undo what a task (or one subtask) changed ([taskId] [subtaskId]; ! undoes what can be)',
+  complete = function(...)
+    return commands().complete_undo(...)
+  end,
+})

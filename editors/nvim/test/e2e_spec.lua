@@ -671,6 +671,61 @@ test(':AgentTranscript follows the stream of a running task to its end', functio
   end
 end)
 
+test(':AgentUndo refuses a task whose file the person changed since, ! undoes what can be, and a subtask alone', function()
+  local root, ws = workspace({ ['a.txt'] = 'one\n', ['b.txt'] = 'two\n' }, {
+    agents = {
+      coordinator = { { toolCalls = { call('plan', { subtasks = {
+        { id = '1', content = 'Shout a' },
+        { id = '2', content = 'Shout b and add c', dependsOn = { '1' } },
+      } }) } } },
+      ['1'] = {
+        { toolCalls = { call('edit_file', { path = 'a.txt', old_string = 'one', new_string = 'ONE' }) } },
+        { toolCalls = { call('finish', { summary = 'a shouted' }) } },
+      },
+      ['2'] = {
+        { toolCalls = { call('edit_file', { path = 'b.txt', old_string = 'two', new_string = 'TWO' }) } },
+        { toolCalls = { call('write_file', { path = 'c.txt', content = 'three\n' }) } },
+        { toolCalls = { call('finish', { summary = 'b shouted, c added' }) } },
+      },
+    },
+  })
+  local id, wait = start(ws, 'Shout')
+  R.eq('done', wait().state, 'state')
+  R.eq({ 'ONE\n', 'TWO\n', 'three\n' }, { R.read(root .. '/a.txt'), R.read(root .. '/b.txt'), R.read(root .. '/c.txt') }, 'the task\'s changes')
+  local commands = require('agentls.commands')
+  local orig = commands.current_ws
+  commands.current_ws = function()
+    return ws
+  end
+  R.eq({ id }, commands.complete_undo('', 'AgentUndo ', 10), 'the tasks that ended')
+  R.eq({ '1', '2' }, commands.complete_undo('', 'AgentUndo ' .. id .. ' ', 11 + #id), 'then their subtasks')
+  commands.current_ws = orig
+  -- The person changes what subtask 1 wrote (the agent's edit left a.txt
+  -- in a buffer): the undo of the whole task is refused, and changes
+  -- nothing.
+  vim.cmd('edit ' .. root .. '/a.txt')
+  local a = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(a, 0, -1, false, { 'ONE, mine' })
+  vim.cmd('silent write')
+  vim.cmd('AgentUndo ' .. id)
+  wait_note('task ' .. id .. ' not undone: a.txt: line 1 changed since the task wrote it;')
+  wait_note('(:AgentUndo! undoes the files that can be)')
+  R.eq({ 'TWO\n', 'three\n' }, { R.read(root .. '/b.txt'), R.read(root .. '/c.txt') }, 'nothing undone')
+  -- ! undoes the files that can be.
+  vim.cmd('AgentUndo! ' .. id)
+  wait_note('task ' .. id .. ' not undone: a.txt: line 1 changed since the task wrote it; restored b.txt, deleted c.txt')
+  R.eq({ 'ONE, mine' }, R.buf_lines(a), 'the person\'s line is kept')
+  R.eq('two\n', R.read(root .. '/b.txt'), 'b.txt restored')
+  R.eq(nil, vim.loop.fs_stat(root .. '/c.txt'), 'the file the task created is gone')
+  -- The person takes their line back: subtask 1 alone can be undone.
+  vim.api.nvim_buf_set_lines(a, 0, -1, false, { 'ONE' })
+  vim.cmd('silent write')
+  vim.cmd('AgentUndo ' .. id .. ' 1')
+  wait_note('undid subtask 1 of task ' .. id .. ': restored a.txt')
+  R.eq({ 'one' }, R.buf_lines(a), 'a.txt is as before the task, in its buffer')
+  R.eq('one\n', R.read(root .. '/a.txt'), 'and on disk')
+end)
+
 T.teardown = function()
   agentls.restart()
 end

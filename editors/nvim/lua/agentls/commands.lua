@@ -182,6 +182,25 @@ function M.complete_follow_up(lead, cmdline, pos)
   end), lead)
 end
 
+-- complete_undo completes {taskId} (the tasks that ended) then
+-- {subtaskId} (that task's subtasks).
+function M.complete_undo(lead, cmdline, pos)
+  local ws = M.current_ws()
+  if not ws then
+    return {}
+  end
+  local before = words_before(cmdline, pos)
+  if #before == 0 then
+    return prefixed(task_ids(ws, function(t)
+      return state.ended(t.state)
+    end), lead)
+  end
+  if #before == 1 then
+    return prefixed(subtask_ids(ws, before[1]), lead)
+  end
+  return {}
+end
+
 function M.complete_tasks(lead)
   return prefixed(task_ids(M.current_ws()), lead)
 end

@@ -314,6 +314,70 @@ function M.follow_up(ws, task_id, prompt, opts)
   end)
 end
 
+-- ---- undo ----
+
+local undo_verbs = { update = 'restored', create = 'recreated', delete = 'deleted' }
+
+-- undo_words says what agent/undo did: the files restored, recreated or
+-- deleted, and each one refused with its reason.
+function M.undo_words(res, what, partial)
+  local done, refused = {}, {}
+  for _, f in ipairs(res.files or {}) do
+    if f.undone then
+      local verb = undo_verbs[f.operation]
+      table.insert(done, verb and (verb .. ' ' .. f.path) or (f.path .. ' (as it was already)'))
+    elseif type(f.reason) == 'string' and f.reason ~= '' then
+      table.insert(refused, f.reason)
+    end
+  end
+  if res.undone then
+    return string.format('undid %s: %s', what, #done > 0 and table.concat(done, ', ') or 'nothing to undo')
+  end
+  local out = string.format('%s not undone: %s', what, #refused > 0 and table.concat(refused, '; ') or 'refused')
+  if #done > 0 then
+    out = out .. '; ' .. table.concat(done, ', ')
+  elseif not partial then
+    out = out .. ' (:AgentUndo! undoes the files that can be)'
+  end
+  return out
+end
+
+-- undo takes back what a task (with subtask_id, one subtask) changed:
+-- agent/undo restores each file through the editor, refusing a file the
+-- person changed since (with partial, the other files are undone all the
+-- same). task_id: the newest task that has ended, by default.
+function M.undo(ws, task_id, subtask_id, partial, on_done)
+  ws = ws or M.workspace()
+  if not ws then
+    return
+  end
+  if not task_id or task_id == '' then
+    for _, t in ipairs(ws.state:list()) do
+      if state.ended(t.state) then
+        task_id = t.id
+        break
+      end
+    end
+    if not task_id then
+      return notify('no finished task to undo in ' .. ws.root, vim.log.levels.WARN)
+    end
+  end
+  local params = { taskId = task_id, subtaskId = subtask_id, partial = partial or nil }
+  local t = ws.state:task(task_id)
+  params.sessionId = t and t.session_id or nil
+  local what = subtask_id and string.format('subtask %s of task %s', subtask_id, task_id) or ('task ' .. task_id)
+  client.request(ws, 'agent/undo', params, function(err, res)
+    if err then
+      notify('undo: ' .. err, vim.log.levels.ERROR)
+    elseif res then
+      notify(M.undo_words(res, what, partial), res.undone and vim.log.levels.INFO or vim.log.levels.WARN)
+    end
+    if on_done then
+      on_done(res, err)
+    end
+  end)
+end
+
 -- ---- intents and models for the next runs ----
 
 -- intents asks the server for the intents of the workspace; cb(intents,
@@ -563,6 +627,14 @@ local actions = {
   end,
   transcript = function(ws, id)
     M.transcript(ws, id)
+  end,
+  undo = function(ws, id, sub)
+    local what = sub and string.format('subtask %s of task %s', sub, id) or ('task ' .. id)
+    vim.ui.select({ 'Undo', 'Keep' }, { prompt = 'agentls: undo what ' .. what .. ' changed?' }, function(choice)
+      if choice == 'Undo' then
+        M.undo(ws, id, sub)
+      end
+    end)
   end,
   delete = function(ws, id)
     vim.ui.select({ 'Delete', 'Keep' }, { prompt = 'agentls: delete session ' .. id .. '?' }, function(choice)

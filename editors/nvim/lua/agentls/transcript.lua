@@ -262,6 +262,8 @@ function Doc:event(e, subtasks)
   elseif k == 'changeApplied' then
     local why = (type(e.reason) == 'string' and e.reason ~= '') and ('  (' .. one_line(e.reason, 120) .. ')') or ''
     self:line(sub, '  ✎ changed ' .. tostring(e.path) .. why)
+  elseif k == 'changeHeld' then
+    self:line(sub, '  ⏸ held ' .. tostring(e.path) .. ' for the review at the end')
   elseif k == 'changeRejected' then
     self:line(sub, string.format('  ✗ not changed %s: %s', tostring(e.path), one_line(e.reason, 160)))
   elseif k == 'commandStarted' then

@@ -103,7 +103,7 @@ function M.task_lines(st)
     subs[#lines] = sub_id
   end
   add('agentls tasks  ' .. st.root)
-  add('  <CR> transcript, s stop, x skip the subtask, D remove it, a add a subtask after it, f follow up, q close')
+  add('  <CR> transcript, s stop, x skip the subtask, D remove it, a add a subtask after it, f follow up, u undo, q close')
   local tasks = st:list()
   if #tasks == 0 then
     add('')
@@ -201,6 +201,9 @@ function M.tasks(ws, actions)
   end)
   key('<CR>', 'the transcript of the task under the cursor', function(id)
     actions.transcript(ws, id)
+  end)
+  key('u', 'undo what the task (or the subtask) under the cursor changed', function(id, sub)
+    actions.undo(ws, id, sub)
   end)
   show(b)
   follow(ws, b, 'tasks', function()
