@@ -32,6 +32,7 @@
 ;;   M-x agentls-transcript  what the agent of a task writes and does, live
 ;;   M-x agentls-select-intent, agentls-select-model  for the next tasks
 ;;   M-x agentls-doctor   the binary, the server, the model, the MCP servers
+;;   M-x agentls-undo     take back what a task changed
 ;;
 ;; In the tasks buffer, keys on the subtask at point skip it, remove it,
 ;; add a subtask after it, and follow up on a finished task (C-h m).
@@ -1457,6 +1458,7 @@ tasks buffer, else the newest task that has ended."
     ;; c, as before; f is the key the help shows.
     (define-key map (kbd "c") #'agentls-follow-up)
     (define-key map (kbd "f") #'agentls-follow-up)
+    (define-key map (kbd "u") #'agentls-undo)
     map)
   "Keymap of `agentls-tasks-mode'.")
 
@@ -1471,6 +1473,7 @@ tasks buffer, else the newest task that has ended."
   \\[agentls-remove-subtask]  remove the subtask (a pending one)
   \\[agentls-add-subtask]  add a subtask to the task, after the subtask at point
   \\[agentls-follow-up]  follow up on the task (a finished one) with a new prompt
+  \\[agentls-undo]  undo what the task (or the subtask) changed; \\[universal-argument]: what can be
 
 \\{agentls-tasks-mode-map}"
   (setq tabulated-list-format [("Task" 20 nil) ("Sub" 4 nil) ("State" 9 nil)
@@ -1888,6 +1891,75 @@ With a prefix argument START, start the servers not started yet first."
         (special-mode))
       (display-buffer (current-buffer)))))
 
+;;;; Undo
+
+(defun agentls--undo-words (result what partial)
+  "Say what the agent/undo RESULT did to WHAT, a task or subtask.
+PARTIAL is non-nil when the undo was asked to do what it could."
+  (let (done refused)
+    (seq-doseq (file (plist-get result :files))
+      (if (eq t (plist-get file :undone))
+          (push (pcase (plist-get file :operation)
+                  ("update" (concat "restored " (plist-get file :path)))
+                  ("create" (concat "recreated " (plist-get file :path)))
+                  ("delete" (concat "deleted " (plist-get file :path)))
+                  (_ (format "%s (as it was already)" (plist-get file :path))))
+                done)
+        (when-let ((reason (plist-get file :reason)))
+          (push reason refused))))
+    (setq done (nreverse done) refused (nreverse refused))
+    (if (eq t (plist-get result :undone))
+        (format "undid %s: %s" what (if done (string-join done ", ") "nothing to undo"))
+      (concat (format "%s not undone: %s" what (if refused (string-join refused "; ") "refused"))
+              (cond (done (concat "; " (string-join done ", ")))
+                    ((not partial) " (with a prefix argument, agentls-undo undoes the files that can be)"))))))
+
+;;;###autoload
+(defun agentls-undo (task &optional subtask-id partial)
+  "Take back what TASK (with SUBTASK-ID, that subtask) changed.
+Each file goes back to its text before the task, through Emacs as
+every edit does (in a visited file, one undo step takes the undo
+back); a file the task created is deleted, one it deleted is
+recreated.  It works from the checkpoints agentls keeps, so TASK may
+be a task id of an earlier session.  A file changed since on the
+lines the task wrote is refused, and then nothing is undone; with
+PARTIAL the files that can be are undone all the same.
+
+Interactively, the task (or subtask) at point in the tasks buffer,
+else the newest task that has ended, after asking; a prefix argument
+means PARTIAL.  Return the agent/undo result."
+  (interactive
+   (let* ((line (agentls--subtask-line))
+          (task (or (car line)
+                    (car (last (cl-remove-if-not (lambda (task) (member (agentls-task-state task) agentls--final-states))
+                                                 (agentls--all-tasks))))
+                    (user-error "No finished agentls task to undo")))
+          (what (if (cdr line) (format "subtask %s of task %s" (cdr line) (agentls-task-id task))
+                  (format "task %s" (agentls-task-id task)))))
+     (unless (y-or-n-p (format "Undo what %s changed%s? " what
+                               (if current-prefix-arg ", as far as it can" "")))
+       (user-error "Not undone"))
+     (list task (cdr line) (and current-prefix-arg t))))
+  (let* ((task (if (stringp task)
+                   (or (ignore-errors (agentls--find-task task))
+                       (agentls--make-task :id task :connection (agentls--connection)))
+                 task))
+         (what (if subtask-id (format "subtask %s of task %s" subtask-id (agentls-task-id task))
+                 (format "task %s" (agentls-task-id task))))
+         (result (condition-case err
+                     (agentls--request (agentls-task-connection task) 'agent/undo
+                                       (append (list :taskId (agentls-task-id task))
+                                               (and subtask-id (list :subtaskId subtask-id))
+                                               (and (agentls-task-session task)
+                                                    (list :sessionId (agentls-task-session task)))
+                                               (and partial (list :partial t)))
+                                       :timeout 120)
+                   (jsonrpc-error
+                    (user-error "agentls: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                  (error-message-string err)))))))
+    (message "agentls: %s" (agentls--undo-words result what partial))
+    result))
+
 ;;;; Intents and models of the next tasks
 
 (defun agentls--intents (conn)
@@ -2273,6 +2345,8 @@ CHANGE-LIST is nil until the run's result gives it."
                                          (format "  (%s)" (agentls--tr-short why 120))
                                        ""))
                          'success))
+      ("changeHeld"
+       (agentls--tr-line sub (format "  ⏸ held %s for the review at the end" (plist-get e :path))))
       ("changeRejected"
        (agentls--tr-line sub (format "  ✗ not changed %s: %s" (plist-get e :path)
                                      (agentls--tr-short (plist-get e :reason) 160))
@@ -2432,6 +2506,7 @@ running task, else the newest; with a prefix argument, read it."
     (define-key map (kbd "M") #'agentls-select-model)
     (define-key map (kbd "c") #'agentls-check-model)
     (define-key map (kbd "d") #'agentls-doctor)
+    (define-key map (kbd "u") #'agentls-undo)
     (define-key map (kbd "q") #'agentls-shutdown)
     map)
   "Keymap of the agentls commands.")

@@ -1239,6 +1239,70 @@ SPEC is (ROOT CONN)."
       (remhash root agentls--connections)
       (when-let ((buffer (get-buffer "*agentls-transcript: t1*"))) (kill-buffer buffer)))))
 
+(ert-deftest agentls-test-undo-a-task-and-a-subtask ()
+  "`agentls-undo' refuses a file changed since, undoes what it can with a prefix, and a subtask alone."
+  (should (eq (lookup-key agentls-tasks-mode-map "u") #'agentls-undo))
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("a.txt" . "one\n") ("b.txt" . "two\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (agentls-test--call
+                                          "plan" :subtasks
+                                          (vector (list :id "1" :content "Shout a")
+                                                  (list :id "2" :content "Shout b and add c" :dependsOn ["1"]))))
+                     "1" (list (agentls-test--call "edit_file" :path "a.txt" :old_string "one" :new_string "ONE")
+                               (agentls-test--call "finish" :summary "a shouted"))
+                     "2" (list (agentls-test--call "edit_file" :path "b.txt" :old_string "two" :new_string "TWO")
+                               (agentls-test--call "write_file" :path "c.txt" :content "three\n")
+                               (agentls-test--call "finish" :summary "b shouted, c added"))))
+    (agentls-test--needs-run conn)
+    (let* ((task (agentls-test--run conn "Shout"))
+           (id (agentls-task-id task))
+           (file (lambda (name) (expand-file-name name root)))
+           said)
+      (should (equal (agentls-task-state task) "done"))
+      ;; The person changes the line the task wrote in a.txt.
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (erase-buffer)
+        (insert "ONE, mine\n")
+        (save-buffer))
+      (agentls-test--messages said
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry id)
+          (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+            (should (eq :json-false (plist-get (call-interactively #'agentls-undo) :undone))))))
+      (should (string-match-p (regexp-quote (format "task %s not undone: a.txt: line 1 changed since the task wrote it;" id))
+                              (car said)))
+      (should (string-match-p "undoes the files that can be)" (car said)))
+      (should (equal (agentls-test--read (funcall file "b.txt")) "TWO\n"))
+      (should (file-exists-p (funcall file "c.txt")))
+      ;; With a prefix argument, the files that can be are undone.
+      (agentls-test--messages said
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry id)
+          (let ((current-prefix-arg '(4)))
+            (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+              (call-interactively #'agentls-undo)))))
+      (should (string-match-p "; restored b.txt, deleted c.txt\\'" (car said)))
+      (should (equal (agentls-test--read (funcall file "a.txt")) "ONE, mine\n"))
+      (should (equal (agentls-test--read (funcall file "b.txt")) "two\n"))
+      (should-not (file-exists-p (funcall file "c.txt")))
+      ;; The person takes their line back: subtask 1 alone can be undone,
+      ;; in the buffer that visits a.txt.
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (erase-buffer)
+        (insert "ONE\n")
+        (save-buffer))
+      (agentls-test--messages said
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry (cons id "1"))
+          (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+            (should (eq t (plist-get (call-interactively #'agentls-undo) :undone))))))
+      (should (equal (car said) (format "agentls: undid subtask 1 of task %s: restored a.txt" id)))
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (should (equal (buffer-string) "one\n"))))))
+
 ;;;; In a terminal: the real command loop, under tmux
 
 ;; An interactive `emacs -nw -Q' runs test/tty-driver.el in a terminal that
