@@ -2255,7 +2255,7 @@ subtask joins it, so a long stream is one entry with its parts."
 
 (defun agentls--tr-arguments (args)
   "Return the lines showing ARGS (a plist), long text on lines of its own."
-  (cl-loop for (key value) on args by #'cddr
+  (cl-loop for (key value) on (and (consp args) (keywordp (car args)) args) by #'cddr
            append (let ((name (substring (symbol-name key) 1)))
                     (if (and (stringp value) (string-search "\n" value))
                         (cons (format "      %s:" name)
@@ -2391,7 +2391,9 @@ Windows whose point was at the end follow it; the others stay."
            (here (point)))
       (dolist (e events)
         (unless agentls--tr-ended
-          (agentls--tr-event e)))
+          ;; An event the transcript cannot show costs that event only.
+          (with-demoted-errors "agentls: transcript: %S"
+            (agentls--tr-event e))))
       (goto-char (if at-end (point-max) here))
       (dolist (w following)
         (set-window-point w (point-max)))

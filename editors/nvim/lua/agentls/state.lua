@@ -166,7 +166,11 @@ function State:task_update(p)
   elseif e.kind == 'stateChanged' and e.applied ~= nil then
     t.counts = { applied = tonumber(e.applied) or 0, rejected = tonumber(e.rejected) or 0 }
   end
-  t.transcript:event(e, p.subtasks)
+  -- A transcript that cannot show an event must not cost the task view.
+  local ok, err = pcall(t.transcript.event, t.transcript, e, p.subtasks)
+  if not ok then
+    vim.notify('agentls: transcript: ' .. tostring(err), vim.log.levels.ERROR)
+  end
   self:changed('tasks')
   self:changed('transcript', t.id)
 end
