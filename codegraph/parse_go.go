@@ -1,0 +1,236 @@
+package codegraph
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"path"
+	"strconv"
+)
+
+// parseGo parses Go with the standard library's own parser: every
+// definition, import and reference is exactly what the compiler sees. A
+// file with syntax errors keeps what the parser recovered.
+func parseGo(name string, src []byte) (*File, error) {
+	fset := token.NewFileSet()
+	// Object resolution is on: it tells a function's locals (left out of
+	// the references, they are most identifiers of a file and never
+	// another file's business) from the package's names.
+	f, perr := parser.ParseFile(fset, name, src, 0)
+	b := newBuilder(src)
+	out := b.file(LangGo)
+	if f == nil {
+		if perr != nil {
+			out.Err = firstError(perr)
+		}
+		return out, nil
+	}
+	tf := fset.File(f.Pos())
+	off := func(p token.Pos) int {
+		if !p.IsValid() || tf == nil {
+			return 0
+		}
+		o := int(p) - tf.Base()
+		if o < 0 {
+			o = 0
+		}
+		if o > len(src) {
+			o = len(src)
+		}
+		return o
+	}
+	g := goParser{b: b, off: off, defs: map[*ast.Ident]bool{}, calls: map[*ast.Ident]bool{}, pkgs: map[string]bool{}, file: f}
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		b.imp(p, off(imp.Pos()))
+		local := path.Base(p)
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		g.pkgs[local] = true
+	}
+	for _, d := range f.Decls {
+		g.decl(d)
+	}
+	// a method's parent is its receiver's type when this file defines it
+	types := map[string]int{}
+	for i, s := range b.syms {
+		if s.Kind.isType() && s.Parent < 0 {
+			types[s.Name] = i
+		}
+	}
+	for i := range b.syms {
+		if s := &b.syms[i]; s.Kind == KindMethod && s.Parent < 0 {
+			if t, ok := types[s.Container]; ok {
+				s.Parent = int32(t)
+			}
+		}
+	}
+	for _, d := range f.Decls {
+		g.refs(d)
+	}
+	out = b.file(LangGo)
+	if perr != nil {
+		out.Err = firstError(perr)
+	}
+	return out, nil
+}
+
+func firstError(err error) string {
+	if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+		return list[0].Error()
+	}
+	return err.Error()
+}
+
+type goParser struct {
+	b     *builder
+	off   func(token.Pos) int
+	file  *ast.File
+	defs  map[*ast.Ident]bool // names that are definitions
+	calls map[*ast.Ident]bool // names that are callees
+	pkgs  map[string]bool     // the file's import names
+}
+
+func (g *goParser) def(id *ast.Ident, kind Kind, parent int, container string, from, to token.Pos) int {
+	g.defs[id] = true
+	if id.Name == "_" {
+		return -1
+	}
+	return g.b.def(id.Name, kind, parent, container, g.off(from), g.off(to), g.off(id.Pos()))
+}
+
+func (g *goParser) decl(d ast.Decl) {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		kind, container := KindFunction, ""
+		if d.Recv != nil && len(d.Recv.List) > 0 {
+			kind, container = KindMethod, receiverType(d.Recv.List[0].Type)
+		}
+		g.def(d.Name, kind, -1, container, d.Pos(), d.End())
+	case *ast.GenDecl:
+		single := !d.Lparen.IsValid()
+		for _, spec := range d.Specs {
+			from, to := spec.Pos(), spec.End()
+			if single {
+				from, to = d.Pos(), d.End()
+			}
+			switch s := spec.(type) {
+			case *ast.TypeSpec:
+				kind := KindType
+				switch s.Type.(type) {
+				case *ast.StructType:
+					kind = KindStruct
+				case *ast.InterfaceType:
+					kind = KindInterface
+				}
+				i := g.def(s.Name, kind, -1, "", from, to)
+				g.members(s, i)
+			case *ast.ValueSpec:
+				kind := KindVariable
+				if d.Tok == token.CONST {
+					kind = KindConstant
+				}
+				for _, n := range s.Names {
+					g.def(n, kind, -1, "", from, to)
+				}
+			}
+		}
+	}
+}
+
+// members records a struct's fields and an interface's methods.
+func (g *goParser) members(s *ast.TypeSpec, parent int) {
+	var list *ast.FieldList
+	kind := KindField
+	switch t := s.Type.(type) {
+	case *ast.StructType:
+		list = t.Fields
+	case *ast.InterfaceType:
+		list, kind = t.Methods, KindMethod
+	}
+	if list == nil {
+		return
+	}
+	for _, f := range list.List {
+		for _, n := range f.Names {
+			g.def(n, kind, parent, s.Name.Name, f.Pos(), f.End())
+		}
+	}
+}
+
+// receiverType is the base type name of a method's receiver.
+func receiverType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// refs records the references of a declaration, in source order.
+func (g *goParser) refs(d ast.Decl) {
+	ast.Inspect(d, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id := callee(n.Fun); id != nil {
+				g.calls[id] = true
+			}
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && g.pkgs[x.Name] {
+				g.defs[x] = true // a package name, not a reference to a definition
+			}
+		case *ast.Ident:
+			if g.defs[n] || n.Name == "_" || g.local(n) {
+				return false
+			}
+			g.b.ref(n.Name, g.off(n.Pos()), g.calls[n])
+		}
+		return true
+	})
+}
+
+// local reports whether id resolves to a declaration inside a function
+// (a parameter, a local variable or type, a label): the parser resolves
+// those within the file, and the file's scope does not hold them.
+func (g *goParser) local(id *ast.Ident) bool {
+	if id.Obj == nil {
+		return false
+	}
+	return g.file.Scope.Lookup(id.Name) != id.Obj
+}
+
+// callee is the name a call calls: f, x.f, f[T], (f).
+func callee(e ast.Expr) *ast.Ident {
+	for {
+		switch t := e.(type) {
+		case *ast.Ident:
+			return t
+		case *ast.SelectorExpr:
+			return t.Sel
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		default:
+			return nil
+		}
+	}
+}
