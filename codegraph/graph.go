@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -58,6 +59,7 @@ type Graph struct {
 	built   bool                // the first walk has been made
 	err     error               // why the first build failed
 	ranks   *rankCache
+	parses  atomic.Int64 // files parsed since New
 	rankMu  sync.Mutex // guards ranks (made under the read lock)
 
 	ready    chan struct{} // closed once loaded
@@ -441,6 +443,7 @@ func (g *Graph) parseSource(rel string, lang Lang, src []byte, size, mtime int64
 		return &f
 	}
 	f := parseSafely(lang, rel, src)
+	g.parses.Add(1)
 	f.Path, f.Size, f.ModTime, f.Hash = rel, size, mtime, h
 	return f
 }
@@ -721,13 +724,16 @@ func (g *Graph) SetContent(rel, content string) {
 type Stats struct {
 	Files, Symbols, Names, RefBytes int
 	Ready, Current                  bool
+	// Parsed counts the files parsed since New (a file whose record was
+	// loaded, or whose content was unchanged, is not parsed).
+	Parsed int64
 }
 
 // Stats counts what the graph holds.
 func (g *Graph) Stats() Stats {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	s := Stats{Files: len(g.files), Ready: g.loaded, Current: g.built && g.err == nil}
+	s := Stats{Files: len(g.files), Ready: g.loaded, Current: g.built && g.err == nil, Parsed: g.parses.Load()}
 	for _, f := range g.files {
 		s.Symbols += len(f.Symbols)
 		s.Names += len(f.Names)

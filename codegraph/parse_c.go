@@ -268,6 +268,12 @@ func (p *cParser) declaration(i, to, parent int, container string, inClass bool)
 		if qual != "" {
 			kind, cont, par = KindMethod, qual, -1
 		}
+		if p.is(name-1, "~") {
+			// a destructor: named so, not as its class
+			p.notRef[name] = true
+			p.b.def("~"+p.text(name), kind, par, cont, int(p.t[start].start), p.end(stop), int(p.t[name-1].start))
+			return stop + 1
+		}
 		p.def(name, kind, par, cont, start, stop)
 		return stop + 1
 	}

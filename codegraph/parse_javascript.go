@@ -321,9 +321,8 @@ func (p *jsParser) variables(i int) {
 func (p *jsParser) skipType(i int) int {
 	for i < len(p.t) {
 		switch {
-		case p.is(i, "="), p.is(i, ","), p.is(i, ";"), p.is(i, ")"), p.is(i, "}"):
+		case p.is(i, "="), p.is(i, ","), p.is(i, ";"), p.is(i, ")"), p.is(i, "}"), p.is(i, "=>"):
 			return i
-		case p.is(i, "=>"):
 		case p.is(i, "<"):
 			i = p.angleEnd(i)
 		case p.match[i] > int32(i):

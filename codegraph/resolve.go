@@ -2,6 +2,7 @@ package codegraph
 
 import (
 	"path"
+	"sort"
 	"strings"
 )
 
@@ -264,6 +265,44 @@ func (g *Graph) resolve(s *scope, name string) []defRef {
 	if len(all) == 1 {
 		return all
 	}
+	out := dropConstructors(g.tier(s, all))
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].f.Path != out[j].f.Path {
+				return out[i].f.Path < out[j].f.Path
+			}
+			return out[i].i < out[j].i
+		})
+	}
+	return out
+}
+
+// dropConstructors leaves out the constructors (methods named as their
+// class) when the class itself is among the definitions: a reference to
+// the name means the class.
+func dropConstructors(ds []defRef) []defRef {
+	typ := false
+	for _, d := range ds {
+		if d.sym().Kind.isType() {
+			typ = true
+			break
+		}
+	}
+	if !typ {
+		return ds
+	}
+	out := ds[:0:0]
+	for _, d := range ds {
+		if s := d.sym(); s.Kind == KindMethod && s.Name == s.Container {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// tier picks the definitions of the first tier that has any.
+func (g *Graph) tier(s *scope, all []defRef) []defRef {
 	var same, imported, dir []defRef
 	for _, d := range all {
 		switch {
