@@ -60,7 +60,7 @@ type Graph struct {
 	err     error               // why the first build failed
 	ranks   *rankCache
 	parses  atomic.Int64 // files parsed since New
-	rankMu  sync.Mutex // guards ranks (made under the read lock)
+	rankMu  sync.Mutex   // guards ranks (made under the read lock)
 
 	ready    chan struct{} // closed once loaded
 	current  chan struct{} // closed once built
