@@ -54,3 +54,66 @@ type CodeGraphEdge struct {
 	// most 20).
 	Ranges []Range `json:"ranges,omitempty"`
 }
+
+// TextDocumentSyncOptions are the text synchronisation agentls asks for:
+// no open, close or change notifications (Change 0: none), a save
+// notification without the text.
+type TextDocumentSyncOptions struct {
+	OpenClose bool        `json:"openClose"`
+	Change    int         `json:"change"`
+	Save      SaveOptions `json:"save"`
+}
+
+// SaveOptions are the options of textDocument/didSave.
+type SaveOptions struct {
+	IncludeText bool `json:"includeText"`
+}
+
+// TextDocumentIdentifier names a document.
+type TextDocumentIdentifier struct {
+	URI string `json:"uri"`
+}
+
+// TextDocumentParams are the params of textDocument/didOpen, didChange,
+// didSave and didClose, as far as agentls reads them: the document.
+type TextDocumentParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+}
+
+// FileEvent is one change of workspace/didChangeWatchedFiles: Type 1
+// created, 2 changed, 3 deleted.
+type FileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+// DidChangeWatchedFilesParams are the params of
+// workspace/didChangeWatchedFiles.
+type DidChangeWatchedFilesParams struct {
+	Changes []FileEvent `json:"changes"`
+}
+
+// RegistrationParams are the params of client/registerCapability.
+type RegistrationParams struct {
+	Registrations []Registration `json:"registrations"`
+}
+
+// Registration registers one capability.
+type Registration struct {
+	ID              string `json:"id"`
+	Method          string `json:"method"`
+	RegisterOptions any    `json:"registerOptions,omitempty"`
+}
+
+// FileSystemWatcher is a glob the client watches (Kind 7: create, change
+// and delete).
+type FileSystemWatcher struct {
+	GlobPattern string `json:"globPattern"`
+	Kind        int    `json:"kind,omitempty"`
+}
+
+// DidChangeWatchedFilesRegistrationOptions are the options of a
+// workspace/didChangeWatchedFiles registration.
+type DidChangeWatchedFilesRegistrationOptions struct {
+	Watchers []FileSystemWatcher `json:"watchers"`
+}

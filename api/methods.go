@@ -11,6 +11,11 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodDidChangeWatchedFiles  = "workspace/didChangeWatchedFiles"
+	MethodDidOpen                = "textDocument/didOpen"
+	MethodDidChange              = "textDocument/didChange"
+	MethodDidSave                = "textDocument/didSave"
+	MethodDidClose               = "textDocument/didClose"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -23,6 +28,7 @@ const (
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
+	MethodCodeGraph     = "agent/codeGraph"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"
@@ -30,6 +36,7 @@ const (
 	MethodApplyEdit              = "workspace/applyEdit"
 	MethodShowMessageRequest     = "window/showMessageRequest"
 	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"
+	MethodRegisterCapability     = "client/registerCapability"
 
 	MethodTaskUpdate  = "agent/taskUpdate"
 	MethodHeatUpdate  = "agent/heatUpdate"

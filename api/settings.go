@@ -70,7 +70,14 @@ type Settings struct {
 	Trace *bool `json:"trace"`
 	// CommandEnv says which secret variables commands may inherit.
 	CommandEnv CommandEnv `json:"commandEnv"`
+	// RepoMapTokens bounds the repo map put into the planner's and
+	// workers' prompts (0: no map).
+	RepoMapTokens int `json:"repoMapTokens"`
 }
+
+// RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
+// task's own context.
+const RepoMapTokensLimit = 16384
 
 // CommandEnv is the commandEnv setting of docs/PROTOCOL.md §2: commands and
 // git run without the secret variables of agentls's environment, but those
@@ -89,6 +96,7 @@ func DefaultSettings() Settings {
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
 		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0},
 		CommandEnv:    CommandEnv{Pass: []string{}},
+		RepoMapTokens: 1024,
 	}
 }
 
@@ -150,6 +158,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeTimeouts(v, &s.Timeouts)
 		case "commandEnv":
 			err = decodeCommandEnv(v, &s.CommandEnv)
+		case "repoMapTokens":
+			err = decodeInt(key, v, &s.RepoMapTokens, 0, RepoMapTokensLimit)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {

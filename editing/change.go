@@ -154,6 +154,9 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		a.remember(rp.Rel, landed)
 	}
 	w.accessed(a.who, rp.Rel, api.ActionWrite)
+	if w.changed != nil {
+		w.changed(rp.Rel, landed, op == api.OpDelete)
+	}
 	if op != api.OpDelete && landed != next {
 		// The person took only part of the proposal: what is recorded
 		// (the run's changes, the trace, the events) is what landed.

@@ -82,6 +82,7 @@ type Server struct {
 	track trackingService
 	work  workService
 	sweep sweepService
+	graph graphService
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -118,11 +119,17 @@ type method struct {
 // any other notification is ignored.
 var methods = map[string]method{
 	api.MethodInitialize:             {call: (*Server).initialize},
-	api.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodInitialized:            {note: (*Server).initializedNote},
 	api.MethodShutdown:               {call: (*Server).shutdown},
 	api.MethodExit:                   {note: (*Server).exitNote},
 	api.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	api.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodDidChangeWatchedFiles:  {note: (*Server).didChangeWatchedFiles},
+	api.MethodDidSave:                {note: (*Server).didTextDocument},
+	api.MethodDidOpen:                {note: (*Server).didTextDocument},
+	api.MethodDidClose:               {note: (*Server).didTextDocument},
+	api.MethodDidChange:              {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodCodeGraph:              {call: (*Server).codeGraph},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
 	api.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
 	api.MethodTrace:                  {call: (*Server).trace},

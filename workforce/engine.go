@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/codegraph"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/tracking"
@@ -73,6 +74,9 @@ type Config struct {
 	// Shell runs a command when the editor cannot (nil: RunShell). Tests
 	// replace it.
 	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
+	// Graph is the workspace's code graph (nil: none): the repo map of
+	// the prompts comes from it, and every change applied is told to it.
+	Graph *codegraph.Graph
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
