@@ -10,10 +10,14 @@
 // tracking, editing) depends on this package alone.
 //
 // Guarantees:
-//   - Every type marshals to the JSON shape docs/PROTOCOL.md shows;
-
+//   - Every type marshals to the JSON shape docs/PROTOCOL.md shows, and a
+//     field it does not know is ignored when decoding, never an error: a
+//     client newer than this server still initializes.
 //   - ApplySettings never half-applies: on any error the base is returned
 //     unchanged with a *SettingsError naming the key.
 //   - An *Error's code survives wrapping: rpc.AsError finds it anywhere in
 //     an error chain.
+//
+// Its values are plain data with no hidden state, safe to share between
+// goroutines as long as none writes.
 package api

@@ -18,6 +18,10 @@ const (
 	CodeInternalError    Code = -32603
 	CodeNotInitialized   Code = -32002
 	CodeRequestCancelled Code = -32800
+	// CodeRequestFailed (LSP's RequestFailed) answers a reverse call the
+	// editor understood but could not carry out, e.g. an approval with no
+	// one to ask.
+	CodeRequestFailed    Code = -32803
 	CodeModelUnavailable Code = -32010
 	CodeUnknownTask      Code = -32011
 	CodeWrongState       Code = -32012

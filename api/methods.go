@@ -29,6 +29,7 @@ const (
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
 	MethodCodeGraph     = "agent/codeGraph"
+	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

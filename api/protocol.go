@@ -398,6 +398,9 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// OpMCP is a trace entry of an MCP tool call that named the file and
+	// may have changed it outside the editing pipeline (docs/MCP.md).
+	OpMCP = "mcp"
 )
 
 // Change is one file change of a run.
@@ -506,6 +509,8 @@ const (
 	ActionWrite        = "write"
 	ActionSearch       = "search"
 	ActionBlocked      = "blocked"
+	// ActionMCP: an MCP tool call named the file in its arguments.
+	ActionMCP = "mcp"
 )
 
 // HeatNode is one file of the heat map.
@@ -562,6 +567,8 @@ type TraceEntry struct {
 	Operation string       `json:"operation"`
 	Ranges    []TraceRange `json:"ranges"`
 	FileHash  string       `json:"fileHash"`
+	// Tool is the MCP tool of an "mcp" entry, as the model called it.
+	Tool string `json:"tool,omitempty"`
 }
 
 // TraceResult is the reply to agent/trace.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type Timeouts struct {
 	CommandMs     int64 `json:"commandMs"`
 	ModelMs       int64 `json:"modelMs"`
 	HumanMs       int64 `json:"humanMs"`
+	// MCPMs bounds an MCP tool call, and an MCP server's start (its
+	// process, initialize and tools/list) but never below MCPStartMin.
+	MCPMs int64 `json:"mcpMs"`
 }
 
 // ReverseCall is ReverseCallMs as a duration.
@@ -52,6 +56,17 @@ func (t Timeouts) Model() time.Duration { return ms(t.ModelMs) }
 
 // Human is HumanMs as a duration; 0 means unbounded.
 func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
+
+// MCP is MCPMs as a duration.
+func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// MCPStartMin is the least time an MCP server has to start: npx may
+// download the package the first time.
+const MCPStartMin = time.Minute
+
+// MCPStart bounds an MCP server's start (its process, initialize and
+// tools/list): MCPMs, but never less than MCPStartMin.
+func (t Timeouts) MCPStart() time.Duration { return max(t.MCP(), MCPStartMin) }
 
 func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 
@@ -73,6 +88,12 @@ type Settings struct {
 	// RepoMapTokens bounds the repo map put into the planner's and
 	// workers' prompts (0: no map).
 	RepoMapTokens int `json:"repoMapTokens"`
+	// MCPServers are the MCP servers whose tools workers are offered, by
+	// name (docs/MCP.md).
+	MCPServers map[string]MCPServer `json:"mcpServers"`
+	// AllowMCPTools are the MCP tools that run without asking under the
+	// ask policy: mcp__<server> (every tool of it) or mcp__<server>__<tool>.
+	AllowMCPTools []string `json:"allowMcpTools"`
 }
 
 // RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
@@ -94,9 +115,11 @@ func DefaultSettings() Settings {
 		Commands:      CommandsAsk,
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		RepoMapTokens: 1024,
+		MCPServers:    map[string]MCPServer{},
+		AllowMCPTools: []string{},
 	}
 }
 
@@ -132,6 +155,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.AllowCommands = append([]string(nil), base.AllowCommands...)
 	s.Zones = Zones{Allow: append([]string(nil), base.Zones.Allow...), Deny: append([]string(nil), base.Zones.Deny...)}
 	s.CommandEnv = CommandEnv{Pass: append([]string(nil), base.CommandEnv.Pass...)}
+	s.MCPServers = maps.Clone(base.MCPServers)
+	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -160,6 +185,12 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeCommandEnv(v, &s.CommandEnv)
 		case "repoMapTokens":
 			err = decodeInt(key, v, &s.RepoMapTokens, 0, RepoMapTokensLimit)
+		case "mcpServers":
+			var unk []string
+			s.MCPServers, unk, err = DecodeMCPServers(key, v)
+			unknown = append(unknown, unk...)
+		case "allowMcpTools":
+			err = decodeAllowMCPTools(v, &s.AllowMCPTools)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {
@@ -346,8 +377,10 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 			dst = &t.ModelMs
 		case "humanMs":
 			dst = &t.HumanMs
+		case "mcpMs":
+			dst = &t.MCPMs
 		default:
-			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs"}
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs"}
 		}
 		if isNull(fv) {
 			continue
@@ -358,6 +391,9 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 	}
 	if t.ReverseCallMs == 0 {
 		return &SettingsError{Key: "timeouts.reverseCallMs", Reason: "must be above 0: an editor that never answers must cost an error, not a hang"}
+	}
+	if t.MCPMs == 0 {
+		return &SettingsError{Key: "timeouts.mcpMs", Reason: "must be above 0: an MCP server that never answers must cost an error, not a hang"}
 	}
 	return nil
 }

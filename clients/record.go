@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -16,7 +17,9 @@ import (
 
 // Recorder wraps a Model and writes what it answered, per agent and in
 // order, as a script (docs/MODELS.md, scripted model), so a real session can be replayed
-// offline with script:PATH. The file is replaced atomically after every
+// offline with script:PATH. Each turn keeps how long the answer took as its
+// delayMs, so that a replay answers the agents in the order, and with the
+// overlaps, of the session it replays. The file is replaced atomically after every
 // answer, so a crash keeps every turn recorded before it. No known secret
 // is written: a model that repeats a key it saw is recorded with the key
 // redacted. Safe for concurrent use.
@@ -25,6 +28,7 @@ type Recorder struct {
 	path  string
 	log   *zap.Logger
 	red   *redact.Redactor
+	now   func() time.Time // the clock that times each answer
 
 	mu     sync.Mutex
 	agents map[string][]Turn
@@ -38,16 +42,18 @@ func NewRecorder(m Model, path string, log *zap.Logger, red *redact.Redactor) *R
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Recorder{model: m, path: path, log: log, red: red, agents: map[string][]Turn{}}
+	return &Recorder{model: m, path: path, log: log, red: red, now: time.Now, agents: map[string][]Turn{}}
 }
 
-// Complete calls the wrapped model and records its answer. A failed call is
+// Complete calls the wrapped model and records its answer with the time it
+// took as its delayMs. A failed call is
 // recorded as an "error" turn, except a cancelled one (a replay is cancelled
 // by its own user). A failure to write the file does not fail the call: it
 // is logged and returned by Close.
 func (r *Recorder) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	start := r.now()
 	resp, err := r.model.Complete(ctx, req, onDelta)
-	var t Turn
+	t := Turn{DelayMs: max(r.now().Sub(start).Milliseconds(), 0)}
 	switch {
 	case err == nil:
 		t.Text = resp.Text

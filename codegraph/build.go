@@ -2,16 +2,17 @@ package codegraph
 
 import (
 	"encoding/binary"
-	"sort"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/lsppos"
 )
 
 // builder collects what a parser finds in one file: definitions, imports
-// and references, with byte offsets turned into LSP positions.
+// and references, with byte offsets turned into LSP positions by
+// internal/lsppos (lines end at \n, \r\n or \r; columns in UTF-16 units),
+// as every other place of agentls turns them.
 type builder struct {
-	src   []byte
-	lines []int32 // byte offset of each line's start
-	ascii bool    // no byte above 0x7f: columns are byte counts
+	src []byte
+	m   *lsppos.Mapper
 
 	syms    []Symbol
 	imports []Import
@@ -23,53 +24,13 @@ type builder struct {
 }
 
 func newBuilder(src []byte) *builder {
-	b := &builder{src: src, ascii: true, names: map[string]uint32{}}
-	b.lines = append(make([]int32, 0, len(src)/32+1), 0)
-	for i, c := range src {
-		if c == '\n' {
-			b.lines = append(b.lines, int32(i+1))
-		} else if c >= utf8.RuneSelf {
-			b.ascii = false
-		}
-	}
-	return b
+	return &builder{src: src, m: lsppos.NewMapper(string(src)), names: map[string]uint32{}}
 }
 
-// pos turns a byte offset into a position.
+// pos turns a byte offset into a position (clamped to the text).
 func (b *builder) pos(off int) Pos {
-	if off < 0 {
-		off = 0
-	}
-	if off > len(b.src) {
-		off = len(b.src)
-	}
-	line := sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
-	start := int(b.lines[line])
-	return Pos{Line: uint32(line), Col: b.col(start, off)}
-}
-
-// posOnLine is pos when the line (0-based) is known.
-func (b *builder) posOnLine(line, off int) Pos {
-	if line < 0 || line >= len(b.lines) || int(b.lines[line]) > off || (line+1 < len(b.lines) && int(b.lines[line+1]) <= off) {
-		return b.pos(off)
-	}
-	return Pos{Line: uint32(line), Col: b.col(int(b.lines[line]), off)}
-}
-
-// col counts the UTF-16 code units from start to off on one line.
-func (b *builder) col(start, off int) uint32 {
-	if b.ascii {
-		return uint32(off - start)
-	}
-	n := 0
-	for _, r := range string(b.src[start:off]) {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return uint32(n)
+	p := b.m.Position(off)
+	return Pos{Line: p.Line, Col: p.Character}
 }
 
 // def records a definition spanning the bytes [start, end) whose name is

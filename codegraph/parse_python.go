@@ -296,7 +296,7 @@ func parsePython(src []byte) *File {
 		if pyKeywords[name] {
 			continue
 		}
-		b.refAt(name, b.posOnLine(int(tk.line), int(tk.start)), is(i+1, "("))
+		b.refAt(name, b.pos(int(tk.start)), is(i+1, "("))
 	}
 	return b.file(LangPython)
 }

@@ -57,7 +57,7 @@ func (p *tokParser) refs(callAfter func(i int) bool) {
 		if !call && callAfter != nil {
 			call = callAfter(i)
 		}
-		p.b.refAt(name, p.b.posOnLine(int(t.line), int(t.start)), call)
+		p.b.refAt(name, p.b.pos(int(t.start)), call)
 	}
 }
 

@@ -11,19 +11,20 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 )
 
 const mainGo = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 
 func noApplyCaps() api.Caps {
-	c := allCaps()
+	c := headlesstest.AllCaps()
 	c.ApplyEdit = false
 	return c
 }
 
 func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 	a := e.agent("")
 	ch, err := a.Edit(ctx, "main.go", `println("hi")`, `println("hello")`, false)
 	if err != nil {
@@ -42,14 +43,14 @@ func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	if !strings.Contains(ch.Diff, "-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n") || !strings.HasPrefix(ch.Diff, "--- a/main.go\n+++ b/main.go\n") {
 		t.Errorf("diff = %q", ch.Diff)
 	}
-	if len(e.ed.applied) != 1 || e.ed.waits[0] != api.Machine || len(e.ed.asked) != 0 {
-		t.Fatalf("applied %d edits (waits %v), asked %d times", len(e.ed.applied), e.ed.waits, len(e.ed.asked))
+	if len(e.ed.Applied()) != 1 || e.ed.Waits()[0] != api.Machine || len(e.ed.Asked()) != 0 {
+		t.Fatalf("applied %d edits (waits %v), asked %d times", len(e.ed.Applied()), e.ed.Waits(), len(e.ed.Asked()))
 	}
-	dc := e.ed.applied[0].Edit.DocumentChanges
+	dc := e.ed.Applied()[0].Edit.DocumentChanges
 	if len(dc) != 1 || dc[0].TextDocumentEdit == nil || dc[0].TextDocumentEdit.TextDocument.Version != nil {
 		t.Errorf("documentChanges = %+v, want one TextDocumentEdit with a null version", dc)
 	}
-	if e.ed.applied[0].Edit.ChangeAnnotations != nil {
+	if e.ed.Applied()[0].Edit.ChangeAnnotations != nil {
 		t.Error("apply mode sent change annotations")
 	}
 	if !contains(e.obs.accesses, "1 write main.go") {
@@ -59,7 +60,7 @@ func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 
 func TestProposeMode(t *testing.T) {
 	ctx := context.Background()
-	noAnnotations := allCaps()
+	noAnnotations := headlesstest.AllCaps()
 	noAnnotations.ChangeAnnotation = false
 	cases := []struct {
 		name       string
@@ -72,8 +73,8 @@ func TestProposeMode(t *testing.T) {
 		wantEdits  int
 		wantReason string
 	}{
-		{"applies an annotated edit the user confirms", allCaps(), "", "", true, 0, api.Human, 1, ""},
-		{"refuses an annotated edit the user rejects", allCaps(), "", "user rejected the change", false, 0, api.Human, 1, "not applied: user rejected the change"},
+		{"applies an annotated edit the user confirms", headlesstest.AllCaps(), "", "", true, 0, api.Human, 1, ""},
+		{"refuses an annotated edit the user rejects", headlesstest.AllCaps(), "", "user rejected the change", false, 0, api.Human, 1, "not applied: user rejected the change"},
 		{"asks first without annotation support and applies on Apply", noAnnotations, actionApply, "", true, 1, api.Machine, 1, ""},
 		{"asks first and refuses on Reject", noAnnotations, actionReject, "", false, 1, 0, 0, `the user chose "Reject"`},
 		{"asks first and refuses when dismissed", noAnnotations, "", "", false, 1, 0, 0, "dismissed"},
@@ -82,7 +83,8 @@ func TestProposeMode(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, c.caps, api.EditPropose, api.Zones{}, map[string]string{"main.go": mainGo})
-			e.ed.answer, e.ed.refuse = c.answer, c.refuse
+			e.ed.SetAnswer(c.answer)
+			e.ed.Refuse(c.refuse)
 			ch, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
 			if ch.Applied != c.applied || (err == nil) != c.applied {
 				t.Fatalf("Applied = %v, err = %v; want applied %v", ch.Applied, err, c.applied)
@@ -97,20 +99,20 @@ func TestProposeMode(t *testing.T) {
 			} else if got := e.read(t, "main.go"); !strings.Contains(got, "hello") {
 				t.Errorf("file = %q", got)
 			}
-			if len(e.ed.asked) != c.wantAsked {
-				t.Errorf("asked %d times, want %d", len(e.ed.asked), c.wantAsked)
+			if len(e.ed.Asked()) != c.wantAsked {
+				t.Errorf("asked %d times, want %d", len(e.ed.Asked()), c.wantAsked)
 			}
-			if c.wantAsked > 0 && !strings.Contains(e.ed.asked[0].Message, "+\tprintln(\"hello\")") {
-				t.Errorf("question does not show the diff: %q", e.ed.asked[0].Message)
+			if c.wantAsked > 0 && !strings.Contains(e.ed.Asked()[0].Message, "+\tprintln(\"hello\")") {
+				t.Errorf("question does not show the diff: %q", e.ed.Asked()[0].Message)
 			}
-			if len(e.ed.applied) != c.wantEdits {
-				t.Fatalf("applyEdit called %d times, want %d", len(e.ed.applied), c.wantEdits)
+			if len(e.ed.Applied()) != c.wantEdits {
+				t.Fatalf("applyEdit called %d times, want %d", len(e.ed.Applied()), c.wantEdits)
 			}
 			if c.wantEdits > 0 {
-				if e.ed.waits[0] != c.wantWait {
-					t.Errorf("wait = %v, want %v", e.ed.waits[0], c.wantWait)
+				if e.ed.Waits()[0] != c.wantWait {
+					t.Errorf("wait = %v, want %v", e.ed.Waits()[0], c.wantWait)
 				}
-				anns := e.ed.applied[0].Edit.ChangeAnnotations
+				anns := e.ed.Applied()[0].Edit.ChangeAnnotations
 				annotated := c.caps.ChangeAnnotation
 				if annotated != (len(anns) == 1) {
 					t.Fatalf("annotations = %+v", anns)
@@ -119,7 +121,7 @@ func TestProposeMode(t *testing.T) {
 					if !an.NeedsConfirmation {
 						t.Error("annotation does not need confirmation")
 					}
-					for _, ed := range e.ed.applied[0].Edit.DocumentChanges[0].TextDocumentEdit.Edits {
+					for _, ed := range e.ed.Applied()[0].Edit.DocumentChanges[0].TextDocumentEdit.Edits {
 						if ed.AnnotationID != id {
 							t.Errorf("edit annotation %q, want %q", ed.AnnotationID, id)
 						}
@@ -133,17 +135,17 @@ func TestProposeMode(t *testing.T) {
 func TestConflicts(t *testing.T) {
 	ctx := context.Background()
 	t.Run("refuses a change when the buffer changed since the read", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		a := e.agent("")
 		if _, err := a.Read(ctx, "main.go", 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		e.ed.setBuffer(filepath.Join(e.ws.Root(), "main.go"), mainGo+"// typed by the user\n")
+		e.ed.OpenBuffer(filepath.Join(e.ws.Root(), "main.go"), mainGo+"// typed by the user\n")
 		ch, err := a.Edit(ctx, "main.go", "hi", "hello", false)
 		if !errors.Is(err, ErrConflict) || ch.Applied || !strings.Contains(ch.Text, "read it again") {
 			t.Fatalf("Edit = %+v, %v; want a conflict", ch, err)
 		}
-		if len(e.ed.applied) != 0 {
+		if len(e.ed.Applied()) != 0 {
 			t.Fatal("a conflicting change was sent to the editor")
 		}
 		// after a fresh read the same change goes through
@@ -155,7 +157,7 @@ func TestConflicts(t *testing.T) {
 		}
 	})
 	t.Run("refuses a change another agent made stale", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		task := e.ws.Task("t", "", "")
 		a, b := task.Agent("a"), task.Agent("b")
 		for _, ag := range []*Agent{a, b} {
@@ -176,7 +178,7 @@ func TestConflicts(t *testing.T) {
 	t.Run("refuses an own write when the disk changed meanwhile", func(t *testing.T) {
 		e := newEnv(t, noApplyCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
 		// the editor's buffer differs from the disk: the sidecar must not write over either
-		e.ed.setBuffer(filepath.Join(e.ws.Root(), "main.go"), mainGo+"// unsaved\n")
+		e.ed.OpenBuffer(filepath.Join(e.ws.Root(), "main.go"), mainGo+"// unsaved\n")
 		_, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
 		if !errors.Is(err, ErrConflict) {
 			t.Fatalf("Edit = %v, want a conflict", err)
@@ -189,12 +191,12 @@ func TestConflicts(t *testing.T) {
 
 func TestWriteAndDelete(t *testing.T) {
 	ctx := context.Background()
-	noDocChanges := allCaps()
+	noDocChanges := headlesstest.AllCaps()
 	noDocChanges.DocumentChanges = false
 	for _, caps := range []struct {
 		name string
 		caps api.Caps
-	}{{"with documentChanges", allCaps()}, {"with plain changes", noDocChanges}, {"without applyEdit", noApplyCaps()}} {
+	}{{"with documentChanges", headlesstest.AllCaps()}, {"with plain changes", noDocChanges}, {"without applyEdit", noApplyCaps()}} {
 		t.Run(caps.name, func(t *testing.T) {
 			e := newEnv(t, caps.caps, api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
 			a := e.agent("")
@@ -249,8 +251,9 @@ func TestApplyFailuresAreRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
-			e.ed.refuse, e.ed.applyErr = c.refuse, c.err
+			e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"main.go": mainGo})
+			e.ed.Refuse(c.refuse)
+			e.ed.FailApply(c.err)
 			ch, err := e.agent("").Edit(ctx, "main.go", "hi", "hello", false)
 			if !errors.Is(err, c.want) || ch.Applied || !strings.Contains(ch.Reason, c.says) {
 				t.Fatalf("Edit = %+v, %v; want %v saying %q", ch, err, c.want, c.says)
@@ -264,7 +267,7 @@ func TestApplyFailuresAreRefusals(t *testing.T) {
 
 func TestWritesOutsideTheScopeAreBlocked(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"src/a.go": "a\n", "docs/x.md": "x\n"})
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"src/a.go": "a\n", "docs/x.md": "x\n"})
 	a := e.agent("")
 	s, err := CompileScope([]string{"src/**"})
 	if err != nil {
@@ -360,7 +363,7 @@ func currentBranch(t *testing.T, dir string) string {
 func TestBranchMode(t *testing.T) {
 	ctx := context.Background()
 	t.Run("switches to agent/<slug> before the first change and applies", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		gitInit(t, e.root)
 		task := e.ws.Task("t1", Slug("Add a greet function!"), "")
 		a := task.Agent("1")
@@ -371,8 +374,8 @@ func TestBranchMode(t *testing.T) {
 		if got := currentBranch(t, e.root); got != "agent/add-a-greet-function" || task.Branch() != got {
 			t.Fatalf("branch = %q (task says %q)", got, task.Branch())
 		}
-		if !strings.Contains(ch.Text, "On branch agent/add-a-greet-function") || len(e.ed.asked) != 0 || e.ed.waits[0] != api.Machine {
-			t.Errorf("change = %+v, asked %d", ch, len(e.ed.asked))
+		if !strings.Contains(ch.Text, "On branch agent/add-a-greet-function") || len(e.ed.Asked()) != 0 || e.ed.Waits()[0] != api.Machine {
+			t.Errorf("change = %+v, asked %d", ch, len(e.ed.Asked()))
 		}
 		// a second task with the same slug gets its own branch
 		task2 := e.ws.Task("t2", Slug("Add a greet function!"), "")
@@ -386,7 +389,7 @@ func TestBranchMode(t *testing.T) {
 	t.Run("runs git, and the repository's hooks, without the variables to unset", func(t *testing.T) {
 		t.Setenv("BRANCH_TEST_API_KEY", "sk-branch-0123456789")
 		t.Setenv("BRANCH_TEST_PLAIN", "inherited")
-		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		gitInit(t, e.root)
 		hook := filepath.Join(e.root, ".git", "hooks", "post-checkout")
 		seen := filepath.Join(t.TempDir(), "seen")
@@ -410,7 +413,7 @@ func TestBranchMode(t *testing.T) {
 		}
 	})
 	t.Run("falls back to propose outside a git repository", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditBranch, api.Zones{}, map[string]string{"main.go": mainGo})
 		task := e.ws.Task("t1", "x", "")
 		_, err := task.Agent("1").Edit(ctx, "main.go", "hi", "hello", false)
 		if err != nil {
@@ -419,8 +422,8 @@ func TestBranchMode(t *testing.T) {
 		if task.Mode() != api.EditPropose || len(e.warn) != 1 || !strings.Contains(e.warn[0], "proposed for approval") {
 			t.Fatalf("mode %q, warnings %q", task.Mode(), e.warn)
 		}
-		if e.ed.waits[0] != api.Human || len(e.ed.applied[0].Edit.ChangeAnnotations) != 1 {
-			t.Errorf("the fallback did not propose: wait %v", e.ed.waits[0])
+		if e.ed.Waits()[0] != api.Human || len(e.ed.Applied()[0].Edit.ChangeAnnotations) != 1 {
+			t.Errorf("the fallback did not propose: wait %v", e.ed.Waits()[0])
 		}
 	})
 }
@@ -442,7 +445,7 @@ func TestSlug(t *testing.T) {
 func TestChangesRunInParallelAndAWaitOnAFileCanBeCancelled(t *testing.T) {
 	ctx := context.Background()
 	var files = map[string]string{"n.txt": ""}
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, files)
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, files)
 	task := e.ws.Task("t", "", "")
 	const n = 8
 	errs := make(chan error, n)
@@ -490,14 +493,14 @@ func TestProposeModeRecordsWhatLanded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, allCaps(), api.EditPropose, api.Zones{}, map[string]string{"n.txt": before})
-			e.ed.keep = c.keep
+			e := newEnv(t, headlesstest.AllCaps(), api.EditPropose, api.Zones{}, map[string]string{"n.txt": before})
+			e.ed.KeepTextEdits(c.keep)
 			a := e.agent("")
 			if _, err := a.Read(ctx, "n.txt", 0, 0); err != nil {
 				t.Fatal(err)
 			}
 			ch, err := a.Write(ctx, "n.txt", proposed)
-			if n := len(e.ed.applied[0].Edit.DocumentChanges[0].TextDocumentEdit.Edits); n != 2 {
+			if n := len(e.ed.Applied()[0].Edit.DocumentChanges[0].TextDocumentEdit.Edits); n != 2 {
 				t.Fatalf("the proposal has %d text edits, want one per hunk (2)", n)
 			}
 			if c.landed == "" {

@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/lsppos"
 	"github.com/hexops/gotextdiff"
 	"github.com/hexops/gotextdiff/span"
 )
@@ -368,13 +368,15 @@ func (d *Diff) TextEdits() []api.TextEdit {
 	if len(d.hunks) == 0 {
 		return nil
 	}
-	pm := newPosMapper(d.old)
+	// Every offset is the start of a line or the end of the text, so the
+	// clamped conversion is exact.
+	m := lsppos.NewMapper(d.old)
 	out := make([]api.TextEdit, len(d.hunks))
 	for i, h := range d.hunks {
 		out[i] = api.TextEdit{
 			Range: api.Range{
-				Start: pm.position(d.oldLines[h.a0]),
-				End:   pm.position(d.oldLines[h.a1]),
+				Start: m.Position(d.oldLines[h.a0]),
+				End:   m.Position(d.oldLines[h.a1]),
 			},
 			NewText: d.new[d.newLines[h.b0]:d.newLines[h.b1]],
 		}
@@ -455,51 +457,4 @@ func writeRange(sb *strings.Builder, line, count int) {
 		sb.WriteByte(',')
 		sb.WriteString(strconv.Itoa(count))
 	}
-}
-
-// posMapper turns byte offsets of a text into LSP positions: lines split at
-// "\n", "\r\n" or a lone "\r", characters counted in UTF-16 code units.
-type posMapper struct {
-	text   string
-	starts []int // byte offset of each LSP line start
-}
-
-func newPosMapper(text string) *posMapper {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	return &posMapper{text: text, starts: starts}
-}
-
-func (pm *posMapper) position(off int) api.Position {
-	line := sort.Search(len(pm.starts), func(i int) bool { return pm.starts[i] > off }) - 1
-	return api.Position{
-		Line:      uint32(line),
-		Character: uint32(utf16Len(pm.text[pm.starts[line]:off])),
-	}
-}
-
-// utf16Len is the length of s in UTF-16 code units. An invalid byte counts
-// as one unit (U+FFFD), as editors decode it.
-func utf16Len(s string) int {
-	n := 0
-	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-		s = s[size:]
-	}
-	return n
 }

@@ -3,94 +3,40 @@ package editing
 import (
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/lsppos"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
-// applyLSP applies TextEdits to text the way an LSP client must: positions
-// are (line, UTF-16 code unit), lines end at "\n", "\r\n" or a lone "\r", a
-// character past the end of its line means the end of the line, and all
-// edits refer to the original text and must not overlap.
+// applyLSP applies TextEdits to text as an editor does
+// (headless.ApplyTextEdits), after checking that every range names exact
+// positions of text, in order: a diff must never rely on an editor clamping
+// a position that is past a line's end or inside a character.
 func applyLSP(text string, edits []api.TextEdit) (string, error) {
-	var starts []int // start offset of each line
-	starts = append(starts, 0)
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	offset := func(p api.Position) (int, error) {
-		if int(p.Line) >= len(starts) {
-			return 0, fmt.Errorf("line %d past the last line %d", p.Line, len(starts)-1)
-		}
-		lineStart := starts[p.Line]
-		lineEnd := len(text)
-		if int(p.Line)+1 < len(starts) {
-			lineEnd = starts[p.Line+1]
-			// the line's content ends before its break
-			if text[lineEnd-1] == '\n' {
-				lineEnd--
-				if lineEnd > lineStart && text[lineEnd-1] == '\r' {
-					lineEnd--
-				}
-			} else {
-				lineEnd-- // a lone "\r"
-			}
-		}
-		units := 0
-		off := lineStart
-		for off < lineEnd && units < int(p.Character) {
-			r, size := utf8.DecodeRuneInString(text[off:])
-			units += len(utf16.Encode([]rune{r}))
-			off += size
-		}
-		if units > int(p.Character) {
-			return 0, fmt.Errorf("character %d splits a surrogate pair on line %d", p.Character, p.Line)
-		}
-		return off, nil
-	}
-	type span struct {
-		s, e int
-		text string
-	}
-	spans := make([]span, len(edits))
-	for i, e := range edits {
-		s, err := offset(e.Range.Start)
-		if err != nil {
-			return "", err
-		}
-		en, err := offset(e.Range.End)
-		if err != nil {
-			return "", err
-		}
-		if en < s {
-			return "", fmt.Errorf("edit %d ends before it starts", i)
-		}
-		spans[i] = span{s, en, e.NewText}
-	}
-	var sb strings.Builder
+	m := lsppos.NewMapper(text)
 	last := 0
-	for i, sp := range spans {
-		if sp.s < last {
-			return "", fmt.Errorf("edit %d overlaps or is out of order", i)
+	for i, e := range edits {
+		start, err := m.PositionOffset(e.Range.Start)
+		if err != nil {
+			return "", fmt.Errorf("edit %d starts nowhere: %w", i, err)
 		}
-		sb.WriteString(text[last:sp.s])
-		sb.WriteString(sp.text)
-		last = sp.e
+		end, err := m.PositionOffset(e.Range.End)
+		if err != nil {
+			return "", fmt.Errorf("edit %d ends nowhere: %w", i, err)
+		}
+		if start < last || end < start {
+			return "", fmt.Errorf("edit %d overlaps, is out of order or ends before it starts", i)
+		}
+		last = end
 	}
-	sb.WriteString(text[last:])
-	return sb.String(), nil
+	return headless.ApplyTextEdits(text, edits)
 }
 
 // applyUnified applies a unified diff to old, checking every context and
@@ -319,6 +265,32 @@ func TestUnifiedMatchesTheStandardForm(t *testing.T) {
 			if got != c.want {
 				t.Errorf("got\n%s\nwant\n%s", got, c.want)
 			}
+		})
+	}
+}
+
+// TestDiffGolden holds the diff of each testdata/diff/NAME.txtar (its
+// files old and new) to NAME.golden: the unified diff the person reads and
+// the LSP edits the editor applies, one a line. -update rewrites the golden files.
+func TestDiffGolden(t *testing.T) {
+	archives, err := filepath.Glob("testdata/diff/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no archives in testdata/diff: %v", err)
+	}
+	for _, path := range archives {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			a := testkit.ReadArchive(t, path)
+			d := checkDiff(t, a.File(t, "old"), a.File(t, "new"))
+			var b strings.Builder
+			b.WriteString(d.Unified("a/"+name+".go", "b/"+name+".go"))
+			b.WriteString("\nLSP edits (line:character, UTF-16):\n")
+			for _, e := range d.TextEdits() {
+				r := e.Range
+				fmt.Fprintf(&b, "%d:%d-%d:%d %s\n", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, strconv.Quote(e.NewText))
+			}
+			got := b.String()
+			testkit.Golden(t, strings.TrimSuffix(path, ".txtar")+".golden", got)
 		})
 	}
 }

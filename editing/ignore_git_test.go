@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // The ignore rules are held to git itself: each fixture is a repository
@@ -119,7 +122,7 @@ func compareWithGit(t *testing.T, fx ignoreFixture) (int, int, []string) {
 	t.Helper()
 	root := t.TempDir()
 	runGit(t, root, nil, "init", "-q")
-	writeTree(t, root, fx.files)
+	testkit.WriteFiles(t, root, fx.files)
 	if fx.config != "" {
 		f, err := os.OpenFile(filepath.Join(root, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -134,7 +137,7 @@ func compareWithGit(t *testing.T, fx ignoreFixture) (int, int, []string) {
 		}
 	}
 	verdict, isDir := gitIgnoreVerdicts(t, root)
-	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing/editingtest"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // hostileEnv is a workspace over the hostile tree of editingtest, with
@@ -16,7 +19,7 @@ import (
 func hostileEnv(t *testing.T) (*env, *editingtest.Hostile) {
 	t.Helper()
 	h := editingtest.New(t)
-	e := &env{root: h.Root, ed: newFakeEditor(allCaps()), obs: &recorder{}}
+	e := &env{root: h.Root, ed: headlesstest.New(h.Root, headlesstest.AllCaps()), obs: &recorder{}}
 	ws, err := New(Config{Root: h.Root, Zones: h.Zones, EditMode: api.EditApply, Editor: e.ed, Observer: e.obs})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +66,7 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 		{"cleans ./ and ..", "./src/gen/../main.go", "src/main.go"},
 		{"turns backslashes into slashes", `src\main.go`, "src/main.go"},
 		{"makes an absolute path relative", filepath.Join(root, "src", "main.go"), "src/main.go"},
-		{"decodes a file URI", FileURI(filepath.Join(root, "src", "main.go")), "src/main.go"},
+		{"decodes a file URI", fileuri.FromPath(filepath.Join(root, "src", "main.go")), "src/main.go"},
 		{"decodes a percent-encoded file URI", "file://" + filepath.ToSlash(root) + "/src/ma%69n.go", "src/main.go"},
 		{"allows a file that does not exist yet", "new/dir/file.txt", "new/dir/file.txt"},
 		{"names the root itself", ".", "."},
@@ -84,14 +87,34 @@ func TestPathsInsideResolveToWorkspaceRelativeSlashPaths(t *testing.T) {
 	}
 }
 
+func TestFileURIsInADirectoryWithAwkwardCharacters(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "c#proj 100%done")
+	testkit.WriteFiles(t, root, map[string]string{"src/a.go": "package a\n"})
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.Access(Actor{}, "src/a.go", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(p.URI, "/c%23proj%20100%25done/src/a.go") {
+		t.Errorf("URI = %q, want the #, the space and the %% escaped", p.URI)
+	}
+	back, err := ws.Access(Actor{}, p.URI, false, nil)
+	if err != nil || back.Rel != "src/a.go" || back.Abs != p.Abs {
+		t.Errorf("the URI resolves to %+v, %v; want src/a.go", back, err)
+	}
+}
+
 func TestWorkspaceRootGivenThroughASymlink(t *testing.T) {
 	real := t.TempDir()
-	writeTree(t, real, map[string]string{"a.txt": "a\n"})
+	testkit.WriteFiles(t, real, map[string]string{"a.txt": "a\n"})
 	link := filepath.Join(t.TempDir(), "ws")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := New(Config{Root: link, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: link, Editor: headlesstest.New(link, headlesstest.AllCaps())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +125,7 @@ func TestWorkspaceRootGivenThroughASymlink(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	ed := newFakeEditor(allCaps())
+	ed := headlesstest.New(t.TempDir(), headlesstest.AllCaps())
 	cases := []struct {
 		name string
 		cfg  Config
@@ -126,7 +149,7 @@ func FuzzResolveStaysInside(f *testing.F) {
 		f.Add(s)
 	}
 	root := f.TempDir()
-	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps())})
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps())})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 func numbered(n int) string {
@@ -20,7 +22,7 @@ func numbered(n int) string {
 
 func TestRead(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{
 		"a.txt":     "one\ntwo\nthree\n",
 		"big.txt":   numbered(5000),
 		"long.txt":  strings.Repeat("é", 3000) + "\n",
@@ -37,8 +39,8 @@ func TestRead(t *testing.T) {
 		}
 	})
 	t.Run("reads the open buffer with unsaved edits", func(t *testing.T) {
-		e.ed.setBuffer(e.ws.Root()+"/a.txt", "unsaved\n")
-		defer delete(e.ed.buffers, e.ws.Root()+"/a.txt")
+		e.ed.OpenBuffer(e.ws.Root()+"/a.txt", "unsaved\n")
+		defer e.ed.CloseBuffer(e.ws.Root() + "/a.txt")
 		r, err := a.Read(ctx, "a.txt", 0, 0)
 		if err != nil || r.Content != "unsaved\n" {
 			t.Fatalf("Read = %+v, %v", r, err)
@@ -100,7 +102,7 @@ func TestRead(t *testing.T) {
 		})
 	}
 	t.Run("falls back to the disk without agent/readFile", func(t *testing.T) {
-		caps := allCaps()
+		caps := headlesstest.AllCaps()
 		caps.ReadFile = false
 		e2 := newEnv(t, caps, api.EditApply, api.Zones{}, map[string]string{"a.txt": "disk\n"})
 		r, err := e2.agent("").Read(ctx, "a.txt", 0, 0)
@@ -127,24 +129,10 @@ func contains(list []string, s string) bool {
 }
 
 func listEnv(t *testing.T) *env {
-	return newEnv(t, allCaps(), api.EditApply,
-		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}},
-		map[string]string{
-			".gitignore":          "node_modules/\n*.log\n/build\n!keep.log\n",
-			"main.go":             "package main\n\nfunc main() {}\n",
-			"pkg/a.go":            "package pkg\n// TODO: a\n",
-			"pkg/b_test.go":       "package pkg\n// todo lowercase\n",
-			"pkg/.gitignore":      "gen/\n",
-			"pkg/gen/z.go":        "package gen // TODO gen\n",
-			"debug.log":           "TODO in a log\n",
-			"keep.log":            "kept\n",
-			"node_modules/m/i.js": "// TODO dep\n",
-			"build/out.go":        "// TODO build\n",
-			"docs/build/page.md":  "TODO nested build is not anchored\n",
-			".git/HEAD":           "ref: refs/heads/main\n",
-			"secrets/k.go":        "// TODO secret\n",
-			"bin/tool":            "\x00\x01TODO",
-		})
+	files := testkit.ReadArchive(t, "testdata/list.txtar").Files
+	files["bin/tool"] = "\x00\x01TODO"
+	return newEnv(t, headlesstest.AllCaps(), api.EditApply,
+		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}}, files)
 }
 
 func TestList(t *testing.T) {
@@ -179,7 +167,7 @@ func TestList(t *testing.T) {
 		for i := 0; i < 30; i++ {
 			files[fmt.Sprintf("f%02d.txt", i)] = "x\n"
 		}
-		e2 := newEnv(t, allCaps(), api.EditApply, api.Zones{}, files)
+		e2 := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, files)
 		e2.ws.limits.ListEntries = 10
 		r, err := e2.agent("").List(ctx, "*.txt")
 		if err != nil {
@@ -229,7 +217,7 @@ func TestSearch(t *testing.T) {
 		}
 	})
 	t.Run("caps matches with a count of the rest", func(t *testing.T) {
-		e2 := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"a.txt": numbered(50)})
+		e2 := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"a.txt": numbered(50)})
 		e2.ws.limits.SearchMatches = 5
 		r, err := e2.agent("").Search(ctx, `^line`, "")
 		if err != nil {

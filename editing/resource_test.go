@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // noResourceCaps is a client with documentChanges but no resource
 // operations, as eglot 1.9 advertises itself.
 func noResourceCaps() api.Caps {
-	c := allCaps()
+	c := headlesstest.AllCaps()
 	c.CreateFile, c.DeleteFile = false, false
 	return c
 }
@@ -28,7 +30,7 @@ func TestResourceOperations(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("sends CreateFile and DeleteFile to a client that declared them", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
+		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
 		a := e.agent("")
 		if _, err := a.Write(ctx, "new/dir/a.txt", "hello\n"); err != nil {
 			t.Fatal(err)
@@ -37,10 +39,10 @@ func TestResourceOperations(t *testing.T) {
 		if _, err := a.Delete(ctx, "old.txt"); err != nil {
 			t.Fatal(err)
 		}
-		if dc := e.ed.applied[0].Edit.DocumentChanges; len(dc) != 2 || dc[0].CreateFile == nil {
+		if dc := e.ed.Applied()[0].Edit.DocumentChanges; len(dc) != 2 || dc[0].CreateFile == nil {
 			t.Errorf("create sent as %+v", dc)
 		}
-		if dc := e.ed.applied[1].Edit.DocumentChanges; len(dc) != 1 || dc[0].DeleteFile == nil {
+		if dc := e.ed.Applied()[1].Edit.DocumentChanges; len(dc) != 1 || dc[0].DeleteFile == nil {
 			t.Errorf("delete sent as %+v", dc)
 		}
 	})
@@ -48,7 +50,7 @@ func TestResourceOperations(t *testing.T) {
 	t.Run("writes a new file itself, in a new directory, then shows it through an edit over its whole text, for a client without create", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditApply, api.Zones{}, nil)
 		var onDisk string
-		e.ed.onApply = func() { onDisk = e.read(t, "new/dir/a.txt") }
+		e.ed.OnApply(func() { onDisk = e.read(t, "new/dir/a.txt") })
 		const text = "hello\n😀 wörld"
 		ch, err := e.agent("").Write(ctx, "new/dir/a.txt", text)
 		if err != nil || !ch.Applied {
@@ -57,10 +59,10 @@ func TestResourceOperations(t *testing.T) {
 		if onDisk != text {
 			t.Errorf("the disk held %q when the edit went out, want the whole file", onDisk)
 		}
-		if len(e.ed.applied) != 1 {
-			t.Fatalf("%d edits sent, want 1", len(e.ed.applied))
+		if len(e.ed.Applied()) != 1 {
+			t.Fatalf("%d edits sent, want 1", len(e.ed.Applied()))
 		}
-		dc := e.ed.applied[0].Edit.DocumentChanges
+		dc := e.ed.Applied()[0].Edit.DocumentChanges
 		if len(dc) != 1 || dc[0].TextDocumentEdit == nil || len(dc[0].TextDocumentEdit.Edits) != 1 {
 			t.Fatalf("documentChanges = %+v, want one text edit", dc)
 		}
@@ -83,8 +85,8 @@ func TestResourceOperations(t *testing.T) {
 		if _, err := e.agent("").Write(ctx, "a.txt", "hello\n"); err != nil {
 			t.Fatal(err)
 		}
-		if len(e.ed.applied) != 1 || len(e.ed.applied[0].Edit.Changes) != 1 || e.read(t, "a.txt") != "hello\n" {
-			t.Fatalf("edits sent %+v, file %q", e.ed.applied, e.read(t, "a.txt"))
+		if len(e.ed.Applied()) != 1 || len(e.ed.Applied()[0].Edit.Changes) != 1 || e.read(t, "a.txt") != "hello\n" {
+			t.Fatalf("edits sent %+v, file %q", e.ed.Applied(), e.read(t, "a.txt"))
 		}
 	})
 
@@ -96,14 +98,14 @@ func TestResourceOperations(t *testing.T) {
 		if err != nil || !ch.Applied || e.exists("old.txt") {
 			t.Fatalf("Delete = %+v, %v; old.txt exists: %v", ch, err, e.exists("old.txt"))
 		}
-		if len(e.ed.applied) != 0 {
-			t.Errorf("sent %+v", e.ed.applied)
+		if len(e.ed.Applied()) != 0 {
+			t.Errorf("sent %+v", e.ed.Applied())
 		}
 	})
 
 	t.Run("takes its file and directories away again when the editor refuses the filling edit", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditApply, api.Zones{}, map[string]string{"keep/x.txt": "x\n"})
-		e.ed.refuse = "read-only"
+		e.ed.Refuse("read-only")
 		ch, err := e.agent("").Write(ctx, "keep/new/dir/a.txt", "hello\n")
 		if !errors.Is(err, ErrNotApplied) || ch.Applied {
 			t.Fatalf("Write = %+v, %v; want ErrNotApplied", ch, err)
@@ -120,36 +122,36 @@ func TestResourceOperations(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, noResourceCaps(), api.EditPropose, api.Zones{}, nil)
-			e.ed.answer = actionReject
+			e.ed.SetAnswer(actionReject)
 			if approve {
-				e.ed.answer = actionApply
+				e.ed.SetAnswer(actionApply)
 			}
 			ch, err := e.agent("").Write(ctx, "a.txt", "hello\n")
-			if ch.Applied != approve || e.exists("a.txt") != approve || len(e.ed.asked) != 1 {
-				t.Fatalf("Write = %+v, %v; a.txt exists: %v; asked %d times", ch, err, e.exists("a.txt"), len(e.ed.asked))
+			if ch.Applied != approve || e.exists("a.txt") != approve || len(e.ed.Asked()) != 1 {
+				t.Fatalf("Write = %+v, %v; a.txt exists: %v; asked %d times", ch, err, e.exists("a.txt"), len(e.ed.Asked()))
 			}
 			if !approve {
-				if !errors.Is(err, ErrRejected) || len(e.ed.applied) != 0 {
-					t.Fatalf("err = %v, %d edits sent; want ErrRejected and none", err, len(e.ed.applied))
+				if !errors.Is(err, ErrRejected) || len(e.ed.Applied()) != 0 {
+					t.Fatalf("err = %v, %d edits sent; want ErrRejected and none", err, len(e.ed.Applied()))
 				}
 				return
 			}
-			if p := e.ed.applied[0]; p.Edit.ChangeAnnotations != nil || e.ed.waits[0] != api.Machine {
-				t.Errorf("edit = %+v, wait %v; want a plain edit once approved", p, e.ed.waits[0])
+			if p := e.ed.Applied()[0]; p.Edit.ChangeAnnotations != nil || e.ed.Waits()[0] != api.Machine {
+				t.Errorf("edit = %+v, wait %v; want a plain edit once approved", p, e.ed.Waits()[0])
 			}
 		})
 	}
 
 	t.Run("asks the person with a message before deleting for a client without delete", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditPropose, api.Zones{}, map[string]string{"old.txt": "bye\n"})
-		e.ed.answer = actionReject
+		e.ed.SetAnswer(actionReject)
 		a := e.agent("")
 		a.Read(ctx, "old.txt", 0, 0)
 		if _, err := a.Delete(ctx, "old.txt"); !errors.Is(err, ErrRejected) || !e.exists("old.txt") {
 			t.Fatalf("Delete = %v; old.txt exists: %v", err, e.exists("old.txt"))
 		}
-		if len(e.ed.asked) != 1 || !strings.Contains(e.ed.asked[0].Message, "delete old.txt") {
-			t.Errorf("asked %+v", e.ed.asked)
+		if len(e.ed.Asked()) != 1 || !strings.Contains(e.ed.Asked()[0].Message, "delete old.txt") {
+			t.Errorf("asked %+v", e.ed.Asked())
 		}
 	})
 
@@ -157,19 +159,19 @@ func TestResourceOperations(t *testing.T) {
 		caps := noResourceCaps()
 		caps.ChangeAnnotation = false
 		e := newEnv(t, caps, api.EditPropose, api.Zones{}, nil)
-		e.ed.onAsk = func() { writeTree(t, e.root, map[string]string{"a.txt": "the person's\n"}) }
+		e.ed.OnAsk(func() { testkit.WriteFiles(t, e.root, map[string]string{"a.txt": "the person's\n"}) })
 		ch, err := e.agent("").Write(ctx, "a.txt", "hello\n")
 		if !errors.Is(err, ErrExists) || ch.Applied {
 			t.Fatalf("Write = %+v, %v; want ErrExists", ch, err)
 		}
-		if got := e.read(t, "a.txt"); got != "the person's\n" || len(e.ed.applied) != 0 {
-			t.Fatalf("a.txt = %q, %d edits sent", got, len(e.ed.applied))
+		if got := e.read(t, "a.txt"); got != "the person's\n" || len(e.ed.Applied()) != 0 {
+			t.Fatalf("a.txt = %q, %d edits sent", got, len(e.ed.Applied()))
 		}
 	})
 
 	t.Run("reports a client that claims a create and a delete it did not do", func(t *testing.T) {
-		e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
-		e.ed.lax = true
+		e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
+		e.ed.Pretend()
 		a := e.agent("")
 		ch, err := a.Write(ctx, "a.txt", "hello\n")
 		if !errors.Is(err, ErrNotApplied) || ch.Applied || !strings.Contains(err.Error(), "no such file on disk") {
@@ -184,7 +186,7 @@ func TestResourceOperations(t *testing.T) {
 
 	t.Run("creates and deletes for real with an editor that would only pretend, when it declared neither", func(t *testing.T) {
 		e := newEnv(t, noResourceCaps(), api.EditApply, api.Zones{}, map[string]string{"old.txt": "bye\n"})
-		e.ed.lax = true
+		e.ed.Pretend()
 		a := e.agent("")
 		if _, err := a.Write(ctx, "new/a.txt", "hello\n"); err != nil || !e.exists("new/a.txt") {
 			t.Fatalf("Write = %v; new/a.txt exists: %v", err, e.exists("new/a.txt"))

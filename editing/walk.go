@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -79,7 +80,7 @@ type walkEntry struct {
 
 func newWalkFS(w *Workspace) *walkFS {
 	f := &walkFS{w: w, seen: map[string]*walkEntry{}, linked: map[string]bool{}}
-	f.seen["."] = &walkEntry{real: Path{Rel: ".", Abs: w.root, URI: FileURI(w.root)}, visible: true, dir: true}
+	f.seen["."] = &walkEntry{real: Path{Rel: ".", Abs: w.root, URI: fileuri.FromPath(w.root)}, visible: true, dir: true}
 	f.ig = newIgnorer(f.source, f.configured)
 	return f
 }

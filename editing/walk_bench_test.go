@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 )
 
 // benchTree writes a repository-like tree under root: 20 packages of 5
@@ -59,7 +60,7 @@ func benchTree(tb testing.TB, root string) {
 func BenchmarkWalk(b *testing.B) {
 	root := b.TempDir()
 	benchTree(b, root)
-	ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps()),
+	ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps()),
 		Zones: api.Zones{Deny: []string{"**/.git/**", "pkg19/**"}},
 		// Count every match, so each walk goes to the end.
 		Limits: Limits{ListEntries: 100000, SearchMatches: 100000}})

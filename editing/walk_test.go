@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // linkEnv is a workspace whose symlinks lead out, into .git, into a denied
@@ -17,14 +19,14 @@ import (
 func linkEnv(t *testing.T) *env {
 	t.Helper()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{
+	testkit.WriteFiles(t, outside, map[string]string{
 		"secret.txt":       "top secret\n",
 		"sub/deeper.txt":   "top secret deeper\n",
 		"ignore":           "*.go\n",
 		"exclude":          "*.md\n",
 		"gitdir/info/none": "",
 	})
-	e := newEnv(t, allCaps(), api.EditApply,
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply,
 		api.Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**", "secrets/**"}},
 		map[string]string{
 			"src/a.go":        "package a\n",
@@ -142,7 +144,7 @@ func TestWalksEndOnLinkMazes(t *testing.T) {
 	for i := 0; i < n; i++ {
 		files[fmt.Sprintf("n%d/f.txt", i)] = "x\n"
 	}
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, files)
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, files)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			if err := os.Symlink(fmt.Sprintf("../n%d", j), filepath.Join(e.root, fmt.Sprintf("n%d", i), fmt.Sprintf("l%d", j))); err != nil {
@@ -180,10 +182,10 @@ func FuzzWalkStaysInside(f *testing.F) {
 			plan = plan[:64]
 		}
 		outside := t.TempDir()
-		writeTree(t, outside, map[string]string{"secret.txt": "top secret\n", "d/secret.txt": "top secret\n", ".gitignore": "*\n"})
+		testkit.WriteFiles(t, outside, map[string]string{"secret.txt": "top secret\n", "d/secret.txt": "top secret\n", ".gitignore": "*\n"})
 		root := t.TempDir()
-		writeTree(t, root, map[string]string{".git/config": "top secret\n", "deny/s.txt": "top secret\n", "ok.txt": "fine\n"})
-		ws, err := New(Config{Root: root, Editor: newFakeEditor(allCaps()),
+		testkit.WriteFiles(t, root, map[string]string{".git/config": "top secret\n", "deny/s.txt": "top secret\n", "ok.txt": "fine\n"})
+		ws, err := New(Config{Root: root, Editor: headlesstest.New(root, headlesstest.AllCaps()),
 			Zones: api.Zones{Deny: []string{"**/.git/**", "deny/**"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -268,7 +270,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 
 func TestWalksReadNamesAsTheDirectoryHoldsThem(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, allCaps(), api.EditApply, api.Zones{}, map[string]string{
+	e := newEnv(t, headlesstest.AllCaps(), api.EditApply, api.Zones{}, map[string]string{
 		"t /x.txt":  "in t-blank\n",
 		"t/y.txt":   "in t\n",
 		"a b/c.txt": "c\n",

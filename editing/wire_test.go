@@ -9,14 +9,15 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
 	"github.com/agentls/agentls/rpc"
 )
 
 var _ Editor = (*rpc.Editor)(nil)
 
-// editorSide answers the reverse calls of the sidecar with a fakeEditor,
+// editorSide answers the reverse calls of the sidecar with a fake editor,
 // after a trip through the real framing and JSON of package rpc.
-type editorSide struct{ fe *fakeEditor }
+type editorSide struct{ fe *headlesstest.Editor }
 
 func (editorSide) Gate(*rpc.Request) error                          { return nil }
 func (editorSide) HandleNotification(context.Context, *rpc.Request) {}
@@ -91,7 +92,7 @@ func wireEnv(t *testing.T, caps api.Caps, mode string, files map[string]string) 
 
 func TestOverTheWire(t *testing.T) {
 	ctx := context.Background()
-	noAnnotations := allCaps()
+	noAnnotations := headlesstest.AllCaps()
 	noAnnotations.ChangeAnnotation = false
 	cases := []struct {
 		name    string
@@ -101,18 +102,19 @@ func TestOverTheWire(t *testing.T) {
 		refuse  string
 		applied bool
 	}{
-		{"applies in apply mode", allCaps(), api.EditApply, "", "", true},
-		{"applies an approved annotated proposal", allCaps(), api.EditPropose, "", "", true},
-		{"refuses a rejected annotated proposal", allCaps(), api.EditPropose, "", "rejected in the editor", false},
+		{"applies in apply mode", headlesstest.AllCaps(), api.EditApply, "", "", true},
+		{"applies an approved annotated proposal", headlesstest.AllCaps(), api.EditPropose, "", "", true},
+		{"refuses a rejected annotated proposal", headlesstest.AllCaps(), api.EditPropose, "", "rejected in the editor", false},
 		{"applies a proposal approved in a message", noAnnotations, api.EditPropose, actionApply, "", true},
 		{"refuses a proposal rejected in a message", noAnnotations, api.EditPropose, actionReject, "", false},
 		{"writes the file itself without applyEdit", noApplyCaps(), api.EditApply, "", "", true},
-		{"falls back from branch to propose outside git", allCaps(), api.EditBranch, "", "", true},
+		{"falls back from branch to propose outside git", headlesstest.AllCaps(), api.EditBranch, "", "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := wireEnv(t, c.caps, c.mode, map[string]string{"main.go": mainGo, "old.txt": "x\n"})
-			e.ed.answer, e.ed.refuse = c.answer, c.refuse
+			e.ed.SetAnswer(c.answer)
+			e.ed.Refuse(c.refuse)
 			a := e.agent("")
 			ch, err := a.Edit(ctx, "main.go", "hi", "héllo 😀", false)
 			if ch.Applied != c.applied || (err == nil) != c.applied {
@@ -146,16 +148,16 @@ func TestOverTheWire(t *testing.T) {
 		})
 	}
 	t.Run("refuses a change on text edited in the editor since the read", func(t *testing.T) {
-		e := wireEnv(t, allCaps(), api.EditApply, map[string]string{"main.go": mainGo})
+		e := wireEnv(t, headlesstest.AllCaps(), api.EditApply, map[string]string{"main.go": mainGo})
 		a := e.agent("")
 		if _, err := a.Read(ctx, "main.go", 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		e.ed.setBuffer(filepath.Join(e.ws.Root(), "main.go"), "// typed\n"+mainGo)
+		e.ed.OpenBuffer(filepath.Join(e.ws.Root(), "main.go"), "// typed\n"+mainGo)
 		if _, err := a.Edit(ctx, "main.go", "hi", "hello", false); !errors.Is(err, ErrConflict) {
 			t.Fatalf("Edit = %v, want a conflict", err)
 		}
-		if len(e.ed.applied) != 0 {
+		if len(e.ed.Applied()) != 0 {
 			t.Fatal("a conflicting edit reached the editor")
 		}
 	})

@@ -23,7 +23,6 @@ package editing
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/bmatcuk/doublestar/v4"
 	"go.uber.org/zap"
 )
@@ -188,11 +188,6 @@ type Path struct {
 	URI string // file:// URI of Abs
 }
 
-// FileURI returns the file:// URI of an absolute path.
-func FileURI(abs string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-}
-
 // Resolve turns a path as an agent or editor names it (workspace-relative,
 // absolute, with "./", "..", backslashes, or a file:// URI) into a Path in
 // the workspace, resolving symlinks. It does not check zones.
@@ -206,14 +201,11 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 		return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
 	}
 	if strings.HasPrefix(strings.ToLower(p), "file:") {
-		u, err := url.Parse(p)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-			return Path{}, fmt.Errorf("%w: %q is not a local file:// URI", ErrBadPath, raw)
+		local, err := fileuri.ToPath(p)
+		if err != nil {
+			return Path{}, fmt.Errorf("%w: %w", ErrBadPath, err)
 		}
-		p = u.Path
-		if strings.ContainsRune(p, 0) {
-			return Path{}, fmt.Errorf("%w: %q contains a NUL byte", ErrBadPath, raw)
-		}
+		p = local
 	} else if strings.Contains(p, "://") {
 		return Path{}, fmt.Errorf("%w: %q is a URL; give a workspace-relative path", ErrBadPath, raw)
 	}
@@ -251,7 +243,7 @@ func (w *Workspace) resolveAbs(abs, raw string) (Path, error) {
 	if !ok {
 		return Path{}, fmt.Errorf("%w: %q leads through a symlink to %s, outside the workspace", ErrOutside, raw, real)
 	}
-	return Path{Rel: rel, Abs: real, URI: FileURI(real)}, nil
+	return Path{Rel: rel, Abs: real, URI: fileuri.FromPath(real)}, nil
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

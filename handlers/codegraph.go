@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/codegraph"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 )
@@ -134,7 +135,7 @@ func (s *Server) codeGraph(ctx context.Context, raw json.RawMessage) (any, error
 func (s *Server) graphPath(p string) (string, error) {
 	root := s.Root()
 	if strings.HasPrefix(p, "file:") {
-		abs, err := URIToPath(p)
+		abs, err := fileuri.ToPath(p)
 		if err != nil {
 			return "", err
 		}

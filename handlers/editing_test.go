@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // editScript plans one subtask that reads main.txt and edits it.
@@ -309,7 +310,7 @@ func TestRunPartialAcceptance(t *testing.T) {
 	// heatWrite waits for the heat map to show the write of n.txt.
 	heatWrite := func(t *testing.T, r *runEnv) {
 		t.Helper()
-		_, err := r.ed.Await(ctxT(t), func(n headless.Notification) bool {
+		_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
 			var u api.HeatUpdateParams
 			if n.Method != api.MethodHeatUpdate || n.Decode(&u) != nil {
 				return false
@@ -328,7 +329,7 @@ func TestRunPartialAcceptance(t *testing.T) {
 	trace := func(t *testing.T, r *runEnv) []api.TraceEntry {
 		t.Helper()
 		var tr api.TraceResult
-		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "n.txt"}, &tr); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "n.txt"}, &tr); err != nil {
 			t.Fatal(err)
 		}
 		return tr.Entries

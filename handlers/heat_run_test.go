@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // The last thing the run does is a write: the ticker has usually not run
@@ -23,7 +24,7 @@ func TestHeatSnapshotAfterARunHoldsItsAccesses(t *testing.T) {
 	}
 	for _, p := range []api.HeatSnapshotParams{{TaskID: "t1"}, {}} {
 		var snap api.HeatSnapshot
-		if err := r.ed.Call(ctxT(t), api.MethodHeatSnapshot, p, &snap); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodHeatSnapshot, p, &snap); err != nil {
 			t.Fatalf("heatSnapshot %+v: %v", p, err)
 		}
 		var found bool

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -109,14 +107,14 @@ func workspaceRoot(p api.InitializeParams, cwd string) (string, error) {
 	switch {
 	case p.RootURI != nil && *p.RootURI != "":
 		field = "rootUri"
-		path, err := URIToPath(*p.RootURI)
+		path, err := fileuri.ToPath(*p.RootURI)
 		if err != nil {
 			return "", api.Errorf(api.CodeInvalidParams, "invalid params: rootUri: %v", err)
 		}
 		root = path
 	case len(p.WorkspaceFolders) > 0:
 		field = "workspaceFolders[0].uri"
-		path, err := URIToPath(p.WorkspaceFolders[0].URI)
+		path, err := fileuri.ToPath(p.WorkspaceFolders[0].URI)
 		if err != nil {
 			return "", api.Errorf(api.CodeInvalidParams, "invalid params: workspaceFolders[0].uri: %v", err)
 		}
@@ -142,22 +140,6 @@ func workspaceRoot(p api.InitializeParams, cwd string) (string, error) {
 		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %s: %s is not a directory", field, abs)
 	}
 	return abs, nil
-}
-
-// URIToPath turns a file:// URI into a local path.
-func URIToPath(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a URI: %w", uri, err)
-	}
-	if u.Scheme != "file" {
-		return "", fmt.Errorf("%q is not a file:// URI", uri)
-	}
-	path := u.Path
-	if runtime.GOOS == "windows" {
-		path = strings.TrimPrefix(path, "/")
-	}
-	return filepath.FromSlash(path), nil
 }
 
 func (s *Server) shutdown(_ context.Context, _ json.RawMessage) (any, error) {
@@ -204,5 +186,6 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.settings = next
 	s.mu.Unlock()
 	s.editor.SetTimeouts(next.Timeouts)
+	s.configureMCP(next)
 	s.log.Info("settings changed")
 }

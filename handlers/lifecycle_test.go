@@ -16,13 +16,8 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/internal/testkit"
 )
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // serveFunc runs the real server in-process.
 func serveFunc(dir string) headless.ServeFunc {
@@ -39,7 +34,7 @@ func start(t *testing.T, opts headless.Options) *headless.Editor {
 	if opts.Serve == nil && len(opts.Command) == 0 {
 		opts.Serve = serveFunc(opts.Root)
 	}
-	ed, err := headless.Start(ctxT(t), opts)
+	ed, err := headless.Start(testkit.Context(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +53,7 @@ func code(err error) api.Code {
 func TestInitialize(t *testing.T) {
 	t.Run("answers with serverInfo and the agent capability", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true, Caps: headless.FullCapabilities()})
-		res, err := ed.Initialize(ctxT(t))
+		res, err := ed.Initialize(testkit.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +73,12 @@ func TestInitialize(t *testing.T) {
 	} {
 		t.Run("refuses bad initializationOptions with -32602 and "+c.name, func(t *testing.T) {
 			ed := start(t, headless.Options{NoInitialize: true})
-			err := ed.Call(ctxT(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":`+c.opts+`}`), nil)
+			err := ed.Call(testkit.Context(t), api.MethodInitialize, json.RawMessage(`{"capabilities":{},"initializationOptions":`+c.opts+`}`), nil)
 			if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("initialize = %v; want -32602 naming %s", err, c.want)
 			}
 			// The client may fix it and try again.
-			if _, err := ed.Initialize(ctxT(t)); err != nil {
+			if _, err := ed.Initialize(testkit.Context(t)); err != nil {
 				t.Fatalf("second initialize: %v", err)
 			}
 		})
@@ -91,15 +86,23 @@ func TestInitialize(t *testing.T) {
 
 	t.Run("refuses a rootUri that is not a directory", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true})
-		err := ed.Call(ctxT(t), api.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///no/such/dir"}, nil)
+		err := ed.Call(testkit.Context(t), api.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///no/such/dir"}, nil)
 		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "rootUri") {
+			t.Fatalf("initialize = %v", err)
+		}
+	})
+
+	t.Run("refuses a rootUri whose unescaped # would cut the name, saying how to write it", func(t *testing.T) {
+		ed := start(t, headless.Options{NoInitialize: true})
+		err := ed.Call(testkit.Context(t), api.MethodInitialize, map[string]any{"capabilities": map[string]any{}, "rootUri": "file:///tmp/c#proj"}, nil)
+		if code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "rootUri") || !strings.Contains(err.Error(), "%23") {
 			t.Fatalf("initialize = %v", err)
 		}
 	})
 
 	t.Run("refuses a second initialize", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if _, err := ed.Initialize(ctxT(t)); code(err) != api.CodeInvalidRequest {
+		if _, err := ed.Initialize(testkit.Context(t)); code(err) != api.CodeInvalidRequest {
 			t.Fatalf("second initialize = %v", err)
 		}
 	})
@@ -108,34 +111,34 @@ func TestInitialize(t *testing.T) {
 func TestLifecycle(t *testing.T) {
 	t.Run("answers a request before initialize with -32002", func(t *testing.T) {
 		ed := start(t, headless.Options{NoInitialize: true})
-		if err := ed.Call(ctxT(t), api.MethodPing, nil, nil); code(err) != api.CodeNotInitialized {
+		if err := ed.Call(testkit.Context(t), api.MethodPing, nil, nil); code(err) != api.CodeNotInitialized {
 			t.Fatalf("ping before initialize = %v", err)
 		}
 	})
 
 	t.Run("answers a request after shutdown with -32600", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Call(ctxT(t), api.MethodShutdown, nil, nil); err != nil {
+		if err := ed.Call(testkit.Context(t), api.MethodShutdown, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := ed.Call(ctxT(t), api.MethodPing, nil, nil); code(err) != api.CodeInvalidRequest {
+		if err := ed.Call(testkit.Context(t), api.MethodPing, nil, nil); code(err) != api.CodeInvalidRequest {
 			t.Fatalf("ping after shutdown = %v", err)
 		}
 	})
 
 	t.Run("exits 0 on exit after shutdown", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if c, err := ed.Shutdown(ctxT(t)); err != nil || c != 0 {
+		if c, err := ed.Shutdown(testkit.Context(t)); err != nil || c != 0 {
 			t.Fatalf("exit code %d, %v", c, err)
 		}
 	})
 
 	t.Run("exits 1 on exit without shutdown", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Notify(ctxT(t), api.MethodExit, nil); err != nil {
+		if err := ed.Notify(testkit.Context(t), api.MethodExit, nil); err != nil {
 			t.Fatal(err)
 		}
-		if c, err := ed.Wait(ctxT(t)); err != nil || c != 1 {
+		if c, err := ed.Wait(testkit.Context(t)); err != nil || c != 1 {
 			t.Fatalf("exit code %d, %v", c, err)
 		}
 	})
@@ -143,11 +146,11 @@ func TestLifecycle(t *testing.T) {
 	t.Run("answers unknown methods with -32601 and ignores unknown notifications", func(t *testing.T) {
 		ed := start(t, headless.Options{})
 		for _, m := range []string{"agent/nope", "textDocument/hover", "$/unknown"} {
-			if err := ed.Call(ctxT(t), m, nil, nil); code(err) != api.CodeMethodNotFound {
+			if err := ed.Call(testkit.Context(t), m, nil, nil); code(err) != api.CodeMethodNotFound {
 				t.Errorf("%s = %v", m, err)
 			}
 		}
-		if err := ed.Notify(ctxT(t), "agent/whatever", map[string]int{"a": 1}); err != nil {
+		if err := ed.Notify(testkit.Context(t), "agent/whatever", map[string]int{"a": 1}); err != nil {
 			t.Fatal(err)
 		}
 		ping(t, ed, `"still here"`)
@@ -155,7 +158,7 @@ func TestLifecycle(t *testing.T) {
 
 	t.Run("answers wrong param types with -32602 and keeps serving", func(t *testing.T) {
 		ed := start(t, headless.Options{})
-		if err := ed.Call(ctxT(t), api.MethodPing, []int{1}, nil); code(err) != api.CodeInvalidParams {
+		if err := ed.Call(testkit.Context(t), api.MethodPing, []int{1}, nil); code(err) != api.CodeInvalidParams {
 			t.Fatalf("ping with an array = %v", err)
 		}
 		ping(t, ed, `{"ok":true}`)
@@ -167,7 +170,7 @@ func ping(t *testing.T, ed *headless.Editor, data string) {
 	var res struct {
 		Data json.RawMessage `json:"data"`
 	}
-	if err := ed.Call(ctxT(t), api.MethodPing, map[string]json.RawMessage{"data": json.RawMessage(data)}, &res); err != nil {
+	if err := ed.Call(testkit.Context(t), api.MethodPing, map[string]json.RawMessage{"data": json.RawMessage(data)}, &res); err != nil {
 		t.Fatalf("ping: %v", err)
 	}
 	if string(res.Data) != data {
@@ -181,7 +184,7 @@ func TestPing(t *testing.T) {
 		ping(t, ed, d)
 	}
 	var res map[string]json.RawMessage
-	if err := ed.Call(ctxT(t), api.MethodPing, nil, &res); err != nil || string(res["data"]) != "null" {
+	if err := ed.Call(testkit.Context(t), api.MethodPing, nil, &res); err != nil || string(res["data"]) != "null" {
 		t.Fatalf("ping without params = %v, %v", res, err)
 	}
 }
@@ -311,12 +314,12 @@ func TestEndOfInputAfterShutdownExits0(t *testing.T) {
 func TestNoGoroutinesLeftAfterExit(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 5 {
-		ed, err := headless.Start(ctxT(t), headless.Options{Root: t.TempDir(), Serve: serveFunc(t.TempDir())})
+		ed, err := headless.Start(testkit.Context(t), headless.Options{Root: t.TempDir(), Serve: serveFunc(t.TempDir())})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ping(t, ed, `1`)
-		if c, err := ed.Shutdown(ctxT(t)); err != nil || c != 0 {
+		if c, err := ed.Shutdown(testkit.Context(t)); err != nil || c != 0 {
 			t.Fatalf("exit %d, %v", c, err)
 		}
 	}

@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
@@ -22,6 +23,7 @@ type workService struct {
 	mu     sync.Mutex
 	engine *workforce.Engine
 	models *workforce.Models
+	bridge *bridge.Listener
 	closed bool
 }
 
@@ -40,15 +42,18 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := s.opts.Getenv
-	if env == nil {
-		env = os.Getenv
-	}
-	for _, name := range clients.KeyVars {
-		s.opts.Redactor.Add(name, env(name))
+	env := s.getenv()
+	s.learnKeys()
+	tools, err := s.MCP()
+	if err != nil {
+		return nil, err
 	}
 	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
 	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
+	w.bridge = bridge.New(bridge.Options{
+		Dir: filepath.Join(ws.StateDir, "bridge"), Executable: s.opts.bridgeExecutable,
+		Version: s.opts.Version, Log: s.log, Redactor: s.opts.Redactor,
+	}, nil)
 	w.engine, err = workforce.New(workforce.Config{
 		Root:     s.Root(),
 		Editor:   s.editor,
@@ -58,8 +63,32 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Graph:    s.Graph(),
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
+		Tools:    mcpTools{tools},
+		Bridge:   w.bridge,
 	})
-	return w.engine, err
+	if err != nil {
+		return nil, err
+	}
+	w.bridge.SetHost(w.engine)
+	return w.engine, nil
+}
+
+func (s *Server) getenv() func(string) string {
+	if s.opts.Getenv != nil {
+		return s.opts.Getenv
+	}
+	return os.Getenv
+}
+
+// learnKeys teaches the Redactor the API keys the model clients read, once:
+// no command, MCP server, log or notification gets them.
+func (s *Server) learnKeys() {
+	s.keysOnce.Do(func() {
+		env := s.getenv()
+		for _, name := range clients.KeyVars {
+			s.opts.Redactor.Add(name, env(name))
+		}
+	})
 }
 
 // closeWork stops every task and waits until each has ended and written its
@@ -68,10 +97,13 @@ func (s *Server) closeWork() {
 	w := &s.work
 	w.mu.Lock()
 	w.closed = true
-	engine, models := w.engine, w.models
+	engine, models, br := w.engine, w.models, w.bridge
 	w.mu.Unlock()
 	if engine != nil {
 		engine.Close()
+	}
+	if br != nil {
+		br.Close()
 	}
 	if models != nil {
 		if err := models.Close(); err != nil {
@@ -100,83 +132,37 @@ func workError(method string, err error) error {
 // run answers agent/run when the whole task ends. The request stays open
 // meanwhile; the read loop goes on (each call runs on its own goroutine).
 // $/cancelRequest on it stops the task, which then answers -32800.
-func (s *Server) run(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p api.RunParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) run(ctx context.Context, p api.RunParams) (*api.RunResult, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
 		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" is required`)
 	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	res, err := engine.Run(ctx, p, s.Settings())
-	if err != nil {
-		return nil, workError(api.MethodRun, err)
-	}
-	return res, nil
+	return withService(api.MethodRun, s.Work, workError, func(e *workforce.Engine) (*api.RunResult, error) {
+		return e.Run(ctx, p, s.Settings())
+	})
 }
 
-func (s *Server) stop(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.StopParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	stopped, err := engine.Stop(p.TaskID)
-	if err != nil {
-		return nil, workError(api.MethodStop, err)
-	}
-	return &api.StopResult{Stopped: stopped}, nil
+func (s *Server) stop(_ context.Context, p api.StopParams) (*api.StopResult, error) {
+	return withService(api.MethodStop, s.Work, workError, func(e *workforce.Engine) (*api.StopResult, error) {
+		stopped, err := e.Stop(p.TaskID)
+		return &api.StopResult{Stopped: stopped}, err
+	})
 }
 
-func (s *Server) addSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.AddSubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	id, err := engine.AddSubtask(p)
-	if err != nil {
-		return nil, workError(api.MethodAddSubtask, err)
-	}
-	return &api.AddSubtaskResult{SubtaskID: id}, nil
+func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {
+	return withService(api.MethodAddSubtask, s.Work, workError, func(e *workforce.Engine) (*api.AddSubtaskResult, error) {
+		id, err := e.AddSubtask(p)
+		return &api.AddSubtaskResult{SubtaskID: id}, err
+	})
 }
 
-func (s *Server) removeSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.SubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	if err := engine.RemoveSubtask(p); err != nil {
-		return nil, workError(api.MethodRemoveSubtask, err)
-	}
-	return &api.Empty{}, nil
+func (s *Server) removeSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
+	return withService(api.MethodRemoveSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+		return &api.Empty{}, e.RemoveSubtask(p)
+	})
 }
 
-func (s *Server) skipSubtask(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.SubtaskParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	engine, err := s.Work()
-	if err != nil {
-		return nil, err
-	}
-	if err := engine.SkipSubtask(p); err != nil {
-		return nil, workError(api.MethodSkipSubtask, err)
-	}
-	return &api.Empty{}, nil
+func (s *Server) skipSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
+	return withService(api.MethodSkipSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
+		return &api.Empty{}, e.SkipSubtask(p)
+	})
 }

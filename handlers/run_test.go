@@ -15,21 +15,22 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // workspace writes files into a new temporary directory.
 func workspace(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	return workspaceIn(t, t.TempDir(), files)
+}
+
+// workspaceIn writes files into root, which it makes.
+func workspaceIn(t *testing.T, root string, files map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 
@@ -49,6 +50,15 @@ type runOpts struct {
 	skipUndeclared bool
 	noModel        bool
 	getenv         func(string) string
+	dirName        string // the workspace directory's name (default: a temporary name)
+}
+
+// fixture reads testdata/NAME.txtar: the scripted model's script
+// (script.json) and the workspace (the files under workspace/).
+func fixture(t *testing.T, name string) runOpts {
+	t.Helper()
+	a := testkit.ReadArchive(t, filepath.Join("testdata", name+".txtar"))
+	return runOpts{files: a.Under("workspace"), script: a.File(t, "script.json")}
 }
 
 // startRun starts an in-process server whose model is the script; by default
@@ -57,6 +67,9 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 	t.Helper()
 	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
 	root := workspace(t, o.files)
+	if o.dirName != "" {
+		root = workspaceIn(t, filepath.Join(t.TempDir(), o.dirName), o.files)
+	}
 	opts := map[string]any{"editMode": "apply", "commands": "allow", "maxWorkers": 3}
 	if !o.noModel {
 		sp := filepath.Join(t.TempDir(), "script.json")
@@ -92,7 +105,7 @@ func startRun(t *testing.T, o runOpts) *runEnv {
 func (r *runEnv) run(t *testing.T, p api.RunParams) (*api.RunResult, error) {
 	t.Helper()
 	var res api.RunResult
-	err := r.ed.Call(ctxT(t), api.MethodRun, p, &res)
+	err := r.ed.Call(testkit.Context(t), api.MethodRun, p, &res)
 	return &res, err
 }
 
@@ -144,7 +157,7 @@ func (r *runEnv) updates(t *testing.T, taskID string) []api.TaskUpdateParams {
 func (r *runEnv) awaitEvent(t *testing.T, pred func(api.TaskUpdateParams) bool) api.TaskUpdateParams {
 	t.Helper()
 	var got api.TaskUpdateParams
-	_, err := r.ed.Await(ctxT(t), func(n headless.Notification) bool {
+	_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
 		if n.Method != api.MethodTaskUpdate {
 			return false
 		}
@@ -189,26 +202,9 @@ func within[T any](t *testing.T, d time.Duration, ch <-chan T) T {
 	return zero
 }
 
-const demoScript = `{"agents": {
-  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [
-    {"id": "1", "content": "Rename the greeting"},
-    {"id": "2", "content": "Add notes"},
-    {"id": "3", "content": "Run the check", "dependsOn": ["1", "2"]}]}}]}],
-  "1": [
-    {"text": "Reading main.txt.", "toolCalls": [{"name": "read_file", "arguments": {"path": "main.txt"}}], "usage": {"inputTokens": 100, "outputTokens": 10}},
-    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "main.txt", "old_string": "hello", "new_string": "goodbye"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "greeting renamed"}}]}],
-  "2": [
-    {"toolCalls": [{"name": "write_file", "arguments": {"path": "docs/NOTES.md", "content": "notes\n"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "notes added"}}]}],
-  "3": [
-    {"toolCalls": [{"name": "run_command", "arguments": {"command": "cat main.txt docs/NOTES.md"}}]},
-    {"toolCalls": [{"name": "finish", "arguments": {"summary": "checked"}}]}]
-}}`
-
 func TestRunEndToEnd(t *testing.T) {
 	t.Run("plans, runs the workers, edits, creates, runs a command and answers done", func(t *testing.T) {
-		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		tok := "tok-1"
 		res, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken(tok)})
 		if err != nil {
@@ -249,8 +245,43 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("works in a workspace whose directory name has a #, a % and a space", func(t *testing.T) {
+		o := fixture(t, "demo")
+		o.dirName = "c#proj 100%done"
+		r := startRun(t, o)
+		if filepath.Base(r.root) != "c#proj 100%done" {
+			t.Fatalf("root = %s", r.root)
+		}
+		res, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1"})
+		if err != nil || res.State != api.TaskDone {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if got := r.file(t, "main.txt"); got != "say goodbye\n" {
+			t.Errorf("main.txt = %q: the edit did not reach the file", got)
+		}
+		if got := r.file(t, "docs/NOTES.md"); got != "notes\n" {
+			t.Errorf("docs/NOTES.md = %q: the creation did not reach the file", got)
+		}
+		if s := subtaskState(res, "3"); s.State != api.SubtaskDone {
+			t.Errorf("the command's subtask = %+v", s)
+		}
+		var ran bool
+		for _, u := range r.updates(t, "t1") {
+			if u.Event.Kind == api.EventToolResult && u.Event.Tool == "run_command" && strings.Contains(u.Event.Summary, "goodbye") && strings.Contains(u.Event.Summary, "notes") {
+				ran = true
+			}
+		}
+		if !ran {
+			t.Error("the command did not run in the workspace or did not read its files")
+		}
+		entries, err := os.ReadDir(filepath.Dir(r.root))
+		if err != nil || len(entries) != 1 {
+			t.Errorf("the workspace's parent holds %v, %v; want only the workspace (nothing written at a name cut at # or %%)", entries, err)
+		}
+	})
+
 	t.Run("sends taskUpdate with seq rising by one, $/progress begin and end, and heat updates", func(t *testing.T) {
-		r := startRun(t, runOpts{files: map[string]string{"main.txt": "say hello\n"}, script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{Prompt: "rename and document", TaskID: "t1", WorkDoneToken: protocolToken("p1")}); err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +320,7 @@ func TestRunEndToEnd(t *testing.T) {
 		if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || kinds[1] != "report" {
 			t.Errorf("progress kinds = %v", kinds)
 		}
-		if _, err := r.ed.Await(ctxT(t), headless.Method(api.MethodHeatUpdate)); err != nil {
+		if _, err := r.ed.Await(testkit.Context(t), headless.Method(api.MethodHeatUpdate)); err != nil {
 			t.Error(err)
 		}
 	})
@@ -417,7 +448,7 @@ func TestRunScheduling(t *testing.T) {
 	})
 
 	t.Run("refuses a run without a prompt with -32602", func(t *testing.T) {
-		r := startRun(t, runOpts{script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{}); code(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "prompt") {
 			t.Fatalf("err = %v", err)
 		}
@@ -446,14 +477,14 @@ func TestRunControls(t *testing.T) {
 		out := r.runAsync(t, api.RunParams{Prompt: "slow", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
 		var sr api.StopResult
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || !sr.Stopped {
 			t.Fatalf("stop = %+v, %v", sr, err)
 		}
 		o := within(t, time.Second, out)
 		if o.err != nil || o.res.State != api.TaskStopped {
 			t.Fatalf("run = %+v, %v", o.res, o.err)
 		}
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, &sr); err != nil || sr.Stopped {
 			t.Fatalf("stopping an ended task = %+v, %v; want stopped false", sr, err)
 		}
 	})
@@ -471,7 +502,7 @@ func TestRunControls(t *testing.T) {
 		out := r.runAsync(t, api.RunParams{Prompt: "ask", TaskID: "t"})
 		r.awaitEvent(t, func(p api.TaskUpdateParams) bool { return p.State == api.TaskWaiting })
 		within(t, 5*time.Second, asked)
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -494,7 +525,7 @@ func TestRunControls(t *testing.T) {
 		})
 		out := r.runAsync(t, api.RunParams{Prompt: "cmd", TaskID: "t"})
 		within(t, 5*time.Second, running)
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -527,7 +558,7 @@ func TestRunControls(t *testing.T) {
 		if pid <= 0 {
 			t.Fatal("no pid from the command")
 		}
-		if err := r.ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, time.Second, out)
@@ -541,7 +572,7 @@ func TestRunControls(t *testing.T) {
 
 	t.Run("stops the task when the client cancels agent/run", func(t *testing.T) {
 		r := startRun(t, runOpts{script: slowScript})
-		ctx, cancel := context.WithCancel(ctxT(t))
+		ctx, cancel := context.WithCancel(testkit.Context(t))
 		errc := make(chan error, 1)
 		go func() { errc <- r.ed.Call(ctx, api.MethodRun, api.RunParams{Prompt: "slow", TaskID: "t"}, nil) }()
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
@@ -558,7 +589,7 @@ func TestRunControls(t *testing.T) {
 		r := startRun(t, runOpts{script: script})
 		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
-		if err := r.ed.Call(ctxT(t), api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodSkipSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		o := within(t, 5*time.Second, out)
@@ -578,7 +609,7 @@ func TestRunControls(t *testing.T) {
 		r.ed.Handle(api.MethodAsk, blockingAsk(release, "yes"))
 		out := r.runAsync(t, api.RunParams{Prompt: "x", TaskID: "t"})
 		r.awaitEvent(t, kind(api.EventAsk, "1"))
-		ctx := ctxT(t)
+		ctx := testkit.Context(t)
 
 		err := r.ed.Call(ctx, api.MethodRemoveSubtask, api.SubtaskParams{TaskID: "t", SubtaskID: "1"}, nil)
 		if code(err) != api.CodeWrongState {
@@ -653,18 +684,7 @@ func TestRunEditsAndIntents(t *testing.T) {
 	})
 
 	t.Run("gates mutating tools on an intent, blocks writes outside its scope, traces only applied changes", func(t *testing.T) {
-		files := map[string]string{
-			".orchestration/active_intents.yaml": "active_intents:\n  - id: INT-1\n    name: Source work\n    status: IN_PROGRESS\n    owned_scope: [\"src/**\"]\n",
-			"src/a.txt":                          "a\n",
-		}
-		script := `{"agents": {
-		  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "work"}]}}]}],
-		  "1": [{"toolCalls": [{"name": "write_file", "arguments": {"path": "src/b.txt", "content": "b\n"}}]},
-		        {"toolCalls": [{"name": "select_intent", "arguments": {"intent_id": "INT-1"}}]},
-		        {"toolCalls": [{"name": "write_file", "arguments": {"path": "docs/out.txt", "content": "no\n"}}]},
-		        {"toolCalls": [{"name": "write_file", "arguments": {"path": "src/b.txt", "content": "b\n"}}]},
-		        {"toolCalls": [{"name": "finish", "arguments": {"summary": "b written"}}]}]}}`
-		r := startRun(t, runOpts{files: files, script: script})
+		r := startRun(t, fixture(t, "intents"))
 		res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t"})
 		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
@@ -692,7 +712,7 @@ func TestRunEditsAndIntents(t *testing.T) {
 			t.Errorf("blocked events = %q", blocked)
 		}
 		var tr api.TraceResult
-		if err := r.ed.Call(ctxT(t), api.MethodTrace, api.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "src/b.txt"}, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if len(tr.Entries) != 1 || tr.Entries[0].IntentID == nil || *tr.Entries[0].IntentID != "INT-1" || tr.Entries[0].SubtaskID != "1" || !strings.HasPrefix(tr.Entries[0].Model, "script:") {
@@ -703,6 +723,42 @@ func TestRunEditsAndIntents(t *testing.T) {
 			t.Errorf("agent_trace.jsonl has %d lines, want 1:\n%s", n, data)
 		}
 	})
+}
+
+// TestRunNotifications holds the events of a task to a golden file: what an
+// editor's task view is built from, in order.
+func TestRunNotifications(t *testing.T) {
+	t.Run("sends the events of a one-worker task in one order, as the golden file has them", func(t *testing.T) {
+		r := startRun(t, fixture(t, "intents"))
+		res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		for _, u := range r.updates(t, "t") {
+			err := enc.Encode(struct {
+				Seq      uint64        `json:"seq"`
+				State    string        `json:"state"`
+				Subtasks string        `json:"subtasks"`
+				Event    api.TaskEvent `json:"event"`
+			}{u.Seq, u.State, subtaskStates(u.Subtasks), u.Event})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		testkit.Golden(t, "testdata/intents.events.golden", strings.ReplaceAll(b.String(), r.root, "$ROOT"))
+	})
+}
+
+// subtaskStates writes the subtasks of an update as "id:state ...".
+func subtaskStates(subs []api.Subtask) string {
+	var parts []string
+	for _, s := range subs {
+		parts = append(parts, s.ID+":"+s.State)
+	}
+	return strings.Join(parts, " ")
 }
 
 func TestRunSessions(t *testing.T) {
@@ -722,7 +778,7 @@ func TestRunSessions(t *testing.T) {
 			t.Fatalf("second = %+v, %v", second, err)
 		}
 		var sess api.SessionResult
-		if err := r.ed.Call(ctxT(t), api.MethodSession, api.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
+		if err := r.ed.Call(testkit.Context(t), api.MethodSession, api.SessionParams{SessionID: first.SessionID}, &sess); err != nil {
 			t.Fatal(err)
 		}
 		if len(sess.Tasks) != 2 || sess.Tasks[0].State != api.TaskDone || sess.Tasks[1].State != api.TaskDone {
@@ -741,7 +797,7 @@ func TestRunSessions(t *testing.T) {
 	})
 
 	t.Run("refuses an unknown session with -32011", func(t *testing.T) {
-		r := startRun(t, runOpts{script: demoScript})
+		r := startRun(t, fixture(t, "demo"))
 		if _, err := r.run(t, api.RunParams{Prompt: "x", SessionID: "nope"}); code(err) != api.CodeUnknownTask {
 			t.Fatalf("err = %v", err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // testKey is the API key of these tests: long enough to be redacted.
@@ -233,7 +234,7 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				})
 
 				var res api.RunResult
-				if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "look at the environment", TaskID: "t1"}, &res); err != nil {
+				if err := ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "look at the environment", TaskID: "t1"}, &res); err != nil {
 					t.Fatal(err)
 				}
 				if res.State != api.TaskDone {
@@ -242,14 +243,14 @@ func TestSecretsStayInTheSidecar(t *testing.T) {
 				result, _ := json.Marshal(res)
 				// The second run fails with an error quoting the key.
 				var failed api.RunResult
-				if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "again", TaskID: "t2"}, &failed); err != nil {
+				if err := ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "again", TaskID: "t2"}, &failed); err != nil {
 					t.Fatal(err)
 				}
 				if failed.State != api.TaskFailed || !strings.Contains(failed.Summary, "Planning failed") {
 					t.Fatalf("second result = %+v", failed)
 				}
 				failedResult, _ := json.Marshal(failed)
-				if _, err := ed.Shutdown(ctxT(t)); err != nil {
+				if _, err := ed.Shutdown(testkit.Context(t)); err != nil {
 					t.Fatal(err)
 				}
 

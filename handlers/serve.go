@@ -31,6 +31,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	stream := rpc.NewStream(in, out, log)
 	conn := rpc.NewConn(stream, log)
 	srv := New(conn, opts)
+	if opts.onServer != nil {
+		opts.onServer(srv)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- conn.Serve(ctx, srv) }()
@@ -77,5 +80,6 @@ func (s *Server) close() {
 	s.closeSweep()
 	s.closeWork()
 	s.closeGraph()
+	s.closeMCP()
 	s.closeTracking()
 }

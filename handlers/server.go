@@ -4,7 +4,16 @@
 // that owns the work. No business logic lives here.
 //
 // Every method is registered in one table (methods, below). A method not in
-// the table answers -32601; an unknown notification is ignored.
+// the table answers -32601; an unknown notification is ignored, as is a
+// workspace/didChangeConfiguration without agentls settings. A request's
+// params are decoded once, before its method runs (-32602 naming the field
+// when they do not fit), and errors become codes only here (§7).
+//
+// Ordering is the connection's (rpc.Conn): the lifecycle is checked in
+// arrival order on the read loop (Gate), requests then run concurrently,
+// notifications one at a time in order. A request that arrives while
+// initialize is being answered waits for it. A Server is safe for concurrent
+// use.
 package handlers
 
 import (
@@ -44,6 +53,12 @@ type Options struct {
 	Redactor *redact.Redactor
 
 	secured bool // Redactor set and Log wrapped
+
+	// bridgeExecutable is the agentls binary the bridge's entries start
+	// (tests; "": this process's executable).
+	bridgeExecutable string
+	// onServer is told the Server Serve made (tests).
+	onServer func(*Server)
 }
 
 // secure fills in the Redactor and wraps the logger with it, once.
@@ -83,6 +98,9 @@ type Server struct {
 	work  workService
 	sweep sweepService
 	graph graphService
+	mcp   mcpService
+
+	keysOnce sync.Once
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -110,9 +128,45 @@ type method struct {
 	// it runs on the read loop (rpc.InlineHandler).
 	inline bool
 	// call handles a request; nil for a notification-only method.
-	call func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+	call handler
 	// note handles a notification; nil for a request-only method.
 	note func(s *Server, ctx context.Context, params json.RawMessage)
+}
+
+// handler answers a request from its raw params.
+type handler func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+
+// call adapts fn, a method that takes its params decoded, to the method
+// table: the params are decoded into P first, and params that do not fit
+// answer -32602 naming the field, without calling fn.
+func call[P, R any](fn func(s *Server, ctx context.Context, p P) (R, error)) handler {
+	return func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if err := rpc.DecodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		res, err := fn(s, ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// withService runs fn on a service that open makes on first use (the task
+// engine, the tracking) and turns the errors fn returns into the codes of
+// docs/PROTOCOL.md §7 with codes; an error of open is answered as it is.
+func withService[S, R any](method string, open func() (S, error), codes func(method string, err error) error, fn func(S) (R, error)) (R, error) {
+	var zero R
+	svc, err := open()
+	if err != nil {
+		return zero, err
+	}
+	res, err := fn(svc)
+	if err != nil {
+		return zero, codes(method, err)
+	}
+	return res, nil
 }
 
 // methods is every method agentls serves; any other call answers -32601 and
@@ -131,16 +185,17 @@ var methods = map[string]method{
 	api.MethodDidChange:              {note: func(*Server, context.Context, json.RawMessage) {}},
 	api.MethodCodeGraph:              {call: (*Server).codeGraph},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
-	api.MethodHeatSnapshot:           {call: (*Server).heatSnapshot},
-	api.MethodTrace:                  {call: (*Server).trace},
-	api.MethodSessions:               {call: (*Server).sessions},
-	api.MethodSession:                {call: (*Server).session},
-	api.MethodDeleteSession:          {call: (*Server).deleteSession},
-	api.MethodRun:                    {call: (*Server).run},
-	api.MethodStop:                   {call: (*Server).stop},
-	api.MethodAddSubtask:             {call: (*Server).addSubtask},
-	api.MethodRemoveSubtask:          {call: (*Server).removeSubtask},
-	api.MethodSkipSubtask:            {call: (*Server).skipSubtask},
+	api.MethodHeatSnapshot:           {call: call((*Server).heatSnapshot)},
+	api.MethodTrace:                  {call: call((*Server).trace)},
+	api.MethodSessions:               {call: call((*Server).sessions)},
+	api.MethodSession:                {call: call((*Server).session)},
+	api.MethodDeleteSession:          {call: call((*Server).deleteSession)},
+	api.MethodRun:                    {call: call((*Server).run)},
+	api.MethodStop:                   {call: call((*Server).stop)},
+	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
+	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
+	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // TestServerReleasesItsSessionOwnership: a sidecar holds an owner lock on
@@ -19,13 +20,13 @@ func TestServerReleasesItsSessionOwnership(t *testing.T) {
 		end  func(t *testing.T, ed *headless.Editor)
 	}{
 		{"after shutdown and exit", func(t *testing.T, ed *headless.Editor) {
-			if c, err := ed.Shutdown(ctxT(t)); err != nil || c != 0 {
+			if c, err := ed.Shutdown(testkit.Context(t)); err != nil || c != 0 {
 				t.Fatalf("exit %d, %v", c, err)
 			}
 		}},
 		{"when the editor stops sending", func(t *testing.T, ed *headless.Editor) {
 			ed.Close()
-			if c, err := ed.Wait(ctxT(t)); err != nil || c != 1 {
+			if c, err := ed.Wait(testkit.Context(t)); err != nil || c != 1 {
 				t.Fatalf("exit %d, %v", c, err)
 			}
 		}},
@@ -36,7 +37,7 @@ func TestServerReleasesItsSessionOwnership(t *testing.T) {
 			t.Setenv("AGENTLS_STATE_DIR", state)
 			ed := start(t, headless.Options{})
 			var res api.SessionsResult
-			if err := ed.Call(ctxT(t), api.MethodSessions, nil, &res); err != nil {
+			if err := ed.Call(testkit.Context(t), api.MethodSessions, nil, &res); err != nil {
 				t.Fatal(err)
 			}
 			pattern := filepath.Join(state, "workspaces", "*", "owners", "*.lock")

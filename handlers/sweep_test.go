@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // TestStartRemovesCrashLeftovers plants the temporary files a crash leaves
@@ -42,7 +43,7 @@ func TestStartRemovesCrashLeftovers(t *testing.T) {
 		_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(n)))
 		return os.IsNotExist(err)
 	}
-	ctx := ctxT(t)
+	ctx := testkit.Context(t)
 	for _, n := range leftovers {
 		for !gone(n) {
 			select {

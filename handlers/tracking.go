@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -102,96 +101,48 @@ func trackingError(method string, err error) error {
 	return fmt.Errorf("%s: %w", method, err)
 }
 
-func (s *Server) heatSnapshot(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.HeatSnapshotParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.HeatSnapshot(p)
-	if err != nil {
-		return nil, trackingError(api.MethodHeatSnapshot, err)
-	}
-	return &res, nil
+func (s *Server) heatSnapshot(_ context.Context, p api.HeatSnapshotParams) (api.HeatSnapshot, error) {
+	return withService(api.MethodHeatSnapshot, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.HeatSnapshot, error) {
+		return ws.HeatSnapshot(p)
+	})
 }
 
-func (s *Server) trace(_ context.Context, raw json.RawMessage) (any, error) {
-	var p api.TraceParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) trace(_ context.Context, p api.TraceParams) (api.TraceResult, error) {
 	if p.Path == "" {
-		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
+		return api.TraceResult{}, api.Errorf(api.CodeInvalidParams, `invalid params: "path" is required (workspace-relative, / separators)`)
 	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.TraceEntries(p)
-	if err != nil {
-		return nil, trackingError(api.MethodTrace, err)
-	}
-	return &res, nil
+	return withService(api.MethodTrace, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.TraceResult, error) {
+		return ws.TraceEntries(p)
+	})
 }
 
-func (s *Server) sessions(_ context.Context, raw json.RawMessage) (any, error) {
-	var p struct{}
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.ListSessions()
-	if err != nil {
-		return nil, trackingError(api.MethodSessions, err)
-	}
-	return &res, nil
+func (s *Server) sessions(_ context.Context, _ struct{}) (api.SessionsResult, error) {
+	return withService(api.MethodSessions, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionsResult, error) {
+		return ws.ListSessions()
+	})
 }
 
-func (s *Server) sessionParams(raw json.RawMessage) (api.SessionParams, error) {
-	var p api.SessionParams
-	if err := rpc.DecodeParams(raw, &p); err != nil {
-		return p, err
+func (s *Server) session(_ context.Context, p api.SessionParams) (api.SessionResult, error) {
+	if err := requireSession(p); err != nil {
+		return api.SessionResult{}, err
 	}
+	return withService(api.MethodSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.SessionResult, error) {
+		return ws.Session(p)
+	})
+}
+
+func (s *Server) deleteSession(_ context.Context, p api.SessionParams) (api.Empty, error) {
+	if err := requireSession(p); err != nil {
+		return api.Empty{}, err
+	}
+	return withService(api.MethodDeleteSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.Empty, error) {
+		return ws.DeleteSession(p)
+	})
+}
+
+func requireSession(p api.SessionParams) error {
 	if p.SessionID == "" {
-		return p, api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
+		return api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
 	}
-	return p, nil
-}
-
-func (s *Server) session(_ context.Context, raw json.RawMessage) (any, error) {
-	p, err := s.sessionParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.Session(p)
-	if err != nil {
-		return nil, trackingError(api.MethodSession, err)
-	}
-	return &res, nil
-}
-
-func (s *Server) deleteSession(_ context.Context, raw json.RawMessage) (any, error) {
-	p, err := s.sessionParams(raw)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	res, err := ws.DeleteSession(p)
-	if err != nil {
-		return nil, trackingError(api.MethodDeleteSession, err)
-	}
-	return &res, nil
+	return nil
 }

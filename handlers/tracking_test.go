@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking/sessions"
 	"github.com/agentls/agentls/tracking/trace"
@@ -52,23 +54,22 @@ func startServer(t *testing.T, root string) *client {
 		<-sdone
 		<-cdone
 	})
-	uri := "file://" + root
 	var res api.InitializeResult
-	if err := c.call("initialize", map[string]any{"rootUri": uri, "capabilities": map[string]any{}}, &res); err != nil {
+	if err := c.call("initialize", map[string]any{"rootUri": fileuri.FromPath(root), "capabilities": map[string]any{}}, &res); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return c
 }
 
 func (c *client) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Timeout)
 	defer cancel()
 	return c.conn.Call(ctx, method, params, result)
 }
 
 func (c *client) await(t *testing.T, method string, pred func(json.RawMessage) bool) json.RawMessage {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(testkit.Timeout)
 	for {
 		select {
 		case r := <-c.notes:

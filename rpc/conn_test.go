@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // testHandler serves a few methods for the connection tests.
@@ -102,17 +102,11 @@ func pipePair(t testing.TB, serverH, clientH Handler) (server, client *Conn) {
 	return server, client
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestConn(t *testing.T) {
 	t.Run("answers a request while a slow one is still running", func(t *testing.T) {
 		h := newTestHandler()
 		_, client := pipePair(t, h, newTestHandler())
-		ctx := ctxT(t)
+		ctx := testkit.Context(t)
 		slowDone := make(chan error, 1)
 		go func() {
 			var out string
@@ -139,7 +133,7 @@ func TestConn(t *testing.T) {
 		server, client := pipePair(t, sh, ch)
 		sh.peer = func() *Conn { return server }
 		var out json.RawMessage
-		if err := client.Call(ctxT(t), "reverse", nil, &out); err != nil {
+		if err := client.Call(testkit.Context(t), "reverse", nil, &out); err != nil {
 			t.Fatal(err)
 		}
 		if string(out) != `{"x":"back"}` {
@@ -179,14 +173,14 @@ func TestConn(t *testing.T) {
 			"fail": api.CodeInternalError, "coded": api.CodeUnknownTask, "panic": api.CodeInternalError,
 			"badresult": api.CodeInternalError, "nosuch": api.CodeMethodNotFound,
 		} {
-			err := client.Call(ctxT(t), method, nil, nil)
+			err := client.Call(testkit.Context(t), method, nil, nil)
 			var we *api.Error
 			if !errors.As(err, &we) || we.Code != want || we.Message == "" {
 				t.Errorf("%s: got %v, want code %d", method, err, want)
 			}
 		}
 		var out map[string]int
-		if err := client.Call(ctxT(t), "echo", map[string]int{"still": 1}, &out); err != nil {
+		if err := client.Call(testkit.Context(t), "echo", map[string]int{"still": 1}, &out); err != nil {
 			t.Fatalf("not serving after errors: %v", err)
 		}
 	})
@@ -195,7 +189,7 @@ func TestConn(t *testing.T) {
 		h := newTestHandler()
 		_, client := pipePair(t, h, newTestHandler())
 		for i := range 50 {
-			if err := client.Notify(ctxT(t), "note", []int{i}); err != nil {
+			if err := client.Notify(testkit.Context(t), "note", []int{i}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -228,7 +222,7 @@ func TestEditor(t *testing.T) {
 		sh, ch := newTestHandler(), &neverHandler{started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 		server, _ := pipePair(t, sh, ch)
 		ed := NewEditor(server, api.Caps{ReadFile: true}, api.Timeouts{ReverseCallMs: 50})
-		_, err := ed.ReadFile(ctxT(t), "a.go", "file:///w/a.go")
+		_, err := ed.ReadFile(testkit.Context(t), "a.go", "file:///w/a.go")
 		if !errors.Is(err, api.ErrTimeout) {
 			t.Fatalf("ReadFile = %v, want api.ErrTimeout", err)
 		}
@@ -254,15 +248,15 @@ func TestEditor(t *testing.T) {
 		}}
 		server, _ := pipePair(t, newTestHandler(), ch)
 		ed := NewEditor(server, api.Caps{ApplyEdit: true, Ask: true}, api.DefaultSettings().Timeouts)
-		res, err := ed.ApplyEdit(ctxT(t), api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{}}, api.Human)
+		res, err := ed.ApplyEdit(testkit.Context(t), api.ApplyWorkspaceEditParams{Edit: api.WorkspaceEdit{}}, api.Human)
 		if err != nil || res.Applied || res.FailureReason != "stale" || res.FailedChange == nil || *res.FailedChange != 2 {
 			t.Fatalf("ApplyEdit = %+v, %v", res, err)
 		}
-		item, err := ed.ShowMessageRequest(ctxT(t), api.ShowMessageRequestParams{Message: "ok?", Actions: []api.MessageActionItem{{Title: "Apply"}}})
+		item, err := ed.ShowMessageRequest(testkit.Context(t), api.ShowMessageRequestParams{Message: "ok?", Actions: []api.MessageActionItem{{Title: "Apply"}}})
 		if err != nil || item == nil || item.Title != "Apply" {
 			t.Fatalf("ShowMessageRequest = %v, %v", item, err)
 		}
-		ans, err := ed.Ask(ctxT(t), api.AskParams{Question: "?"})
+		ans, err := ed.Ask(testkit.Context(t), api.AskParams{Question: "?"})
 		if err != nil || ans != nil {
 			t.Fatalf("Ask = %v, %v", ans, err)
 		}

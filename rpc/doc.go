@@ -13,6 +13,13 @@
 //   - DecodeParams decodes a request's params once; AsError turns any error
 //     into the error object of a reply.
 //
+// In short: messages are read in order by one goroutine that never waits;
+// calls run concurrently and are answered as they finish; notifications are
+// handled one at a time in arrival order; what is sent leaves in the order
+// it was made. A malformed message is answered with an error (a header that
+// cannot be parsed is logged and skipped) and the connection keeps serving:
+// only the end of the input ends it.
+//
 // The types that travel are package api's; rpc knows nothing of tasks,
 // files or models. Nothing else in agentls touches go.lsp.dev/jsonrpc2.
 package rpc

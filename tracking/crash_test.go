@@ -7,17 +7,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/tracking/trace"
 )
-
-const crashChildEnv = "AGENTLS_TRACKING_CRASH_CHILD"
 
 // TestCrashAtRandomMoments re-executes this test binary as a child that
 // writes sessions, messages and trace lines in a loop, acknowledging each
@@ -26,12 +24,12 @@ const crashChildEnv = "AGENTLS_TRACKING_CRASH_CHILD"
 // same state, and checks after each kill that every file parses, the trace
 // holds only whole lines, and nothing acknowledged is missing.
 func TestCrashAtRandomMoments(t *testing.T) {
-	if os.Getenv(crashChildEnv) != "" {
+	if testkit.ChildRole() != "" {
 		crashChild(t)
 		return
 	}
 	rounds := 20
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		rounds = 6
 	}
 	state, root := t.TempDir(), t.TempDir()
@@ -43,8 +41,7 @@ func TestCrashAtRandomMoments(t *testing.T) {
 	tasks := map[string]string{}  // task -> session
 	for round := range rounds {
 		killAfter := 1 + rng.IntN(120)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashAtRandomMoments$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"=1", "CRASH_STATE="+state, "CRASH_ROOT="+root, "CRASH_ROUND="+strconv.Itoa(round))
+		cmd := testkit.Child(t, "writer", "CRASH_STATE="+state, "CRASH_ROOT="+root, "CRASH_ROUND="+strconv.Itoa(round))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

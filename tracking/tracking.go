@@ -63,7 +63,9 @@ func WorkspaceStateDir(root string) (string, error) {
 
 // Workspace is the tracking of one workspace.
 type Workspace struct {
-	Root     string
+	Root string
+	// StateDir is the state directory (docs/PROTOCOL.md §6).
+	StateDir string
 	Heat     *heat.Map
 	Intents  *intents.Store
 	Trace    *trace.Log
@@ -106,6 +108,7 @@ func Open(cfg Config) (*Workspace, error) {
 	})
 	w := &Workspace{
 		Root:     cfg.Root,
+		StateDir: state,
 		Heat:     heat.New(cfg.Heat, ho),
 		Intents:  in,
 		Sessions: reg,

@@ -78,13 +78,43 @@ func (w *worker) approve(ctx context.Context, command string) error {
 	case api.CommandsAllow:
 		return nil
 	}
-	if preapproved(command, t.settings.AllowCommands) || t.e.commandAllowed(command) {
+	if preapproved(command, t.settings.AllowCommands) || t.e.allowedBefore("command:"+command) {
 		return nil
 	}
-	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: "Run `" + command + "`?", Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
+	return w.askApproval(ctx, approval{
+		question: "Run `" + command + "`?",
+		message:  fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
+		key:      "command:" + command,
+		run:      "run the command",
+		again:    "run it",
+		subject:  "the command",
+		notDone:  "it was not run",
+		notDoneP: "was not run",
+	})
+}
+
+// approval is one question of the approval path that run_command and the
+// MCP tools share (docs/PROTOCOL.md §4): Run / Always allow / Deny.
+type approval struct {
+	question string // for the ask event
+	message  string // for window/showMessageRequest
+	key      string // what "Always allow" remembers for the process
+	run      string // "run the command"
+	again    string // "run it"
+	subject  string // "the command"
+	notDone  string // "it was not run"
+	notDoneP string // "was not run"
+}
+
+// askApproval asks the person with window/showMessageRequest, the task
+// waiting meanwhile, and turns the answer into nil (go on) or the error the
+// model is told.
+func (w *worker) askApproval(ctx context.Context, a approval) error {
+	t := w.t
+	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: a.question, Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
 	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, api.ShowMessageRequestParams{
 		Type:    api.MessageTypeInfo,
-		Message: fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
+		Message: a.message,
 		Actions: []api.MessageActionItem{{Title: actionRun}, {Title: actionAlwaysAllow}, {Title: actionDeny}},
 	})
 	var answer *string
@@ -96,18 +126,18 @@ func (w *worker) approve(ctx context.Context, command string) error {
 	case err != nil && ctx.Err() != nil:
 		return context.Cause(ctx)
 	case errors.Is(err, api.ErrTimeout):
-		return fmt.Errorf("the user did not answer whether to run the command in time (%w); it was not run", err)
+		return fmt.Errorf("the user did not answer whether to %s in time (%w); %s", a.run, err, a.notDone)
 	case err != nil:
-		return fmt.Errorf("could not ask the user to approve the command (%w); it was not run", err)
+		return fmt.Errorf("could not ask the user to approve %s (%w); %s", a.subject, err, a.notDone)
 	case item == nil:
-		return errors.New("the user dismissed the approval; the command was not run")
+		return fmt.Errorf("the user dismissed the approval; %s %s", a.subject, a.notDoneP)
 	case item.Title == actionAlwaysAllow:
-		t.e.allowCommand(command)
+		t.e.allow(a.key)
 		return nil
 	case item.Title == actionRun:
 		return nil
 	}
-	return fmt.Errorf("the user refused to run the command (%s); do not run it again, do without it or ask the user", item.Title)
+	return fmt.Errorf("the user refused to %s (%s); do not %s again, do without it or ask the user", a.run, item.Title, a.again)
 }
 
 // preapproved reports whether an allowCommands prefix covers command. A
@@ -131,21 +161,10 @@ func preapproved(command string, prefixes []string) bool {
 	return false
 }
 
-// capOutput keeps the head and the tail of a long output and says what was
-// cut.
+// capOutput keeps the head and the tail of a long output and says how many
+// bytes were cut, never inside a UTF-8 character (shell.Cut).
 func capOutput(s string) string {
-	if len(s) <= modelOutputHead+modelOutputTail {
-		return s
-	}
-	head, tail := s[:modelOutputHead], s[len(s)-modelOutputTail:]
-	if i := strings.LastIndexByte(head, '\n'); i > modelOutputHead/2 {
-		head = head[:i+1]
-	}
-	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < modelOutputTail/2 {
-		tail = tail[i+1:]
-	}
-	cut := len(s) - len(head) - len(tail)
-	return fmt.Sprintf("%s\n[… %d bytes of output cut here …]\n%s", head, cut, tail)
+	return shell.Cut(s, modelOutputHead, modelOutputTail)
 }
 
 // RunShell is the sidecar's own way to run a command when the editor cannot

@@ -77,6 +77,11 @@ type Config struct {
 	// Graph is the workspace's code graph (nil: none): the repo map of
 	// the prompts comes from it, and every change applied is told to it.
 	Graph *codegraph.Graph
+	// Tools offers the MCP servers' tools to workers (nil: none).
+	Tools ToolSource
+	// Bridge serves the editor's tools to external agents (nil: MCPEntry
+	// fails with ErrNoBridge).
+	Bridge Bridge
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
@@ -97,7 +102,7 @@ type Engine struct {
 	order   []string         // ended, oldest first
 	runs    int              // agent/run calls so far (the N of a script's "N:" keys, docs/MODELS.md)
 	closed  bool
-	allowed map[string]bool // commands the person chose "Always allow" for
+	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
 }
 
@@ -303,16 +308,16 @@ func (e *Engine) Close() {
 	e.running.Wait()
 }
 
-// commandAllowed reports whether the person chose "Always allow" for this
-// command in this process.
-func (e *Engine) commandAllowed(cmd string) bool {
+// allowedBefore reports whether the person chose "Always allow" for this
+// key ("command:<line>", "mcp:<tool>") in this process.
+func (e *Engine) allowedBefore(key string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.allowed[cmd]
+	return e.allowed[key]
 }
 
-func (e *Engine) allowCommand(cmd string) {
+func (e *Engine) allow(key string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.allowed[cmd] = true
+	e.allowed[key] = true
 }

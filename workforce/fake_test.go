@@ -3,56 +3,16 @@ package workforce
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/tracking"
 )
-
-// fakeEditor answers every reverse call at once, from the disk: the editor
-// of unit tests and benchmarks.
-type fakeEditor struct {
-	root string
-	caps api.Caps
-	// readFile, when set, replaces the answer to agent/readFile.
-	readFile func(path string) (string, error)
-}
-
-func (f *fakeEditor) Caps() api.Caps { return f.caps }
-
-func (f *fakeEditor) ReadFile(_ context.Context, path, _ string) (string, error) {
-	if f.readFile != nil {
-		return f.readFile(path)
-	}
-	b, err := os.ReadFile(filepath.Join(f.root, path))
-	return string(b), err
-}
-
-func (f *fakeEditor) ApplyEdit(context.Context, api.ApplyWorkspaceEditParams, api.Wait) (api.ApplyWorkspaceEditResult, error) {
-	return api.ApplyWorkspaceEditResult{}, fmt.Errorf("applyEdit: %w", api.ErrUnsupported)
-}
-
-func (f *fakeEditor) ShowMessageRequest(_ context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
-	return &p.Actions[0], nil
-}
-
-func (f *fakeEditor) RunCommand(context.Context, api.RunCommandParams) (api.RunCommandResult, error) {
-	return api.RunCommandResult{ExitCode: 0, Output: "ok\n"}, nil
-}
-
-func (f *fakeEditor) Ask(context.Context, api.AskParams) (*string, error) {
-	a := "yes"
-	return &a, nil
-}
-
-func (f *fakeEditor) WorkDoneProgressCreate(context.Context, *api.ProgressToken) error {
-	return fmt.Errorf("progress: %w", api.ErrUnsupported)
-}
 
 // fakeNotifier keeps the task updates.
 type fakeNotifier struct {
@@ -124,13 +84,7 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	return newEngineAt(t, m, n, root), root
 }
 
@@ -141,7 +95,7 @@ func newEngineAt(t testing.TB, m *funcModel, n *fakeNotifier, root string) *Engi
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{Root: root, Editor: &fakeEditor{root: root}, Notifier: n, Tracking: ws, Models: m})
+	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Notifier: n, Tracking: ws, Models: m})
 	if err != nil {
 		t.Fatal(err)
 	}

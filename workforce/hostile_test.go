@@ -12,6 +12,8 @@ import (
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/editing/editingtest"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // hostileCall is one tool call of the hostile table and what its result
@@ -47,7 +49,7 @@ func runHostile(t *testing.T, h *editingtest.Hostile, intent string, calls []hos
 	return func() []clients.ToolResult {
 		s := settings()
 		s.Zones = h.Zones
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "escape", IntentID: intent}, s)
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "escape", IntentID: intent}, s)
 		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -147,7 +149,7 @@ func TestHostilePathsThroughTheTools(t *testing.T) {
 				)
 			}
 			// A listing may name only what read_file would read.
-			ws, err := editing.New(editing.Config{Root: h.Root, Zones: h.Zones, Editor: &fakeEditor{root: h.Root}})
+			ws, err := editing.New(editing.Config{Root: h.Root, Zones: h.Zones, Editor: headlesstest.New(h.Root, api.Caps{})})
 			if err != nil {
 				t.Fatal(err)
 			}

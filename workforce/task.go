@@ -59,6 +59,7 @@ type task struct {
 	ended    bool
 	summary  string
 	trackers map[string]*heat.Tracker // by agent id
+	workers  map[string]*worker       // running, by subtask id
 	ids      map[string]bool          // every subtask id used, removed ones too
 
 	wake chan struct{}
@@ -78,6 +79,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		log:      e.log.With(zap.String("task", id)),
 		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
+		workers:  map[string]*worker{},
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}

@@ -85,6 +85,8 @@ func required(tool string, fields ...string) error {
 
 // call runs one tool call and tells the person (toolCall, toolResult).
 func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
+	w.toolMu.Lock()
+	defer w.toolMu.Unlock()
 	t := w.t
 	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
 	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
@@ -101,6 +103,9 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 }
 
 func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
+	if strings.HasPrefix(c.Name, api.MCPToolPrefix) {
+		return w.mcpCall(ctx, c)
+	}
 	switch c.Name {
 	case "read_file":
 		var a struct {
@@ -238,11 +243,7 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 	case "plan":
 		return fail(errors.New("plan is the coordinator's tool; carry out your subtask with the other tools"))
 	}
-	names := make([]string, len(toolkit))
-	for i, tl := range toolkit {
-		names[i] = tl.Name
-	}
-	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(names, ", ")))
+	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
 }
 
 func withPath(r result, p string) result {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -24,6 +25,16 @@ type worker struct {
 	meter   *usage.Meter
 	log     *zap.Logger
 	intent  string // the selected intent id, "" when none
+	// extra are the MCP tools of the last list, by the name the model
+	// calls (ToolSource).
+	extra map[string]api.MCPTool
+	// ctx is the subtask's: it ends when the subtask does.
+	ctx context.Context
+	// toolMu runs one tool call at a time: the worker's own and those an
+	// external agent makes through the bridge (bridge.go).
+	toolMu sync.Mutex
+	// revokes end the bridge grants of the subtask when it ends.
+	revokes []func()
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker
@@ -36,7 +47,7 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	t.trackers[id] = tr
 	t.mu.Unlock()
 	w := &worker{
-		t: t, sub: s,
+		t: t, sub: s, ctx: ctx,
 		agent:   t.editTask.Agent(id),
 		tracker: tr,
 		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr),
@@ -48,6 +59,9 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 			w.agent.SetScope(in.Scope)
 		}
 	}
+	t.mu.Lock()
+	t.workers[id] = w
+	t.mu.Unlock()
 	return w
 }
 
@@ -59,19 +73,30 @@ var errNoFinish = errors.New("the worker did not finish")
 func (w *worker) run(ctx context.Context) (string, error) {
 	t := w.t
 	defer func() {
-		w.tracker.Close()
 		t.mu.Lock()
 		delete(t.trackers, w.sub.ID)
+		delete(t.workers, w.sub.ID)
+		revokes := w.revokes
+		w.revokes = nil
 		t.mu.Unlock()
+		for _, revoke := range revokes {
+			revoke()
+		}
+		w.tracker.Close()
 	}()
 	req := &clients.Request{
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Tools:    toolkit,
 		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
+		// The MCP servers start on the first worker's first turn; their
+		// tools may change between turns (tools/list_changed).
+		req.Tools = w.offer(ctx)
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
 		resp, err := t.complete(ctx, req, w.sub.ID)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -7,16 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/testkit"
 )
-
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func sub(res *api.RunResult, id string) api.Subtask {
 	for _, s := range res.Subtasks {
@@ -25,6 +22,14 @@ func sub(res *api.RunResult, id string) api.Subtask {
 		}
 	}
 	return api.Subtask{}
+}
+
+// panickyEditor's agent/readFile panics, as a bug in an editor binding
+// would make it.
+type panickyEditor struct{ *headlesstest.Editor }
+
+func (panickyEditor) ReadFile(context.Context, string, string) (string, error) {
+	panic("editor bug")
 }
 
 func TestWorkers(t *testing.T) {
@@ -39,8 +44,8 @@ func TestWorkers(t *testing.T) {
 			return finish("fine"), nil
 		}}
 		e, root := newEngine(t, m, &fakeNotifier{}, map[string]string{"a.txt": "a\n"})
-		e.cfg.Editor = &fakeEditor{root: root, caps: api.Caps{ReadFile: true}, readFile: func(string) (string, error) { panic("editor bug") }}
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		e.cfg.Editor = panickyEditor{headlesstest.New(root, api.Caps{ReadFile: true})}
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +75,7 @@ func TestWorkers(t *testing.T) {
 			return finish("gave up on missing.txt"), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskDone || res.Summary != "gave up on missing.txt" {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -85,7 +90,7 @@ func TestWorkers(t *testing.T) {
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
 		e.cfg.MaxTurns = 3
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskFailed || !strings.Contains(sub(res, "1").Error, "within 3 turns") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -102,7 +107,7 @@ func TestWorkers(t *testing.T) {
 			return finish("result of " + req.Agent), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		if _, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings()); err != nil {
+		if _, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings()); err != nil {
 			t.Fatal(err)
 		}
 		first := m.requests("2")[0].Messages[0].Text
@@ -121,11 +126,11 @@ func TestCoordinator(t *testing.T) {
 			return finish(fmt.Sprintf("answer of run %d", req.Run)), nil
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, map[string]string{"README.md": "# Widget\nMakes widgets.\n", "src/w.go": "package w\n"})
-		first, err := e.Run(ctxT(t), api.RunParams{Prompt: "first request"}, settings())
+		first, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "first request"}, settings())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Run(ctxT(t), api.RunParams{Prompt: "improve it", SessionID: first.SessionID}, settings()); err != nil {
+		if _, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "improve it", SessionID: first.SessionID}, settings()); err != nil {
 			t.Fatal(err)
 		}
 		reqs := m.requests(clients.AgentCoordinator)
@@ -162,7 +167,7 @@ func TestCoordinator(t *testing.T) {
 				return finish("did all"), nil
 			}}
 			e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-			res, err := e.Run(ctxT(t), api.RunParams{Prompt: "the whole thing"}, settings())
+			res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "the whole thing"}, settings())
 			if err != nil || res.State != api.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "the whole thing" {
 				t.Fatalf("run = %+v, %v", res, err)
 			}
@@ -182,7 +187,7 @@ func TestCoordinator(t *testing.T) {
 			return nil, errors.New("401: bad key")
 		}}
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, settings())
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskFailed || !strings.Contains(res.Summary, "bad key") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -219,6 +224,13 @@ func TestCommands(t *testing.T) {
 		}
 		if short := "a\nb\n"; capOutput(short) != short {
 			t.Error("a short output was changed")
+		}
+	})
+
+	t.Run("never cuts the output of a command inside a character", func(t *testing.T) {
+		got := capOutput(strings.Repeat("€", 20000))
+		if !utf8.ValidString(got) || !strings.Contains(got, "bytes of output cut here") {
+			t.Errorf("capOutput gave %d bytes, valid UTF-8: %v", len(got), utf8.ValidString(got))
 		}
 	})
 
@@ -262,7 +274,7 @@ func TestCommands(t *testing.T) {
 		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
 		s := settings()
 		s.Commands = api.CommandsDeny
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x"}, s)
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, s)
 		if err != nil || !strings.HasPrefix(res.Summary, "true Error: run_command is turned off") {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
@@ -288,16 +300,28 @@ func TestEvents(t *testing.T) {
 		e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 		s := settings()
 		s.MaxWorkers = 6
-		res, err := e.Run(ctxT(t), api.RunParams{Prompt: "x", TaskID: "t"}, s)
+		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x", TaskID: "t"}, s)
 		if err != nil || res.State != api.TaskDone {
 			t.Fatalf("run = %+v, %v", res, err)
 		}
 		n.mu.Lock()
 		defer n.mu.Unlock()
+		started := map[string]bool{}
 		for i, u := range n.updates {
 			if u.Seq != uint64(i+1) {
 				t.Fatalf("update %d has seq %d", i, u.Seq)
 			}
+			if u.Event.Kind == api.EventSubtaskStarted {
+				started[u.Event.SubtaskID] = true
+			}
+		}
+		// Without events the loop above proves nothing: each worker must
+		// have been heard, and the task's end last.
+		if len(started) != 6 {
+			t.Fatalf("%d updates start %d subtasks (%v), want all 6", len(n.updates), len(started), started)
+		}
+		if last := n.updates[len(n.updates)-1]; last.Event.Kind != api.EventStateChanged || last.State != api.TaskDone {
+			t.Errorf("the last update is %+v, want the task done", last)
 		}
 	})
 }

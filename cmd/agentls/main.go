@@ -1,6 +1,13 @@
 // Command agentls is an AI coding agent that editors run the way they run a
 // language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
 // framing on stdin/stdout. See docs/PROTOCOL.md.
+//
+// In serve, stdout carries the protocol and nothing else: logs go to stderr,
+// or to --log-file. The exit code is that of docs/PROTOCOL.md §1 (0 after
+// shutdown and exit, 1 when the input ends or exit comes without shutdown,
+// or on SIGTERM and SIGINT), and 2 for a bad command line; before it exits,
+// every task is stopped and its session written. `agentls run` is package
+// runner, with its own exit codes.
 package main
 
 import (
@@ -20,6 +27,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/mcp/bridge"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -35,6 +43,8 @@ const usage = `agentls: an AI coding agent that editors run like a language serv
 Usage:
   agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls mcp                 serve the editor's tools over MCP (stdio) to an agent agentls runs;
+                              started by agentls with the entry it hands that agent (docs/MCP.md)
   agentls version             print the version
 
 Flags of serve:
@@ -50,16 +60,23 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "agentls %s\n", getVersion())
 		return 0
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		newServeFlags(stdout, new(serveOptions)).PrintDefaults()
+		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, mcp or version)\n", cmd)
 	return 2
+}
+
+// printUsage prints the usage of agentls and the flags of serve.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usage)
+	newServeFlags(w, new(serveOptions)).PrintDefaults()
 }
 
 type stringList []string
@@ -89,11 +106,8 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	var o serveOptions
 	fs := newServeFlags(stderr, &o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, printUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
@@ -154,6 +168,28 @@ func newLogger(level, file string, stderr io.Writer) (*zap.Logger, func(), error
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(sink), lvl)
 	return zap.New(core).Named("agentls"), closeFn, nil
+}
+
+// mcpCmd is `agentls mcp`: the relay between an external agent (stdio) and
+// the sidecar that runs it (docs/MCP.md, the bridge). Exit 0 when the session
+// ended, 1 when it could not start or broke, 2 on misuse.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "agentls mcp: unexpected argument %q (it takes none: agentls starts it with its environment)\n", args[0])
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := bridge.Relay(ctx, stdin, stdout, os.Getenv)
+	switch {
+	case errors.Is(err, bridge.ErrNotStarted):
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		return 2
+	case err != nil && ctx.Err() == nil:
+		fmt.Fprintf(stderr, "agentls mcp: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func getVersion() string {

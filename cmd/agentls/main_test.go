@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 var binary string
@@ -46,15 +46,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func startBinary(t *testing.T, args ...string) *headless.Editor {
 	t.Helper()
-	ed, err := headless.Start(ctxT(t), headless.Options{
+	ed, err := headless.Start(testkit.Context(t), headless.Options{
 		Root:    t.TempDir(),
 		Command: append([]string{binary, "serve"}, args...),
 		Caps:    headless.FullCapabilities(),
@@ -84,25 +78,45 @@ func TestBinary(t *testing.T) {
 		}
 	})
 
+	t.Run("agentls mcp run by hand says it is started by agentls, with exit 2", func(t *testing.T) {
+		cmd := exec.Command(binary, "mcp")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "AGENTLS_MCP_SOCKET and AGENTLS_MCP_TOKEN are not set") {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+
+	t.Run("agentls mcp that cannot reach its sidecar exits 1 saying so", func(t *testing.T) {
+		cmd := exec.Command(binary, "mcp")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "AGENTLS_MCP_SOCKET=" + filepath.Join(t.TempDir(), "gone.sock"), "AGENTLS_MCP_TOKEN=x"}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "cannot reach the agentls sidecar") {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+
 	t.Run("serves over stdio and exits 0 after shutdown", func(t *testing.T) {
 		ed := startBinary(t)
 		var res struct {
 			Data string `json:"data"`
 		}
-		if err := ed.Call(ctxT(t), api.MethodPing, map[string]string{"data": "hi"}, &res); err != nil || res.Data != "hi" {
+		if err := ed.Call(testkit.Context(t), api.MethodPing, map[string]string{"data": "hi"}, &res); err != nil || res.Data != "hi" {
 			t.Fatalf("ping = %v, %v", res, err)
 		}
-		if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {
+		if code, err := ed.Shutdown(testkit.Context(t)); err != nil || code != 0 {
 			t.Fatalf("exit code %d, %v", code, err)
 		}
 	})
 
 	t.Run("exits 1 on exit without shutdown", func(t *testing.T) {
 		ed := startBinary(t)
-		if err := ed.Notify(ctxT(t), api.MethodExit, nil); err != nil {
+		if err := ed.Notify(testkit.Context(t), api.MethodExit, nil); err != nil {
 			t.Fatal(err)
 		}
-		if code, err := ed.Wait(ctxT(t)); err != nil || code != 1 {
+		if code, err := ed.Wait(testkit.Context(t)); err != nil || code != 1 {
 			t.Fatalf("exit code %d, %v", code, err)
 		}
 	})
@@ -113,7 +127,7 @@ func TestBinary(t *testing.T) {
 		for i := range 64 {
 			go func() {
 				var res struct{ Data int }
-				err := ed.Call(ctxT(t), api.MethodPing, map[string]int{"data": i}, &res)
+				err := ed.Call(testkit.Context(t), api.MethodPing, map[string]int{"data": i}, &res)
 				if err == nil && res.Data != i {
 					err = fmt.Errorf("ping %d answered %d", i, res.Data)
 				}
@@ -201,7 +215,7 @@ func TestWaitingRunDoesNotBlockTheReader(t *testing.T) {
 		"1": [{"toolCalls": [{"name": "ask_human", "arguments": {"question": "Which one?"}}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ed, err := headless.Start(ctxT(t), headless.Options{
+	ed, err := headless.Start(testkit.Context(t), headless.Options{
 		Root:                  dir,
 		Command:               []string{binary, "serve"},
 		Env:                   append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state")),
@@ -221,24 +235,24 @@ func TestWaitingRunDoesNotBlockTheReader(t *testing.T) {
 	runDone := make(chan api.RunResult, 1)
 	go func() {
 		var res api.RunResult
-		if err := ed.Call(ctxT(t), api.MethodRun, api.RunParams{Prompt: "ask me", TaskID: "t1"}, &res); err != nil {
+		if err := ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "ask me", TaskID: "t1"}, &res); err != nil {
 			t.Error(err)
 		}
 		runDone <- res
 	}()
 	<-asked
 	var pong struct{ Data string }
-	if err := ed.Call(ctxT(t), api.MethodPing, map[string]string{"data": "alive"}, &pong); err != nil || pong.Data != "alive" {
+	if err := ed.Call(testkit.Context(t), api.MethodPing, map[string]string{"data": "alive"}, &pong); err != nil || pong.Data != "alive" {
 		t.Fatalf("ping while a run waits: %v, %v", pong, err)
 	}
 	var stop api.StopResult
-	if err := ed.Call(ctxT(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
+	if err := ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t1"}, &stop); err != nil || !stop.Stopped {
 		t.Fatalf("stop while a run waits: %v, %v", stop, err)
 	}
 	if res := <-runDone; res.State != api.TaskStopped {
 		t.Fatalf("run ended %q, want stopped", res.State)
 	}
-	if code, err := ed.Shutdown(ctxT(t)); err != nil || code != 0 {
+	if code, err := ed.Shutdown(testkit.Context(t)); err != nil || code != 0 {
 		t.Fatalf("exit code %d, %v", code, err)
 	}
 }

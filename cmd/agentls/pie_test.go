@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // TestPositionIndependentBuild runs the binary as Arch, Fedora and Alpine
@@ -23,7 +24,7 @@ func TestPositionIndependentBuild(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Skipf("this platform cannot build -buildmode=pie: %v\n%s", err, out)
 	}
-	ed, err := headless.Start(ctxT(t), headless.Options{
+	ed, err := headless.Start(testkit.Context(t), headless.Options{
 		Root:    t.TempDir(),
 		Command: []string{pie, "serve"},
 		Caps:    headless.FullCapabilities(),
@@ -34,7 +35,7 @@ func TestPositionIndependentBuild(t *testing.T) {
 	defer ed.Close()
 	for i := 0; i < 3; i++ {
 		var res api.SessionsResult
-		if err := ed.Call(ctxT(t), api.MethodSessions, api.Empty{}, &res); err != nil {
+		if err := ed.Call(testkit.Context(t), api.MethodSessions, api.Empty{}, &res); err != nil {
 			t.Fatalf("agent/sessions on the pie build: %v", err)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,8 +16,16 @@ const runUsage = `Usage: agentls run [flags] PROMPT
 
 Runs one prompt in a workspace with agentls as its own editor: the task tree is
 drawn on stderr, approvals and questions are asked on the terminal, the summary
-and the diff of every change are printed on stdout. Exit codes: 0 done,
-1 failed, 2 usage or configuration error, 130 stopped.
+and the diff of every change are printed on stdout. Without a terminal, changes
+and commands are approved only with --yes.
+
+Exit codes:
+  0    done
+  1    failed
+  2    usage or configuration error (a bad flag, no model)
+  3    done, but changes or commands were refused or not applied (without a
+       terminal and without --yes, no one could approve them)
+  130  stopped (Ctrl-C)
 
 Flags:
 `
@@ -27,9 +34,9 @@ Flags:
 func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	var o runner.Options
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, runUsage)
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, runUsage)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
@@ -40,16 +47,13 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return runner.ExitUsage
+	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
+		return code
 	}
 	o.Prompt = strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if o.Prompt == "" {
 		fmt.Fprintln(stderr, "agentls run: a prompt is required")
-		fs.Usage()
+		usage(stderr)
 		return runner.ExitUsage
 	}
 	ws, err := filepath.Abs(o.Workspace)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 const demoPrompt = `Make Greet fall back to "world" for an empty name, add a Farewell function with a test, and run the tests.`
@@ -49,7 +50,7 @@ func demoScriptPath(t *testing.T) string {
 // code, stdout and stderr.
 func agentlsRun(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctxT(t), binary, append([]string{"run"}, args...)...)
+	cmd := exec.CommandContext(testkit.Context(t), binary, append([]string{"run"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGENTLS_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
 	cmd.Env = append(cmd.Env, env...)
@@ -100,7 +101,7 @@ func TestAgentlsRun(t *testing.T) {
 		}
 	})
 
-	t.Run("refuses approvals without --yes and without a terminal: nothing is changed", func(t *testing.T) {
+	t.Run("without --yes and without a terminal changes nothing, says no one could be asked, and exits 3", func(t *testing.T) {
 		dir := exampleCopy(t)
 		before, _ := os.ReadFile(filepath.Join(dir, "greet.go"))
 		code, out, errs := agentlsRun(t, dir, nil, "--mode", "propose", "--model", "script:"+demoScriptPath(t), demoPrompt)
@@ -111,11 +112,15 @@ func TestAgentlsRun(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "farewell.go")); !os.IsNotExist(err) {
 			t.Errorf("farewell.go created: %v", err)
 		}
-		if code != 0 && code != 1 {
-			t.Errorf("exit %d", code)
+		if code != 3 {
+			t.Errorf("exit %d, want 3", code)
 		}
-		if !strings.Contains(out, "NOT applied") || !strings.Contains(errs, "refused (no terminal; use --yes to approve)") {
+		if !strings.Contains(out, "NOT applied") || !strings.Contains(errs, "no one could be asked") ||
+			!strings.Contains(errs, "3 changes were not applied and 1 command was not run") || !strings.Contains(errs, "--yes") {
 			t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
+		}
+		if strings.Contains(errs, "the user chose") {
+			t.Errorf("a refusal no one made is told as the user's choice:\n%s", errs)
 		}
 	})
 
@@ -167,8 +172,11 @@ func TestAgentlsRun(t *testing.T) {
 	t.Run("exits 2 when no model is configured, naming the ways to configure one", func(t *testing.T) {
 		dir := t.TempDir()
 		code, _, errs := agentlsRun(t, dir, []string{"AGENTLS_MODEL=", "ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}, "do something")
-		if code != 2 || !strings.Contains(errs, "AGENTLS_MODEL") {
+		if code != 2 || !strings.Contains(errs, "AGENTLS_MODEL") || !strings.Contains(errs, "--model") || !strings.Contains(errs, "export ANTHROPIC_API_KEY") {
 			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if strings.Contains(errs, "initializationOptions") || strings.Contains(errs, "editor") {
+			t.Errorf("the message speaks of an editor to a terminal user: %s", errs)
 		}
 	})
 

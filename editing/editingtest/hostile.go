@@ -109,7 +109,7 @@ func New(t testing.TB) *Hostile {
 		{"refuses a file URI outside", "file:///etc/passwd", false, Outside, "not under the workspace root"},
 		{"refuses an encoded traversal in a URI", "file://" + root + "/%2e%2e/%2e%2e/etc/passwd", false, Outside, "not under the workspace root"},
 		{"refuses an encoded slash traversal in a URI", "file://" + root + "/..%2f..%2fetc%2fpasswd", false, Outside, "not under the workspace root"},
-		{"refuses a remote file URI", "file://evil.example/etc/passwd", false, BadPath, "not a local file:// URI"},
+		{"refuses a remote file URI", "file://evil.example/etc/passwd", false, BadPath, "not on this machine"},
 		{"refuses an http URL", "http://example.com/x", false, BadPath, "is a URL"},
 		{"refuses an empty path", "  ", false, BadPath, "empty"},
 		{"refuses a NUL byte", "src/main.go\x00.txt", false, BadPath, "NUL"},

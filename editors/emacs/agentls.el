@@ -108,6 +108,25 @@ keys keep the server defaults."
                                   (const :modelMs) (const :humanMs))
                 :value-type natnum))
 
+(defcustom agentls-mcp-servers nil
+  "MCP servers whose tools the agent uses, as an alist of (NAME . PLIST).
+A stdio server's PLIST has :command, :args (a list of strings) and :env
+\(an alist of (VARIABLE . VALUE)); a streamable HTTP server's has :url
+and :headers (an alist of (HEADER . VALUE)).  ${NAME} in a value is read
+from the server's environment.  For example:
+
+  ((\"everything\" :command \"npx\"
+                   :args (\"-y\" \"@modelcontextprotocol/server-everything\"))
+   (\"docs\" :url \"https://mcp.example.com/mcp\"
+           :headers ((\"Authorization\" . \"Bearer ${DOCS_TOKEN}\"))))
+
+`agentls-mcp-servers' (the command) shows their state."
+  :type '(alist :key-type (string :tag "Name") :value-type (plist :value-type sexp)))
+
+(defcustom agentls-allow-mcp-tools nil
+  "MCP tools that run without asking: \"mcp__SERVER\" or \"mcp__SERVER__TOOL\"."
+  :type '(repeat string))
+
 (defcustom agentls-initialization-options nil
   "Further initializationOptions, as a plist merged over the others."
   :type '(plist :value-type sexp))
@@ -233,8 +252,28 @@ Without a project it is DIR itself."
           (when (plist-member agentls-zones :deny)
             (setq zones (plist-put zones :deny (vconcat (plist-get agentls-zones :deny)))))
           (add :zones zones)))
-      (when agentls-timeouts (add :timeouts agentls-timeouts)))
+      (when agentls-timeouts (add :timeouts agentls-timeouts))
+      (when agentls-mcp-servers (add :mcpServers (agentls--mcp-servers-json agentls-mcp-servers)))
+      (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools))))
     (or opts (make-hash-table))))
+
+(defun agentls--mcp-servers-json (servers)
+  "Return SERVERS, the value of `agentls-mcp-servers', as JSON objects."
+  (let ((out (make-hash-table :test #'equal)))
+    (pcase-dolist (`(,name . ,plist) servers)
+      (let ((entry (make-hash-table :test #'equal)))
+        (cl-loop for (key value) on plist by #'cddr
+                 do (puthash (substring (symbol-name key) 1)
+                             (pcase key
+                               (:args (vconcat value))
+                               ((or :env :headers)
+                                (let ((map (make-hash-table :test #'equal)))
+                                  (pcase-dolist (`(,k . ,v) value) (puthash k v map))
+                                  map))
+                               (_ value))
+                             entry))
+        (puthash name entry out)))
+    out))
 
 (defun agentls--client-capabilities ()
   "Return the client capabilities Emacs advertises."
@@ -1554,6 +1593,110 @@ Return non-nil if the server stopped it."
         (display-buffer (current-buffer))))
     entries))
 
+;;;; MCP servers
+
+(defvar-local agentls--mcp-connection nil
+  "The connection whose MCP servers this buffer lists.")
+
+(defvar-local agentls--mcp-servers nil
+  "The servers of the last agent/mcpServers reply, as plists.")
+
+(defvar agentls-mcp-servers-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-mcp-servers-tools)
+    (define-key map (kbd "s") #'agentls-mcp-servers-start)
+    map)
+  "Keymap of `agentls-mcp-servers-mode'.")
+
+(define-derived-mode agentls-mcp-servers-mode tabulated-list-mode "agentls-mcp"
+  "The MCP servers of `agentls-mcp-servers', with their state.
+\\{agentls-mcp-servers-mode-map}"
+  (setq tabulated-list-format [("Server" 16 t) ("State" 12 nil) ("Tools" 6 nil) ("Command, URL or error" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'agentls--mcp-servers-refresh nil t)
+  (tabulated-list-init-header))
+
+(defun agentls--mcp-server-where (server)
+  "Return how SERVER is reached: its command line or its URL."
+  (if (equal (plist-get server :transport) "http")
+      (or (plist-get server :url) "")
+    (string-join (cons (or (plist-get server :command) "")
+                       (append (plist-get server :args) nil))
+                 " ")))
+
+(defun agentls--mcp-servers-entries (servers)
+  "Return the `tabulated-list-entries' of SERVERS (agent/mcpServers)."
+  (cl-loop for s across servers
+           collect (let ((state (plist-get s :state))
+                         (err (plist-get s :error)))
+                     (list (plist-get s :name)
+                           (vector (plist-get s :name)
+                                   (propertize (pcase state
+                                                 ("notStarted" "not started")
+                                                 (_ state))
+                                               'face (pcase state
+                                                       ((or "ready" "restarted") 'success)
+                                                       ("failed" 'error)
+                                                       (_ 'default)))
+                                   (format "%d" (or (plist-get s :toolCount) 0))
+                                   (if (and err (not (equal err "")))
+                                       err
+                                     (agentls--mcp-server-where s)))))))
+
+(defun agentls--mcp-servers-refresh (&optional start)
+  "Ask this buffer's server for its MCP servers; with START, start them first."
+  (let ((result (agentls--request agentls--mcp-connection 'agent/mcpServers
+                                  (if start (list :start t) (make-hash-table))
+                                  :timeout 90)))
+    (setq agentls--mcp-servers (or (plist-get result :servers) []))
+    (setq tabulated-list-entries (agentls--mcp-servers-entries agentls--mcp-servers))))
+
+;;;###autoload
+(defun agentls-mcp-servers (&optional start)
+  "List the MCP servers agentls gives the agent, with their state and tools.
+With a prefix argument START, start the servers not started yet first."
+  (interactive "P")
+  (let ((conn (agentls--connection))
+        (buffer (get-buffer-create "*agentls-mcp-servers*")))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-mcp-servers-mode) (agentls-mcp-servers-mode))
+      (setq agentls--mcp-connection conn
+            default-directory (agentls-connection-root conn))
+      (agentls--mcp-servers-refresh start)
+      (tabulated-list-print))
+    (pop-to-buffer buffer)
+    buffer))
+
+(defun agentls-mcp-servers-start ()
+  "Start the MCP servers not started yet, and show their state."
+  (interactive)
+  (agentls--mcp-servers-refresh t)
+  (tabulated-list-print t))
+
+(defun agentls-mcp-servers-tools ()
+  "Show the tools of the MCP server on this line."
+  (interactive)
+  (let* ((name (or (tabulated-list-get-id) (user-error "No server on this line")))
+         (server (cl-find name agentls--mcp-servers
+                          :key (lambda (s) (plist-get s :name)) :test #'equal)))
+    (with-current-buffer (get-buffer-create "*agentls-mcp-tools*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "MCP server %s (%s): %s\n" name (agentls--mcp-server-where server)
+                        (plist-get server :state)))
+        (when-let ((err (plist-get server :error)))
+          (insert err "\n"))
+        (insert "\n")
+        (cl-loop for tool across (or (plist-get server :tools) [])
+                 do (insert (propertize (plist-get tool :tool) 'face 'bold)
+                            (format "  (the model calls it %s)%s\n    %s\n"
+                                    (plist-get tool :name)
+                                    (if (eq (plist-get tool :readOnly) t) ", read-only" "")
+                                    (or (plist-get tool :description) ""))))
+        (goto-char (point-min))
+        (special-mode))
+      (display-buffer (current-buffer)))))
+
 ;;;; The minor mode
 
 (defvar agentls-command-map
@@ -1564,6 +1707,7 @@ Return non-nil if the server stopped it."
     (define-key map (kbd "h") #'agentls-heat)
     (define-key map (kbd "S") #'agentls-sessions)
     (define-key map (kbd "l") #'agentls-trace-at-point)
+    (define-key map (kbd "m") #'agentls-mcp-servers)
     (define-key map (kbd "q") #'agentls-shutdown)
     map)
   "Keymap of the agentls commands.")

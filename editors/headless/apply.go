@@ -3,15 +3,15 @@ package headless
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/internal/lsppos"
 )
 
 // staged is a file's state while an edit is being checked: nothing touches
@@ -26,11 +26,9 @@ type staged struct {
 	touched bool
 }
 
-// applyEdit applies a workspace edit all or nothing, as the LSP
-// specification asks of an editor that reports failureHandling "abort":
-// every change is checked against the current state first (stale versions,
-// files that must or must not exist, overlapping edits), and only then is
-// anything written, each file atomically.
+// applyEdit answers workspace/applyEdit: an edit that needs confirmation
+// goes to the ConfirmEdits function first (refused without one), then the
+// workspace applies it.
 func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) (api.ApplyWorkspaceEditResult, error) {
 	if needsConfirmation(p.Edit) {
 		e.mu.Lock()
@@ -48,19 +46,35 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		}
 		p.Edit = *accepted
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	return e.ws.Apply(p.Edit), nil
+}
+
+// Apply applies a workspace edit all or nothing, as the LSP specification
+// asks of an editor that reports failureHandling "abort": every change is
+// checked against the current state first (stale versions, files that must
+// or must not exist, overlapping edits, paths outside the workspace), and
+// only then is anything written, each file atomically. An edit that cannot
+// be applied is a result with Applied false, the reason and the index of
+// the failed change.
+func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	files := map[string]*staged{}
 	var order []*staged
-	load := func(path string) (*staged, error) {
+	// load stages the file uri names, once per edit.
+	load := func(uri string) (*staged, error) {
+		path, err := fileuri.ToPath(uri)
+		if err != nil {
+			return nil, err
+		}
 		if f, ok := files[path]; ok {
 			return f, nil
 		}
-		if !within(e.root, path) {
+		if !within(w.root, path) {
 			return nil, fmt.Errorf("%s is outside the workspace", path)
 		}
 		f := &staged{path: path}
-		if b, ok := e.buffers[path]; ok {
+		if b, ok := w.buffers[path]; ok {
 			f.exists, f.text, f.buffer, f.version = true, b.text, true, b.version
 		} else if data, err := os.ReadFile(path); err == nil {
 			f.exists, f.text = true, string(data)
@@ -71,9 +85,9 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		order = append(order, f)
 		return f, nil
 	}
-	fail := func(i int, format string, args ...any) (api.ApplyWorkspaceEditResult, error) {
+	fail := func(i int, format string, args ...any) api.ApplyWorkspaceEditResult {
 		idx := uint32(i)
-		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}, nil
+		return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}
 	}
 	type textChange struct {
 		uri     string
@@ -81,8 +95,8 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 		edits   []api.TextEdit
 	}
 	var changes []any
-	if len(p.Edit.DocumentChanges) > 0 {
-		for _, dc := range p.Edit.DocumentChanges {
+	if len(edit.DocumentChanges) > 0 {
+		for _, dc := range edit.DocumentChanges {
 			switch {
 			case dc.TextDocumentEdit != nil:
 				tc := textChange{uri: dc.TextDocumentEdit.TextDocument.URI, version: dc.TextDocumentEdit.TextDocument.Version}
@@ -97,27 +111,23 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 		}
 	} else {
-		uris := make([]string, 0, len(p.Edit.Changes))
-		for uri := range p.Edit.Changes {
+		uris := make([]string, 0, len(edit.Changes))
+		for uri := range edit.Changes {
 			uris = append(uris, uri)
 		}
 		sort.Strings(uris)
 		for _, uri := range uris {
-			changes = append(changes, textChange{uri: uri, edits: p.Edit.Changes[uri]})
+			changes = append(changes, textChange{uri: uri, edits: edit.Changes[uri]})
 		}
 	}
 	for i, c := range changes {
 		switch c := c.(type) {
 		case textChange:
-			path, err := uriToPath(c.uri)
+			f, err := load(c.uri)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
-			f, err := load(path)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			if !f.exists && e.opts.SkipUndeclaredResourceOps {
+			if !f.exists && w.pretend {
 				f.exists, f.buffer, f.opened = true, true, true
 			}
 			if !f.exists {
@@ -136,16 +146,12 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.text, f.touched = text, true
 		case api.CreateFile:
-			if skip, err := e.undeclared(api.OpCreate); skip {
+			if skip, err := w.undeclared(api.OpCreate); skip {
 				continue
 			} else if err != nil {
 				return fail(i, "%v", err)
 			}
-			path, err := uriToPath(c.URI)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			f, err := load(path)
+			f, err := load(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -159,16 +165,12 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			}
 			f.exists, f.text, f.touched = true, "", true
 		case api.DeleteFile:
-			if skip, err := e.undeclared(api.OpDelete); skip {
+			if skip, err := w.undeclared(api.OpDelete); skip {
 				continue
 			} else if err != nil {
 				return fail(i, "%v", err)
 			}
-			path, err := uriToPath(c.URI)
-			if err != nil {
-				return fail(i, "%v", err)
-			}
-			f, err := load(path)
+			f, err := load(c.URI)
 			if err != nil {
 				return fail(i, "%v", err)
 			}
@@ -186,44 +188,45 @@ func (e *Editor) applyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams) 
 			continue
 		}
 		if f.opened {
-			e.buffers[f.path] = &buffer{text: f.text, version: 1}
+			w.buffers[f.path] = &buffer{text: f.text, version: 1}
 			continue
 		}
 		if f.buffer {
 			if !f.exists {
-				delete(e.buffers, f.path)
+				delete(w.buffers, f.path)
 				if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-					return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+					return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 				}
 				continue
 			}
-			b := e.buffers[f.path]
+			b := w.buffers[f.path]
 			b.text = f.text
 			b.version++
 			continue
 		}
 		if !f.exists {
 			if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-				return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+				return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 			}
 			continue
 		}
 		if err := WriteFileAtomic(f.path, []byte(f.text)); err != nil {
-			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}
 		}
 	}
-	return api.ApplyWorkspaceEditResult{Applied: true}, nil
+	return api.ApplyWorkspaceEditResult{Applied: true}
 }
 
 // undeclared tells what to do with a resource operation of kind op: go on
-// (declared), skip it (undeclared, SkipUndeclaredResourceOps) or refuse it.
-func (e *Editor) undeclared(op string) (skip bool, err error) {
-	for _, k := range e.opts.Caps.ResourceOperations {
+// (one the editor performs), skip it (another, when it pretends) or refuse
+// it.
+func (w *Workspace) undeclared(op string) (skip bool, err error) {
+	for _, k := range w.ops {
 		if k == op {
 			return false, nil
 		}
 	}
-	if e.opts.SkipUndeclaredResourceOps {
+	if w.pretend {
 		return true, nil
 	}
 	return false, fmt.Errorf("resource operation %q is not in the resourceOperations this editor declared", op)
@@ -243,14 +246,6 @@ func within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func uriToPath(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", fmt.Errorf("%q is not a file:// URI", uri)
-	}
-	return filepath.Clean(filepath.FromSlash(u.Path)), nil
-}
-
 // WriteFileAtomic replaces path with data so that a reader (or a crash) sees
 // either the old file or the new one, never a part. An existing file's mode
 // is kept; a new one gets 0644. Missing parent directories are created.
@@ -268,7 +263,7 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	if len(edits) == 0 {
 		return text, nil
 	}
-	lines := lineStarts(text)
+	m := lsppos.NewMapper(text)
 	type span struct {
 		start, end int
 		newText    string
@@ -276,8 +271,8 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	}
 	spans := make([]span, len(edits))
 	for i, ed := range edits {
-		s := offsetOf(text, lines, ed.Range.Start)
-		en := offsetOf(text, lines, ed.Range.End)
+		s := m.Offset(ed.Range.Start)
+		en := m.Offset(ed.Range.End)
 		if en < s {
 			return "", fmt.Errorf("edit %d: range end %d:%d is before its start %d:%d", i,
 				ed.Range.End.Line, ed.Range.End.Character, ed.Range.Start.Line, ed.Range.Start.Character)
@@ -299,51 +294,4 @@ func ApplyTextEdits(text string, edits []api.TextEdit) (string, error) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), nil
-}
-
-// lineStarts returns the byte offset at which each line starts.
-func lineStarts(text string) []int {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			starts = append(starts, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
-// offsetOf turns an LSP position into a byte offset of text.
-func offsetOf(text string, starts []int, pos api.Position) int {
-	if int(pos.Line) >= len(starts) {
-		return len(text)
-	}
-	off := starts[pos.Line]
-	end := len(text)
-	if int(pos.Line)+1 < len(starts) {
-		end = starts[pos.Line+1]
-	}
-	// The line's content ends before its line break.
-	for end > off && (text[end-1] == '\n' || text[end-1] == '\r') {
-		end--
-	}
-	units := int(pos.Character)
-	for off < end && units > 0 {
-		r, size := utf8.DecodeRuneInString(text[off:end])
-		n := 1
-		if r >= 0x10000 {
-			n = 2
-		}
-		if n > units {
-			break // inside a surrogate pair: stay before the character
-		}
-		units -= n
-		off += size
-	}
-	return off
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -73,32 +72,18 @@ func (e *Editor) readFile(p api.ReadFileParams) (any, error) {
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
-	e.mu.Lock()
-	b, ok := e.buffers[path]
-	var text string
-	if ok {
-		text = b.text
-	}
-	e.mu.Unlock()
-	if ok {
-		return api.ReadFileResult{Content: text}, nil
-	}
-	data, err := os.ReadFile(path)
+	text, err := e.ws.Read(path)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalidParams, "cannot read %s: %v", p.Path, err)
 	}
-	return api.ReadFileResult{Content: string(data)}, nil
+	return api.ReadFileResult{Content: text}, nil
 }
 
 // pathOf resolves a reverse call's file: the uri when given, else the
 // workspace-relative path.
 func (e *Editor) pathOf(uri, rel string) (string, error) {
 	if uri != "" {
-		path, err := uriToPath(uri)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Clean(path), nil
+		return fileuri.ToPath(uri)
 	}
 	if rel == "" {
 		return "", fmt.Errorf("neither uri nor path given")

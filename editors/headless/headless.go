@@ -8,6 +8,13 @@
 //
 // `agentls run` and every end-to-end test are built on it, as gopls's
 // integration tests are built on its fake editor.
+//
+// Every notification the server sends is kept, none dropped, numbered in
+// arrival order (Notification.Seq); Notifications returns them in that
+// order and Await sees each. Reverse calls are answered concurrently, each
+// on its own goroutine, and recorded in arrival order (ReverseCalls); a
+// workspace edit is checked and applied whole before the next read sees it
+// (Workspace). An Editor is safe for concurrent use.
 package headless
 
 import (
@@ -21,12 +28,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/shell"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -111,10 +119,12 @@ type CallHandler func(ctx context.Context, params json.RawMessage) (any, error)
 type Editor struct {
 	opts Options
 	root string
+	ws   *Workspace // the files and open buffers the reverse calls see
 	conn *rpc.Conn
 	log  *zap.Logger
 
 	cmd      *exec.Cmd
+	group    *shell.Group // the server's process group
 	stderr   *lockedWriter
 	exitCode chan int // receives the server's exit code once
 	exited   chan struct{}
@@ -129,14 +139,8 @@ type Editor struct {
 	noteCond  chan struct{} // closed and replaced on every notification
 	calls     []ReverseCall
 	overrides map[string]CallHandler
-	buffers   map[string]*buffer // by absolute path
 	review    ReviewFunc
 	init      *api.InitializeResult
-}
-
-type buffer struct {
-	text    string
-	version int32
 }
 
 // Start starts the server, connects to it and, unless NoInitialize is set,
@@ -162,14 +166,15 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 	e := &Editor{
 		opts:      opts,
 		root:      root,
+		ws:        NewWorkspace(root),
 		log:       log,
 		exitCode:  make(chan int, 1),
 		exited:    make(chan struct{}),
 		served:    make(chan struct{}),
 		noteCond:  make(chan struct{}),
 		overrides: map[string]CallHandler{},
-		buffers:   map[string]*buffer{},
 	}
+	e.ws.SetResourceOperations(opts.Caps.ResourceOperations, opts.SkipUndeclaredResourceOps)
 	var in io.Reader
 	var out io.WriteCloser
 	if len(opts.Command) > 0 {
@@ -198,10 +203,15 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 }
 
 func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
+	// The server and everything it starts are killed with this process,
+	// however it ends (shell.Group).
+	group, err := shell.NewGroup()
+	if err != nil {
+		return nil, nil, fmt.Errorf("headless: %w", err)
+	}
 	cmd := exec.Command(e.opts.Command[0], e.opts.Command[1:]...)
 	cmd.Dir = e.root
 	cmd.Env = e.opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if e.opts.Stderr != nil {
 		cmd.Stderr = e.opts.Stderr
 	} else {
@@ -210,17 +220,31 @@ func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// The server's output pipe is ours, not cmd's: Wait closes the pipes it
+	// made as soon as the process has exited, and what the server wrote
+	// last but was not read yet would be lost without a word.
+	stdout, w, err := os.Pipe()
 	if err != nil {
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = group.Start(cmd)
+	_ = w.Close()
+	if err != nil {
+		_ = stdout.Close()
+		group.Close()
 		return nil, nil, fmt.Errorf("headless: starting %s: %w", e.opts.Command[0], err)
 	}
-	e.cmd = cmd
+	e.cmd, e.group = cmd, group
 	go func() {
+		// Wait only once the output is read to its end (or the editor
+		// closed it): every notification the server sent is recorded
+		// before Exited closes.
+		<-e.served
 		err := cmd.Wait()
 		code := 0
 		if err != nil {
@@ -254,7 +278,7 @@ func (e *Editor) Root() string { return e.root }
 
 // URI is the file:// URI of a workspace-relative path.
 func (e *Editor) URI(rel string) string {
-	return "file://" + filepath.ToSlash(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return fileuri.FromPath(filepath.Join(e.root, filepath.FromSlash(rel)))
 }
 
 // Initialize sends initialize and initialized.
@@ -262,9 +286,9 @@ func (e *Editor) Initialize(ctx context.Context) (*api.InitializeResult, error) 
 	params := map[string]any{
 		"processId":  os.Getpid(),
 		"clientInfo": map[string]any{"name": e.clientName(), "version": "1"},
-		"rootUri":    "file://" + filepath.ToSlash(e.root),
+		"rootUri":    fileuri.FromPath(e.root),
 		"workspaceFolders": []map[string]any{
-			{"uri": "file://" + filepath.ToSlash(e.root), "name": filepath.Base(e.root)},
+			{"uri": fileuri.FromPath(e.root), "name": filepath.Base(e.root)},
 		},
 		"capabilities": e.capabilities(),
 	}
@@ -365,9 +389,10 @@ func (e *Editor) Close() {
 		select {
 		case <-e.exited:
 		case <-time.After(2 * time.Second):
-			_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+			e.group.Kill()
 			<-e.exited
 		}
+		e.group.Close()
 	} else {
 		<-e.exited
 	}
@@ -535,39 +560,16 @@ func AcceptTextEdits(keep func(uri string, i int) bool) ReviewFunc {
 // OpenBuffer opens a buffer for a workspace-relative path with text that
 // differs from the disk (unsaved edits). agent/readFile answers from it and
 // workspace/applyEdit edits it (its version rising by one per edit).
-func (e *Editor) OpenBuffer(rel, text string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.buffers[e.abs(rel)] = &buffer{text: text, version: 1}
-}
+func (e *Editor) OpenBuffer(rel, text string) { e.ws.OpenBuffer(rel, text) }
 
 // Buffer returns an open buffer's text and version.
-func (e *Editor) Buffer(rel string) (string, int32, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	b, ok := e.buffers[e.abs(rel)]
-	if !ok {
-		return "", 0, false
-	}
-	return b.text, b.version, true
-}
+func (e *Editor) Buffer(rel string) (string, int32, bool) { return e.ws.Buffer(rel) }
 
 // SetBufferVersion changes an open buffer's version, as further typing in a
 // real editor would (to test stale edits).
-func (e *Editor) SetBufferVersion(rel string, v int32) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if b, ok := e.buffers[e.abs(rel)]; ok {
-		b.version = v
-	}
-}
+func (e *Editor) SetBufferVersion(rel string, v int32) { e.ws.SetBufferVersion(rel, v) }
 
-func (e *Editor) abs(rel string) string {
-	if filepath.IsAbs(rel) {
-		return filepath.Clean(rel)
-	}
-	return filepath.Join(e.root, filepath.FromSlash(rel))
-}
+func (e *Editor) abs(rel string) string { return e.ws.Abs(rel) }
 
 // ReverseCalls returns the reverse calls received so far, in order.
 func (e *Editor) ReverseCalls() []ReverseCall {

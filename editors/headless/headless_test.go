@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -31,6 +32,8 @@ func TestApplyTextEdits(t *testing.T) {
 		{"keeps combining marks as their own units", "e\u0301x", []api.TextEdit{edit(0, 2, 0, 3, "y")}, "e\u0301y"},
 		{"ends a line at CRLF", "a\r\nb\r\n", []api.TextEdit{edit(1, 0, 1, 1, "c")}, "a\r\nc\r\n"},
 		{"clamps a character past the line end", "ab\ncd", []api.TextEdit{edit(0, 99, 0, 99, "!")}, "ab!\ncd"},
+		{"clamps a character past a CRLF line's end before the CR", "ab\r\ncd", []api.TextEdit{edit(0, 9, 0, 9, "!")}, "ab!\r\ncd"},
+		{"stays before an emoji a character falls inside", "x😀y", []api.TextEdit{edit(0, 2, 0, 2, "!")}, "x!😀y"},
 		{"clamps a line past the end to the end", "ab", []api.TextEdit{edit(5, 0, 5, 0, "\nz")}, "ab\nz"},
 		{"applies several edits as if at once", "abc", []api.TextEdit{edit(0, 2, 0, 3, "C"), edit(0, 0, 0, 1, "A")}, "AbC"},
 		{"keeps the order of inserts at one position", "x", []api.TextEdit{edit(0, 0, 0, 0, "1"), edit(0, 0, 0, 0, "2")}, "12x"},
@@ -54,8 +57,9 @@ func TestApplyTextEdits(t *testing.T) {
 func newEditor(t *testing.T) *Editor {
 	root := t.TempDir()
 	real, _ := filepath.EvalSymlinks(root)
-	return &Editor{root: real, buffers: map[string]*buffer{}, overrides: map[string]CallHandler{},
-		opts: Options{Caps: FullCapabilities()}}
+	e := &Editor{root: real, ws: NewWorkspace(real), overrides: map[string]CallHandler{}}
+	e.ws.SetResourceOperations(FullCapabilities().ResourceOperations, false)
+	return e
 }
 
 func (e *Editor) write(t *testing.T, rel, text string) {
@@ -116,7 +120,7 @@ func TestApplyEdit(t *testing.T) {
 	}
 	t.Run("refuses a resource operation it did not declare", func(t *testing.T) {
 		e := newEditor(t)
-		e.opts.Caps.ResourceOperations = []string{"delete"}
+		e.ws.SetResourceOperations([]string{"delete"}, false)
 		res, _ := e.applyEdit(ctx, createAndDelete(e))
 		if res.Applied || res.FailedChange == nil || *res.FailedChange != 0 || e.read(t, "gone.txt") != "x" {
 			t.Fatalf("applyEdit = %+v, gone.txt %q", res, e.read(t, "gone.txt"))
@@ -124,8 +128,7 @@ func TestApplyEdit(t *testing.T) {
 	})
 	t.Run("skips undeclared resource operations and claims success, as eglot 1.9 does", func(t *testing.T) {
 		e := newEditor(t)
-		e.opts.Caps.ResourceOperations = nil
-		e.opts.SkipUndeclaredResourceOps = true
+		e.ws.SetResourceOperations(nil, true)
 		res, _ := e.applyEdit(ctx, createAndDelete(e))
 		text, _, open := e.Buffer("new.txt")
 		if !res.Applied || e.read(t, "new.txt") != "<missing>" || !open || text != "fresh\n" || e.read(t, "gone.txt") != "x" {
@@ -203,9 +206,7 @@ func TestAwaitAndScripting(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		h.HandleNotification(context.Background(), rpc.NewRequest("agent/taskUpdate", json.RawMessage(`{"seq":1}`), ""))
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	n, err := e.Await(ctx, Method("agent/taskUpdate"))
+	n, err := e.Await(testkit.Context(t), Method("agent/taskUpdate"))
 	if err != nil || n.Seq != 1 {
 		t.Fatalf("Await = %+v, %v", n, err)
 	}

@@ -5,6 +5,10 @@
 // exclusive lock (concurrent appenders, even in other processes, never
 // interleave a line). It also names the temporary files of those writes in
 // one scheme and removes the ones a crash left (temp.go).
+//
+// Every write is fsynced before it returns, so what it reports written
+// survives a crash; a write that fails leaves the file as it was. The
+// functions are safe for concurrent use, from goroutines and processes.
 package fsutil
 
 import (

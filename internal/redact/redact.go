@@ -134,6 +134,17 @@ func (r *Redactor) Add(name, value string) {
 	r.addValue(name, value)
 }
 
+// AddValue makes a value secret without naming a variable: it is redacted
+// as "[redacted LABEL]" (when at least MinLen long) but nothing is unset
+// for commands. For secrets that come from settings rather than the
+// environment, such as an MCP server's Authorization header.
+func (r *Redactor) AddValue(label, value string) {
+	if r == nil || label == "" {
+		return
+	}
+	r.addValue(label, value)
+}
+
 func (r *Redactor) addValue(name, value string) {
 	if len(value) < MinLen {
 		return

@@ -281,3 +281,14 @@ func TestStream(t *testing.T) {
 		}
 	})
 }
+
+func TestAddValue(t *testing.T) {
+	r := New()
+	r.AddValue("mcpServers.github.headers.Authorization", "ghp_headervalue123")
+	if got := r.String("Bearer ghp_headervalue123"); got != "Bearer [redacted mcpServers.github.headers.Authorization]" {
+		t.Fatalf("String = %q", got)
+	}
+	if u := r.Unset(nil); len(u) != 0 {
+		t.Fatalf("a value from the settings unsets variables: %v", u)
+	}
+}

@@ -1,13 +1,77 @@
+//go:build unix
+
 package shell
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
+
+// helperEnv makes the test binary the helper of TestCommandsDieWithTheirRunner.
+const helperEnv = "AGENTLS_SHELL_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		helper()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// helper runs two sleeps through the runner, prints the group's id and
+// waits to be killed.
+func helper() {
+	_, _, err := run(context.Background(), os.TempDir(), "sleep 300 & sleep 300", nil, io.Discard, func(g *Group) {
+		fmt.Println(g.ID())
+	})
+	fmt.Fprintln(os.Stderr, "helper:", err)
+	os.Exit(1)
+}
+
+// awaitGroup polls process group pgid until done says its members are as
+// wanted, and fails the test when that does not happen in time.
+func awaitGroup(t *testing.T, pgid int, what string, done func(members []string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		members := groupMembers(pgid)
+		if done(members) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d: %s: it holds %q", pgid, what, members)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// awaitEmpty waits for every process of group pgid to be gone.
+func awaitEmpty(t *testing.T, pgid int) {
+	t.Helper()
+	awaitGroup(t, pgid, "still has processes", func(m []string) bool { return len(m) == 0 })
+}
+
+// runInGroup is Run that also tells the command's process group.
+func runInGroup(t *testing.T, ctx context.Context, command string) (code int, killed bool, out string, pgid int) {
+	t.Helper()
+	o := NewOutput(OutputHead, OutputTail)
+	code, killed, err := run(ctx, t.TempDir(), command, nil, o, func(g *Group) { pgid = g.ID() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, killed, o.String(), pgid
+}
 
 func TestRun(t *testing.T) {
 	ctx := context.Background()
@@ -17,35 +81,81 @@ func TestRun(t *testing.T) {
 			t.Fatalf("got %+v", res)
 		}
 	})
-	t.Run("kills the whole process group at the timeout", func(t *testing.T) {
-		dir := t.TempDir()
-		res := Run(ctx, dir, "(sleep 0.3; touch late) & sleep 30", 100*time.Millisecond, nil)
-		if !res.TimedOut {
+	t.Run("says it timed out when the timeout killed the command", func(t *testing.T) {
+		res := Run(ctx, t.TempDir(), "echo started; sleep 30", 100*time.Millisecond, nil)
+		if !res.TimedOut || res.ExitCode != -1 || res.Output != "started\n" {
 			t.Fatalf("got %+v", res)
 		}
-		time.Sleep(500 * time.Millisecond) // longer than the child would have taken
-		if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
-			t.Fatal("a child outlived the command")
+	})
+	t.Run("kills the whole process group when the context ends", func(t *testing.T) {
+		tctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, killed, _, pgid := runInGroup(t, tctx, "sleep 30 & sleep 30")
+		if !killed {
+			t.Fatal("the command was not killed")
+		}
+		awaitEmpty(t, pgid)
+	})
+	t.Run("keeps the head and the tail of a long output and says how much it cut", func(t *testing.T) {
+		res := Run(ctx, t.TempDir(), "echo FIRST; head -c 2000000 /dev/zero | tr '\\0' x; echo; echo LAST", 10*time.Second, nil)
+		if len(res.Output) > MaxOutput+100 || !strings.HasPrefix(res.Output, "FIRST\n") || !strings.HasSuffix(res.Output, "\nLAST\n") {
+			t.Fatalf("output of %d bytes: %.20q…%q", len(res.Output), res.Output, res.Output[max(len(res.Output)-20, 0):])
+		}
+		m := regexp.MustCompile(`\[… (\d+) bytes of output cut here …\]`).FindStringSubmatch(res.Output)
+		if m == nil {
+			t.Fatal("the output does not say how much was cut")
+		}
+		cut, _ := strconv.Atoi(m[1])
+		total := len("FIRST\n") + 2000000 + len("\nLAST\n")
+		if kept := len(res.Output) - len(Marker(int64(cut))); kept+cut != total {
+			t.Errorf("kept %d bytes and says %d were cut, of %d", kept, cut, total)
 		}
 	})
-	t.Run("cuts output past the limit and says so", func(t *testing.T) {
-		res := Run(ctx, t.TempDir(), "head -c 1100000 /dev/zero | tr '\\0' x", 10*time.Second, nil)
-		if len(res.Output) > MaxOutput+100 || !strings.Contains(res.Output, "output cut") {
-			t.Fatalf("output of %d bytes", len(res.Output))
+	t.Run("reads the output to its end when the command ends at once", func(t *testing.T) {
+		res := Run(ctx, t.TempDir(), "head -c 300000 /dev/zero | tr '\\0' y; printf END", 10*time.Second, nil)
+		if len(res.Output) != 300003 || !strings.HasSuffix(res.Output, "yEND") {
+			t.Fatalf("output of %d bytes ending %q", len(res.Output), res.Output[max(len(res.Output)-10, 0):])
 		}
 	})
 }
 
 func TestRunKillsWhatTheCommandLeftBehind(t *testing.T) {
-	dir := t.TempDir()
-	res := Run(context.Background(), dir, "(sleep 0.3; touch late) >/dev/null 2>&1 & echo started", 10*time.Second, nil)
-	if res.ExitCode != 0 || !strings.Contains(res.Output, "started") {
-		t.Fatalf("got %+v", res)
+	code, killed, out, pgid := runInGroup(t, context.Background(), "sleep 30 >/dev/null 2>&1 & echo started")
+	if code != 0 || killed || out != "started\n" {
+		t.Fatalf("exit %d, killed %v, output %q", code, killed, out)
 	}
-	time.Sleep(500 * time.Millisecond) // longer than the background child would have taken
-	if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
-		t.Fatal("a background child outlived its command")
+	awaitEmpty(t, pgid)
+}
+
+func TestCommandsDieWithTheirRunner(t *testing.T) {
+	helper := exec.Command(os.Args[0], "-test.run=^$")
+	helper.Env = append(os.Environ(), helperEnv+"=1")
+	stdout, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	helper.Stderr = os.Stderr
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = helper.Process.Kill()
+		_ = helper.Wait()
+		t.Fatalf("the helper did not say its group: %v", err)
+	}
+	pgid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitGroup(t, pgid, "the two sleeps did not start", func(m []string) bool {
+		return len(slices.DeleteFunc(m, func(n string) bool { return n != "sleep" })) == 2
+	})
+	if err := helper.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = helper.Wait()
+	awaitEmpty(t, pgid)
 }
 
 func TestRunLeavesOutTheVariablesToUnset(t *testing.T) {

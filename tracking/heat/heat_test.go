@@ -308,6 +308,8 @@ func TestMerge(t *testing.T) {
 		{"a write beats a read at the same instant whatever the order", api.ActionWrite, api.ActionRead, 0, api.ActionWrite},
 		{"a search beats a read at the same instant", api.ActionRead, api.ActionSearch, 0, api.ActionSearch},
 		{"a write beats a search at the same instant", api.ActionSearch, api.ActionWrite, 0, api.ActionWrite},
+		{"an MCP call is kept as its own action, beating a search at the same instant", api.ActionSearch, api.ActionMCP, 0, api.ActionMCP},
+		{"a write beats an MCP call at the same instant", api.ActionMCP, api.ActionWrite, 0, api.ActionWrite},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

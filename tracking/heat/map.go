@@ -21,7 +21,13 @@
 //   - updates of one view leave in seq order; a Snapshot gives the view with
 //     every access recorded before it (read your writes) and the seq of the
 //     last update built, so a client that applies later updates over it
-//     (updates are whole nodes, removals are paths) converges.
+//     (updates are whole nodes, removals are paths) converges;
+//   - what changes between two ticks is coalesced: an update carries each
+//     changed file as it is at the tick, not every access. An update the
+//     Emitter fails to send is logged and not sent again (its seq is used),
+//     so a client that sees a gap in seq takes a Snapshot.
+//
+// A Map and its Trackers are safe for concurrent use.
 package heat
 
 import (

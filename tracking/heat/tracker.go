@@ -13,8 +13,10 @@ import (
 func rank(action string) int {
 	switch action {
 	case api.ActionWrite:
-		return 5
+		return 6
 	case api.ActionBlocked:
+		return 5
+	case api.ActionMCP:
 		return 4
 	case api.ActionSearch:
 		return 3
@@ -71,7 +73,7 @@ func (t *Tracker) Worker() string { return t.worker }
 
 // Access records that the worker touched path (workspace-relative, "/"
 // separators) with action (one of api.ActionRead, ActionWrite, ActionSearch,
-// ActionUserProvided, ActionBlocked): the file's heat goes to 1 and it enters
+// ActionUserProvided, ActionBlocked, ActionMCP): the file's heat goes to 1 and it enters
 // the worker's context. Paths outside the workspace or under an ignored
 // folder (node_modules, .git, build output) are not tracked. An unknown
 // action is recorded as a read.

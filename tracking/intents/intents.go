@@ -26,7 +26,7 @@ import (
 	"sync"
 
 	"go.uber.org/zap"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/agentls/agentls/editing"
 )

@@ -12,27 +12,25 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
-
-const childEnv = "AGENTLS_TRACE_TEST_CHILD"
 
 // TestTwoProcessesAppendWholeLines runs two processes (this test binary
 // re-executed) that append to one trace at once, with lines far longer than
 // PIPE_BUF, and checks that every line is whole and every entry is there.
 func TestTwoProcessesAppendWholeLines(t *testing.T) {
-	if os.Getenv(childEnv) != "" {
+	if testkit.ChildRole() != "" {
 		appendChild(t)
 		return
 	}
 	n := 300
-	if testing.Short() || raceEnabled {
+	if testing.Short() || testkit.Race {
 		n = 60
 	}
 	root := t.TempDir()
 	var cmds []*exec.Cmd
 	for _, name := range []string{"alpha", "beta"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTwoProcessesAppendWholeLines$")
-		cmd.Env = append(os.Environ(), childEnv+"="+name, "TRACE_ROOT="+root, "TRACE_N="+strconv.Itoa(n))
+		cmd := testkit.Child(t, name, "TRACE_ROOT="+root, "TRACE_N="+strconv.Itoa(n))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -79,7 +77,7 @@ func TestTwoProcessesAppendWholeLines(t *testing.T) {
 }
 
 func appendChild(t *testing.T) {
-	name := os.Getenv(childEnv)
+	name := testkit.ChildRole()
 	root := os.Getenv("TRACE_ROOT")
 	n, _ := strconv.Atoi(os.Getenv("TRACE_N"))
 	l := Open(root, Options{})

@@ -72,14 +72,15 @@ type Span struct{ Start, End int }
 // applied it.
 type Change struct {
 	Path      string // workspace-relative, "/" separators
-	Operation string // api.OpCreate, OpUpdate or OpDelete
-	Content   []byte // the whole new file (nil for a delete)
+	Operation string // api.OpCreate, OpUpdate, OpDelete or OpMCP
+	Content   []byte // the whole new file (nil for a delete; for OpMCP, the file after the call, nil when it is not there)
 	Spans     []Span // changed lines of Content; none for a delete or a pure removal of lines
 	IntentID  string // "" when no intent was selected
 	SessionID string
 	TaskID    string
 	SubtaskID string
 	Model     string
+	Tool      string // the MCP tool of an OpMCP entry
 }
 
 // Options configure a Log. Zero fields take defaults.
@@ -189,9 +190,20 @@ func (l *Log) Entry(c Change) (api.TraceEntry, int, error) {
 			return api.TraceEntry{}, 0, fmt.Errorf("%w: a delete has no content or spans", ErrInvalidChange)
 		}
 		return e, 0, nil
+	case api.OpMCP:
+		// An MCP tool named the file: which lines it changed, if any, is
+		// not known; the hash says what the file was after the call.
+		if len(c.Spans) > 0 || c.Tool == "" {
+			return api.TraceEntry{}, 0, fmt.Errorf("%w: an mcp entry names its tool and has no spans", ErrInvalidChange)
+		}
+		e.Tool = c.Tool
+		if c.Content != nil {
+			e.FileHash = HashBytes(c.Content)
+		}
+		return e, 0, nil
 	case api.OpCreate, api.OpUpdate:
 	default:
-		return api.TraceEntry{}, 0, fmt.Errorf("%w: operation %q is not create, update or delete", ErrInvalidChange, c.Operation)
+		return api.TraceEntry{}, 0, fmt.Errorf("%w: operation %q is not create, update, delete or mcp", ErrInvalidChange, c.Operation)
 	}
 	lines := Lines(c.Content)
 	spans := slices.Clone(c.Spans)
@@ -223,7 +235,7 @@ func (l *Log) Record(c Change) (api.TraceEntry, error) {
 		return api.TraceEntry{}, err
 	}
 	rec := record{TraceEntry: e}
-	if c.Operation != api.OpDelete {
+	if c.Operation != api.OpDelete && c.Operation != api.OpMCP {
 		rec.Lines = &n
 	}
 	line, err := json.Marshal(rec)
@@ -283,13 +295,29 @@ func (l *Log) Query(p string, line *int) (api.TraceResult, error) {
 }
 
 // follow returns the indexes (ascending) of the records that touched line
-// cur of the version the last record left.
-func follow(recs []record, cur int) []int {
+// cur of the version the last record left. An "mcp" record that left the
+// file as the record before it left it is passed over; one after which the
+// file differs may have changed the line and does not say where lines
+// moved: it is a hit, and the walk ends there.
+func follow(all []record, cur int) []int {
+	var keep []int // indexes into all of the records the walk considers
+	for k, r := range all {
+		if r.Operation == api.OpMCP && len(keep) > 0 {
+			if p := all[keep[len(keep)-1]]; p.Operation != api.OpDelete && p.FileHash == r.FileHash {
+				continue
+			}
+		}
+		keep = append(keep, k)
+	}
 	var hits []int
 walk:
-	for k := len(recs) - 1; k >= 0; k-- {
-		r := recs[k]
+	for k := len(keep) - 1; k >= 0; k-- {
+		r := all[keep[k]]
 		if r.Operation == api.OpDelete {
+			break
+		}
+		if r.Operation == api.OpMCP {
+			hits = append(hits, keep[k])
 			break
 		}
 		rs := r.Ranges
@@ -300,13 +328,13 @@ walk:
 			}
 		}
 		if in {
-			hits = append(hits, k)
+			hits = append(hits, keep[k])
 		}
 		if r.Operation == api.OpCreate || k == 0 {
 			break
 		}
-		prev := recs[k-1]
-		if prev.Operation == api.OpDelete || r.Lines == nil || prev.Lines == nil {
+		prev := all[keep[k-1]]
+		if prev.Operation == api.OpDelete || prev.Operation == api.OpMCP || r.Lines == nil || prev.Lines == nil {
 			break
 		}
 		// Map cur to the version before r.

@@ -276,3 +276,49 @@ func TestEnabled(t *testing.T) {
 		t.Error("with .orchestration: on unless set off")
 	}
 }
+
+func TestMCPEntries(t *testing.T) {
+	root := t.TempDir()
+	l := newTestLog(t, root)
+	v1 := numbered(3, "v1")
+	apply(t, l, root, Change{Path: "a.txt", Operation: api.OpCreate, Content: v1, Spans: []Span{{1, 3}}})
+	t.Run("records the tool and the file's hash after the call", func(t *testing.T) {
+		e, err := l.Record(Change{Path: "a.txt", Operation: api.OpMCP, Content: v1, Tool: "mcp__fs__read_text_file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Operation != api.OpMCP || e.Tool != "mcp__fs__read_text_file" || e.FileHash != sha(v1) || len(e.Ranges) != 0 {
+			t.Fatalf("entry = %+v", e)
+		}
+	})
+	t.Run("passes over a call that left the file as it was when following a line", func(t *testing.T) {
+		line := 2
+		res, err := l.Query("a.txt", &line)
+		if err != nil || len(res.Entries) != 1 || res.Entries[0].Operation != api.OpCreate {
+			t.Fatalf("got %+v, %v", res.Entries, err)
+		}
+	})
+	t.Run("stops at a call after which the file differs, naming it", func(t *testing.T) {
+		v2 := numbered(4, "v2")
+		if err := os.WriteFile(filepath.Join(root, "a.txt"), v2, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Record(Change{Path: "a.txt", Operation: api.OpMCP, Content: v2, Tool: "mcp__fs__write_file"}); err != nil {
+			t.Fatal(err)
+		}
+		line := 2
+		res, err := l.Query("a.txt", &line)
+		if err != nil || len(res.Entries) != 1 || res.Entries[0].Tool != "mcp__fs__write_file" {
+			t.Fatalf("got %+v, %v", res.Entries, err)
+		}
+		all, _ := l.Query("a.txt", nil)
+		if len(all.Entries) != 3 {
+			t.Fatalf("by path: %+v", all.Entries)
+		}
+	})
+	t.Run("refuses an mcp entry without its tool", func(t *testing.T) {
+		if _, err := l.Record(Change{Path: "a.txt", Operation: api.OpMCP}); !errors.Is(err, ErrInvalidChange) {
+			t.Fatalf("got %v", err)
+		}
+	})
+}

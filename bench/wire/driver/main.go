@@ -26,6 +26,11 @@
 //	       -server 'agentls=bin/agentls serve' [-rounds 5] [-markdown FILE]
 //
 // scripts/bench-wire.sh builds and runs all three.
+//
+// A figure is reported only for replies that were checked: every echo is
+// compared with what was sent, and a server that answers wrongly, exits or
+// stalls past its bound fails the run with the end of its stderr. Every
+// server the driver started is killed and waited for before it exits.
 package main
 
 import (

@@ -6,6 +6,8 @@
 //
 // It is not part of agentls. It exists so that bench/wire/driver can measure
 // the library on its own, side by side with agentls and vscode-jsonrpc.
+// It keeps the library's own ordering: requests are handled one at a time,
+// in arrival order, on the read loop. Stdout carries the protocol only.
 package main
 
 import (

@@ -254,6 +254,43 @@ SPEC is (ROOT CONN)."
         (agentls-timeouts nil) (agentls-initialization-options nil))
     (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
 
+(ert-deftest agentls-test-mcp-servers-options ()
+  "The MCP servers go out as JSON objects, args as arrays, env and headers as objects."
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil)
+        (agentls-mcp-servers '(("everything" :command "npx" :args ("-y" "pkg") :env (("A" . "1")))
+                               ("docs" :url "https://h/mcp" :headers (("Authorization" . "Bearer x")))))
+        (agentls-allow-mcp-tools '("mcp__docs")))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((mcpServers (everything (command . "npx") (args . ["-y" "pkg"]) (env (A . "1")))
+                                 (docs (url . "https://h/mcp") (headers (Authorization . "Bearer x"))))
+                     (allowMcpTools . ["mcp__docs"]))))))
+
+(ert-deftest agentls-test-mcp-servers-command ()
+  "`agentls-mcp-servers' lists each server's state; `s' starts them and shows why one failed."
+  (agentls-test--with-project (root conn)
+    (ignore conn)
+    (let ((agentls-mcp-servers `(("missing" :command ,(expand-file-name "no-such-mcp-server" root)))))
+      ;; The customization is read when the connection starts: start anew.
+      (agentls--stop-connection conn)
+      (let ((default-directory root))
+        (setq conn (agentls--connection root)))
+      (with-current-buffer (agentls-mcp-servers)
+        (should (eq agentls--mcp-connection conn))
+        (let ((row (cadr (assoc "missing" tabulated-list-entries))))
+          (should (equal (aref row 1) "not started"))
+          (should (equal (aref row 3) (expand-file-name "no-such-mcp-server" root))))
+        (agentls-mcp-servers-start)
+        (let ((row (cadr (assoc "missing" tabulated-list-entries))))
+          (should (equal (aref row 1) "failed"))
+          (should (string-match-p "failed to start: cannot run" (aref row 3))))
+        (goto-char (point-min))
+        (agentls-mcp-servers-tools)
+        (with-current-buffer "*agentls-mcp-tools*"
+          (should (string-match-p "MCP server missing" (buffer-string))))))))
+
 (ert-deftest agentls-test-capabilities ()
   "Emacs advertises the reverse calls it serves, runCommand included."
   (let ((caps (json-parse-string (json-serialize (agentls--client-capabilities) :false-object :json-false)

@@ -24,6 +24,48 @@ test('setup options become initializationOptions with unset keys left out', func
   R.eq('{}', vim.json.encode(config.init_options(assert(config.resolve({})))), 'nothing set: an empty object')
 end)
 
+test('MCP servers go out as the objects the server reads, empty env and headers included', function()
+  local c = assert(config.resolve({
+    mcp_servers = {
+      everything = { command = 'npx', args = { '-y', '@modelcontextprotocol/server-everything' }, env = {} },
+      docs = { url = 'https://mcp.example.com/mcp', headers = {} },
+    },
+    allow_mcp_tools = { 'mcp__docs' },
+  }))
+  local wire = vim.json.encode(config.init_options(c))
+  R.contains(wire, '"env":{}', 'env stays an object')
+  R.contains(wire, '"headers":{}', 'headers stay an object')
+  local o = vim.json.decode(wire)
+  R.eq({ '-y', '@modelcontextprotocol/server-everything' }, o.mcpServers.everything.args, 'args')
+  R.eq({ 'mcp__docs' }, o.allowMcpTools, 'allowMcpTools')
+  R.eq('{"mcpServers":{}}', vim.json.encode(config.init_options(assert(config.resolve({ mcp_servers = {} })))), 'no servers: an object')
+  for _, case in ipairs({
+    { { mcp_servers = { 'npx' } }, 'mcp_servers must be a table of server name' },
+    { { mcp_servers = { a = { command = 'x', url = 'http://h/mcp' } } }, 'mcp_servers.a needs command' },
+    { { mcp_servers = { a = { command = 'x', args = 'y' } } }, 'mcp_servers.a.args must be a list of strings' },
+  }) do
+    local _, err = config.resolve(case[1])
+    R.contains(err or '', case[2], vim.inspect(case[1]))
+  end
+end)
+
+test('the MCP servers of :checkhealth say each state, the tools and the errors', function()
+  local health = require('agentls.health')
+  local lines = health.mcp_report({ servers = {
+    { name = 'everything', transport = 'stdio', command = 'npx', args = { '-y', 'pkg' }, state = 'ready', restarts = 0, toolCount = 2,
+      tools = { { name = 'mcp__everything__echo', tool = 'echo' }, { name = 'mcp__everything__get-sum', tool = 'get-sum' } } },
+    { name = 'docs', transport = 'http', url = 'https://mcp.example.com/mcp', state = 'notStarted', restarts = 0, toolCount = 0, tools = {} },
+    { name = 'broken', transport = 'stdio', command = '/no/such', args = vim.NIL, state = 'failed', restarts = 0, toolCount = 0, tools = vim.NIL,
+      error = 'MCP server "broken" failed to start: cannot run' },
+    { name = 'again', transport = 'stdio', command = 'srv', state = 'restarted', restarts = 1, toolCount = 1, tools = { { name = 'mcp__again__x', tool = 'x' } } },
+  } })
+  R.eq({ level = 'ok', text = 'MCP server everything: ready, 2 tools (npx -y pkg): echo, get-sum' }, lines[1], 'ready')
+  R.eq({ level = 'info', text = 'MCP server docs: not started (https://mcp.example.com/mcp)' }, lines[2], 'not started')
+  R.eq({ level = 'error', text = 'MCP server broken: failed (/no/such): MCP server "broken" failed to start: cannot run' }, lines[3], 'failed')
+  R.eq({ level = 'ok', text = 'MCP server again: restarted after a crash, 1 tool (srv): x' }, lines[4], 'restarted')
+  R.eq({ { level = 'info', text = 'no MCP server configured (mcp_servers in setup())' } }, health.mcp_report({ servers = {} }), 'none')
+end)
+
 test('bad options are refused with a message naming the option', function()
   for _, case in ipairs({
     { { edit_mode = 'yolo' }, 'edit_mode must be one of apply, branch, propose' },
@@ -301,6 +343,23 @@ test(':checkhealth agentls reports the binary, its version and the model', funct
   require('agentls').setup({ cmd = 'agentls-not-installed' })
   vim.cmd('checkhealth agentls')
   R.contains(R.buf_lines(0), 'not found', 'missing binary')
+end)
+
+test(':checkhealth agentls starts the MCP servers and shows why one failed', function()
+  local bin = os.getenv('AGENTLS_BIN')
+  local root = R.tmpdir()
+  vim.fn.mkdir(root .. '/.git', 'p')
+  require('agentls').restart()
+  require('agentls').setup({ cmd = bin, model = 'script:/no/such/script.json',
+    mcp_servers = { missing = { command = root .. '/no-such-mcp-server', env = {} } } })
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  assert(require('agentls').workspace())
+  vim.cmd('checkhealth agentls')
+  local text = table.concat(R.buf_lines(0), '\n')
+  R.contains(text, 'agentls: MCP servers', 'section')
+  R.contains(text, 'MCP server missing: failed (' .. root .. '/no-such-mcp-server)', 'the failed server')
+  R.contains(text, 'cannot run', 'why')
+  require('agentls').restart()
 end)
 
 test('the help page builds its tags and every command has one', function()

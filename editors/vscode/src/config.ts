@@ -16,6 +16,49 @@ export interface InitOptions {
   allowCommands: string[];
   zones: { allow: string[]; deny: string[] };
   timeouts: { commandMs: number };
+  /** MCP servers by name: {command, args?, env?} or {url, headers?}. */
+  mcpServers?: Record<string, MCPServerEntry>;
+  allowMcpTools?: string[];
+}
+
+/** One entry of agentls.mcpServers, as Claude Code, Zed and VS Code write it. */
+export interface MCPServerEntry {
+  type?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+}
+
+function isStringMap(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+/** mcpEntryProblem says what is wrong with an entry the server would refuse, or undefined. */
+export function mcpEntryProblem(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) {
+    return 'must be {"command", "args", "env"} or {"url", "headers"}';
+  }
+  const x = e as Record<string, unknown>;
+  const hasCommand = typeof x.command === 'string' && x.command.trim() !== '';
+  const hasURL = typeof x.url === 'string' && /^https?:\/\/[^/]/.test(x.url);
+  if (hasCommand === hasURL) {
+    return 'needs "command" (a stdio server) or an http(s) "url" (a streamable HTTP server), not both';
+  }
+  if (x.args !== undefined && x.args !== null && !isStringArray(x.args)) {
+    return '"args" must be a list of strings';
+  }
+  for (const k of ['env', 'headers']) {
+    if (x[k] !== undefined && x[k] !== null && !isStringMap(x[k])) {
+      return `"${k}" must be an object of names to strings`;
+    }
+  }
+  if (x.type === 'sse') {
+    return '"sse" is not supported: give the streamable HTTP endpoint as "url"';
+  }
+  return undefined;
 }
 
 /** A setting that cannot be sent as it is, and what was kept instead. */
@@ -125,6 +168,37 @@ export function initOptions(cfg: ConfigSource): { options: InitOptions; problems
     }
   }
 
+  const mcpServers = cfg.get('mcpServers');
+  if (mcpServers !== undefined && mcpServers !== null) {
+    if (typeof mcpServers !== 'object' || Array.isArray(mcpServers)) {
+      bad('mcpServers', 'must be an object of server name to {"command", "args", "env"} or {"url", "headers"}; using none');
+    } else {
+      const kept: Record<string, MCPServerEntry> = {};
+      for (const [name, entry] of Object.entries(mcpServers as Record<string, unknown>)) {
+        const problem = mcpEntryProblem(entry);
+        if (problem !== undefined) {
+          bad('mcpServers', `${name}: ${problem}; this server is left out`);
+        } else {
+          kept[name] = entry as MCPServerEntry;
+        }
+      }
+      if (Object.keys(kept).length > 0) {
+        o.mcpServers = kept;
+      }
+    }
+  }
+
+  const allowMcpTools = cfg.get('allowMcpTools');
+  if (allowMcpTools !== undefined && allowMcpTools !== null) {
+    if (isStringArray(allowMcpTools) && allowMcpTools.every((t) => /^mcp__[^_]/.test(t))) {
+      if (allowMcpTools.length > 0) {
+        o.allowMcpTools = allowMcpTools;
+      }
+    } else {
+      bad('allowMcpTools', 'must be a list of mcp__<server> or mcp__<server>__<tool>; using none');
+    }
+  }
+
   const commandMs = cfg.get('commandTimeoutMs');
   if (commandMs !== undefined && commandMs !== null) {
     if (typeof commandMs === 'number' && Number.isInteger(commandMs) && commandMs >= 1000) {
@@ -149,6 +223,8 @@ export const allSettings = [
   'agentls.allowCommands',
   'agentls.zones',
   'agentls.commandTimeoutMs',
+  'agentls.mcpServers',
+  'agentls.allowMcpTools',
   'agentls.logLevel',
 ] as const;
 

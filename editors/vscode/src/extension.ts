@@ -8,9 +8,10 @@ import { defaultAskDeps } from './handlers/ask';
 import { defaultReadFileDeps } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import { buildPrompt, SelectionContext } from './prompt';
-import { Methods, RunParams, RunResult, SessionResult, SessionsResult, TraceResult } from './protocol';
+import { MCPServersResult, Methods, RunParams, RunResult, SessionResult, SessionsResult, TraceResult } from './protocol';
 import { providers, ProviderKeys } from './secrets';
 import { HeatDecorations, HeatStore } from './views/heat';
+import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
 import { oneLine, TaskStore } from './views/taskModel';
@@ -251,6 +252,47 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }
 
+  // showMcpServers lists the MCP servers with their state (agent/mcpServers):
+  // picking one, or "Start All", opens the report with every server's tools.
+  async function showMcpServers(): Promise<void> {
+    const lc = await connected();
+    if (lc === undefined) {
+      return;
+    }
+    const list = async (start: boolean): Promise<MCPServersResult | undefined> => {
+      try {
+        return await lc.sendRequest<MCPServersResult>(Methods.mcpServers, { start });
+      } catch (e) {
+        void vscode.window.showErrorMessage(`agentls: cannot list the MCP servers: ${errorText(e)}`);
+        return undefined;
+      }
+    };
+    let res = await list(false);
+    if (res === undefined) {
+      return;
+    }
+    const servers = res.servers ?? [];
+    if (servers.length > 0) {
+      const startAll = { label: '$(play) Start All', description: 'start the servers not started yet and show the report', server: '' };
+      const pick = await vscode.window.showQuickPick([...servers.map(mcpServerItem), startAll], {
+        title: 'agentls: MCP Servers',
+        placeHolder: 'Pick a server to see the report with every server and its tools',
+        matchOnDetail: true,
+      });
+      if (pick === undefined) {
+        return;
+      }
+      if (pick === startAll) {
+        res = await list(true);
+        if (res === undefined) {
+          return;
+        }
+      }
+    }
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: mcpReport(res) });
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+
   async function showTraceForLine(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     const folder = root();
@@ -341,6 +383,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('agentls.showSessions', showSessions),
     vscode.commands.registerCommand('agentls.showTraceForLine', showTraceForLine),
+    vscode.commands.registerCommand('agentls.showMcpServers', showMcpServers),
     vscode.commands.registerCommand('agentls.setProviderKey', setProviderKey),
     vscode.commands.registerCommand('agentls.clearProviderKey', clearProviderKey),
     vscode.commands.registerCommand('agentls.restart', restart),

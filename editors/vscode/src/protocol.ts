@@ -10,6 +10,7 @@ export const Methods = {
   heatSnapshot: 'agent/heatSnapshot',
   trace: 'agent/trace',
   ping: 'agent/ping',
+  mcpServers: 'agent/mcpServers',
   readFile: 'agent/readFile',
   runCommand: 'agent/runCommand',
   ask: 'agent/ask',
@@ -178,6 +179,8 @@ export interface TraceEntry {
   operation: string;
   ranges: TraceRange[] | null;
   fileHash: string;
+  /** The MCP tool of an "mcp" entry. */
+  tool?: string;
 }
 export interface TraceResult {
   entries: TraceEntry[] | null;
@@ -192,4 +195,34 @@ export function fillAgentCapabilities(capabilities: { experimental?: unknown }):
   const experimental: Record<string, unknown> = typeof e === 'object' && e !== null ? { ...(e as Record<string, unknown>) } : {};
   experimental.agent = { ...agentClientCapabilities };
   capabilities.experimental = experimental;
+}
+
+export type MCPServerState = 'notStarted' | 'starting' | 'ready' | 'failed' | 'restarted';
+
+/** One tool of an MCP server, as agent/mcpServers lists it. */
+export interface MCPTool {
+  /** The name the model calls: mcp__<server>__<tool>. */
+  name: string;
+  server: string;
+  tool: string;
+  description?: string;
+  readOnly?: boolean;
+}
+
+/** One server of agent/mcpServers. */
+export interface MCPServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  command?: string;
+  args?: string[];
+  url?: string;
+  state: MCPServerState;
+  error?: string;
+  restarts: number;
+  toolCount: number;
+  tools: MCPTool[] | null;
+}
+
+export interface MCPServersResult {
+  servers: MCPServerStatus[] | null;
 }

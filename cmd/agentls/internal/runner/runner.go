@@ -3,13 +3,14 @@
 // with editors/headless. It answers the reverse calls (file reads, commands,
 // atomic edits that refuse stale versions), shows each command it runs
 // with the end of its output and its exit status, puts approvals and questions to
-// the person on the terminal (refusing approvals when there is no terminal,
-// unless --yes), draws the task tree live on stderr (plain lines when stderr
-// is not a terminal), and prints the summary and the diffs on stdout.
+// the person on the terminal (without a terminal and without --yes it answers
+// that no one could be asked, and the run exits 3), draws the task tree live
+// on stderr (plain lines when stderr is not a terminal), and prints the
+// summary and the diffs on stdout. It exits ExitDone, ExitFailed, ExitRefused,
+// ExitStopped (interrupted) or ExitUsage.
 package runner
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -31,11 +32,18 @@ import (
 
 // Exit codes of `agentls run` (docs/WORKFORCE.md).
 const (
-	ExitDone    = 0
-	ExitFailed  = 1
-	ExitUsage   = 2
+	ExitDone   = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+	// ExitRefused: the task is done, but changes or commands were refused
+	// (by the person, or because no one could be asked) or not applied.
+	ExitRefused = 3
 	ExitStopped = 130
 )
+
+// drainTimeout bounds the wait, after a task's result, for the final
+// notification the server sent before it (it is normally there already).
+const drainTimeout = 2 * time.Second
 
 // Options are the flags and the surroundings of one `agentls run`.
 type Options struct {
@@ -55,6 +63,8 @@ type Options struct {
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
 	Env    []string
+	// Serve, when set instead of Server, runs the server in-process.
+	Serve headless.ServeFunc
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -66,6 +76,8 @@ type Options struct {
 	// Signals, when set, receives SIGINT: the first stops the task, the
 	// second ends at once. nil: os/signal.
 	Signals <-chan os.Signal
+
+	drain time.Duration // drainTimeout when 0
 }
 
 // Run runs one prompt to its end and returns the exit code.
@@ -96,16 +108,20 @@ func Run(ctx context.Context, o Options) int {
 	if len(o.PassEnv) > 0 {
 		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
 	}
-	cmd := append([]string{}, o.Server...)
-	cmd = append(cmd, "serve", "--log-level", "error")
-	if o.Record != "" {
-		cmd = append(cmd, "--record", o.Record)
+	var cmd []string
+	if o.Serve == nil {
+		cmd = append(cmd, o.Server...)
+		cmd = append(cmd, "serve", "--log-level", "error")
+		if o.Record != "" {
+			cmd = append(cmd, "--record", o.Record)
+		}
 	}
 	ui := newUI(o)
 	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
 	ed, err := headless.Start(startCtx, headless.Options{
 		Root:    o.Workspace,
 		Command: cmd,
+		Serve:   o.Serve,
 		Env:     o.Env,
 		Stderr:  o.Stderr,
 		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
@@ -116,7 +132,7 @@ func Run(ctx context.Context, o Options) int {
 	})
 	cancelStart()
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "agentls run: %v\n", err)
+		fmt.Fprintf(o.Stderr, "agentls run: %s\n", forTerminal(err))
 		var we *api.Error
 		if errors.As(err, &we) && we.Code == api.CodeInvalidParams {
 			return ExitUsage
@@ -191,14 +207,22 @@ wait:
 			return ExitStopped
 		}
 	}
-	// Everything the server sent before its answer is drawn before the end.
-	drainCtx, cancelDrain := context.WithTimeout(context.Background(), 2*time.Second)
-	_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
-		var p api.TaskUpdateParams
-		return n.Method == api.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
-			p.Event.Kind == api.EventStateChanged && isFinal(p.State)
-	})
-	cancelDrain()
+	// Everything the server sent before its answer is drawn before the
+	// end. A task that ran sent its final state before its result; a run
+	// refused with an error started no task and has nothing more to say.
+	if out.err == nil {
+		bound := o.drain
+		if bound == 0 {
+			bound = drainTimeout
+		}
+		drainCtx, cancelDrain := context.WithTimeout(context.Background(), bound)
+		_, _ = ed.Await(drainCtx, func(n headless.Notification) bool {
+			var p api.TaskUpdateParams
+			return n.Method == api.MethodTaskUpdate && n.Decode(&p) == nil && p.TaskID == taskID &&
+				p.Event.Kind == api.EventStateChanged && isFinal(p.State)
+		})
+		cancelDrain()
+	}
 	stopWatch()
 	<-watched
 	ui.finish()
@@ -208,7 +232,7 @@ wait:
 	cancel()
 
 	if out.err != nil {
-		fmt.Fprintf(o.Stderr, "agentls run: %v\n", out.err)
+		fmt.Fprintf(o.Stderr, "agentls run: %s\n", forTerminal(out.err))
 		var we *api.Error
 		if errors.As(out.err, &we) && (we.Code == api.CodeModelUnavailable || we.Code == api.CodeInvalidParams) {
 			return ExitUsage
@@ -218,6 +242,9 @@ wait:
 	ui.result(&out.res)
 	switch out.res.State {
 	case api.TaskDone:
+		if ui.refusals(&out.res) {
+			return ExitRefused
+		}
 		return ExitDone
 	case api.TaskStopped:
 		return ExitStopped
@@ -238,17 +265,27 @@ func newID() string {
 // ui is the terminal side: the tree or the lines, the questions, the result.
 type ui struct {
 	o  Options
-	in *bufio.Reader
+	in *lines // nil without input
 
 	mu    sync.Mutex // one writer at a time; a question holds it while it waits
 	tree  *tree
 	drawn int // lines of the live tree on screen
+
+	refused refusedCount
+}
+
+// refusedCount counts the commands not approved (the changes not applied
+// are in the result) and whether some approval could not be asked for.
+type refusedCount struct {
+	mu       sync.Mutex
+	commands int
+	unasked  bool
 }
 
 func newUI(o Options) *ui {
 	u := &ui{o: o, tree: newTree()}
 	if o.Stdin != nil {
-		u.in = bufio.NewReader(o.Stdin)
+		u.in = newLines(o.Stdin)
 	}
 	return u
 }
@@ -327,40 +364,101 @@ func (u *ui) finish() {
 }
 
 // approve answers window/showMessageRequest: a change to apply or a command
-// to run. --yes approves; a person at the terminal chooses; otherwise the
-// approval is refused.
+// to run. --yes approves; a person at the terminal chooses; otherwise no
+// one can be asked, and the answer is an error that says so and how to
+// approve (the change is not applied, the command not run).
 func (u *ui) approve(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p api.ShowMessageRequestParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, err
 	}
-	pick := func(titles ...string) any {
+	pick := func(titles ...string) *api.MessageActionItem {
 		for _, t := range titles {
 			for _, a := range p.Actions {
 				if a.Title == t {
-					return a
+					return &a
 				}
 			}
 		}
 		return nil
 	}
+	command := pick("Run") != nil
 	if u.o.Yes {
 		u.note("approved (--yes): " + firstLine(p.Message))
-		return pick("Apply", "Run"), nil
+		if item := pick("Apply", "Run"); item != nil {
+			return *item, nil
+		}
+		return nil, nil
 	}
 	if !u.o.Interactive {
-		u.note("refused (no terminal; use --yes to approve): " + firstLine(p.Message))
-		return pick("Reject", "Deny"), nil
+		u.refuse(command, true)
+		u.note("not approved: no one could be asked (no terminal; --yes approves): " + firstLine(p.Message))
+		return nil, api.Errorf(api.CodeRequestFailed, "no one could be asked: agentls run has no terminal (--yes approves changes and commands)")
 	}
 	titles := make([]string, len(p.Actions))
 	for i, a := range p.Actions {
 		titles[i] = a.Title
 	}
 	answer, ok := u.prompt(ctx, p.Message, titles)
-	if !ok {
+	item := pick(answer)
+	if !ok || item == nil || (item.Title != "Apply" && item.Title != "Run" && item.Title != "Always allow") {
+		u.refuse(command, false)
+	}
+	if !ok || item == nil {
 		return nil, nil
 	}
-	return pick(answer), nil
+	return *item, nil
+}
+
+// refuse counts an approval not given: for a command or a change, and
+// because no one could be asked or not.
+func (u *ui) refuse(command, unasked bool) {
+	r := &u.refused
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if command {
+		r.commands++
+	}
+	r.unasked = r.unasked || unasked
+}
+
+// refusals tells, on stderr, of the changes and commands that were refused
+// or not applied, and how to approve them when no one could be asked. It
+// reports whether there were any.
+func (u *ui) refusals(res *api.RunResult) bool {
+	r := &u.refused
+	r.mu.Lock()
+	commands, unasked := r.commands, r.unasked
+	r.mu.Unlock()
+	changes := 0
+	for _, c := range res.Changes {
+		if !c.Applied {
+			changes++
+		}
+	}
+	if changes == 0 && commands == 0 {
+		return false
+	}
+	var parts []string
+	if changes > 0 {
+		parts = append(parts, plural(changes, "change was", "changes were")+" not applied")
+	}
+	if commands > 0 {
+		parts = append(parts, plural(commands, "command was", "commands were")+" not run")
+	}
+	msg := "agentls run: done, but " + strings.Join(parts, " and ")
+	if unasked {
+		msg += ": no one could be asked to approve (no terminal); run again with --yes to approve, or from a terminal to choose"
+	}
+	fmt.Fprintln(u.o.Stderr, msg)
+	return true
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ask answers agent/ask on the terminal; without one, the question is
@@ -429,28 +527,25 @@ func (u *ui) prompt(ctx context.Context, msg string, options []string) (string, 
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.clearLocked()
-	fmt.Fprintln(u.o.Stderr, msg)
-	for i, o := range options {
-		fmt.Fprintf(u.o.Stderr, "  %d) %s\n", i+1, o)
+	show := func() {
+		fmt.Fprintln(u.o.Stderr, msg)
+		for i, o := range options {
+			fmt.Fprintf(u.o.Stderr, "  %d) %s\n", i+1, o)
+		}
+		fmt.Fprint(u.o.Stderr, "> ")
 	}
-	fmt.Fprint(u.o.Stderr, "> ")
-	type line struct {
-		s   string
-		err error
-	}
-	ch := make(chan line, 1)
-	go func() {
-		s, err := u.in.ReadString('\n')
-		ch <- line{s, err}
-	}()
-	var l line
-	select {
-	case l = <-ch:
-	case <-ctx.Done():
-		fmt.Fprintln(u.o.Stderr, "(the question was withdrawn)")
+	if u.in == nil {
+		show()
 		return "", false
 	}
-	s := strings.TrimSpace(l.s)
+	line, err := u.in.next(ctx, show)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(u.o.Stderr, "(the question was withdrawn)")
+		}
+		return "", false
+	}
+	s := strings.TrimSpace(line)
 	if s == "" {
 		return "", false
 	}

@@ -23,6 +23,12 @@ M.defaults = {
   timeouts = nil,
   -- write .orchestration/agent_trace.jsonl (nil: when .orchestration/ exists)
   trace = nil,
+  -- MCP servers whose tools the agent uses, by name, as in Claude Code:
+  -- { name = { command = 'npx', args = { … }, env = { … } } } (stdio) or
+  -- { name = { url = 'https://…/mcp', headers = { … } } } (streamable HTTP).
+  mcp_servers = nil,
+  -- MCP tools that run without asking: 'mcp__<server>' or 'mcp__<server>__<tool>'
+  allow_mcp_tools = nil,
   -- Files or folders whose presence marks a workspace root, searched upward
   -- from a buffer's file; the current directory when none is found.
   root_markers = { '.orchestration', '.git' },
@@ -101,6 +107,25 @@ local function validate(c)
       end
     end
   end
+  if c.mcp_servers ~= nil then
+    if type(c.mcp_servers) ~= 'table' or #c.mcp_servers > 0 then
+      return 'mcp_servers must be a table of server name to { command, args, env } or { url, headers }'
+    end
+    for name, e in pairs(c.mcp_servers) do
+      if type(name) ~= 'string' or type(e) ~= 'table' then
+        return 'mcp_servers.' .. tostring(name) .. ' must be { command, args, env } or { url, headers }'
+      end
+      if (e.command == nil) == (e.url == nil) then
+        return 'mcp_servers.' .. name .. ' needs command (a stdio server) or url (a streamable HTTP server), not both'
+      end
+      if e.args ~= nil and not is_list_of_strings(e.args) then
+        return 'mcp_servers.' .. name .. '.args must be a list of strings'
+      end
+    end
+  end
+  if c.allow_mcp_tools ~= nil and not is_list_of_strings(c.allow_mcp_tools) then
+    return 'allow_mcp_tools must be a list of mcp__<server> or mcp__<server>__<tool>'
+  end
   if c.trace ~= nil and type(c.trace) ~= 'boolean' then
     return 'trace must be true or false'
   end
@@ -147,6 +172,21 @@ function M.init_options(c)
   o.zones = c.zones
   o.timeouts = c.timeouts
   o.trace = c.trace
+  if c.mcp_servers ~= nil then
+    -- Empty Lua tables would go out as JSON arrays: objects stay objects.
+    local servers = vim.empty_dict()
+    for name, e in pairs(c.mcp_servers) do
+      local entry = vim.deepcopy(e)
+      for _, k in ipairs({ 'env', 'headers' }) do
+        if entry[k] ~= nil and vim.tbl_isempty(entry[k]) then
+          entry[k] = vim.empty_dict()
+        end
+      end
+      servers[name] = entry
+    end
+    o.mcpServers = servers
+  end
+  o.allowMcpTools = c.allow_mcp_tools
   return o
 end
 

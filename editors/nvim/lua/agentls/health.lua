@@ -3,6 +3,48 @@ local compat = require('agentls.compat')
 
 local M = {}
 
+local state_words = {
+  notStarted = 'not started',
+  starting = 'starting',
+  ready = 'ready',
+  failed = 'failed',
+  restarted = 'restarted after a crash',
+}
+
+-- mcp_report turns agent/mcpServers into the health lines of its servers:
+-- a list of { level = 'ok' | 'info' | 'error', text = … }.
+function M.mcp_report(res)
+  local out = {}
+  local servers = (res and res.servers) or {}
+  if servers == vim.NIL or #servers == 0 then
+    table.insert(out, { level = 'info', text = 'no MCP server configured (mcp_servers in setup())' })
+    return out
+  end
+  for _, s in ipairs(servers) do
+    local where = s.url
+    if s.transport ~= 'http' then
+      where = table.concat(vim.list_extend({ s.command or '' }, (s.args ~= vim.NIL and s.args) or {}), ' ')
+    end
+    local text = string.format('MCP server %s: %s', s.name, state_words[s.state] or s.state)
+    local level = 'info'
+    if s.state == 'ready' or s.state == 'restarted' then
+      level = 'ok'
+      local names = {}
+      for _, t in ipairs((s.tools ~= vim.NIL and s.tools) or {}) do
+        table.insert(names, t.tool)
+      end
+      text = string.format('%s, %d tool%s (%s): %s', text, s.toolCount, s.toolCount == 1 and '' or 's', where, table.concat(names, ', '))
+    elseif s.state == 'failed' then
+      level = 'error'
+      text = string.format('%s (%s): %s', text, where, s.error or '')
+    else
+      text = string.format('%s (%s)', text, where)
+    end
+    table.insert(out, { level = level, text = text })
+  end
+  return out
+end
+
 function M.check()
   local h = compat.health()
   local agentls = require('agentls')
@@ -74,6 +116,23 @@ function M.check()
   for _, ws in ipairs(running) do
     local info = ws.server_info or {}
     h.ok(string.format('client %d for %s: %s %s', ws.client_id, ws.root, info.name or 'agentls', info.version or '(initializing)'))
+  end
+
+  h.start('agentls: MCP servers')
+  if #running == 0 then
+    h.info('no agentls client is running: the MCP servers are shown once one is')
+  end
+  for _, ws in ipairs(running) do
+    -- Starting them shows whether each one works (a start is bounded by
+    -- timeouts.mcpMs on the server's side).
+    local res, err = agentls.client.request_sync(ws, 'agent/mcpServers', { start = true }, 70000)
+    if err then
+      h.warn(string.format('%s: agent/mcpServers: %s', ws.root, err))
+    else
+      for _, line in ipairs(M.mcp_report(res)) do
+        h[line.level](line.text)
+      end
+    end
   end
 end
 

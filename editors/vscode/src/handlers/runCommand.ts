@@ -6,8 +6,22 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { RunCommandParams, RunCommandResult } from '../protocol';
 
-/** Where output is cut (contract §4). */
-export const maxOutput = 1 << 20;
+/**
+ * What is kept of a long output (contract §4, agent/runCommand): its first
+ * outputHead bytes and its last outputTail bytes, where test failures are.
+ */
+export const outputHead = 256 << 10;
+export const outputTail = 768 << 10;
+/** The most output kept, the marker aside (1 MiB). */
+export const maxOutput = outputHead + outputTail;
+
+/** A cut moves to a line's end when one is this near (or half the part). */
+const lineSnap = 1 << 10;
+
+/** The line that stands for n dropped bytes. */
+export function marker(n: number): string {
+  return `\n[… ${n} bytes of output cut here …]\n`;
+}
 
 /**
  * commandEnv is env without the variables named in unset (agent/runCommand's
@@ -31,33 +45,102 @@ export interface Cancellation {
   onCancellationRequested(listener: () => void): { dispose(): void };
 }
 
-/** CappedOutput keeps the first maxOutput bytes and counts the rest. */
+/**
+ * CappedOutput keeps the head and the tail of a command's output in bounded
+ * memory (head + 2×tail bytes) and counts what lies between. Its text never
+ * splits a UTF-8 character and cuts at a line's end when one is near.
+ */
 export class CappedOutput {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  private cut = 0;
+  private readonly head: Buffer[] = [];
+  private headSize = 0;
+  private tail: Buffer[] = [];
+  private tailSize = 0;
+  private total = 0;
 
-  constructor(private readonly limit: number = maxOutput) {}
+  constructor(
+    private readonly maxHead: number = outputHead,
+    private readonly maxTail: number = outputTail,
+  ) {}
 
   write(b: Buffer): void {
-    const room = this.limit - this.size;
-    if (room >= b.length) {
-      this.chunks.push(b);
-      this.size += b.length;
+    this.total += b.length;
+    const room = this.maxHead - this.headSize;
+    if (room > 0) {
+      const part = b.subarray(0, room);
+      this.head.push(part);
+      this.headSize += part.length;
+      b = b.subarray(part.length);
+    }
+    if (b.length === 0 || this.maxTail === 0) {
       return;
     }
-    if (room > 0) {
-      this.chunks.push(b.subarray(0, room));
-      this.size += room;
+    this.tail.push(b);
+    this.tailSize += b.length;
+    if (this.tailSize > 2 * this.maxTail) {
+      // Compact: amortised, so many small chunks stay linear.
+      const all = Buffer.concat(this.tail);
+      const kept = Buffer.from(all.subarray(all.length - this.maxTail));
+      this.tail = [kept];
+      this.tailSize = kept.length;
     }
-    this.cut += b.length - Math.max(room, 0);
   }
 
   toString(): string {
-    // A multi-byte character split at the cut decodes as U+FFFD, never as garbage.
-    const text = Buffer.concat(this.chunks).toString('utf8');
-    return this.cut > 0 ? `${text}\n[output cut: ${this.cut} more bytes]\n` : text;
+    let head: Buffer = Buffer.concat(this.head);
+    const all = Buffer.concat(this.tail);
+    let tail: Buffer = all.subarray(Math.max(all.length - this.maxTail, 0));
+    if (this.total === head.length + tail.length) {
+      return Buffer.concat([head, tail]).toString('utf8');
+    }
+    head = cutHead(head);
+    tail = cutTail(tail);
+    const dropped = this.total - head.length - tail.length;
+    return head.toString('utf8') + marker(dropped) + tail.toString('utf8');
   }
+}
+
+const isRuneStart = (b: number): boolean => (b & 0xc0) !== 0x80;
+
+/** Bytes of the UTF-8 character a lead byte starts (1 for a stray byte). */
+function runeLength(b: number): number {
+  if (b >= 0xf0) {
+    return 4;
+  }
+  if (b >= 0xe0) {
+    return 3;
+  }
+  if (b >= 0xc0) {
+    return 2;
+  }
+  return 1;
+}
+
+/** cutHead ends the head at a line's end near the bound, else before a split character. */
+function cutHead(b: Buffer): Buffer {
+  const nl = b.lastIndexOf(0x0a);
+  if (nl >= 0 && b.length - (nl + 1) <= Math.min(lineSnap, Math.floor(b.length / 2))) {
+    return b.subarray(0, nl + 1);
+  }
+  for (let i = b.length - 1; i >= 0 && i >= b.length - 4; i--) {
+    if (isRuneStart(b[i])) {
+      return i + runeLength(b[i]) > b.length ? b.subarray(0, i) : b;
+    }
+  }
+  return b;
+}
+
+/** cutTail starts the tail after a line's end near the bound, else at a whole character. */
+function cutTail(b: Buffer): Buffer {
+  const nl = b.indexOf(0x0a);
+  if (nl >= 0 && nl < Math.min(lineSnap, Math.floor(b.length / 2))) {
+    return b.subarray(nl + 1);
+  }
+  for (let i = 0; i < b.length && i < 4; i++) {
+    if (isRuneStart(b[i])) {
+      return b.subarray(i);
+    }
+  }
+  return b;
 }
 
 /**

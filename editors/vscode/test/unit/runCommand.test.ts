@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import * as vscode from 'vscode';
-import { CappedOutput, CommandRunner, OutputSink } from '../../src/handlers/runCommand';
+import { CappedOutput, CommandRunner, OutputSink, marker } from '../../src/handlers/runCommand';
 
 class Sink implements OutputSink {
   text = '';
@@ -130,11 +130,19 @@ describe('agent/runCommand', () => {
     assert.equal(sink.text, '');
   });
 
-  it('cuts output past 1 MiB and says how much was left out', async () => {
-    const res = await new CommandRunner(new Sink()).run({ command: 'head -c 1100000 /dev/zero | tr "\\0" a', cwd: dir, timeoutMs: 30000 });
+  it('keeps the head and the tail of output past 1 MiB and says how much was left out', async () => {
+    const res = await new CommandRunner(new Sink()).run({
+      command: 'echo FIRST; head -c 1100000 /dev/zero | tr "\\0" a; echo; echo LAST',
+      cwd: dir,
+      timeoutMs: 30000,
+    });
     assert.equal(res.exitCode, 0);
-    assert.match(res.output, /\n\[output cut: 51424 more bytes\]\n$/);
-    assert.equal(res.output.indexOf('\n'), 1 << 20);
+    assert.match(res.output, /^FIRST\n/);
+    assert.match(res.output, /\na*\nLAST\n$/);
+    const m = /\n\[… (\d+) bytes of output cut here …\]\n/.exec(res.output);
+    assert.ok(m !== null, 'the output says how much was cut');
+    const total = 'FIRST\n'.length + 1100000 + '\nLAST\n'.length;
+    assert.equal(Buffer.byteLength(res.output) - Buffer.byteLength(m[0]) + Number(m[1]), total);
   });
 
   it('kills every running command on dispose', async () => {
@@ -151,18 +159,28 @@ describe('agent/runCommand', () => {
 });
 
 describe('CappedOutput', () => {
+  const capped = (head: number, tail: number, ...parts: string[]): string => {
+    const c = new CappedOutput(head, tail);
+    for (const p of parts) {
+      c.write(Buffer.from(p));
+    }
+    return c.toString();
+  };
   it('keeps everything under the limit', () => {
-    const c = new CappedOutput(10);
-    c.write(Buffer.from('hello'));
-    c.write(Buffer.from('world'));
-    assert.equal(c.toString(), 'helloworld');
+    assert.equal(capped(5, 5, 'hello', 'world'), 'helloworld');
   });
-  it('keeps the head and counts the rest', () => {
-    const c = new CappedOutput(4);
-    c.write(Buffer.from('abc'));
-    c.write(Buffer.from('defg'));
-    c.write(Buffer.from('h'));
-    assert.equal(c.toString(), 'abcd\n[output cut: 4 more bytes]\n');
+  it('keeps the head and the tail around the count of bytes cut', () => {
+    assert.equal(capped(4, 4, 'abcdef', 'ghijklmn'), `abcd${marker(6)}klmn`);
+  });
+  it('keeps the latest tail across many small writes', () => {
+    assert.equal(capped(2, 3, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'), `ab${marker(5)}hij`);
+  });
+  it('ends the head at a line end near the bound', () => {
+    assert.equal(capped(8, 8, 'one\ntwoXX', '-'.repeat(20), 'YYthree\nfour'), `one\n${marker(33)}four`);
+  });
+  it('never splits a character at the head or the tail', () => {
+    assert.equal(capped(5, 4, 'abcd€', '…………', 'wxyz'), `abcd${marker(15)}wxyz`);
+    assert.equal(capped(4, 5, 'abcd', '…………', '€wxyz'), `abcd${marker(15)}wxyz`);
   });
 });
 

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+)
+
+// parseFlags parses args with fs, the same way for every command: help
+// asked for (-h, --help) is printed on stdout and the command ends with
+// exit 0; a usage error is printed on stderr, with the usage, and the
+// command ends with exit 2. ok reports that the command goes on.
+func parseFlags(fs *flag.FlagSet, args []string, usage func(w io.Writer), stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr) // where flag prints the error itself
+	fs.Usage = func() {} // printed below, on the right stream
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)
+		return 0, false
+	}
+	usage(stderr)
+	return 2, false
+}

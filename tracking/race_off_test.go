@@ -1,5 +1,0 @@
-//go:build !race
-
-package tracking
-
-const raceEnabled = false

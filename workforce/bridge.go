@@ -1,0 +1,109 @@
+package workforce
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/clients"
+)
+
+// Bridge hands the editor's tools over MCP to an external agent the sidecar
+// runs for a subtask (package mcp/bridge): *bridge.Listener satisfies it.
+type Bridge interface {
+	// Open grants the subtask's agent access and returns the MCP server
+	// entry ({"command", "args", "env"}) that starts `agentls mcp` for
+	// it; revoke ends the access.
+	Open(taskID, subtaskID string) (entry api.MCPServer, revoke func(), err error)
+}
+
+// bridgedTools are the worker's tools an external agent gets through the
+// bridge: the editor's buffers, the editing pipeline, commands with their
+// approval.
+var bridgedTools = []string{"read_file", "write_file", "edit_file", "run_command"}
+
+// ErrNoBridge: the Engine was made without a Bridge.
+var ErrNoBridge = errors.New("the MCP bridge is not set up")
+
+// MCPEntry returns the MCP server entry to hand to an external agent that
+// works on a running subtask: {"command": agentls, "args": ["mcp"], "env":
+// {the socket, a token}} (docs/MCP.md, the bridge). Through it the agent
+// reads, writes, edits and runs commands as that subtask's worker: its
+// zones, intent, edit mode, approvals and trace. The entry is valid until
+// the subtask ends.
+func (e *Engine) MCPEntry(taskID, subtaskID string) (api.MCPServer, error) {
+	if e.cfg.Bridge == nil {
+		return api.MCPServer{}, ErrNoBridge
+	}
+	w, err := e.runningWorker(taskID, subtaskID)
+	if err != nil {
+		return api.MCPServer{}, err
+	}
+	entry, revoke, err := e.cfg.Bridge.Open(taskID, subtaskID)
+	if err != nil {
+		return api.MCPServer{}, err
+	}
+	t := w.t
+	t.mu.Lock()
+	if t.workers[subtaskID] != w {
+		t.mu.Unlock()
+		revoke() // it ended meanwhile
+		return api.MCPServer{}, fmt.Errorf("%w: subtask %q of task %q is not running", ErrWrongState, subtaskID, taskID)
+	}
+	w.revokes = append(w.revokes, revoke)
+	t.mu.Unlock()
+	return entry, nil
+}
+
+// runningWorker finds the worker of a running subtask.
+func (e *Engine) runningWorker(taskID, subtaskID string) (*worker, error) {
+	t, err := e.lookup(taskID)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.workers[subtaskID]
+	if w == nil || t.ended || t.stopped {
+		return nil, fmt.Errorf("%w: subtask %q of task %q is not running", ErrWrongState, subtaskID, taskID)
+	}
+	return w, nil
+}
+
+// BridgeTools are the tools the bridge serves, as the worker has them.
+func (e *Engine) BridgeTools() []api.MCPTool {
+	var out []api.MCPTool
+	for _, tl := range toolkit {
+		if slices.Contains(bridgedTools, tl.Name) {
+			out = append(out, api.MCPTool{Name: tl.Name, Tool: tl.Name, Description: tl.Description,
+				InputSchema: tl.Parameters, ReadOnly: tl.Name == "read_file"})
+		}
+	}
+	return out
+}
+
+// BridgeCall runs a tool call an external agent made through the bridge as
+// the subtask's worker: the same checks, approvals, events and trace as the
+// worker's own calls, one at a time with them. It ends when ctx does (the
+// agent cancelled) or the subtask ends.
+func (e *Engine) BridgeCall(ctx context.Context, taskID, subtaskID, tool string, args json.RawMessage) (string, bool, error) {
+	if !slices.Contains(bridgedTools, tool) {
+		return "", false, fmt.Errorf("there is no tool %q; the tools are %v", tool, bridgedTools)
+	}
+	w, err := e.runningWorker(taskID, subtaskID)
+	if err != nil {
+		return "", false, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(w.ctx, func() { cancel(context.Cause(w.ctx)) })
+	defer stop()
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	r := w.call(ctx, clients.ToolCall{ID: "bridge", Name: tool, Arguments: args})
+	return r.content, r.isErr, nil
+}

@@ -1,0 +1,256 @@
+package workforce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/tracking/trace"
+)
+
+// ToolSource offers workers tools beyond their own: the tools of the MCP
+// servers (package mcp, adapted by handlers). Tool names begin with
+// api.MCPToolPrefix; a worker hands every call of such a name to Call.
+type ToolSource interface {
+	// Tools lists the tools to offer, starting the servers on their first
+	// need; ctx bounds the wait for them.
+	Tools(ctx context.Context) []api.MCPTool
+	// Call calls the tool named name with args, bounded by timeout and
+	// ctx. text is what the model is given, isError a failure the tool
+	// reported; err means the call did not run to its end (no such tool,
+	// the server unavailable or crashed, the time up, ctx ended).
+	Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (text string, isError bool, err error)
+	// Unavailable says why a name that is not offered (any more) cannot be
+	// called: its server's failure, or nil when no server claims it.
+	Unavailable(name string) error
+}
+
+// maxTraceContent bounds the file an MCP trace entry hashes.
+const maxTraceContent = 64 << 20
+
+// offer is the tools of this turn: the worker's own, then the MCP tools.
+func (w *worker) offer(ctx context.Context) []clients.Tool {
+	src := w.t.e.cfg.Tools
+	if src == nil {
+		return toolkit
+	}
+	list := src.Tools(ctx)
+	w.extra = make(map[string]api.MCPTool, len(list))
+	out := make([]clients.Tool, 0, len(toolkit)+len(list))
+	out = append(out, toolkit...)
+	for _, x := range list {
+		w.extra[x.Name] = x
+		out = append(out, clients.Tool{Name: x.Name, Description: x.Description, Parameters: x.InputSchema})
+	}
+	return out
+}
+
+// mcpCall is a call of an MCP tool: the intent gate for a tool that is not
+// read-only, the approval (the commands setting and allowMcpTools), the
+// call bounded by timeouts.mcpMs, then the heat and the trace of the
+// workspace files its arguments name.
+func (w *worker) mcpCall(ctx context.Context, c clients.ToolCall) result {
+	t := w.t
+	src := t.e.cfg.Tools
+	tool, ok := w.extra[c.Name]
+	if !ok && src != nil {
+		w.offer(ctx) // a list that changed since the turn began
+		tool, ok = w.extra[c.Name]
+	}
+	if !ok {
+		if src != nil {
+			if err := src.Unavailable(c.Name); err != nil {
+				return fail(err)
+			}
+		}
+		return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(c.Arguments, &obj) != nil {
+		return fail(fmt.Errorf("%w: the arguments of %s must be a JSON object", errArgs, c.Name))
+	}
+	if !tool.ReadOnly {
+		// A tool that may change things is gated like run_command.
+		if err := w.gate("run_command", ""); err != nil {
+			return fail(err)
+		}
+	}
+	if err := w.approveMCP(ctx, tool, c.Arguments); err != nil {
+		return fail(err)
+	}
+	text, isErr, err := src.Call(ctx, c.Name, c.Arguments, t.settings.Timeouts.MCP())
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(context.Cause(ctx))
+		}
+		return fail(err)
+	}
+	w.recordMCP(tool, c.Arguments, !isErr)
+	return result{content: capOutput(text), isErr: isErr}
+}
+
+// approveMCP applies the commands setting to an MCP call: deny refuses,
+// allow calls, ask calls a tool that allowMcpTools or an earlier "Always
+// allow" covers and asks the person otherwise, naming server, tool and
+// arguments (secrets redacted).
+func (w *worker) approveMCP(ctx context.Context, tool api.MCPTool, args json.RawMessage) error {
+	t := w.t
+	switch t.settings.Commands {
+	case api.CommandsDeny:
+		return errors.New("MCP tools are turned off in this workspace (the commands setting is deny); do without them")
+	case api.CommandsAllow:
+		return nil
+	}
+	server := api.MCPToolPrefix + api.SanitizeMCPName(tool.Server)
+	for _, a := range t.settings.AllowMCPTools {
+		if a == server || a == tool.Name {
+			return nil
+		}
+	}
+	key := "mcp:" + tool.Name
+	if t.e.allowedBefore(key) {
+		return nil
+	}
+	shown := string(args)
+	var b bytes.Buffer
+	if json.Compact(&b, args) == nil {
+		shown = b.String()
+	}
+	shown = oneLine(t.e.cfg.Redactor.String(shown), 600)
+	return w.askApproval(ctx, approval{
+		question: fmt.Sprintf("Call the MCP tool `%s` of `%s` with %s?", tool.Tool, tool.Server, shown),
+		message:  fmt.Sprintf("agentls wants to call the MCP tool `%s` of the server `%s` with %s", tool.Tool, tool.Server, shown),
+		key:      key,
+		run:      "call the MCP tool " + tool.Tool,
+		again:    "call it",
+		subject:  "the call of " + tool.Tool,
+		notDone:  "it was not made",
+		notDoneP: "was not made",
+	})
+}
+
+// recordMCP puts the workspace files the arguments name on the heat map as
+// mcp accesses and, for a tool that is not read-only and a call that
+// succeeded, in the trace as mcp entries (docs/MCP.md).
+func (w *worker) recordMCP(tool api.MCPTool, args json.RawMessage, succeeded bool) {
+	t := w.t
+	paths := w.mcpPaths(args)
+	for _, p := range paths {
+		w.tracker.Access(p.Rel, api.ActionMCP)
+	}
+	if tool.ReadOnly || !succeeded || !t.e.cfg.Tracking.TraceEnabled() {
+		return
+	}
+	for _, p := range paths {
+		var content []byte
+		if st, err := os.Stat(p.Abs); err == nil && st.Mode().IsRegular() && st.Size() <= maxTraceContent {
+			content, _ = os.ReadFile(p.Abs)
+			if content == nil {
+				content = []byte{}
+			}
+		}
+		_, err := t.e.cfg.Tracking.RecordChange(trace.Change{
+			Path: p.Rel, Operation: api.OpMCP, Content: content, Tool: tool.Name,
+			IntentID: w.intent, SessionID: t.sessionID, TaskID: t.id, SubtaskID: w.sub.ID, Model: t.spec,
+		})
+		if err != nil {
+			w.log.Warn("trace not written", zap.String("path", p.Rel), zap.Error(err))
+		}
+	}
+}
+
+// mcpPath is a workspace file an MCP call named.
+type mcpPath struct{ Rel, Abs string }
+
+// mcpPaths finds the workspace files an MCP call's arguments name: every
+// string (at any depth) that is an absolute path or file:// URI inside the
+// workspace, and a relative path that exists there under a key that names
+// a path (path, file, dir, uri, source, destination). At most 32.
+func (w *worker) mcpPaths(args json.RawMessage) []mcpPath {
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []mcpPath
+	var walk func(key string, v any, depth int)
+	walk = func(key string, v any, depth int) {
+		if depth > 8 || len(out) >= 32 {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, x[k], depth+1)
+			}
+		case []any:
+			for _, y := range x {
+				walk(key, y, depth+1)
+			}
+		case string:
+			if p, ok := w.workspacePath(key, x); ok && !seen[p.Rel] {
+				seen[p.Rel] = true
+				out = append(out, p)
+			}
+		}
+	}
+	walk("", v, 0)
+	return out
+}
+
+func (w *worker) workspacePath(key, s string) (mcpPath, bool) {
+	if s == "" || len(s) > 4096 || strings.ContainsAny(s, "\n\x00") {
+		return mcpPath{}, false
+	}
+	absolute := strings.HasPrefix(s, "/") || strings.HasPrefix(strings.ToLower(s), "file://")
+	if !absolute {
+		k := strings.ToLower(key)
+		named := false
+		for _, word := range []string{"path", "file", "dir", "uri", "source", "destination"} {
+			named = named || strings.Contains(k, word)
+		}
+		if !named {
+			return mcpPath{}, false
+		}
+	}
+	rp, err := w.t.edit.Resolve(s)
+	if err != nil || rp.Rel == "." || rp.Rel == "" {
+		return mcpPath{}, false
+	}
+	if !absolute {
+		if _, err := os.Lstat(rp.Abs); err != nil {
+			return mcpPath{}, false
+		}
+	}
+	return mcpPath{Rel: rp.Rel, Abs: rp.Abs}, true
+}
+
+// toolNames lists every tool the worker has: its own and the MCP tools of
+// the last list.
+func (w *worker) toolNames() []string {
+	names := make([]string, 0, len(toolkit)+len(w.extra))
+	for _, tl := range toolkit {
+		names = append(names, tl.Name)
+	}
+	extra := make([]string, 0, len(w.extra))
+	for n := range w.extra {
+		extra = append(extra, n)
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
+}
