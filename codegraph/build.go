@@ -2,6 +2,8 @@ package codegraph
 
 import (
 	"encoding/binary"
+	"sort"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/lsppos"
 )
@@ -11,8 +13,9 @@ import (
 // internal/lsppos (lines end at \n, \r\n or \r; columns in UTF-16 units),
 // as every other place of agentls turns them.
 type builder struct {
-	src []byte
-	m   *lsppos.Mapper
+	src   []byte
+	m     *lsppos.Mapper // nil for a text all ASCII
+	lines []int32        // line starts of an ASCII text, as lsppos counts lines
 
 	syms    []Symbol
 	imports []Import
@@ -24,13 +27,47 @@ type builder struct {
 }
 
 func newBuilder(src []byte) *builder {
-	return &builder{src: src, m: lsppos.NewMapper(string(src)), names: map[string]uint32{}}
+	b := &builder{src: src, names: map[string]uint32{}}
+	// Most source is ASCII: a column is then a byte count, and the walk
+	// along the line that lsppos makes for every position is spared. The
+	// lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
+	lines := make([]int32, 1, len(src)/32+1)
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c >= utf8.RuneSelf:
+			b.m = lsppos.NewMapper(string(src))
+			return b
+		case c == '\n':
+			lines = append(lines, int32(i+1))
+		case c == '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			lines = append(lines, int32(i+1))
+		}
+	}
+	b.lines = lines
+	return b
 }
 
 // pos turns a byte offset into a position (clamped to the text).
 func (b *builder) pos(off int) Pos {
-	p := b.m.Position(off)
-	return Pos{Line: p.Line, Col: p.Character}
+	if b.m != nil {
+		p := b.m.Position(off)
+		return Pos{Line: p.Line, Col: p.Character}
+	}
+	off = min(max(off, 0), len(b.src))
+	line := sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+	start := int(b.lines[line])
+	// an offset inside a line break is the end of its line
+	end := len(b.src)
+	if line+1 < len(b.lines) {
+		end = int(b.lines[line+1]) - 1
+		if end > start && b.src[end] == '\n' && b.src[end-1] == '\r' {
+			end--
+		}
+	}
+	return Pos{Line: uint32(line), Col: uint32(min(off, end) - start)}
 }
 
 // def records a definition spanning the bytes [start, end) whose name is

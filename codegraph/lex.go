@@ -564,12 +564,27 @@ func (l *lexer) regexLiteral() bool {
 	return false
 }
 
-var multiPuncts = []string{"::", "->", "=>", "...", "===", "!==", "==", "!=", "<=", "&&", "||", "?.", "??", "+=", "-=", "*=", "/=", "|=", "&=", "++", "--"}
+// multiPuncts are the punctuation tokens of more than one character, by
+// their first: longest first.
+var multiPuncts = [256][]string{
+	':': {"::"},
+	'-': {"->", "-=", "--"},
+	'=': {"===", "==", "=>"},
+	'.': {"..."},
+	'!': {"!==", "!="},
+	'<': {"<="},
+	'&': {"&&", "&="},
+	'|': {"||", "|="},
+	'?': {"?.", "??"},
+	'+': {"+=", "++"},
+	'*': {"*="},
+	'/': {"/="},
+}
 
 func (l *lexer) punct() {
 	start, line := l.i, l.line
 	rest := l.src[l.i:]
-	for _, p := range multiPuncts {
+	for _, p := range multiPuncts[rest[0]] {
 		if len(rest) >= len(p) && string(rest[:len(p)]) == p {
 			l.i += len(p)
 			l.emit(tPunct, start, line)

@@ -14,10 +14,10 @@ import (
 // file with syntax errors keeps what the parser recovered.
 func parseGo(name string, src []byte) (*File, error) {
 	fset := token.NewFileSet()
-	// Object resolution is on: it tells a function's locals (left out of
-	// the references, they are most identifiers of a file and never
-	// another file's business) from the package's names.
-	f, perr := parser.ParseFile(fset, name, src, 0)
+	// The parser's object resolution is off (it costs a quarter of the
+	// parse): refs tells a function's locals from the package's names
+	// itself, by the declarations it has met in the function.
+	f, perr := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	b := newBuilder(src)
 	out := b.file(LangGo)
 	if f == nil {
@@ -88,12 +88,13 @@ func firstError(err error) string {
 }
 
 type goParser struct {
-	b     *builder
-	off   func(token.Pos) int
-	file  *ast.File
-	defs  map[*ast.Ident]bool // names that are definitions
-	calls map[*ast.Ident]bool // names that are callees
-	pkgs  map[string]bool     // the file's import names
+	b      *builder
+	off    func(token.Pos) int
+	file   *ast.File
+	defs   map[*ast.Ident]bool // names that are definitions
+	calls  map[*ast.Ident]bool // names that are callees
+	pkgs   map[string]bool     // the file's import names
+	locals map[string]bool     // names declared so far in the function being read
 }
 
 func (g *goParser) def(id *ast.Ident, kind Kind, parent int, container string, from, to token.Pos) int {
@@ -183,20 +184,64 @@ func receiverType(e ast.Expr) string {
 	}
 }
 
-// refs records the references of a declaration, in source order.
+// refs records the references of a declaration, in source order. Names a
+// function declares (its receiver, parameters and results, := and var
+// declarations, range variables, local types, labels) are locals: Go
+// declares before use, so a name is local from its declaration to the
+// function's end, and its uses are left out of the references (they are
+// most identifiers of a file, and never another file's business).
 func (g *goParser) refs(d ast.Decl) {
+	g.locals = map[string]bool{}
+	if fd, ok := d.(*ast.FuncDecl); ok {
+		g.fields(fd.Recv)
+		g.fields(fd.Type.Params)
+		g.fields(fd.Type.Results)
+	}
 	ast.Inspect(d, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			if id := callee(n.Fun); id != nil {
 				g.calls[id] = true
 			}
+		case *ast.FuncLit:
+			g.fields(n.Type.Params)
+			g.fields(n.Type.Results)
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range n.Lhs {
+					g.local(e)
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				g.local(n.Key)
+				g.local(n.Value)
+			}
+		case *ast.DeclStmt:
+			if gd, ok := n.Decl.(*ast.GenDecl); ok {
+				for _, spec := range gd.Specs {
+					switch s := spec.(type) {
+					case *ast.ValueSpec:
+						for _, id := range s.Names {
+							g.local(id)
+						}
+					case *ast.TypeSpec:
+						g.local(s.Name)
+					}
+				}
+			}
+		case *ast.LabeledStmt:
+			g.local(n.Label)
+		case *ast.BranchStmt:
+			if n.Label != nil {
+				g.defs[n.Label] = true
+			}
 		case *ast.SelectorExpr:
-			if x, ok := n.X.(*ast.Ident); ok && x.Obj == nil && g.pkgs[x.Name] {
+			if x, ok := n.X.(*ast.Ident); ok && !g.locals[x.Name] && g.pkgs[x.Name] {
 				g.defs[x] = true // a package name, not a reference to a definition
 			}
 		case *ast.Ident:
-			if g.defs[n] || n.Name == "_" || g.local(n) {
+			if g.defs[n] || n.Name == "_" || g.locals[n.Name] {
 				return false
 			}
 			g.b.ref(n.Name, g.off(n.Pos()), g.calls[n])
@@ -205,14 +250,24 @@ func (g *goParser) refs(d ast.Decl) {
 	})
 }
 
-// local reports whether id resolves to a declaration inside a function
-// (a parameter, a local variable or type, a label): the parser resolves
-// those within the file, and the file's scope does not hold them.
-func (g *goParser) local(id *ast.Ident) bool {
-	if id.Obj == nil {
-		return false
+// fields declares the names of a parameter list as locals.
+func (g *goParser) fields(list *ast.FieldList) {
+	if list == nil {
+		return
 	}
-	return g.file.Scope.Lookup(id.Name) != id.Obj
+	for _, f := range list.List {
+		for _, id := range f.Names {
+			g.local(id)
+		}
+	}
+}
+
+// local declares an identifier (a name being defined) as a local.
+func (g *goParser) local(e ast.Expr) {
+	if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
+		g.locals[id.Name] = true
+		g.defs[id] = true
+	}
 }
 
 // callee is the name a call calls: f, x.f, f[T], (f).
