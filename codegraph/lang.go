@@ -73,6 +73,16 @@ func LangOf(name string) Lang {
 	return extLangs[ext]
 }
 
+// Parse parses one file by its name's language (LangOf): its definitions,
+// imports and references, as the graph holds them. A file of no language
+// the graph reads gives an empty record. It never fails: a file the
+// parser cannot read whole has Err set and keeps what was read.
+func Parse(name string, src []byte) *File {
+	f := parseSafely(LangOf(name), name, src)
+	f.Path = name
+	return f
+}
+
 // parse runs the parser of lang over src.
 func parse(lang Lang, name string, src []byte) (*File, error) {
 	switch lang {

@@ -236,7 +236,10 @@ func (p *cParser) declaration(i, to, parent int, container string, inClass bool)
 			continue
 		}
 		if p.is(j, "(") {
-			if p.declName(j-1) >= 0 && !cAttributes[p.text(j-1)] {
+			if p.is(j+1, "*") || p.is(j+1, "&") || p.is(j+1, "^") {
+				break // a pointer to a function: a variable or a field
+			}
+			if p.declName(j-1) >= 0 && !cAttributes[p.text(j-1)] && !p.macroType(j) {
 				params = j
 				break
 			}
@@ -282,6 +285,22 @@ func (p *cParser) declaration(i, to, parent int, container string, inClass bool)
 		return stop + 1
 	}
 	for j := i + 1; j <= stop && j < to; j++ {
+		if p.is(j, "(") && (p.is(j+1, "*") || p.is(j+1, "&") || p.is(j+1, "^")) && p.match[j] > int32(j) {
+			// (*name)(…): a pointer to a function, named inside
+			m := int(p.match[j])
+			if k := m - 1; p.ident(k) && !cKeywords[p.text(k)] {
+				kind := KindVariable
+				if inClass {
+					kind = KindField
+				}
+				p.def(k, kind, parent, container, start, stop)
+			}
+			j = m
+			if p.is(j+1, "(") && p.match[j+1] > int32(j+1) {
+				j = int(p.match[j+1])
+			}
+			continue
+		}
 		if p.match[j] > int32(j) && !p.is(j, "[") && !p.is(j, "{") {
 			j = int(p.match[j])
 			continue
@@ -308,6 +327,28 @@ func (p *cParser) declaration(i, to, parent int, container string, inClass bool)
 		j = end
 	}
 	return stop + 1
+}
+
+// cSuffixes may follow a function's parameters.
+var cSuffixes = set("const", "volatile", "override", "final", "noexcept", "throw", "mutable", "try",
+	"requires", "asm", "restrict")
+
+// macroType reports whether the parenthesis at open is a macro's argument
+// list in a type (Array(T) items;) rather than a function's parameters: a
+// lower-case name that is not a qualifier follows it.
+func (p *cParser) macroType(open int) bool {
+	if p.match[open] < 0 {
+		return false
+	}
+	next := int(p.match[open]) + 1
+	if !p.ident(next) {
+		return false
+	}
+	name := p.text(next)
+	if cSuffixes[name] || strings.HasPrefix(name, "_") || strings.ToUpper(name) == name {
+		return false
+	}
+	return true
 }
 
 // declName returns the token of the name a declarator ends with at j

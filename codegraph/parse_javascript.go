@@ -296,6 +296,16 @@ func (p *jsParser) variables(i int) {
 		if valueEnd > end+1 {
 			valueEnd = end + 1
 		}
+		if p.is(k, "=") && p.is(k+1, "class") {
+			// a class expression: the variable names the class
+			open := p.skipTo(k+2, "{", ";")
+			if p.is(open, "{") && p.match[open] > int32(open) {
+				par, cont := p.parent()
+				sym := p.def(name, KindClass, par, cont, p.declStart(i), int(p.match[open]))
+				p.push(open, sym, p.text(name), 'c')
+			}
+			return
+		}
 		if p.is(k, "=") && p.fnValue(k+1) {
 			bodyEnd, open := p.bodyEnd(k + 1)
 			par, cont := p.parent()
@@ -440,6 +450,9 @@ func (p *jsParser) member(i int, s *jsScope) {
 
 // memberEnd is the last token of a member whose signature goes on at j.
 func (p *jsParser) memberEnd(j int, s *jsScope) int {
+	if j < s.close && p.newLine(j) && !p.continues(j-1, j) {
+		return j - 1 // a field without a value or a ;
+	}
 	for j < s.close {
 		switch {
 		case p.is(j, ";"), p.is(j, ","):

@@ -22,6 +22,10 @@ func (p *tokParser) def(name int, kind Kind, parent int, container string, first
 		return -1
 	}
 	p.notRef[name] = true
+	if p.src[p.t[name].start] == '$' && p.t[name].end-p.t[name].start > 1 && !p.ident(name-1) {
+		// a Rust macro's metavariable ($name): no definition
+		return -1
+	}
 	if first > name {
 		first = name
 	}
