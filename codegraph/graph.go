@@ -493,7 +493,12 @@ func goModulePath(abs string) string {
 func (g *Graph) install(files map[string]*File, modules map[string]string) {
 	g.files = files
 	g.modules = modules
-	g.defs = make(map[string][]defRef, len(files)*8)
+	// sized once: growing maps of this size is most of the cost
+	nsyms := 0
+	for _, f := range files {
+		nsyms += len(f.Symbols)
+	}
+	g.defs = make(map[string][]defRef, nsyms/2+16)
 	g.dirs = make(map[string][]*File, len(files)/8+1)
 	g.bases = make(map[string][]string, len(files))
 	for _, f := range files {

@@ -40,7 +40,7 @@ func parseGo(name string, src []byte) (*File, error) {
 		}
 		return o
 	}
-	g := goParser{b: b, off: off, defs: map[*ast.Ident]bool{}, calls: map[*ast.Ident]bool{}, pkgs: map[string]bool{}, file: f}
+	g := goParser{b: b, off: off, pkgs: map[string]bool{}, file: f}
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -91,14 +91,24 @@ type goParser struct {
 	b      *builder
 	off    func(token.Pos) int
 	file   *ast.File
-	defs   map[*ast.Ident]bool // names that are definitions
-	calls  map[*ast.Ident]bool // names that are callees
-	pkgs   map[string]bool     // the file's import names
-	locals map[string]bool     // names declared so far in the function being read
+	pkgs   map[string]bool // the file's import names
+	locals map[string]bool // names declared so far in the function being read
 }
 
+// An identifier's Obj is free (object resolution is off): it marks the
+// names that are definitions (or otherwise no references) and the callees,
+// sparing a map lookup for every identifier of the file.
+var (
+	markDef  = &ast.Object{Name: "definition"}
+	markCall = &ast.Object{Name: "call"}
+)
+
+func isDef(id *ast.Ident) bool { return id.Obj == markDef }
+
+func setDef(id *ast.Ident) { id.Obj = markDef }
+
 func (g *goParser) def(id *ast.Ident, kind Kind, parent int, container string, from, to token.Pos) int {
-	g.defs[id] = true
+	setDef(id)
 	if id.Name == "_" {
 		return -1
 	}
@@ -200,8 +210,8 @@ func (g *goParser) refs(d ast.Decl) {
 	ast.Inspect(d, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if id := callee(n.Fun); id != nil {
-				g.calls[id] = true
+			if id := callee(n.Fun); id != nil && !isDef(id) {
+				id.Obj = markCall
 			}
 		case *ast.FuncLit:
 			g.fields(n.Type.Params)
@@ -234,17 +244,17 @@ func (g *goParser) refs(d ast.Decl) {
 			g.local(n.Label)
 		case *ast.BranchStmt:
 			if n.Label != nil {
-				g.defs[n.Label] = true
+				setDef(n.Label)
 			}
 		case *ast.SelectorExpr:
 			if x, ok := n.X.(*ast.Ident); ok && !g.locals[x.Name] && g.pkgs[x.Name] {
-				g.defs[x] = true // a package name, not a reference to a definition
+				setDef(x) // a package name, not a reference to a definition
 			}
 		case *ast.Ident:
-			if g.defs[n] || n.Name == "_" || g.locals[n.Name] {
+			if isDef(n) || n.Name == "_" || g.locals[n.Name] {
 				return false
 			}
-			g.b.ref(n.Name, g.off(n.Pos()), g.calls[n])
+			g.b.ref(n.Name, g.off(n.Pos()), n.Obj == markCall)
 		}
 		return true
 	})
@@ -266,7 +276,7 @@ func (g *goParser) fields(list *ast.FieldList) {
 func (g *goParser) local(e ast.Expr) {
 	if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
 		g.locals[id.Name] = true
-		g.defs[id] = true
+		setDef(id)
 	}
 }
 

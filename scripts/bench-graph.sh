@@ -30,5 +30,9 @@ for i in $(seq "$runs"); do
   echo "--"
 done | tee "$work/runs.txt"
 echo "medians of $runs runs:"
-awk '$1!="--" && $1!="update_file" && $1!="workers" && $1!="files" && $1!="definitions" && $1!="ctags_tags" {v[$1]=v[$1]" "$2; u[$1]=$3}
-  END {for (k in v) {n=split(substr(v[k],2),a," "); asort(a); printf "%-18s %s %s\n", k, a[int((n+1)/2)], u[k]}}' "$work/runs.txt" | sort
+for k in $(awk '$1!="--" && $1!="update_file" && $1!="workers" && $1!="files" && $1!="definitions" && $1!="ctags_tags" {print $1}' "$work/runs.txt" | sort -u); do
+  unit=$(awk -v k="$k" '$1==k {print $3; exit}' "$work/runs.txt")
+  vals=$(awk -v k="$k" '$1==k {print $2}' "$work/runs.txt" | sort -g)
+  n=$(echo "$vals" | wc -l)
+  printf '%-20s %s %s\n' "$k" "$(echo "$vals" | sed -n "$(( (n + 1) / 2 ))p")" "$unit"
+done
