@@ -215,7 +215,9 @@ func typicalGo(tree string, g *codegraph.Graph) string {
 	if len(all) == 0 {
 		return ""
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].size < all[j].size || (all[i].size == all[j].size && all[i].rel < all[j].rel) })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].size < all[j].size || (all[i].size == all[j].size && all[i].rel < all[j].rel)
+	})
 	return all[len(all)*9/10].rel
 }
 
