@@ -16,6 +16,7 @@ const (
 	MethodDidChange              = "textDocument/didChange"
 	MethodDidSave                = "textDocument/didSave"
 	MethodDidClose               = "textDocument/didClose"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -27,8 +28,12 @@ const (
 	MethodDeleteSession = "agent/deleteSession"
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
+	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
 	MethodCodeGraph     = "agent/codeGraph"
+	MethodModels        = "agent/models"
+	MethodCheckModel    = "agent/checkModel"
+	MethodIntents       = "agent/intents"
 	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -113,6 +114,27 @@ func (s *Server) closeWork() {
 	}
 }
 
+// engineIfAny returns the task engine when one was made (nil otherwise):
+// for the notifications that only concern tasks already running.
+func (s *Server) engineIfAny() *workforce.Engine {
+	w := &s.work
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.engine
+}
+
+// interruptWork stops every running task because the editor went away:
+// their sessions record them as interrupted.
+func (s *Server) interruptWork() {
+	engine := s.engineIfAny()
+	if engine == nil {
+		return
+	}
+	for _, id := range engine.Interrupt() {
+		s.log.Warn("task interrupted: the editor stopped reading", zap.String("task", id))
+	}
+}
+
 // workError turns the workforce's errors into the codes of docs/PROTOCOL.md §7.
 func workError(method string, err error) error {
 	var we *api.Error
@@ -148,6 +170,26 @@ func (s *Server) stop(_ context.Context, p api.StopParams) (*api.StopResult, err
 	})
 }
 
+// workDoneProgressCancel is LSP's window/workDoneProgress/cancel: the
+// person cancelled the progress agentls showed for a task (its begin says
+// cancellable), which stops that task as agent/stop does.
+func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) {
+	var p api.WorkDoneProgressCancelParams
+	if err := rpc.DecodeParams(raw, &p); err != nil || p.Token == nil {
+		s.log.Warn("window/workDoneProgress/cancel without a valid token", zap.Error(err))
+		return
+	}
+	engine := s.engineIfAny()
+	if engine == nil {
+		return
+	}
+	if id := engine.StopProgress(*p.Token); id != "" {
+		s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
+	} else {
+		s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
+	}
+}
+
 func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {
 	return withService(api.MethodAddSubtask, s.Work, workError, func(e *workforce.Engine) (*api.AddSubtaskResult, error) {
 		id, err := e.AddSubtask(p)
@@ -158,6 +200,17 @@ func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.Add
 func (s *Server) removeSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
 	return withService(api.MethodRemoveSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
 		return &api.Empty{}, e.RemoveSubtask(p)
+	})
+}
+
+// undo answers agent/undo: the task's (or subtask's) changes taken back,
+// through the editor (docs/EDITING.md, Undo).
+func (s *Server) undo(ctx context.Context, p api.UndoParams) (*api.UndoResult, error) {
+	if p.TaskID == "" {
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "taskId" is required`)
+	}
+	return withService(api.MethodUndo, s.Work, workError, func(e *workforce.Engine) (*api.UndoResult, error) {
+		return e.Undo(ctx, p, s.Settings())
 	})
 }
 

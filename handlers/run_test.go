@@ -570,6 +570,55 @@ func TestRunControls(t *testing.T) {
 		}
 	})
 
+	// window/workDoneProgress/cancel: the person pressed cancel on the
+	// progress agentls reports for a task (its begin says cancellable).
+	for _, c := range []struct {
+		name, token string
+		yours       bool
+	}{
+		{"stops the task whose progress the person cancels, with the token agentls created", "agentls/t", false},
+		{"stops the task whose progress the person cancels, with the client's workDoneToken", "mine-1", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := startRun(t, runOpts{script: slowScript})
+			p := api.RunParams{Prompt: "slow", TaskID: "t"}
+			if c.yours {
+				p.WorkDoneToken = api.NewProgressToken(c.token)
+			}
+			out := r.runAsync(t, p)
+			r.awaitEvent(t, kind(api.EventSubtaskStarted, "1"))
+			begin, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
+				return n.Method == api.MethodProgress && strings.Contains(string(n.Params), `"kind":"begin"`)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bp struct {
+				Token json.RawMessage `json:"token"`
+				Value struct {
+					Cancellable bool `json:"cancellable"`
+				} `json:"value"`
+			}
+			if err := begin.Decode(&bp); err != nil || string(bp.Token) != strconv.Quote(c.token) || !bp.Value.Cancellable {
+				t.Fatalf("progress begin = %s, %v; want token %q, cancellable", begin.Params, err, c.token)
+			}
+			// A token of no task is ignored, and the server goes on.
+			if err := r.ed.Notify(testkit.Context(t), api.MethodWorkDoneProgressCancel, map[string]any{"token": "agentls/nosuch"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.ed.Notify(testkit.Context(t), api.MethodWorkDoneProgressCancel, map[string]any{"token": c.token}); err != nil {
+				t.Fatal(err)
+			}
+			o := within(t, 5*time.Second, out)
+			if o.err != nil || o.res.State != api.TaskStopped {
+				t.Fatalf("run = %+v, %v; want stopped", o.res, o.err)
+			}
+			if got := subtaskState(o.res, "1"); got.State != api.SubtaskFailed || !strings.Contains(got.Error, "stopped") {
+				t.Errorf("subtask = %+v, want failed: stopped before it finished", got)
+			}
+		})
+	}
+
 	t.Run("stops the task when the client cancels agent/run", func(t *testing.T) {
 		r := startRun(t, runOpts{script: slowScript})
 		ctx, cancel := context.WithCancel(testkit.Context(t))

@@ -2,12 +2,26 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/rpc"
+)
+
+// The process exit codes of docs/PROTOCOL.md §2 that Serve returns
+// (agentls serve exits 2 on a bad command line before serving).
+const (
+	// ExitOK: exit after shutdown, or the end of the input after shutdown.
+	ExitOK = 0
+	// ExitError: exit without shutdown, the end of the input without
+	// shutdown, input that ended inside a frame, or a signal.
+	ExitError = 1
+	// ExitEditorGone: the editor read nothing agentls wrote for the write
+	// timeout; the running tasks were interrupted.
+	ExitEditorGone = 3
 )
 
 // drainTimeout bounds how long Serve waits for handlers to return after the
@@ -20,15 +34,19 @@ const drainTimeout = 5 * time.Second
 const exitGrace = time.Second
 
 // Serve runs one agentls server on in/out until the client sends exit or the
-// input ends, and returns the process exit code of docs/PROTOCOL.md §2: exit after
-// shutdown is 0, exit without shutdown is 1, the end of the input is 1
-// unless shutdown came first. Every goroutine it started has ended when it
-// returns, unless a handler ignored its context for longer than the drain
-// bound (logged as a bug).
+// input ends, and returns the process exit code of docs/PROTOCOL.md §2
+// (ExitOK, ExitError, ExitEditorGone): exit after shutdown is 0, exit
+// without shutdown is 1, the end of the input is 1 unless shutdown came
+// first and the input ended at a frame boundary, and an editor that read
+// nothing for opts.WriteTimeout is 3. What was written is flushed before it
+// returns (within the drain bound). Every goroutine it started has ended
+// when it returns, unless a handler ignored its context for longer than the
+// drain bound (logged as a bug).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	opts.secure() // before the first log line: the wire's logs are redacted too
 	log := opts.Log
 	stream := rpc.NewStream(in, out, log)
+	stream.SetWriteTimeout(opts.WriteTimeout)
 	conn := rpc.NewConn(stream, log)
 	srv := New(conn, opts)
 	if opts.onServer != nil {
@@ -52,18 +70,29 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 		_ = conn.Close()
 	case err := <-served:
 		served <- err
-		if err != nil {
+		var truncated *rpc.TruncatedError
+		switch {
+		case errors.As(err, &truncated):
+			log.Error("input ended inside a frame", zap.Error(err), zap.Bool("inHeader", truncated.Header),
+				zap.Int64("announced", truncated.Want), zap.Int64("missing", max(truncated.Want-truncated.Got, 0)))
+		case err != nil:
 			log.Warn("input ended with an error", zap.Error(err))
-		} else {
+		default:
 			log.Info("input ended")
 		}
-		code = 1
-		if srv.ShutDown() {
-			code = 0
+		code = ExitError
+		if err == nil && srv.ShutDown() {
+			code = ExitOK
 		}
+	case <-stream.Stalled():
+		log.Error("the editor stopped reading: nothing it was sent could be written for the write timeout; the running tasks are interrupted and agentls exits",
+			zap.Duration("writeTimeout", opts.WriteTimeout), zap.Int("code", ExitEditorGone))
+		srv.interruptWork()
+		_ = conn.Close()
+		code = ExitEditorGone
 	case <-ctx.Done():
 		_ = conn.Close()
-		code = 1
+		code = ExitError
 	}
 	srv.close()
 	select {
@@ -71,6 +100,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	case <-time.After(drainTimeout):
 		log.Error("bug: handlers still running after the connection ended")
 	}
+	// Replies and notifications still queued leave before the process does.
+	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	if err := stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("the editor did not read the last messages in time; they are dropped", zap.Duration("waited", drainTimeout))
+	} // a write error was logged when it happened
+	cancel()
 	return code
 }
 

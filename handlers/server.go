@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -46,6 +47,11 @@ type Options struct {
 	// Getenv reads the environment for the model of docs/MODELS.md (nil:
 	// os.Getenv).
 	Getenv func(string) string
+	// WriteTimeout is how long a write to the editor may make no progress
+	// before agentls gives up on it: the running tasks are interrupted and
+	// Serve returns ExitEditorGone (0: never; `agentls serve
+	// --write-timeout`, 5 minutes by default).
+	WriteTimeout time.Duration
 	// Redactor knows the secrets (nil: those of os.Environ()); the API keys
 	// read through Getenv are added to it. No known secret reaches the
 	// logs, the editor, the model, the trace, the sessions or a recording,
@@ -184,17 +190,22 @@ var methods = map[string]method{
 	api.MethodDidClose:               {note: (*Server).didTextDocument},
 	api.MethodDidChange:              {note: func(*Server, context.Context, json.RawMessage) {}},
 	api.MethodCodeGraph:              {call: (*Server).codeGraph},
+	api.MethodWorkDoneProgressCancel: {note: (*Server).workDoneProgressCancel},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
 	api.MethodHeatSnapshot:           {call: call((*Server).heatSnapshot)},
 	api.MethodTrace:                  {call: call((*Server).trace)},
 	api.MethodSessions:               {call: call((*Server).sessions)},
 	api.MethodSession:                {call: call((*Server).session)},
 	api.MethodDeleteSession:          {call: call((*Server).deleteSession)},
+	api.MethodIntents:                {call: call((*Server).intents)},
+	api.MethodModels:                 {call: call((*Server).models)},
+	api.MethodCheckModel:             {call: call((*Server).checkModel)},
 	api.MethodRun:                    {call: call((*Server).run)},
 	api.MethodStop:                   {call: call((*Server).stop)},
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodUndo:                   {call: call((*Server).undo)},
 	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
 }
 

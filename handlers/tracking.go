@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -80,10 +81,24 @@ func (s *Server) closeTracking() {
 	}
 }
 
+// reportWait bounds how long a warning waits for room when the editor has
+// not read the last 8 MiB agentls sent it: the callers (a model client's
+// retry, the session store) must not block.
+const reportWait = time.Second
+
 // reportToUser shows a warning the person should see (window/logMessage).
 func (s *Server) reportToUser(msg string) {
-	if err := s.notifier.LogMessage(context.Background(), api.MessageTypeWarning, s.opts.Redactor.String(msg)); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), reportWait)
+	defer cancel()
+	msg = s.opts.Redactor.String(msg)
+	err := s.notifier.LogMessage(ctx, api.MessageTypeWarning, msg)
+	switch {
+	case err == nil:
+	case errors.Is(err, rpc.ErrClosed):
 		s.log.Debug("logMessage not sent", zap.Error(err))
+	default:
+		// In the log at least.
+		s.log.Warn("warning not shown: the editor is not reading", zap.String("warning", msg), zap.Error(err))
 	}
 }
 
@@ -137,6 +152,14 @@ func (s *Server) deleteSession(_ context.Context, p api.SessionParams) (api.Empt
 	}
 	return withService(api.MethodDeleteSession, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.Empty, error) {
 		return ws.DeleteSession(p)
+	})
+}
+
+// intents answers agent/intents. The file is read as the gate reads it: a
+// broken file is a result that says why, not an error.
+func (s *Server) intents(_ context.Context, _ struct{}) (api.IntentsResult, error) {
+	return withService(api.MethodIntents, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.IntentsResult, error) {
+		return ws.IntentList(), nil
 	})
 }
 

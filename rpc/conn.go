@@ -104,8 +104,19 @@ type InlineHandler interface {
 //     call then answers -32800 whatever its handler returns.
 //   - Calls and notifications sent to the peer leave in the order they were
 //     made, one write per message, coalesced when several are ready.
+//   - Sending never waits on the peer's reading while the backlog (what is
+//     written but not yet taken by the peer, Stream) is under its
+//     high-water mark of 8 MiB, provided the stream's writer can be written
+//     without blocking (a pipe or socket, as agentls serve's stdout is).
+//     Past the mark, Call, Notify and the replies of handler goroutines wait
+//     for room, each as long as its context and the connection last; the
+//     read loop's own replies (inline calls, refusals, malformed input)
+//     never wait, so the reading of the next message is never held up by a
+//     client that does not read.
 //   - Serve returns after the input ended and every handler goroutine it
-//     started has returned: nothing is left running.
+//     started has returned: nothing is left running but the Stream's own
+//     writer, while what was sent is still being written (Stream.Flush
+//     waits for it).
 type Conn struct {
 	stream *Stream
 	jc     jsonrpc2.Conn
@@ -153,7 +164,8 @@ func NewConn(stream *Stream, log *zap.Logger) *Conn {
 
 // Serve reads and serves messages until the input ends or ctx is done, then
 // cancels every handler's context, waits for all of them, and returns why
-// reading stopped (nil at a clean end of input).
+// reading stopped: nil at a clean end of input (or Close), a
+// *TruncatedError when the input ended inside a frame.
 func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	defer close(c.served)
 	stop := context.AfterFunc(ctx, func() { c.cancel(context.Cause(ctx)); _ = c.jc.Close() })
@@ -176,6 +188,10 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	c.wakeNotes()
 	notes.Wait()
 	c.handlers.Wait()
+	var truncated *TruncatedError
+	if errors.As(err, &truncated) {
+		return err
+	}
 	if err == nil || errors.Is(err, ErrClosed) || isEOF(err) {
 		return nil
 	}
@@ -234,13 +250,16 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		c.wakeNotes()
 		return
 	}
+	// Replies written on the read loop never wait for room in the backlog:
+	// reading goes on (agent/stop, $/cancelRequest, exit) however slowly
+	// the client reads.
 	if err := h.Gate(req); err != nil {
-		c.reply(req, nil, err)
+		c.reply(req, nil, err, false)
 		return
 	}
 	if ih, ok := h.(InlineHandler); ok && ih.Inline(req) {
 		result, err := c.run(c.ctx, h, req)
-		c.reply(req, result, err)
+		c.reply(req, result, err, false)
 		return
 	}
 	key := req.id.key()
@@ -250,7 +269,7 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 	if _, dup := c.inflight[key]; dup {
 		c.mu.Unlock()
 		cancel(nil)
-		c.reply(req, nil, api.Errorf(api.CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight", req.id.raw))
+		c.reply(req, nil, api.Errorf(api.CodeInvalidRequest, "invalid request: id %s is already in use by a request in flight", req.id.raw), false)
 		return
 	}
 	c.inflight[key] = call
@@ -268,7 +287,7 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		if cancelled {
 			result, err = nil, api.Errorf(api.CodeRequestCancelled, "%s: request cancelled by the client", req.method)
 		}
-		c.reply(req, result, err) // fails quietly when the stream is closed
+		c.reply(req, result, err, true) // fails quietly when the stream is closed
 		c.mu.Lock()
 		c.replying--
 		if len(c.inflight) == 0 && c.replying == 0 {
@@ -293,7 +312,16 @@ func (c *Conn) run(ctx context.Context, h Handler, req *Request) (result any, er
 	return h.HandleCall(ctx, req)
 }
 
-func (c *Conn) reply(req *Request, result any, err error) {
+// reply answers req. With wait, it first waits for room in the backlog
+// while the connection lasts (a handler's goroutine); the read loop never
+// waits.
+func (c *Conn) reply(req *Request, result any, err error, wait bool) {
+	if wait {
+		if werr := c.stream.awaitRoom(c.ctx, nil); werr != nil {
+			c.log.Debug("rpc: reply not sent", zap.String("method", req.method), zap.Error(werr))
+			return
+		}
+	}
 	id := req.id
 	if werr := c.stream.writeReply(&id, result, err); werr != nil {
 		c.log.Debug("rpc: reply not sent", zap.String("method", req.method), zap.Error(werr))
@@ -377,6 +405,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err := c.ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", method, ErrClosed)
 	}
+	if err := c.stream.awaitRoom(ctx, c.ctx.Done()); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(c.ctx, func() { cancel(ErrClosed) })
@@ -402,10 +433,15 @@ type cancelParams struct {
 	ID *jsonrpc2.ID `json:"id"`
 }
 
-// Notify sends a notification to the peer.
+// Notify sends a notification to the peer. Past the high-water mark it
+// waits for room first, until ctx ends (its cause) or the connection does
+// (ErrClosed).
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := c.ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	if err := c.stream.awaitRoom(ctx, c.ctx.Done()); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
 	}
 	return c.jc.Notify(ctx, method, params)
 }

@@ -16,9 +16,12 @@
 // In short: messages are read in order by one goroutine that never waits;
 // calls run concurrently and are answered as they finish; notifications are
 // handled one at a time in arrival order; what is sent leaves in the order
-// it was made. A malformed message is answered with an error (a header that
-// cannot be parsed is logged and skipped) and the connection keeps serving:
-// only the end of the input ends it.
+// it was made, and sending never waits on a peer that is slow to read (past
+// a high-water mark, with the sender's context; a write timeout gives up on
+// a peer that reads nothing). A malformed message is answered with an error
+// (a header that cannot be parsed is logged and skipped) and the connection
+// keeps serving: only the end of the input ends it, and an end inside a
+// frame says what was missing.
 //
 // The types that travel are package api's; rpc knows nothing of tasks,
 // files or models. Nothing else in agentls touches go.lsp.dev/jsonrpc2.

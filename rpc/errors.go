@@ -3,6 +3,8 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/agentls/agentls/api"
 )
@@ -38,3 +40,32 @@ func nonEmpty(s string) string {
 
 // ErrClosed is returned by calls on a connection that has ended.
 var ErrClosed = errors.New("connection closed")
+
+// ErrWriteStalled is the stream's error once a write made no progress for
+// the write timeout: the peer stopped reading (Stream.SetWriteTimeout).
+var ErrWriteStalled = errors.New("the client stopped reading")
+
+// TruncatedError ends a stream whose input ended inside a frame: a header
+// without its end, or a body shorter than its Content-Length.
+type TruncatedError struct {
+	// Want is the body length the frame announced; -1 when the input ended
+	// before a Content-Length was read.
+	Want int64
+	// Got is how many body bytes arrived.
+	Got int64
+	// Header is true when the input ended inside the header.
+	Header bool
+}
+
+func (e *TruncatedError) Error() string {
+	switch {
+	case e.Header && e.Want < 0:
+		return "the input ended inside a frame header"
+	case e.Header:
+		return fmt.Sprintf("the input ended inside the header of a frame announcing %d bytes: all %d body bytes missing", e.Want, e.Want)
+	}
+	return fmt.Sprintf("the input ended inside a frame: %d of the %d body bytes announced are missing", e.Want-e.Got, e.Want)
+}
+
+// Unwrap makes a TruncatedError an io.ErrUnexpectedEOF.
+func (e *TruncatedError) Unwrap() error { return io.ErrUnexpectedEOF }

@@ -8,9 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/agentls/agentls/api"
 	"go.lsp.dev/jsonrpc2"
@@ -24,9 +28,10 @@ const MaxMessageSize = 256 << 20
 
 const (
 	readBufferSize = 64 << 10
-	// writeHighWater bounds the bytes queued behind a write in progress; a
-	// writer past it waits, so a client that stops reading cannot make the
-	// sidecar buffer without end.
+	// writeHighWater bounds the bytes queued behind the write in progress:
+	// past it, a call, notification or reply waits for room (with its
+	// context), so a client that stops reading cannot make the sidecar
+	// buffer without end.
 	writeHighWater = 8 << 20
 	// keepBuffer is the largest write buffer kept between flushes; a larger
 	// one (after a big message) is let go so idle memory stays small.
@@ -42,13 +47,27 @@ const (
 // JSON is answered with -32700 and a message that is not a JSON-RPC message
 // with -32600, and reading goes on. A header that cannot be parsed is logged
 // and the reader resynchronises on the next "Content-Length:" it finds; only
-// the end of the input (or a read error) ends the stream.
+// the end of the input (or a read error) ends the stream. Input that ends
+// inside a frame ends it with a *TruncatedError saying what was missing.
 //
 // Writing: every message is encoded straight into its frame and leaves in a
-// single write. Writers that arrive while a write is in progress append to a
-// queue that the writer in progress flushes in the same system call after
-// its own, so bursts (64 replies in flight) coalesce. Write is safe for
-// concurrent use; messages leave in the order Write was called.
+// single write. Messages leave in the order they were written; Write is safe
+// for concurrent use. A frame written when nothing is queued is written by
+// its caller; frames that arrive while a write is in progress are queued,
+// and the queue (the backlog) is written by a goroutine the Stream owns, in
+// one system call per batch, so bursts (64 replies in flight) coalesce.
+//
+// When w can be written without blocking (a pipe or socket registered with
+// Go's poller, as os.Pipe's ends and agentls serve's stdout are), no caller
+// ever waits on the peer's reading: the caller's write takes what the pipe
+// accepts at once and leaves the rest to the backlog. Over any other writer
+// (a terminal, a file, io.Pipe) the caller's own write blocks as long as w
+// blocks. Past the high-water mark, Conn makes its calls, notifications and
+// replies wait for room with their context before they are written.
+//
+// With a write timeout (SetWriteTimeout), a write that makes no progress for
+// that long fails the stream for good with ErrWriteStalled and closes
+// Stalled(); after any write error every later write fails with it.
 type Stream struct {
 	rc  io.ReadCloser
 	in  *bufio.Reader
@@ -56,12 +75,28 @@ type Stream struct {
 
 	// write side
 	w        io.Writer
-	wmu      sync.Mutex
-	wcond    *sync.Cond // signalled when a flush ends
-	queue    []byte     // frames waiting to be written
-	spare    []byte     // the buffer last written, reused for the next queue
-	flushing bool
-	werr     error // sticky: once a write failed, every later one fails
+	raw      syscall.RawConn       // w's, when w can be written without blocking
+	deadline func(time.Time) error // w's SetWriteDeadline, with raw
+	timeout  time.Duration         // no progress for this long: stalled (0: never)
+
+	wmu     sync.Mutex
+	busy    bool          // a write is in progress: a caller's or the drainer's
+	queue   []byte        // the backlog: frames waiting behind the write in progress
+	spare   []byte        // the buffer last written, reused for the next frame
+	backlog atomic.Int64  // len(queue), read without the lock
+	werr    error         // sticky: once a write failed, every later one fails
+	room    chan struct{} // closed when the backlog shrinks (made by a waiter)
+	idle    chan struct{} // closed when nothing is queued or written (made by Flush)
+	stalled chan struct{} // closed when the stream failed with ErrWriteStalled
+
+	// the write in progress (only its writer touches these)
+	rbuf     []byte
+	rn       int
+	rerr     error
+	rwait    bool               // the raw callback waits for room in the pipe
+	rawFn    func(uintptr) bool // s.rawWrite, made once
+	watch    *time.Timer        // blocking writers: fires when a write stalls
+	watching atomic.Int64       // when the blocking write in progress began (since processStart, +1); 0: none
 
 	// resync bookkeeping (read side only)
 	skipped int
@@ -74,13 +109,29 @@ func NewStream(r io.Reader, w io.Writer, log *zap.Logger) *Stream {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	s := &Stream{in: bufio.NewReaderSize(r, readBufferSize), w: w, log: log}
-	s.wcond = sync.NewCond(&s.wmu)
+	s := &Stream{in: bufio.NewReaderSize(r, readBufferSize), w: w, log: log, stalled: make(chan struct{})}
+	s.raw, s.deadline = nonBlocking(w)
+	s.rawFn = s.rawWrite
 	if rc, ok := r.(io.ReadCloser); ok {
 		s.rc = rc
 	}
 	return s
 }
+
+// SetWriteTimeout sets how long a write may make no progress before the
+// stream gives up on the peer (ErrWriteStalled, Stalled). 0, the default,
+// waits for ever. Call it before the first write.
+func (s *Stream) SetWriteTimeout(d time.Duration) {
+	s.timeout = max(d, 0)
+	if s.raw == nil && s.timeout > 0 && s.watch == nil {
+		s.watch = time.AfterFunc(time.Hour, s.checkStall)
+		s.watch.Stop()
+	}
+}
+
+// Stalled is closed when a write made no progress for the write timeout:
+// the peer stopped reading, and the stream has failed with ErrWriteStalled.
+func (s *Stream) Stalled() <-chan struct{} { return s.stalled }
 
 var _ jsonrpc2.Stream = (*Stream)(nil)
 
@@ -94,8 +145,9 @@ func (s *Stream) Close() error {
 }
 
 // Read returns the next message. It answers and skips what is not a message,
-// so the only errors it returns end the stream (io.EOF at a frame boundary,
-// io.ErrUnexpectedEOF inside one).
+// so the only errors it returns end the stream: io.EOF at a frame boundary,
+// a *TruncatedError (an io.ErrUnexpectedEOF) inside a frame, or the
+// reader's own error.
 func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -120,7 +172,7 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 // skip.
 func (s *Stream) readFrame() ([]byte, int64, error) {
 	var total int64
-	length := -1
+	var length int64 = -1
 	headers := 0
 	resync := false
 	for {
@@ -133,14 +185,15 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 			continue
 		}
 		if err != nil {
-			if err == io.EOF && total == 0 {
-				return nil, 0, io.EOF
+			if err != io.EOF {
+				return nil, total, fmt.Errorf("reading header: %w", err)
 			}
-			if err == io.EOF {
-				s.flushGarbageNote()
-				return nil, total, io.ErrUnexpectedEOF
+			if headers == 0 && !resync && s.skipped == 0 && len(bytes.TrimSpace(line)) == 0 {
+				// At a frame boundary (blank lines aside): a clean end.
+				return nil, total, io.EOF
 			}
-			return nil, total, fmt.Errorf("reading header: %w", err)
+			s.flushGarbageNote()
+			return nil, total, &TruncatedError{Want: length, Header: true}
 		}
 		if resync {
 			// Look for a Content-Length header anywhere in the line: after a
@@ -189,16 +242,7 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 				resync, length, headers = true, -1, 0
 				continue
 			}
-			if n > MaxMessageSize {
-				// Skip the body to stay in step, then tell the client.
-				if err := s.discard(n); err != nil {
-					return nil, total, err
-				}
-				total += n
-				s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", n, MaxMessageSize))
-				return nil, total, nil
-			}
-			length = int(n)
+			length = n
 		case asciiEqualFold(name, "content-type"):
 			// Accepted and ignored: the body is always UTF-8 JSON.
 		default:
@@ -206,11 +250,26 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		}
 	}
 	s.flushGarbageNote()
-	body, err := s.readBody(length)
-	if err != nil {
-		return nil, total, fmt.Errorf("reading a body of %d bytes: %w", length, err)
+	if length > MaxMessageSize {
+		// Skip the body to stay in step, then tell the client.
+		got, err := s.discard(length)
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, total + got, &TruncatedError{Want: length, Got: got}
+			}
+			return nil, total + got, fmt.Errorf("skipping a body of %d bytes: %w", length, err)
+		}
+		s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", length, MaxMessageSize))
+		return nil, total + length, nil
 	}
-	return body, total + int64(length), nil
+	body, got, err := s.readBody(int(length))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, total + int64(got), &TruncatedError{Want: length, Got: int64(got)}
+		}
+		return nil, total + int64(got), fmt.Errorf("reading a body of %d bytes: %w", length, err)
+	}
+	return body, total + length, nil
 }
 
 // eagerBody is the largest body allocated whole before its bytes arrive;
@@ -218,40 +277,44 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 // body cannot make the sidecar allocate what the client never sends.
 const eagerBody = 4 << 20
 
-func (s *Stream) readBody(n int) ([]byte, error) {
+// readBody reads a body of n bytes; on error it also returns how many
+// arrived.
+func (s *Stream) readBody(n int) ([]byte, int, error) {
 	size := min(n, eagerBody)
 	body := make([]byte, size)
+	got := 0
 	for {
-		if _, err := io.ReadFull(s.in, body[len(body)-size:]); err != nil {
+		m, err := io.ReadFull(s.in, body[len(body)-size:])
+		got += m
+		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return nil, got, err
 		}
 		if len(body) == n {
-			return body, nil
+			return body, got, nil
 		}
 		size = min(n-len(body), len(body))
 		body = append(body, make([]byte, size)...)
 	}
 }
 
-func (s *Stream) discard(n int64) error {
-	for n > 0 {
-		step := n
-		if step > 1<<30 {
-			step = 1 << 30
-		}
+// discard skips n bytes; it returns how many it skipped.
+func (s *Stream) discard(n int64) (int64, error) {
+	var done int64
+	for done < n {
+		step := min(n-done, 1<<30)
 		d, err := s.in.Discard(int(step))
-		n -= int64(d)
+		done += int64(d)
 		if err != nil {
 			if err == io.EOF {
-				return io.ErrUnexpectedEOF
+				return done, io.ErrUnexpectedEOF
 			}
-			return err
+			return done, err
 		}
 	}
-	return nil
+	return done, nil
 }
 
 func (s *Stream) noteGarbage(n int) { s.skipped += n }
@@ -554,49 +617,311 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 	return werr
 }
 
-// writeFrame queues one frame of a body n bytes long, produced by fill, and
-// flushes the queue unless another writer is already doing so (in which case
-// that writer sends this frame in its next write).
+// appendFrame appends the frame of a body n bytes long, produced by fill.
+func appendFrame(b []byte, n int, fill func([]byte) []byte) []byte {
+	b = slices.Grow(b, len(headerPrefix)+20+len(headerSuffix)+n)
+	b = append(b, headerPrefix...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, headerSuffix...)
+	return fill(b)
+}
+
+// writeFrame writes one frame of a body n bytes long, produced by fill. When
+// no write is in progress the caller writes it (without waiting on the
+// peer, when w allows: what the pipe does not take at once goes to the
+// backlog); otherwise it is queued in the backlog, which the drainer writes.
+// It returns once the frame has been written or queued.
 func (s *Stream) writeFrame(n int, fill func([]byte) []byte) (int64, error) {
 	s.wmu.Lock()
-	for s.werr == nil && s.flushing && len(s.queue) > writeHighWater {
-		s.wcond.Wait()
-	}
 	if s.werr != nil {
 		err := s.werr
 		s.wmu.Unlock()
 		return 0, err
 	}
-	start := len(s.queue)
-	s.queue = slices.Grow(s.queue, len(headerPrefix)+20+len(headerSuffix)+n)
-	s.queue = append(s.queue, headerPrefix...)
-	s.queue = strconv.AppendInt(s.queue, int64(n), 10)
-	s.queue = append(s.queue, headerSuffix...)
-	s.queue = fill(s.queue)
-	written := int64(len(s.queue) - start)
-	if s.flushing {
+	if s.busy {
+		start := len(s.queue)
+		s.queue = appendFrame(s.queue, n, fill)
+		size := len(s.queue) - start
+		s.backlog.Store(int64(len(s.queue)))
 		s.wmu.Unlock()
-		return written, nil
+		return int64(size), nil
 	}
-	s.flushing = true
+	s.busy = true
+	buf := appendFrame(s.spare[:0], n, fill)
+	s.spare = nil
+	s.wmu.Unlock()
+
+	written, err := s.writeNow(buf)
+
+	s.wmu.Lock()
+	if err != nil || s.werr != nil {
+		// This write failed, or the stream did meanwhile (the watchdog):
+		// nothing more is written.
+		if err != nil {
+			s.failLocked(fmt.Errorf("writing to the client: %w", err))
+		}
+		s.busy = false
+		s.wakeIdleLocked()
+		err = s.werr
+		s.wmu.Unlock()
+		return 0, err
+	}
+	if written < len(buf) {
+		// The peer is slow to read: the rest of this frame goes first in
+		// the backlog.
+		rest := buf[written:]
+		if len(s.queue) == 0 && len(rest) > keepBuffer {
+			// In place: buf belongs to the queue now. Being too big to be
+			// kept as the spare, it is let go once written.
+			s.queue, buf = rest, nil
+		} else {
+			// Copied (a tail kept in place would keep all of buf alive as
+			// the next spare), before what was queued meanwhile.
+			q := make([]byte, 0, len(rest)+len(s.queue))
+			s.queue = append(append(q, rest...), s.queue...)
+		}
+		s.backlog.Store(int64(len(s.queue)))
+	}
+	if buf != nil && cap(buf) <= keepBuffer {
+		s.spare = buf[:0]
+	}
+	if len(s.queue) > 0 {
+		go s.drain() // busy stays set: the drainer owns the writing now
+	} else {
+		s.busy = false
+		s.wakeIdleLocked()
+	}
+	s.wmu.Unlock()
+	return int64(len(buf)), nil
+}
+
+// drain writes the backlog until it is empty or the stream failed. It runs
+// on a goroutine of the Stream's, started by the writer that left a
+// backlog, and holds busy meanwhile.
+func (s *Stream) drain() {
+	s.wmu.Lock()
 	for len(s.queue) > 0 && s.werr == nil {
 		buf := s.queue
 		s.queue = s.spare[:0]
 		s.spare = nil
+		s.backlog.Store(0)
+		s.wakeRoomLocked()
 		s.wmu.Unlock()
-		_, err := s.w.Write(buf)
+		err := s.writeAll(buf)
 		s.wmu.Lock()
 		if err != nil {
-			s.werr = fmt.Errorf("writing to the client: %w", err)
+			s.failLocked(fmt.Errorf("writing to the client: %w", err))
 		}
 		if cap(buf) <= keepBuffer {
 			s.spare = buf[:0]
 		}
-		s.wcond.Broadcast()
 	}
-	s.flushing = false
-	err := s.werr
-	s.wcond.Broadcast()
+	s.busy = false
+	s.wakeIdleLocked()
 	s.wmu.Unlock()
-	return written, err
+}
+
+// writeNow writes what w takes of buf without waiting for the peer to
+// read, when w allows; otherwise all of buf, blocking.
+func (s *Stream) writeNow(buf []byte) (int, error) {
+	if s.raw == nil {
+		return s.writeBlocking(buf)
+	}
+	s.rbuf, s.rn, s.rerr, s.rwait = buf, 0, nil, false
+	err := s.raw.Write(s.rawFn)
+	n, rerr := s.rn, s.rerr
+	s.rbuf = nil
+	if rerr != nil {
+		return n, rerr
+	}
+	return n, err
+}
+
+// writeAll writes all of buf, waiting for the peer to read. With a write
+// timeout, a wait that sees no byte leave for that long fails with
+// ErrWriteStalled.
+func (s *Stream) writeAll(buf []byte) error {
+	if s.raw == nil {
+		n, err := s.writeBlocking(buf)
+		if err == nil && n < len(buf) {
+			err = io.ErrShortWrite
+		}
+		return err
+	}
+	s.rbuf, s.rn, s.rwait = buf, 0, true
+	defer func() { s.rbuf = nil }()
+	for s.rn < len(buf) {
+		if s.timeout > 0 {
+			// Every byte that leaves starts the timeout again: a peer that
+			// reads slowly is waited for, one that reads nothing is not.
+			if err := s.deadline(time.Now().Add(s.timeout)); err != nil {
+				return err
+			}
+		}
+		s.rerr = nil
+		err := s.raw.Write(s.rawFn)
+		if s.rerr != nil {
+			return s.rerr
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return s.stallError()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if s.timeout > 0 {
+		// A deadline left behind would fail the next caller's write.
+		_ = s.deadline(time.Time{})
+	}
+	return nil
+}
+
+// rawWrite is the callback of w's RawConn.Write: it writes rbuf from rn
+// with non-blocking system calls. It reports true when it is done for now:
+// all written, an error, or (rwait false) the pipe full; with rwait, a full
+// pipe makes it ask to be called again once the pipe has room, unless some
+// bytes left in this call (so that the caller can restart the timeout).
+func (s *Stream) rawWrite(fd uintptr) bool {
+	progressed := false
+	for s.rn < len(s.rbuf) {
+		n, err := sysWrite(fd, s.rbuf[s.rn:])
+		if n > 0 {
+			s.rn += n
+			progressed = true
+		}
+		switch {
+		case err == nil:
+			if n <= 0 {
+				s.rerr = io.ErrShortWrite
+				return true
+			}
+		case err == errInterrupted:
+		case err == errWouldBlock:
+			return progressed || !s.rwait
+		default:
+			s.rerr = err
+			return true
+		}
+	}
+	return true
+}
+
+// writeBlocking writes buf to a writer that may block; with a write
+// timeout, the watchdog fails the stream when the write lasts that long.
+func (s *Stream) writeBlocking(buf []byte) (int, error) {
+	if s.watch == nil {
+		return s.w.Write(buf)
+	}
+	s.watching.Store(int64(time.Since(processStart)) + 1)
+	s.watch.Reset(s.timeout)
+	n, err := s.w.Write(buf)
+	s.watching.Store(0)
+	return n, err
+}
+
+// processStart is the origin of the watchdog's monotonic clock.
+var processStart = time.Now()
+
+// checkStall is the watchdog of blocking writers: it fails the stream when
+// the write in progress has lasted the whole timeout.
+func (s *Stream) checkStall() {
+	start := s.watching.Load()
+	if start == 0 {
+		return // no write in progress; the next one re-arms the watchdog
+	}
+	if left := s.timeout - (time.Since(processStart) - time.Duration(start-1)); left > 0 {
+		s.watch.Reset(left)
+		return
+	}
+	s.wmu.Lock()
+	s.failLocked(s.stallError())
+	s.wmu.Unlock()
+}
+
+func (s *Stream) stallError() error {
+	return fmt.Errorf("%w: no byte could be written for %s", ErrWriteStalled, s.timeout)
+}
+
+// failLocked makes err the stream's sticky write error and wakes every
+// waiter; the backlog is dropped.
+func (s *Stream) failLocked(err error) {
+	if s.werr != nil {
+		return
+	}
+	s.werr = err
+	s.queue = nil
+	s.backlog.Store(0)
+	if errors.Is(err, ErrWriteStalled) {
+		close(s.stalled)
+		s.log.Warn("rpc: the client stopped reading", zap.Error(err))
+	} else {
+		s.log.Warn("rpc: the client can no longer be written to", zap.Error(err))
+	}
+	s.wakeRoomLocked()
+	s.wakeIdleLocked()
+}
+
+func (s *Stream) wakeRoomLocked() {
+	if s.room != nil {
+		close(s.room)
+		s.room = nil
+	}
+}
+
+func (s *Stream) wakeIdleLocked() {
+	if s.idle != nil {
+		close(s.idle)
+		s.idle = nil
+	}
+}
+
+// awaitRoom waits until the backlog is back under the high-water mark. It
+// returns ctx's cause when ctx ends first, ErrClosed when done is closed
+// first, and nil at once when there is room or the stream has failed (the
+// write that follows reports the failure).
+func (s *Stream) awaitRoom(ctx context.Context, done <-chan struct{}) error {
+	if s.backlog.Load() <= writeHighWater {
+		return nil
+	}
+	s.wmu.Lock()
+	for len(s.queue) > writeHighWater && s.werr == nil {
+		if s.room == nil {
+			s.room = make(chan struct{})
+		}
+		ch := s.room
+		s.wmu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-done:
+			return ErrClosed
+		}
+		s.wmu.Lock()
+	}
+	s.wmu.Unlock()
+	return nil
+}
+
+// Flush waits until every frame written so far has left, the stream has
+// failed (its error), or ctx ends (its cause).
+func (s *Stream) Flush(ctx context.Context) error {
+	s.wmu.Lock()
+	for s.busy && s.werr == nil {
+		if s.idle == nil {
+			s.idle = make(chan struct{})
+		}
+		ch := s.idle
+		s.wmu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		s.wmu.Lock()
+	}
+	err := s.werr
+	s.wmu.Unlock()
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -108,12 +109,36 @@ func TestStreamRead(t *testing.T) {
 		})
 	}
 
-	t.Run("ends with ErrUnexpectedEOF inside a frame", func(t *testing.T) {
-		_, _, err := readAll(t, "Content-Length: 50\r\n\r\n{}")
-		if err != io.ErrUnexpectedEOF && !strings.Contains(fmt.Sprint(err), "unexpected EOF") {
-			t.Fatalf("err = %v", err)
-		}
-	})
+	ends := []struct {
+		name  string
+		input string
+		want  string // the error's message; "" for a clean io.EOF
+	}{
+		{"ends cleanly at a frame boundary", frame(pingBody), ""},
+		{"ends cleanly after blank lines between frames", frame(pingBody) + "\r\n\r\n", ""},
+		{"says how many body bytes are missing when a body is cut short",
+			"Content-Length: 50\r\n\r\n{}", "the input ended inside a frame: 48 of the 50 body bytes announced are missing"},
+		{"says the whole body is missing after a huge Content-Length",
+			"Content-Length: 2147483648\r\n\r\n", "2147483648 of the 2147483648 body bytes announced are missing"},
+		{"says so when the input ends inside a header", frame(pingBody) + "Content-Length: 10\r\n",
+			"the input ended inside the header of a frame announcing 10 bytes"},
+		{"says so when the input ends inside a header line", "Content-Len", "the input ended inside a frame header"},
+	}
+	for _, c := range ends {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := readAll(t, c.input)
+			if c.want == "" {
+				if err != io.EOF {
+					t.Fatalf("err = %v, want io.EOF", err)
+				}
+				return
+			}
+			var te *TruncatedError
+			if !errors.As(err, &te) || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want a *TruncatedError saying %q", err, c.want)
+			}
+		})
+	}
 
 	t.Run("skips a frame over the size limit and stays in step", func(t *testing.T) {
 		var out bytes.Buffer
@@ -259,9 +284,21 @@ func FuzzStream(f *testing.F) {
 		var out bytes.Buffer
 		s := NewStream(strings.NewReader(input), &out, nil)
 		for range len(input) + 2 {
-			if _, _, err := s.Read(context.Background()); err != nil {
-				break
+			_, _, err := s.Read(context.Background())
+			if err == nil {
+				continue
 			}
+			var te *TruncatedError
+			switch {
+			case err == io.EOF:
+			case !errors.As(err, &te):
+				t.Fatalf("the input ended with %v, want io.EOF or a *TruncatedError", err)
+			case !te.Header && (te.Got < 0 || te.Got >= te.Want):
+				t.Fatalf("truncated body: got %d of %d", te.Got, te.Want)
+			case te.Header && te.Got != 0:
+				t.Fatalf("truncated header with %d body bytes", te.Got)
+			}
+			break
 		}
 		r := bufio.NewReader(&out)
 		for {

@@ -13,7 +13,7 @@ import (
 // summary. Without a token (none given, and the client cannot create one)
 // it does nothing.
 type progress struct {
-	n     Notifier
+	out   *outbox
 	token *api.ProgressToken
 	log   *zap.Logger
 }
@@ -38,8 +38,8 @@ type progressEnd struct {
 	Message string `json:"message,omitempty"`
 }
 
-func newProgress(ctx context.Context, ed Editor, n Notifier, token *api.ProgressToken, taskID string, log *zap.Logger) *progress {
-	p := &progress{n: n, log: log}
+func newProgress(ctx context.Context, ed Editor, out *outbox, token *api.ProgressToken, taskID string, log *zap.Logger) *progress {
+	p := &progress{out: out, log: log}
 	if token != nil {
 		p.token = token
 		return p
@@ -62,9 +62,7 @@ func (p *progress) send(v any) {
 	if p.token == nil {
 		return
 	}
-	if err := p.n.Progress(context.Background(), &api.ProgressParams{Token: p.token, Value: v}); err != nil {
-		p.log.Debug("progress not sent", zap.Error(err))
-	}
+	p.out.push(note{progress: &api.ProgressParams{Token: p.token, Value: v}})
 }
 
 func (p *progress) begin(prompt string) {

@@ -44,23 +44,30 @@ type task struct {
 	editTask *editing.Task
 	journal  *journal
 	progress *progress
+	// out sends the task's notifications in order; they are queued under
+	// mu, so the seq of an event and its place on the wire agree.
+	out *outbox
 
-	// emitMu orders events: the seq of an event and its place on the wire
-	// agree. It is taken before mu.
-	emitMu sync.Mutex
+	mu          sync.Mutex
+	state       string
+	seq         uint64
+	token       *api.ProgressToken // the $/progress token, once known
+	interrupted bool               // the editor went away: the session records interrupted
+	subs        []*subtask
+	waiting     int
+	changes     []api.Change
+	stopped     bool
+	ended       bool
+	summary     string
+	trackers    map[string]*heat.Tracker // by agent id
+	workers     map[string]*worker       // running, by subtask id
+	ids         map[string]bool          // every subtask id used, removed ones too
 
-	mu       sync.Mutex
-	state    string
-	seq      uint64
-	subs     []*subtask
-	waiting  int
-	changes  []api.Change
-	stopped  bool
-	ended    bool
-	summary  string
-	trackers map[string]*heat.Tracker // by agent id
-	workers  map[string]*worker       // running, by subtask id
-	ids      map[string]bool          // every subtask id used, removed ones too
+	// Review mode: the changes held, by path, in order; whether the task
+	// is in its review, and how to end it.
+	heldChanges  map[string][]landing
+	reviewing    bool
+	cancelReview context.CancelCauseFunc
 
 	wake chan struct{}
 }
@@ -83,6 +90,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.out = newOutbox(e.cfg.Notifier, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }
@@ -124,7 +132,10 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	stopOnCancel := context.AfterFunc(parent, func() { t.stop() })
 	defer stopOnCancel()
 
-	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.e.cfg.Notifier, t.params.WorkDoneToken, t.id, t.log)
+	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.out, t.params.WorkDoneToken, t.id, t.log)
+	t.mu.Lock()
+	t.token = t.progress.token
+	t.mu.Unlock()
 	t.progress.begin(t.prompt)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -322,19 +333,24 @@ func (t *task) findLocked(id string) *subtask {
 	return nil
 }
 
-// end decides the final state, flushes the session and builds the result.
+// end decides the final state, has the changes held in review mode
+// reviewed, flushes the session and builds the result.
 func (t *task) end() *api.RunResult {
+	t.mu.Lock()
+	state := api.TaskFailed
+	switch {
+	case t.stopped:
+		state = api.TaskStopped
+	case len(t.subs) > 0 && t.allSettledLocked():
+		state = api.TaskDone
+	}
+	t.mu.Unlock()
+	t.reviewHeld(state)
 	var res *api.RunResult
+	sessionState := ""
 	t.mutate(func() []api.TaskEvent {
 		t.ended = true
-		switch {
-		case t.stopped:
-			t.state = api.TaskStopped
-		case len(t.subs) > 0 && t.allSettledLocked():
-			t.state = api.TaskDone
-		default:
-			t.state = api.TaskFailed
-		}
+		t.state = state
 		t.summary = t.summaryLocked()
 		res = &api.RunResult{
 			TaskID:    t.id,
@@ -344,15 +360,38 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
-		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
+		res.Applied, res.Rejected = countChanges(res.Changes)
+		sessionState = t.state
+		if t.interrupted {
+			// The editor is gone: nobody saw it stop. The session says so.
+			sessionState = api.TaskInterrupted
+		}
+		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
+			Applied: &res.Applied, Rejected: &res.Rejected}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(res.State, res.Usage)
+	t.journal.close(sessionState, res.Usage)
 	t.progress.end(res.Summary)
-	t.log.Info("task ended", zap.String("state", res.State), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
+	// Every notification of the task is handed to the connection before
+	// agent/run answers, so the reply comes after the last of them.
+	t.out.close()
+	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
+}
+
+// countChanges counts the changes applied and those not applied (refused
+// by the person or the editor, or failed).
+func countChanges(changes []api.Change) (applied, rejected int) {
+	for _, c := range changes {
+		if c.Applied {
+			applied++
+		} else {
+			rejected++
+		}
+	}
+	return applied, rejected
 }
 
 func (t *task) allSettledLocked() bool {
@@ -413,32 +452,25 @@ func (t *task) subtasksLocked() []api.Subtask {
 	return out
 }
 
-// mutate changes the task under its lock and sends the events it returns,
+// mutate changes the task under its lock and queues the events it returns,
 // each with the next seq and the state and subtasks as they are after the
-// change. Events leave in seq order.
+// change, on the task's outbox: events leave in seq order, and nothing here
+// waits on the editor.
 func (t *task) mutate(f func() []api.TaskEvent) {
-	t.emitMu.Lock()
-	defer t.emitMu.Unlock()
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	prev := t.state
 	evs := f()
 	if t.state != prev && t.journal != nil {
 		t.journal.state(t.state)
 	}
 	if len(evs) == 0 {
-		t.mu.Unlock()
 		return
 	}
-	state := t.state
 	subs := t.subtasksLocked()
-	first := t.seq + 1
-	t.seq += uint64(len(evs))
-	t.mu.Unlock()
-	for i, ev := range evs {
-		p := &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: first + uint64(i), State: state, Subtasks: subs, Event: ev}
-		if err := t.e.cfg.Notifier.TaskUpdate(context.Background(), p); err != nil {
-			t.log.Debug("taskUpdate not sent", zap.Error(err))
-		}
+	for _, ev := range evs {
+		t.seq++
+		t.out.push(note{update: &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: t.seq, State: t.state, Subtasks: subs, Event: ev}})
 	}
 }
 
@@ -479,6 +511,28 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
+// interrupt stops the task because the editor went away: its session
+// records it as interrupted. It reports false when the task had already
+// ended.
+func (t *task) interrupt() bool {
+	t.mu.Lock()
+	if t.ended {
+		t.mu.Unlock()
+		return false
+	}
+	t.interrupted = true
+	t.mu.Unlock()
+	return t.stop()
+}
+
+// progressToken is the task's $/progress token (nil: none, or not yet
+// known).
+func (t *task) progressToken() *api.ProgressToken {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.token
+}
+
 // stop cancels everything the task runs. It reports false when the task had
 // already ended.
 func (t *task) stop() bool {
@@ -489,13 +543,16 @@ func (t *task) stop() bool {
 	}
 	first := !t.stopped
 	t.stopped = true
-	cancel := t.cancel
+	cancel, review := t.cancel, t.cancelReview
 	t.mu.Unlock()
 	if first {
 		t.log.Info("stopping")
 	}
 	if cancel != nil {
 		cancel(errStopped)
+	}
+	if review != nil {
+		review(errStopped) // a stop during the review ends it
 	}
 	t.kick()
 	return true
@@ -511,7 +568,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 	var id string
 	var err error
 	t.mutate(func() []api.TaskEvent {
-		if t.ended || t.stopped || t.state == api.TaskPlanning {
+		if t.ended || t.stopped || t.reviewing || t.state == api.TaskPlanning {
 			err = fmt.Errorf("%w: task %q is %s; subtasks are added while it runs", ErrWrongState, t.id, t.stateNameLocked())
 			return nil
 		}
@@ -603,7 +660,7 @@ func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
 		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
 	}
-	if t.ended || t.stopped {
+	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
 	}
 	s := t.findLocked(id)
@@ -614,7 +671,12 @@ func (t *task) controllableLocked(id string) (*subtask, error) {
 }
 
 func (t *task) stateNameLocked() string {
-	if t.stopped && !t.ended {
+	switch {
+	case t.ended:
+		return t.state
+	case t.reviewing:
+		return "ending: the person is reviewing its changes"
+	case t.stopped:
 		return "stopping"
 	}
 	return t.state
@@ -645,11 +707,10 @@ func (t *task) reportProgress() {
 	t.progress.report(msg, pct)
 }
 
-// warn shows a warning to the person (window/logMessage).
+// warn shows a warning to the person (window/logMessage), in order with
+// the task's other notifications.
 func (t *task) warn(msg string) {
-	if err := t.e.cfg.Notifier.LogMessage(context.Background(), api.MessageTypeWarning, msg); err != nil {
-		t.log.Debug("logMessage not sent", zap.Error(err))
-	}
+	t.out.push(note{warning: msg})
 }
 
 func oneLine(s string, max int) string {

@@ -3,11 +3,14 @@
 // framing on stdin/stdout. See docs/PROTOCOL.md.
 //
 // In serve, stdout carries the protocol and nothing else: logs go to stderr,
-// or to --log-file. The exit code is that of docs/PROTOCOL.md §1 (0 after
+// or to --log-file. The exit code is that of docs/PROTOCOL.md §2 (0 after
 // shutdown and exit, 1 when the input ends or exit comes without shutdown,
-// or on SIGTERM and SIGINT), and 2 for a bad command line; before it exits,
-// every task is stopped and its session written. `agentls run` is package
-// runner, with its own exit codes.
+// when the input ends inside a frame, or on SIGTERM and SIGINT, 3 when the
+// editor read nothing for --write-timeout), and 2 for a bad command line;
+// before it exits, every task is stopped and its session written. `agentls
+// run` is package runner, with its own exit codes; so are `agentls undo`,
+// `agentls models`, `agentls check-model` and `agentls intents`, which start
+// the server as `agentls run` does and ask it one question.
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -43,9 +47,17 @@ const usage = `agentls: an AI coding agent that editors run like a language serv
 Usage:
   agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls undo [flags]        take a task's changes back (agentls undo -h)
+  agentls models [flags]      list the models the providers offer, the current one marked
+  agentls check-model [flags] check that the model works, or say what is wrong
+  agentls intents [flags]     list the intents agentls run --intent takes
   agentls mcp                 serve the editor's tools over MCP (stdio) to an agent agentls runs;
                               started by agentls with the entry it hands that agent (docs/MCP.md)
   agentls version             print the version
+
+Exit codes of serve: 0 exit after shutdown; 1 exit without shutdown, the end
+of stdin without shutdown or inside a frame, or a signal; 2 a bad command
+line; 3 the editor read nothing for --write-timeout (docs/PROTOCOL.md §2).
 
 Flags of serve:
 `
@@ -60,6 +72,10 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "undo":
+		return undoCmd(args, stdout, stderr)
+	case "models", "check-model", "intents":
+		return queryCmd(cmd, args, stdout, stderr)
 	case "mcp":
 		return mcpCmd(args, stdin, stdout, stderr)
 	case "version":
@@ -69,7 +85,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, mcp or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, undo, models, check-model, intents, mcp or version)\n", cmd)
 	return 2
 }
 
@@ -85,11 +101,12 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 type serveOptions struct {
-	logLevel string
-	logFile  string
-	zones    stringList
-	deny     stringList
-	record   string
+	logLevel     string
+	logFile      string
+	zones        stringList
+	deny         stringList
+	record       string
+	writeTimeout time.Duration
 }
 
 func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
@@ -100,6 +117,7 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	fs.Var(&o.zones, "zone", "glob the agent may touch (repeatable; replaces the default **)")
 	fs.Var(&o.deny, "deny", "glob the agent may not touch (repeatable; added to **/.git/**)")
 	fs.StringVar(&o.record, "record", "", "record every model answer into this file as a replayable script (docs/MODELS.md)")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 5*time.Minute, "give up on an editor that reads nothing agentls writes for this long: interrupt the running tasks and exit with code 3 (0: wait for ever)")
 	return fs
 }
 
@@ -111,6 +129,10 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if o.writeTimeout < 0 {
+		fmt.Fprintf(stderr, "agentls serve: --write-timeout must not be negative, got %s\n", o.writeTimeout)
 		return 2
 	}
 	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
@@ -132,16 +154,18 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 	}
 
-	in, out := prepareStdio(stdin, log)
+	in, out, restore := prepareStdio(stdin, log)
+	defer restore()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cwd, _ := os.Getwd()
 	code := handlers.Serve(ctx, in, out, handlers.Options{
-		Version: getVersion(),
-		Cwd:     cwd,
-		Base:    base,
-		Log:     log,
-		Record:  o.record,
+		Version:      getVersion(),
+		Cwd:          cwd,
+		Base:         base,
+		Log:          log,
+		Record:       o.record,
+		WriteTimeout: o.writeTimeout,
 	})
 	_ = log.Sync()
 	return code

@@ -9,6 +9,6 @@ import (
 	"go.uber.org/zap"
 )
 
-func prepareStdio(stdin *os.File, _ *zap.Logger) (io.Reader, io.Writer) {
-	return stdin, os.Stdout
+func prepareStdio(stdin *os.File, _ *zap.Logger) (io.Reader, io.Writer, func()) {
+	return stdin, os.Stdout, func() {}
 }

@@ -4,7 +4,8 @@
 // buffers it was given first, then the disk), applies workspace edits to
 // files atomically and refuses stale versions, runs commands with a timeout,
 // lets a test script every answer (approve, reject, never answer, answer
-// slowly), and awaits notifications by predicate with a deadline.
+// slowly) and stop reading for a while (an editor whose main loop is busy),
+// and awaits notifications by predicate with a deadline.
 //
 // `agentls run` and every end-to-end test are built on it, as gopls's
 // integration tests are built on its fake editor.
@@ -133,6 +134,7 @@ type Editor struct {
 	served chan struct{}
 	cancel context.CancelFunc
 	out    io.WriteCloser // the server's input
+	gate   *readGate      // PauseReading and ResumeReading
 
 	mu        sync.Mutex
 	notes     []Notification
@@ -186,7 +188,8 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 		return nil, err
 	}
 	e.out = out
-	e.conn = rpc.NewConn(rpc.NewStream(in, out, log), log)
+	e.gate = newReadGate(in)
+	e.conn = rpc.NewConn(rpc.NewStream(e.gate, out, log), log)
 	serveCtx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	go func() {
@@ -396,6 +399,81 @@ func (e *Editor) Close() {
 	} else {
 		<-e.exited
 	}
+}
+
+// PauseReading stops the editor reading what the server writes, as an
+// editor whose main loop is busy would: the server's output backs up in the
+// pipe. What a read already under way takes from the pipe is held back too:
+// no reply or notification is seen until ResumeReading (or Close). Exited
+// and Wait, which wait for the output to be read to its end, wait for
+// ResumeReading as well.
+func (e *Editor) PauseReading() { e.gate.pause() }
+
+// ResumeReading undoes PauseReading.
+func (e *Editor) ResumeReading() { e.gate.resume() }
+
+// readGate passes reads through to r, except while paused.
+type readGate struct {
+	r      io.Reader
+	mu     sync.Mutex
+	paused chan struct{} // non-nil while paused; closed by resume
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newReadGate(r io.Reader) *readGate { return &readGate{r: r, closed: make(chan struct{})} }
+
+func (g *readGate) pause() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused == nil {
+		g.paused = make(chan struct{})
+	}
+}
+
+func (g *readGate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused != nil {
+		close(g.paused)
+		g.paused = nil
+	}
+}
+
+func (g *readGate) Read(p []byte) (int, error) {
+	if err := g.wait(); err != nil {
+		return 0, err
+	}
+	n, err := g.r.Read(p)
+	if werr := g.wait(); werr != nil { // paused while the read was under way
+		return 0, werr
+	}
+	return n, err
+}
+
+// wait returns once the gate is open, or os.ErrClosed once it is closed.
+func (g *readGate) wait() error {
+	g.mu.Lock()
+	paused := g.paused
+	g.mu.Unlock()
+	if paused == nil {
+		return nil
+	}
+	select {
+	case <-paused:
+		return nil
+	case <-g.closed:
+		return os.ErrClosed
+	}
+}
+
+// Close releases a paused read and closes r when it can be closed.
+func (g *readGate) Close() error {
+	g.once.Do(func() { close(g.closed) })
+	if c, ok := g.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Stderr returns what the subprocess wrote to stderr when Options.Stderr was

@@ -1,0 +1,125 @@
+package workforce
+
+import (
+	"context"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/api"
+)
+
+// outbox sends a task's notifications (agent/taskUpdate, $/progress,
+// window/logMessage) in the order they were queued, from a goroutine the
+// task owns. Whoever queues never waits on the editor, so no lock of the
+// task is ever held while a notification is written, and a worker, a
+// control or agent/stop never waits behind an editor that is slow to read.
+// close hands the last ones over and waits until all have been given to
+// the connection.
+//
+// The sends are bounded by the connection, not by the task (a stopped task
+// still reports how it ended): a send waits only while the connection's
+// backlog is past its high-water mark, and fails at once when the
+// connection has ended or given up on the editor.
+type outbox struct {
+	n   Notifier
+	log *zap.Logger
+
+	mu      sync.Mutex
+	queue   []note
+	running bool // the sending goroutine is started (on the first push)
+	closed  bool
+	kick    chan struct{}
+	done    chan struct{} // closed when the goroutine has sent everything after close
+}
+
+// note is one notification: exactly one of its fields is set.
+type note struct {
+	update   *api.TaskUpdateParams
+	progress *api.ProgressParams
+	warning  string
+}
+
+func newOutbox(n Notifier, log *zap.Logger) *outbox {
+	return &outbox{n: n, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// push queues a notification. After close it is dropped (and logged: every
+// notification of a task is made before the task ends).
+func (o *outbox) push(nt note) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		o.log.Error("bug: a notification made after its task ended is dropped")
+		return
+	}
+	o.queue = append(o.queue, nt)
+	start := !o.running
+	o.running = true
+	o.mu.Unlock()
+	if start {
+		go o.loop()
+	}
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) loop() {
+	defer close(o.done)
+	ctx := context.Background()
+	for {
+		o.mu.Lock()
+		batch, closed := o.queue, o.closed
+		o.queue = nil
+		o.mu.Unlock()
+		for _, nt := range batch {
+			o.send(ctx, nt)
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		if closed {
+			return
+		}
+		<-o.kick
+	}
+}
+
+func (o *outbox) send(ctx context.Context, nt note) {
+	var err error
+	switch {
+	case nt.update != nil:
+		err = o.n.TaskUpdate(ctx, nt.update)
+	case nt.progress != nil:
+		err = o.n.Progress(ctx, nt.progress)
+	default:
+		err = o.n.LogMessage(ctx, api.MessageTypeWarning, nt.warning)
+	}
+	if err != nil {
+		o.log.Debug("notification not sent", zap.Error(err))
+	}
+}
+
+// close waits until every notification queued has been sent (or failed).
+func (o *outbox) close() {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		<-o.done
+		return
+	}
+	o.closed = true
+	running := o.running
+	o.mu.Unlock()
+	if !running {
+		close(o.done)
+		return
+	}
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+	<-o.done
+}
