@@ -41,9 +41,10 @@ func (t *task) repoMap(text string) string {
 }
 
 // graphChanged tells the code graph of a change applied (editing's
-// Changed hook): the text that landed, saved or not.
-func (t *task) graphChanged(rel, content string, deleted bool) {
-	g := t.e.cfg.Graph
+// Changed hook, for a task's changes and an undo's): the text that landed,
+// saved or not.
+func (e *Engine) graphChanged(rel, content string, deleted bool) {
+	g := e.cfg.Graph
 	if g == nil {
 		return
 	}

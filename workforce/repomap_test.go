@@ -2,6 +2,7 @@ package workforce
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,6 +88,18 @@ func TestRepoMap(t *testing.T) {
 		}
 		if len(out.Nodes) < 2 || out.Nodes[1].ID != "orders.go#Orders" {
 			t.Errorf("nodes %+v", out.Nodes)
+		}
+	})
+	t.Run("an undo takes the file out of the graph again", func(t *testing.T) {
+		u, err := e.Undo(testkit.Context(t), api.UndoParams{TaskID: res.TaskID}, s)
+		if err != nil || !u.Undone {
+			t.Fatalf("undo: %v, %+v", err, u)
+		}
+		if err := g.Current(testkit.Context(t)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.CodeGraph(testkit.Context(t), codegraph.Query{Symbol: "Orders"}); !errors.Is(err, codegraph.ErrNotFound) {
+			t.Errorf("Orders is still in the graph after the undo: %v", err)
 		}
 	})
 	t.Run("repoMapTokens 0 leaves the map out", func(t *testing.T) {
