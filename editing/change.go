@@ -165,7 +165,9 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		a.remember(rp.Rel, landed)
 	}
 	w.accessed(a.who, rp.Rel, api.ActionWrite)
-	if w.changed != nil {
+	if w.changed != nil && !ch.Held {
+		// a held change (review mode) is told when the person has
+		// reviewed it, and only if it landed
 		w.changed(rp.Rel, landed, op == api.OpDelete)
 	}
 	if op != api.OpDelete && landed != next {

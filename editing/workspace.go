@@ -112,7 +112,9 @@ type Config struct {
 	// Changed hears of every change applied: the workspace-relative path
 	// and the text that landed (deleted: the file is gone). It is called
 	// on the agent's goroutine, once the editor (or the sidecar's own
-	// write) has applied the change. nil: none.
+	// write) has applied the change; in review mode, once the person has
+	// reviewed the held change and it landed; after an undo, for each file
+	// restored. nil: none.
 	Changed func(rel, content string, deleted bool)
 }
 
