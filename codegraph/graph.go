@@ -33,6 +33,10 @@ type Config struct {
 	// MaxFileSize: larger files are not parsed (0: 4 MiB), as search_files
 	// does not search them.
 	MaxFileSize int64
+	// MaxFiles bounds the source files the graph holds (0: 200 000): a
+	// workspace opened on a home directory is read up to there, and the
+	// rest left out with a warning in the log.
+	MaxFiles int
 	// SaveDelay is how long after a change the graph is written to
 	// StateFile (0: 2 seconds); it is written at the end of Run too.
 	SaveDelay time.Duration
@@ -87,6 +91,9 @@ func New(cfg Config) (*Graph, error) {
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = 4 << 20
+	}
+	if cfg.MaxFiles <= 0 {
+		cfg.MaxFiles = 200_000
 	}
 	if cfg.SaveDelay <= 0 {
 		cfg.SaveDelay = 2 * time.Second
@@ -308,6 +315,9 @@ func (g *Graph) store() {
 	}
 }
 
+// errTooMany ends a walk that found MaxFiles source files.
+var errTooMany = errors.New("too many source files")
+
 // candidate is a file the walk found, with what a parse needs.
 type candidate struct {
 	rel, abs string
@@ -327,10 +337,18 @@ func (g *Graph) build(ctx context.Context) error {
 			return nil
 		}
 		if lang := LangOf(rel); lang != LangNone {
+			if len(cands) == g.cfg.MaxFiles {
+				return errTooMany
+			}
 			cands = append(cands, candidate{rel: rel, abs: abs, lang: lang})
 		}
 		return nil
 	})
+	if errors.Is(err, errTooMany) {
+		g.log.Warn("code graph: the workspace has more source files than the graph holds; the rest are left out",
+			zap.Int("held", g.cfg.MaxFiles))
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("code graph: walk the workspace: %w", err)
 	}

@@ -99,6 +99,12 @@ func TestUpdates(t *testing.T) {
 			t.Errorf("a refresh brought an ignored or denied file in:\n%s", d)
 		}
 	})
+	t.Run("a workspace with more source files than the bound is held up to it", func(t *testing.T) {
+		g := start(t, Config{Root: fixture(t, "go"), MaxFiles: 2})
+		if st := g.Stats(); st.Files != 2 {
+			t.Errorf("%d files held, want 2", st.Files)
+		}
+	})
 	t.Run("text agentls wrote is parsed as the file's, saved or not", func(t *testing.T) {
 		root := fixture(t, "go")
 		g := start(t, Config{Root: root})
