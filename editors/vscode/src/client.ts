@@ -14,7 +14,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice } from './config';
-import { fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
+import { advertised, fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
 
@@ -209,6 +209,18 @@ export class AgentClient implements vscode.Disposable {
 
   running(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /**
+   * advertises reports whether the running agentls declared an optional
+   * feature in its initialize result (capabilities.experimental.agent.<feature>
+   * set to true); false while it is not running.
+   */
+  advertises(feature: string): boolean {
+    if (!this.running()) {
+      return false;
+    }
+    return advertised(this.client?.initializeResult, feature);
   }
 
   private disposeSubscriptions(): void {

@@ -19,8 +19,10 @@ import {
   CheckModelResult,
   IntentsResult,
   MCPServersResult,
+  Features,
   Methods,
   ModelsResult,
+  RunAttachment,
   RunParams,
   RunResult,
   SessionResult,
@@ -31,7 +33,7 @@ import {
 import { providers, ProviderKeys } from './secrets';
 import { plainText } from './text';
 import { ConversationView, conversationViewId } from './views/conversation';
-import { Conversation, withAttachments, viewState } from './views/conversationModel';
+import { Conversation, runAttachments, viewState } from './views/conversationModel';
 import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
@@ -151,6 +153,7 @@ export function activate(context: vscode.ExtensionContext): void {
       model: describeModel(a),
       intent: describeIntent(a),
       folders: folderNames(),
+      canAttach: a?.client.advertises(Features.attachments) ?? false,
     });
   }, (m) => {
     void onViewMessage(m);
@@ -163,6 +166,7 @@ export function activate(context: vscode.ExtensionContext): void {
     view.badge = waiting.length > 0 ? { value: waiting.length, tooltip: `${waiting.length} waiting for you` }
       : running.length > 0 ? { value: running.length, tooltip: `${running.length} running` } : undefined;
     const first = waiting.at(0);
+    void vscode.commands.executeCommand('setContext', 'agentls.canAttach', conversationAgent()?.client.advertises(Features.attachments) ?? false);
     view.message = first !== undefined ? `Waiting for you: ${oneLine(first.text, 120)}${waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : ''}` : undefined;
     conv.refresh();
   };
@@ -187,6 +191,8 @@ export function activate(context: vscode.ExtensionContext): void {
       tree.refresh();
       conv.refresh();
     }),
+    // Whether the conversation's agentls takes attachments is known once it runs.
+    all.onDidChangeRunning(updateViews),
   );
 
   async function connected(a: FolderAgent): Promise<Awaited<ReturnType<FolderAgent['client']['get']>> | undefined> {
@@ -232,7 +238,7 @@ export function activate(context: vscode.ExtensionContext): void {
   }
 
   /** run starts a task in a folder and renders its result when it ends. */
-  async function run(a: FolderAgent, prompt: string, sessionId?: string): Promise<RunResult | undefined> {
+  async function run(a: FolderAgent, prompt: string, sessionId?: string, attachments?: RunAttachment[]): Promise<RunResult | undefined> {
     const lc = await connected(a);
     if (lc === undefined) {
       return undefined;
@@ -263,6 +269,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     if (choice.intentId !== undefined) {
       params.intentId = choice.intentId;
+    }
+    if (attachments !== undefined && attachments.length > 0) {
+      params.attachments = attachments;
     }
     let result: RunResult;
     try {
@@ -752,6 +761,11 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showInformationMessage('agentls: that file is outside the workspace folders');
       return;
     }
+    const into = conversation.taskIds.length === 0 ? a : all.get(conversation.folder) ?? a;
+    if (!into.client.advertises(Features.attachments)) {
+      void vscode.window.showInformationMessage('agentls: this agentls takes no attachments with a prompt (it does not advertise them): name the file in the prompt');
+      return;
+    }
     if (conversation.taskIds.length === 0) {
       conversation.folder = a.key;
     }
@@ -775,19 +789,20 @@ export function activate(context: vscode.ExtensionContext): void {
         }
         conversation.remember(text);
         void context.workspaceState.update('agentls.history', conversation.history);
-        const prompt = withAttachments(text, conversation.attachments);
-        conversation.attachments = [];
         const running = conversation.running(tasks);
         if (running !== undefined) {
-          conv.refresh();
-          await addSubtask({ kind: 'task', taskId: running.taskId }, prompt);
+          // A subtask takes no attachments: they wait for the next task.
+          await addSubtask({ kind: 'task', taskId: running.taskId }, text);
           return;
         }
         const a = all.get(conversation.folder) ?? await pick('Send');
         if (a === undefined) {
           return;
         }
-        await run(a, prompt, conversation.folder === a.key ? conversation.sessionId(tasks) : undefined);
+        const attached = a.client.advertises(Features.attachments) ? runAttachments(conversation.attachments) : [];
+        conversation.attachments = [];
+        conv.refresh();
+        await run(a, text, conversation.folder === a.key ? conversation.sessionId(tasks) : undefined, attached);
         return;
       }
       case 'stop':

@@ -132,6 +132,10 @@ export class Agents implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   /** Fires when folders come or go. */
   readonly onDidChange = this.emitter.event;
+  private readonly runningEmitter = new vscode.EventEmitter<void>();
+  /** Fires when a folder's agentls starts or stops. */
+  readonly onDidChangeRunning = this.runningEmitter.event;
+  private readonly watching = new Map<string, vscode.Disposable>();
 
   constructor(private readonly shared: Shared) {
     this.sync();
@@ -147,6 +151,8 @@ export class Agents implements vscode.Disposable {
     const keep = new Set(folders.map((f) => f.uri.toString()));
     for (const [key, a] of this.byFolder) {
       if (!keep.has(key)) {
+        this.watching.get(key)?.dispose();
+        this.watching.delete(key);
         a.dispose();
         this.byFolder.delete(key);
       }
@@ -155,7 +161,11 @@ export class Agents implements vscode.Disposable {
       const key = f.uri.toString();
       const a = this.byFolder.get(key);
       if (a === undefined) {
-        this.byFolder.set(key, new FolderAgent(f, this.shared));
+        const agent = new FolderAgent(f, this.shared);
+        this.byFolder.set(key, agent);
+        this.watching.set(key, agent.client.onDidChangeRunning(() => {
+          this.runningEmitter.fire();
+        }));
       } else {
         a.folder = f; // its index or name may have changed
       }
@@ -200,6 +210,11 @@ export class Agents implements vscode.Disposable {
   dispose(): void {
     this.sub.dispose();
     this.emitter.dispose();
+    for (const w of this.watching.values()) {
+      w.dispose();
+    }
+    this.watching.clear();
+    this.runningEmitter.dispose();
     for (const a of this.byFolder.values()) {
       a.dispose();
     }

@@ -100,6 +100,34 @@ export interface TaskUpdateParams {
   event: TaskEvent;
 }
 
+/**
+ * Something that goes along with a prompt: a workspace file, or some of its
+ * lines. Sent on agent/run only to an agentls that advertises
+ * capabilities.experimental.agent.attachments.
+ */
+export interface RunAttachment {
+  /** Workspace-relative, / separators. */
+  path: string;
+  /** 1-based and inclusive; both absent for the whole file. */
+  startLine?: number;
+  endLine?: number;
+}
+
+/** The optional features an agentls may declare in capabilities.experimental.agent. */
+export const Features = { attachments: 'attachments' } as const;
+
+/** advertised reads capabilities.experimental.agent.<feature> === true of an initialize result. */
+export function advertised(result: unknown, feature: string): boolean {
+  let v: unknown = result;
+  for (const k of ['capabilities', 'experimental', 'agent', feature]) {
+    if (typeof v !== 'object' || v === null) {
+      return false;
+    }
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v === true;
+}
+
 export interface RunParams {
   prompt: string;
   taskId?: string;
@@ -108,6 +136,7 @@ export interface RunParams {
   intentId?: string;
   /** Runs this task with another model than the setting's ("provider:name"). */
   model?: string;
+  attachments?: RunAttachment[];
 }
 
 export interface Change {

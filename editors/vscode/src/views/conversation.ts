@@ -38,8 +38,8 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 <div id="attachments" class="attachments"></div>
 <textarea id="prompt" rows="3" aria-label="Prompt for agentls"></textarea>
 <div class="composer-actions">
-<button type="button" class="secondary" data-attach="file" title="Send the active editor's file along (by reference)">Attach file</button>
-<button type="button" class="secondary" data-attach="selection" title="Send the active editor's selection along (its path and lines)">Attach selection</button>
+<button type="button" class="secondary" data-attach="file" hidden title="Send the active editor's file along with the prompt">Attach file</button>
+<button type="button" class="secondary" data-attach="selection" hidden title="Send the active editor's selection along with the prompt">Attach selection</button>
 <span class="spacer"></span>
 <button type="button" id="send" class="primary">Send</button>
 </div>

@@ -3,6 +3,7 @@
 // follow-up continues the session). Knows nothing of VS Code: viewState
 // builds what the webview renders from the stores.
 import { Pending, PendingStore } from '../pending';
+import { RunAttachment } from '../protocol';
 import { FolderName, relativePaths } from '../text';
 import { ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from '../webview/state';
 import { changeCounts, Entry, formatTokens, isFinal, TaskStore, TaskView } from './taskModel';
@@ -24,22 +25,11 @@ export function attachmentLabel(a: Attachment): string {
   return a.endLine === undefined || a.endLine === a.startLine ? `${a.path}:${a.startLine}` : `${a.path}:${a.startLine}-${a.endLine}`;
 }
 
-/**
- * withAttachments writes the attachments into the prompt, by reference: the
- * agent reads the files itself (through the editor, unsaved text included).
- */
-export function withAttachments(prompt: string, attachments: readonly Attachment[]): string {
-  if (attachments.length === 0) {
-    return prompt;
-  }
-  const lines = attachments.map((a) => {
-    if (a.startLine === undefined) {
-      return `- ${a.path}`;
-    }
-    const end = a.endLine ?? a.startLine;
-    return `- ${a.path}, ${end === a.startLine ? `line ${a.startLine}` : `lines ${a.startLine}-${end}`}`;
-  });
-  return `${prompt.trim()}\n\nAttached (read them as you need):\n${lines.join('\n')}`;
+/** runAttachments are the attachments as agent/run takes them. */
+export function runAttachments(attachments: readonly Attachment[]): RunAttachment[] {
+  return attachments.map((a) => a.startLine === undefined
+    ? { path: a.path }
+    : { path: a.path, startLine: a.startLine, endLine: a.endLine ?? a.startLine });
 }
 
 /** The most prompts the history keeps. */
@@ -208,6 +198,8 @@ export interface ViewExtras {
   model: string;
   intent: string;
   folders: FolderName[];
+  /** The conversation's agentls takes attachments on agent/run. */
+  canAttach: boolean;
 }
 
 /** viewState is what the conversation view renders. */
@@ -223,7 +215,8 @@ export function viewState(c: Conversation, tasks: TaskStore, pending: PendingSto
     tasks: shown.map((t) => viewTask(t, all.filter((p) => p.taskId === t.taskId), x.folders, tasks.diffOf)),
     pending: all.filter((p) => p.taskId === undefined || !mine.has(p.taskId)).map((p) =>
       viewPending(p, x.multiRoot && p.folder !== c.folder ? p.folderName : undefined)),
-    attachments: c.attachments.map((a) => ({ id: a.id, label: attachmentLabel(a) })),
+    canAttach: x.canAttach,
+    attachments: x.canAttach ? c.attachments.map((a) => ({ id: a.id, label: attachmentLabel(a) })) : [],
     running: c.running(tasks) !== undefined,
     history: [...c.history],
   };

@@ -55,6 +55,9 @@ function render(s: ViewState): void {
   header.innerHTML = renderHeader(s);
   log.innerHTML = renderLog(s);
   attachments.innerHTML = renderAttachments(s);
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button[data-attach]')) {
+    b.hidden = !s.canAttach;
+  }
   for (const d of log.querySelectorAll<HTMLDetailsElement>('details[data-key]')) {
     const open = toggled.get(d.dataset.key ?? '');
     if (open !== undefined) {

@@ -55,6 +55,11 @@ export interface ViewState {
   tasks: ViewTask[];
   /** What waits on the person outside this conversation's tasks. */
   pending: ViewPending[];
+  /**
+   * The agentls of the conversation takes files and selections along with a
+   * prompt (it advertises attachments): the attach buttons show only then.
+   */
+  canAttach: boolean;
   attachments: { id: string; label: string }[];
   /** A task of this conversation is running: what is sent becomes its subtask. */
   running: boolean;

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PendingStore } from '../../src/pending';
-import { Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
+import { advertised, Features, Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
 import { contentSecurityPolicy, conversationHtml } from '../../src/views/conversation';
-import { Conversation, viewState, withAttachments } from '../../src/views/conversationModel';
+import { Conversation, runAttachments, viewState } from '../../src/views/conversationModel';
 import { TaskStore } from '../../src/views/taskModel';
 import { markdown } from '../../src/webview/markdown';
 import { renderHeader, renderLog, renderPending } from '../../src/webview/render';
 import { isFromView, ViewState } from '../../src/webview/state';
 
 const folder = 'file:///home/me/project';
-const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }] };
+const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }], canAttach: false };
 const plan: Subtask[] = [
   { id: '1', content: 'Add greet', state: 'running', dependsOn: [] },
   { id: '2', content: 'Test it', state: 'pending', dependsOn: ['1'] },
@@ -123,15 +123,38 @@ describe('the conversation', () => {
     assert.deepEqual(conv.taskIds, ['t3'], 'a new task without the session starts a new conversation');
   });
 
-  it('sends attachments by reference, as paths and lines in the prompt', () => {
+  it('sends attachments as agent/run takes them, never written into the prompt', () => {
     const conv = new Conversation();
     conv.attach({ path: 'main.go' });
     conv.attach({ path: 'greet.go', startLine: 3, endLine: 9 });
+    conv.attach({ path: 'notes.md', startLine: 4 });
     conv.attach({ path: 'main.go' });
-    assert.equal(conv.attachments.length, 2, 'the same file once');
-    assert.equal(withAttachments('Explain this', conv.attachments), 'Explain this\n\nAttached (read them as you need):\n- main.go\n- greet.go, lines 3-9');
-    const s = viewState(conv, new TaskStore(), new PendingStore(), extras);
-    assert.deepEqual(s.attachments.map((a) => a.label), ['main.go', 'greet.go:3-9']);
+    assert.equal(conv.attachments.length, 3, 'the same file once');
+    assert.deepEqual(runAttachments(conv.attachments), [
+      { path: 'main.go' },
+      { path: 'greet.go', startLine: 3, endLine: 9 },
+      { path: 'notes.md', startLine: 4, endLine: 4 },
+    ]);
+    const s = viewState(conv, new TaskStore(), new PendingStore(), { ...extras, canAttach: true });
+    assert.equal(s.canAttach, true);
+    assert.deepEqual(s.attachments.map((a) => a.label), ['main.go', 'greet.go:3-9', 'notes.md:4']);
+  });
+
+  it('takes attachments to be advertised only by capabilities.experimental.agent.attachments set to true', () => {
+    const result = (agent: unknown): unknown => ({ capabilities: { experimental: { agent } } });
+    assert.equal(advertised(result({ version: 1, attachments: true }), Features.attachments), true);
+    assert.equal(advertised(result({ version: 1 }), Features.attachments), false, 'today\'s agentls');
+    assert.equal(advertised(result({ attachments: 'yes' }), Features.attachments), false);
+    assert.equal(advertised({ capabilities: {} }, Features.attachments), false);
+    assert.equal(advertised(undefined, Features.attachments), false, 'not started');
+  });
+
+  it('shows no attachments when the agentls does not advertise them', () => {
+    const conv = new Conversation();
+    conv.attach({ path: 'main.go' });
+    const s = viewState(conv, new TaskStore(), new PendingStore(), { ...extras, canAttach: false });
+    assert.equal(s.canAttach, false, 'the view hides its attach buttons');
+    assert.deepEqual(s.attachments, []);
   });
 
   it('keeps a history of prompts without repeats, bounded', () => {
