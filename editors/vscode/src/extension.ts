@@ -64,6 +64,12 @@ function selectionContext(): SelectionContext | undefined {
   };
 }
 
+/** modelName is a model as the view names it: a scripted model by its file's name. */
+function modelName(model: string): string {
+  const m = /^script:(.*[\\/])?([^\\/]+)$/.exec(model);
+  return m !== null ? `script:${m[2]}` : model;
+}
+
 /** nodeOf reads the tree node (or task id) a command was given. */
 function nodeOf(arg: unknown): Node | undefined {
   if (typeof arg === 'string') {
@@ -136,10 +142,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     const chosen = choices.get(a.key).model;
     if (chosen !== undefined) {
-      return chosen;
+      return modelName(chosen);
     }
     const setting = a.client.config().get<string>('model') ?? '';
-    return setting !== '' ? setting : 'configured';
+    return setting !== '' ? modelName(setting) : 'configured';
   };
   const describeIntent = (a: FolderAgent | undefined): string => {
     const c = a !== undefined ? choices.get(a.key) : {};
@@ -324,7 +330,7 @@ export function activate(context: vscode.ExtensionContext): void {
     if (text === undefined || text.trim() === '') {
       return;
     }
-    void conv.reveal();
+    void conv.show();
     await run(a, buildPrompt(text, sel));
   }
 
@@ -347,14 +353,14 @@ export function activate(context: vscode.ExtensionContext): void {
     if (prompt === undefined || prompt.trim() === '') {
       return;
     }
-    void conv.reveal();
+    void conv.show();
     await run(a, prompt.trim(), t.sessionId);
   }
 
   async function continueSession(a: FolderAgent, sessionId: string): Promise<void> {
     const prompt = await vscode.window.showInputBox({ title: 'agentls: Continue the session', prompt: 'The agent sees the conversation so far.', ignoreFocusOut: true });
     if (prompt !== undefined && prompt.trim() !== '') {
-      void conv.reveal();
+      void conv.show();
       await run(a, prompt.trim(), sessionId);
     }
   }

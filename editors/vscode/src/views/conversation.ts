@@ -120,6 +120,20 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'focus' });
   }
 
+  /**
+   * show brings the view forward and leaves the keyboard where it is (a task
+   * started from the palette or a menu): revealed with focus only the first
+   * time, when VS Code has not made the view yet.
+   */
+  async show(): Promise<void> {
+    if (this.view !== undefined) {
+      this.view.show(true);
+      this.postNow();
+      return;
+    }
+    await this.reveal();
+  }
+
   /** reveal shows the view and focuses its prompt box. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${conversationViewId}.focus`);

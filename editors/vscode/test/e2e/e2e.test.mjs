@@ -19,6 +19,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = required('E2E_DIR');
 const vsix = required('VSIX');
 const shots = process.env.SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-shots-'));
+// Screenshots of the conversation view go here too when it is set.
+const viewShots = process.env.VIEW_SHOTS;
 const { chromium } = await import(path.join(e2eDir, 'node_modules/playwright-core/index.mjs'));
 const codeServer = path.join(e2eDir, 'node_modules/.bin/code-server');
 
@@ -76,6 +78,33 @@ async function shot(name) {
   if (page) {
     await page.screenshot({ path: path.join(shots, `${name}.png`) }).catch(() => undefined);
   }
+}
+
+/** viewShot is a screenshot of the side bar, where the conversation view is. */
+async function viewShot(name) {
+  const bar = page.locator('.part.sidebar');
+  for (const dir of [shots, viewShots].filter((d) => d !== undefined && d !== '')) {
+    fs.mkdirSync(dir, { recursive: true });
+    await bar.screenshot({ path: path.join(dir, `${name}.png`) });
+  }
+}
+
+/** conversation is the document inside the conversation view's webview. */
+function conversation() {
+  return page.locator('iframe.webview').first().contentFrame().locator('iframe#active-frame').contentFrame();
+}
+
+/** foldTasks folds the Tasks view (true) or unfolds it, giving the conversation view the side bar. */
+async function foldTasks(fold) {
+  const header = page.locator('.pane-header[aria-label="Tasks Section"]');
+  if ((await header.getAttribute('aria-expanded') === 'true') === fold) {
+    await header.click();
+  }
+}
+
+/** tasksTree is the Tasks view's list. */
+function tasksTree() {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tasks' }) });
 }
 
 /** palette runs a command by its title from the command palette. */
@@ -213,6 +242,11 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     // The command needs approval: a notification with Run / Always allow / Deny.
     await approval().waitFor({ timeout: 60000 });
     await shot('2-approval');
+    // Plain words: no Markdown backticks, the workspace by its name.
+    const toast = await page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' }).innerText();
+    assert.match(toast, /agentls wants to run echo approved > ran\.txt && cat hello\.txt in workspace/);
+    assert.doesNotMatch(toast, /`/);
+    assert.equal(toast.includes(ws), false, `no absolute workspace path: ${toast}`);
     assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'nothing runs before the approval');
   });
 
@@ -244,8 +278,34 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('3-heat');
   });
 
+  step('keeps the approval once its notification is closed: the status item brings it back, its row in Tasks answers it', async () => {
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' });
+    await toast.hover();
+    await toast.locator('.action-label.codicon-notifications-clear').click();
+    await toast.waitFor({ state: 'hidden' });
+
+    // The status item says something waits; a click offers the answers again.
+    const status = page.locator('.statusbar-item', { hasText: 'agentls: waiting for you' });
+    await status.click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Always allow' }).waitFor();
+    await shot('4-approval-again');
+    await page.keyboard.press('Escape');
+
+    // A row of the Tasks view, with the answers as inline actions.
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'agentls wants to run echo approved' });
+    await row.waitFor();
+    const label = await row.innerText();
+    assert.doesNotMatch(label, /`/);
+    assert.equal(label.includes(ws), false, `no absolute workspace path: ${label}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Always Allow"]').waitFor();
+    await row.locator('.action-label[aria-label="Deny"]').waitFor();
+    assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'still nothing ran');
+    await row.locator('.action-label[aria-label="Run"]').click();
+  });
+
   step('runs the command once approved; the edits and the command reach the disk', async () => {
-    await approval().click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).waitFor({ timeout: 60000 });
     await shot('4-done');
 
@@ -280,6 +340,47 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const status = await page.locator('.statusbar-item', { hasText: 'agentls:' }).first().innerText();
     assert.match(status, /agentls: done 2\/2/);
     await shot('5-tree');
+  });
+
+  step('shows the conversation: the prompt, what each subtask said, tool calls folded, the changes with their diffs', async () => {
+    await palette('View: Hide Panel');
+    await palette('Notifications: Clear All Notifications');
+    // The Tasks view folded, the conversation has the side bar.
+    await foldTasks(true);
+    await palette('agentls: Focus on Conversation View');
+    // A wider side bar: drag the sash at its edge.
+    const bar = await page.locator('.part.sidebar').boundingBox();
+    await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(bar.x + bar.width + 200, bar.y + bar.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const view = conversation();
+    const task = view.locator('section.task', { hasText: 'Finish the notes and run the check' });
+    await task.waitFor();
+    await waitFor('the task to show as done', async () => /Changes: 2 applied/.test(await task.innerText()));
+    const text = await task.innerText();
+    assert.match(text, /Reading the notes as the editor has them\./, 'subtask 1\'s text');
+    assert.match(text, /Running the check\./, 'subtask 2\'s text');
+    assert.match(text, /1\. Finish notes\.txt/);
+    assert.match(text, /2\. Run the check and record it/);
+    assert.match(text, /Tokens: 5\.5k in · 180 out/);
+    assert.equal(text.includes(ws), false, 'no absolute workspace path');
+    const tools = task.locator('details.tool');
+    assert.ok(await tools.count() >= 5, 'each tool call is there');
+    assert.deepEqual(new Set(await tools.evaluateAll((ds) => ds.map((d) => d.open))), new Set([false]), 'folded');
+    await tools.first().locator('summary').click();
+    await task.locator('details.tool[open] pre').first().waitFor();
+    // Theme colours: the body takes VS Code's editor font and foreground.
+    const fg = await view.locator('body').evaluate((b) => getComputedStyle(b).getPropertyValue('--vscode-foreground').trim());
+    assert.notEqual(fg, '', 'the webview gets the theme\'s colours');
+    await viewShot('conversation-done');
+
+    // A change's Diff opens VS Code's diff editor on the recorded texts.
+    await task.locator('.changes li', { hasText: 'hello.txt' }).getByRole('button', { name: 'Diff' }).click();
+    await page.locator('.tab.active', { hasText: 'hello.txt (agentls: created)' }).waitFor();
+    await foldTasks(false);
+    await palette('View: Close All Editors');
+    await page.locator('.tab').first().waitFor({ state: 'detached' });
   });
   step('shows the agent\'s change behind a line with Show Trace for Line', async () => {
     await openFile('notes.txt');
@@ -325,7 +426,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('8-stopped');
   });
 
-  step('takes a settings change for the next task: in propose mode an edit waits in the refactor preview', async () => {
+  step('takes a settings change for the next task: in propose mode an edit waits, shown in the conversation view with its diff', async () => {
     // A workspace setting, as a person would set it for this project.
     fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
     fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'agentls.editMode': 'propose' }));
@@ -339,18 +440,112 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await input.fill('Polish the notes');
     await input.press('Enter');
 
-    // VS Code shows the annotated edit for confirmation before it touches anything.
-    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-    await apply.waitFor({ timeout: 60000 });
-    await shot('9-refactor-preview');
-    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before Apply');
-    // Edits that need confirmation come unticked: the person ticks the file, then applies.
-    const row = page.locator('.monaco-list-row', { hasText: 'notes.txt' }).filter({ has: page.locator('input[type="checkbox"], [role="checkbox"]') }).last();
-    await row.locator('input[type="checkbox"], [role="checkbox"]').first().click();
-    await apply.click();
-    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: notes polished' }).waitFor({ timeout: 60000 });
-    await palette('File: Save All');
-    await waitFor('the confirmed edit on disk', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'polished by the agent\n');
+    const card = conversation().locator('.pending.kind-proposal');
+    await card.waitFor({ timeout: 60000 });
+    assert.match(await card.innerText(), /update notes\.txt/);
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before it is accepted');
+    await foldTasks(true);
+    await viewShot('conversation-proposal');
+    await foldTasks(false);
+    await card.getByRole('button', { name: 'Diff' }).click();
+    await page.locator('.tab.active', { hasText: 'notes.txt (agentls: proposed)' }).waitFor();
+  });
+
+  step('applies the proposal accepted in the conversation view, and saves the file it changed', async () => {
+    await conversation().locator('.pending.kind-proposal').getByRole('button', { name: 'Accept' }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: notes polished (1 applied)' }).waitFor({ timeout: 60000 });
+    // No Save: the file had no unsaved change of the person's, so the edit was saved.
+    await waitFor('the accepted edit on disk', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'polished by the agent\n');
+    await page.locator('.tab', { hasText: 'notes.txt' }).filter({ hasNot: page.locator('.dirty') }).first().waitFor();
+  });
+
+  step('follows up in place from the conversation view; a change rejected from its Tasks row is counted as rejected', async () => {
+    const view = conversation();
+    const prompt = view.locator('textarea#prompt');
+    await prompt.click();
+    await page.keyboard.type('Now reword the notes');
+    await page.keyboard.press('Enter');
+    // The follow-up continues the conversation: both tasks are shown.
+    await view.locator('section.task', { hasText: 'Now reword the notes' }).waitFor();
+    assert.equal(await view.locator('section.task', { hasText: 'Polish the notes' }).count(), 1, 'the task it follows stays above');
+
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'Proposed: update notes.txt' });
+    await row.waitFor({ timeout: 60000 });
+    await row.hover();
+    await row.locator('.action-label[aria-label="Reject Change"]').click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /agentls: task done.*\(1 rejected\)/ }).waitFor({ timeout: 60000 });
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'polished by the agent\n', 'the rejected change did not land');
+    const done = conversation().locator('section.task', { hasText: 'Now reword the notes' });
+    await waitFor('the counts in the conversation', async () => /Changes: 1 rejected/.test(await done.innerText()));
+    await foldTasks(true);
+    await viewShot('conversation-follow-up');
+    await foldTasks(false);
+  });
+
+  step('undoes a task from the Tasks view\'s context menu', async () => {
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'Polish the notes' }).first();
+    await menu(row, 'Undo Task…');
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Undo$/ }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /agentls: .*notes\.txt/ }).waitFor({ timeout: 30000 });
+    await waitFor('notes.txt back to its text before the task, saved', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'final from the agent\n');
+  });
+
+  step('steers a running task from the Tasks view\'s context menu: adds a subtask, removes one, skips one', async () => {
+    await palette('agentls: Run Task…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Take two slow steps');
+    await input.press('Enter');
+    await palette('agentls: Focus on Tasks View');
+    const tree = tasksTree();
+    const rowOf = (text) => tree.locator('.monaco-list-row', { hasText: text }).first();
+    await rowOf('1. Take the first slow step').waitFor({ timeout: 30000 });
+    await waitFor('subtask 1 to run', async () => /running/.test(await rowOf('1. Take the first slow step').innerText()));
+
+    await menu(rowOf('Take two slow steps'), 'Add Subtask…');
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor({ state: 'visible' });
+    await box.fill('Write the log');
+    await box.press('Enter');
+    // After which subtasks: none, it starts at once.
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Take the second step' }).waitFor();
+    await page.keyboard.press('Enter');
+    await waitFor('the added subtask, done', async () => /3\. Write the log\s*done/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+
+    await menu(rowOf('2. Take the second step'), 'Remove Subtask');
+    await rowOf('2. Take the second step').waitFor({ state: 'detached' });
+    await menu(rowOf('1. Take the first slow step'), 'Skip Subtask');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).first().waitFor({ timeout: 30000 });
+    await waitFor('subtask 1 skipped', async () => /1\. Take the first slow step\s*skipped/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+    await shot('10-steered');
+  });
+
+  step('tests the connection of the model and lists the intents, a COMPLETED one not to be chosen', async () => {
+    await palette('agentls: Test Connection');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /script:/ }).waitFor({ timeout: 30000 });
+    // Workers need an intent once the file lists some: it comes last.
+    fs.writeFileSync(path.join(ws, '.orchestration', 'active_intents.yaml'), [
+      'active_intents:',
+      '  - id: INT-1',
+      '    name: Greeting',
+      '    status: IN_PROGRESS',
+      '    owned_scope: ["**"]',
+      '  - id: INT-2',
+      '    name: Old work',
+      '    status: COMPLETED',
+      '    owned_scope: ["**"]',
+      '',
+    ].join('\n'));
+    await palette('agentls: Choose Intent…');
+    const open = page.locator('.quick-input-list .monaco-list-row', { hasText: 'INT-1' });
+    await open.waitFor();
+    const rows = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
+    assert.match(rows, /Greeting/);
+    assert.doesNotMatch(rows, /INT-2/, 'a COMPLETED intent is not offered');
+    await open.click();
+    await conversation().locator('button', { hasText: 'Intent: INT-1' }).waitFor();
   });
 });
 
@@ -361,6 +556,14 @@ async function openFile(name) {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** menu picks an entry of a row's context menu. */
+async function menu(row, entry) {
+  await row.click({ button: 'right' });
+  // The menu acts on the item under the pointer with Enter.
+  await page.locator('.context-view .action-menu-item', { hasText: entry }).hover();
+  await page.keyboard.press('Enter');
 }
 
 /** approval is the Run button of the command's approval notification. */
