@@ -229,7 +229,10 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const editor = page.locator('.monaco-editor textarea').first();
     await editor.focus();
     await page.keyboard.press('Control+A');
-    await page.keyboard.type('draft from the editor\n');
+    await page.keyboard.type('draft from the editor');
+    // A suggestion widget would take the Enter: close it first.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
     await page.locator('.tab.active.dirty', { hasText: 'notes.txt' }).waitFor();
     assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'draft on disk\n', 'the change is unsaved');
 
@@ -274,7 +277,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const aria = await label.getAttribute('aria-label');
     assert.match(aria ?? '', /agentls: heat 1\.00, read, in the model's context/);
     const hello = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'hello.txt' }).locator('.monaco-icon-label').first();
-    assert.match(await hello.getAttribute('aria-label') ?? '', /agentls: heat 0\.\d\d, written/, 'hello.txt cools off after its write');
+    await waitFor('hello.txt to cool off after its write', async () => /agentls: heat 0\.\d\d, written/.test(await hello.getAttribute('aria-label') ?? ''), 10000);
     await shot('3-heat');
   });
 
@@ -546,6 +549,56 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.doesNotMatch(rows, /INT-2/, 'a COMPLETED intent is not offered');
     await open.click();
     await conversation().locator('button', { hasText: 'Intent: INT-1' }).waitFor();
+  });
+
+  step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {
+    const second = path.join(tmp, 'second');
+    fs.mkdirSync(path.join(second, '.vscode'), { recursive: true });
+    const script = path.join(tmp, 'second.script.json');
+    fs.writeFileSync(script, JSON.stringify({ agents: {
+      coordinator: [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Greet from the second folder' }] } }] }],
+      1: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello from the second folder\n' } }] },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'greeted' } }] },
+      ],
+    } }));
+    // A folder setting: its own model and edit mode.
+    fs.writeFileSync(path.join(second, '.vscode', 'settings.json'), JSON.stringify({
+      'agentls.model': `script:${script}`,
+      'agentls.editMode': 'apply',
+    }));
+    const file = path.join(tmp, 'two.code-workspace');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: ws }, { path: second }] }));
+    // A window of its own; the first one is closed (its unsaved transcript is dropped).
+    const origin = new URL(page.url()).origin;
+    await page.close();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${origin}/?workspace=${encodeURIComponent(file)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+
+    // Two agentls processes of this code-server, one in each folder.
+    const cwds = () => spawnSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).stdout
+      .split('\n').map((l) => l.trim().split(/\s+/))
+      .filter(([, pgid, ...args]) => pgid === String(server.pid) && /\/agentls$/.test(args[0] ?? '') && args[1] === 'serve')
+      .map(([pid]) => { try { return fs.readlinkSync(`/proc/${pid}/cwd`); } catch { return ''; } })
+      .sort();
+    await waitFor('an agentls in each folder', () => JSON.stringify(cwds()) === JSON.stringify([second, ws].sort()), 60000)
+      .catch((e) => { throw new Error(`${e.message}: agentls runs in ${JSON.stringify(cwds())}; ${file}: ${fs.readFileSync(file, 'utf8')}`); });
+
+    await palette('agentls: Run Task…');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'second' }).first().waitFor();
+    await page.locator('.quick-input-widget input').fill('second');
+    await page.keyboard.press('Enter');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
+    await input.fill('Greet from the second folder');
+    await input.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: greeted (1 applied)' }).waitFor({ timeout: 60000 });
+    assert.equal(fs.readFileSync(path.join(second, 'hello.txt'), 'utf8'), 'hello from the second folder\n', 'written in the second folder, and saved');
+    assert.equal(fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8'), 'hello from agentls\n', 'the first folder is left alone');
+    await conversation().locator('.folder', { hasText: 'second' }).waitFor();
+    await shot('11-multi-root');
+    await viewShot('conversation-multi-root');
   });
 });
 
