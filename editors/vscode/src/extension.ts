@@ -38,7 +38,7 @@ import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
 import { changeCounts, isFinal, oneLine, TaskStore, TaskView } from './views/taskModel';
-import { Node, TaskTreeProvider } from './views/taskTree';
+import { Node, TaskTreeProvider, TreeFolder } from './views/taskTree';
 import { FromView } from './webview/state';
 
 let agents: Agents | undefined;
@@ -129,7 +129,7 @@ export function activate(context: vscode.ExtensionContext): void {
   agents = all;
   const choices = new Choices(context.workspaceState);
   const conversation = new Conversation(context.workspaceState.get<string[]>('agentls.history') ?? []);
-  const treeFolders = (): { key: string; name: string }[] => all.all().map((a) => ({ key: a.key, name: a.folder.name }));
+  const treeFolders = (): TreeFolder[] => all.all().map((a) => ({ key: a.key, name: a.folder.name, path: a.folder.uri.fsPath }));
   const tree = new TaskTreeProvider(tasks, pending, treeFolders);
   const view = vscode.window.createTreeView('agentls.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const status = new TaskStatusBar(tasks, pending);

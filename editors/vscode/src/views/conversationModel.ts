@@ -4,9 +4,9 @@
 // builds what the webview renders from the stores.
 import { Pending, PendingStore } from '../pending';
 import { RunAttachment } from '../protocol';
-import { FolderName, relativePaths } from '../text';
+import { FolderName, plainText, relativePaths } from '../text';
 import { ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from '../webview/state';
-import { changeCounts, Entry, formatTokens, isFinal, TaskStore, TaskView } from './taskModel';
+import { changeCounts, Entry, formatTokens, isFinal, oneLine, TaskStore, TaskView } from './taskModel';
 
 /** Something that goes along with the next prompt: a file, or a range of it. */
 export interface Attachment {
@@ -124,7 +124,7 @@ function viewEntry(x: Entry, folders: FolderName[]): ViewEntry {
     case 'text':
       return { kind: 'text', id: x.id, text: relativePaths(x.text, folders), streaming: x.streaming };
     case 'tool': {
-      const v: ViewEntry = { kind: 'tool', id: x.id, tool: x.tool, detail: x.detail, args: argsText(x.arguments) };
+      const v: ViewEntry = { kind: 'tool', id: x.id, tool: x.tool, detail: oneLine(plainText(x.detail, folders), 120), args: relativePaths(argsText(x.arguments), folders) };
       if (x.ok !== undefined) {
         v.ok = x.ok;
       }

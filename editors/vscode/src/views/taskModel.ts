@@ -66,12 +66,18 @@ export function isFinal(state: TaskState): boolean {
   return finalStates.includes(state);
 }
 
-/** describeTool renders a tool call as one short line. */
+/** The most characters of a tool call's line kept. */
+const maxDetail = 1000;
+
+/**
+ * describeTool renders a tool call as one line: the tool and what it works
+ * on, whole (views shorten it once they have made its paths relative).
+ */
 export function describeTool(tool: string, args: unknown): string {
   const a = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof a[k] === 'string' ? a[k] : undefined);
   const detail = str('path') ?? str('command') ?? str('pattern') ?? str('regex') ?? str('question') ?? str('intent_id') ?? str('summary');
-  return detail !== undefined && detail !== '' ? `${tool} ${oneLine(detail, 60)}` : tool;
+  return detail !== undefined && detail !== '' ? `${tool} ${oneLine(detail, maxDetail)}` : tool;
 }
 
 /** oneLine keeps the first line of s, cut to max characters. */

@@ -18,6 +18,8 @@ export type Node =
 export interface TreeFolder {
   key: string;
   name: string;
+  /** Its path on disk, to name its files relative to it. */
+  path?: string;
 }
 
 const taskIcons: Record<TaskState, [string, string | undefined]> = {
@@ -139,7 +141,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       out.push({ kind: 'subtask', taskId: t.taskId, subtaskId: s.id });
     }
     if (t.summary !== undefined && t.summary !== '') {
-      out.push({ kind: 'info', id: id('summary'), label: oneLine(plainText(t.summary), 100), icon: 'note', tooltip: plainText(t.summary) });
+      out.push({ kind: 'info', id: id('summary'), label: oneLine(this.plain(t.summary), 100), icon: 'note', tooltip: this.plain(t.summary) });
     }
     if (t.error !== undefined) {
       out.push({ kind: 'info', id: id('error'), label: oneLine(t.error, 100), icon: 'error', tooltip: t.error });
@@ -171,11 +173,11 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const id = (k: string): string => `${t.taskId}/${subtaskId}/${k}`;
     const act = t.activity.get(subtaskId);
     if (act !== undefined) {
-      out.push({ kind: 'info', id: id('tool'), label: act, icon: 'tools' });
+      out.push({ kind: 'info', id: id('tool'), label: oneLine(this.plain(act), 100), icon: 'tools' });
     }
     const msg = t.messages.get(subtaskId);
     if (msg !== undefined && msg !== '') {
-      out.push({ kind: 'info', id: id('message'), label: oneLine(plainText(msg), 100), icon: 'comment', tooltip: plainText(msg) });
+      out.push({ kind: 'info', id: id('message'), label: oneLine(this.plain(msg), 100), icon: 'comment', tooltip: this.plain(msg) });
     }
     if (s.error !== undefined && s.error !== '') {
       out.push({ kind: 'info', id: id('error'), label: oneLine(s.error, 100), icon: 'error', tooltip: s.error });
@@ -222,6 +224,11 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       case 'subtask':
         return this.subtaskItem(node.taskId, node.subtaskId);
     }
+  }
+
+  /** plain is what agentls says as the tree shows it: no Markdown, workspace paths relative. */
+  private plain(text: string): string {
+    return plainText(text, this.folders().flatMap((f) => (f.path !== undefined ? [{ path: f.path, name: f.name }] : [])));
   }
 
   private pendingItem(id: string): vscode.TreeItem {
@@ -287,7 +294,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.id = `${taskId}/${subtaskId}`;
     if (s !== undefined && t !== undefined) {
       const act = t.activity.get(s.id);
-      item.description = s.state === 'running' && act !== undefined ? act : s.state;
+      item.description = s.state === 'running' && act !== undefined ? oneLine(this.plain(act), 80) : s.state;
       item.iconPath = subtaskIcon(s.state);
       item.tooltip = `${s.content}\n\nstate: ${s.state}${s.role !== undefined && s.role !== '' ? `\nrole: ${s.role}` : ''}`;
       if (s.state === 'running') {

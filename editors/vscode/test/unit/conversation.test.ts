@@ -60,6 +60,16 @@ describe('the conversation', () => {
     assert.match(html, /<strong>greet<\/strong>/, 'the prompt is rendered');
   });
 
+  it('shows a tool call that names workspace files by their absolute paths with them relative, and no backticks', () => {
+    const { store, pending, conv } = running();
+    const question = 'Which name for `greet` in /home/me/project/internal/very/deep/directory/of/the/project/main.go?';
+    feed(store, 't1', [[{ kind: 'toolCall', subtaskId: '2', tool: 'ask_human', arguments: { question } }]]);
+    const tool = viewState(conv, store, pending, extras).tasks[0]?.groups[2]?.entries[0];
+    assert.ok(tool.kind === 'tool');
+    assert.equal(tool.detail, 'ask_human Which name for greet in internal/very/deep/directory/of/the/project/main.go?');
+    assert.match(tool.args, /"question": "Which name for `greet` in internal\/very\/deep\/directory\/of\/the\/project\/main\.go\?"/, 'the arguments as sent, paths relative');
+  });
+
   it('ends the stream with the whole message', () => {
     const { store, pending, conv } = running();
     feed(store, 't1', [[{ kind: 'message', subtaskId: '1', text: 'Read it.' }]]);

@@ -154,6 +154,21 @@ describe('the Tasks tree', () => {
     assert.deepEqual(labels(tree), ['Waiting for you: Question: Port?', 'x']);
   });
 
+  it('shows what a subtask works on with the workspace\'s paths relative and without backticks', () => {
+    const store = new TaskStore();
+    const tree = new TaskTreeProvider(store, new PendingStore(), () => [{ key: 'file:///home/me/project', name: 'project', path: '/home/me/project' }]);
+    store.begin('t1', 'Name it', { folder: 'file:///home/me/project' });
+    store.update({ taskId: 't1', sessionId: 's1', seq: 1, state: 'running', subtasks, event: { kind: 'planned' } }, 'file:///home/me/project');
+    store.update({
+      taskId: 't1', sessionId: 's1', seq: 2, state: 'running', subtasks,
+      event: { kind: 'toolCall', subtaskId: '2', tool: 'ask_human', arguments: { question: 'Which name for `greet` in /home/me/project/a/long/way/down/to/the/file/main.go?' } },
+    }, 'file:///home/me/project');
+    store.update({ taskId: 't1', sessionId: 's1', seq: 3, state: 'running', subtasks, event: { kind: 'message', subtaskId: '2', text: 'Asking about `/home/me/project/main.go`.' } }, 'file:///home/me/project');
+    const sub: Node = { kind: 'subtask', taskId: 't1', subtaskId: '2' };
+    assert.equal(tree.getTreeItem(sub).description, 'ask_human Which name for greet in a/long/way/down/to/the/file/main.go?');
+    assert.deepEqual(labels(tree, sub), ['ask_human Which name for greet in a/long/way/down/to/the/file/main.go?', 'Asking about main.go.', 'after 1']);
+  });
+
   it('groups the tasks by workspace folder when there are several', () => {
     const store = new TaskStore();
     const pending = new PendingStore();
