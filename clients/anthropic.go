@@ -138,6 +138,7 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 		case "message_start":
 			u := ev.Message.Usage
 			resp.Usage.InputTokens = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+			resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
 			resp.Usage.OutputTokens = u.OutputTokens
 		case "content_block_start":
 			b := &anthropicBlock{kind: ev.ContentBlock.Type}
@@ -173,6 +174,7 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 			}
 			if ev.Usage.JSON.InputTokens.Valid() && ev.Usage.InputTokens > 0 {
 				resp.Usage.InputTokens = ev.Usage.InputTokens + ev.Usage.CacheCreationInputTokens + ev.Usage.CacheReadInputTokens
+				resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens = ev.Usage.CacheReadInputTokens, ev.Usage.CacheCreationInputTokens
 			}
 			if ev.Usage.OutputTokens > 0 {
 				resp.Usage.OutputTokens = ev.Usage.OutputTokens // cumulative

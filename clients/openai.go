@@ -148,6 +148,7 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 		if chunk.JSON.Usage.Valid() {
 			resp.Usage.InputTokens = chunk.Usage.PromptTokens
 			resp.Usage.OutputTokens = chunk.Usage.CompletionTokens
+			resp.Usage.CacheReadTokens = chunk.Usage.PromptTokensDetails.CachedTokens
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {

@@ -143,7 +143,7 @@ func (t *Turn) check() error {
 	if t.DelayMs < 0 {
 		return fmt.Errorf("delayMs is %d, not ≥ 0", t.DelayMs)
 	}
-	if t.Usage != nil && (t.Usage.InputTokens < 0 || t.Usage.OutputTokens < 0) {
+	if t.Usage != nil && (t.Usage.InputTokens < 0 || t.Usage.OutputTokens < 0 || t.Usage.CacheReadTokens < 0 || t.Usage.CacheWriteTokens < 0) {
 		return errors.New("usage counts must be ≥ 0")
 	}
 	if t.Error != "" && (t.Text != "" || len(t.ToolCalls) > 0) {
@@ -245,7 +245,7 @@ func checkTurnKeys(raw json.RawMessage) error {
 	if u, ok := turn["usage"]; ok && string(u) != "null" {
 		var usage map[string]json.RawMessage
 		if json.Unmarshal(u, &usage) == nil {
-			if err := exactKeys(usage, "inputTokens", "outputTokens"); err != nil {
+			if err := exactKeys(usage, "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"); err != nil {
 				return fmt.Errorf("usage: %w", err)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/tracking/usage"
 )
 
 // plan asks the coordinator for a plan. An invalid plan goes back to the
@@ -16,7 +17,7 @@ import (
 // It fails only when the model call itself fails.
 func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	ws := t.e.cfg.Tracking
-	meter := ws.Usage.Meter(t.sessionID, t.id, "", nil)
+	meter := ws.Usage.Meter(t.sessionID, t.id, "", nil).Priced(t.price)
 	req := &clients.Request{
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
@@ -34,8 +35,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			}
 			return nil, err
 		}
-		meter.ModelCall(resp.Usage)
-		t.emitUsage("", resp.Usage)
+		t.emitUsage("", meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, Text: resp.Text})
 		}
@@ -108,10 +108,32 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	return resp, err
 }
 
-func (t *task) emitUsage(sub string, u api.Usage) {
-	if u.InputTokens == 0 && u.OutputTokens == 0 {
+// emitUsage reports a model call of agent sub ("" is the coordinator) as
+// the meter counted it: the subtask's usage is updated, and a usage event
+// carries the task's totals (and cost, when known) with the context the
+// call used.
+func (t *task) emitUsage(sub string, call api.Usage) {
+	if call.Empty() {
 		return
 	}
-	total := t.e.cfg.Tracking.Usage.Task(t.id)
-	t.emit(api.TaskEvent{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens})
+	counter := t.e.cfg.Tracking.Usage
+	total := counter.Task(t.id)
+	var su api.Usage
+	if sub != "" {
+		su = counter.Subtask(t.id, sub)
+	}
+	t.mutate(func() []api.TaskEvent {
+		if s := t.findLocked(sub); s != nil && sub != "" {
+			s.Usage = &su
+		}
+		return []api.TaskEvent{{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens,
+			Cost: total.Cost, ContextTokens: call.ContextTokens, ContextWindow: call.ContextWindow}}
+	})
+}
+
+// priceOf is the price of the model spec under the settings' prices
+// (tracking/usage).
+func priceOf(spec string, s api.Settings) api.Price {
+	p, _ := usage.PriceOf(spec, s.Prices)
+	return p
 }

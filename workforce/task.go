@@ -34,7 +34,8 @@ type task struct {
 	settings  api.Settings
 	model     Model
 	spec      string
-	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
+	price     api.Price // of the model, for the usage (tracking/usage)
+	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
 	log       *zap.Logger
 
 	ctx    context.Context
@@ -83,6 +84,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 	t := &task{
 		e: e, id: id, prompt: p.Prompt, params: p, settings: s,
 		model: model, spec: spec, runN: run,
+		price:    priceOf(spec, s),
 		log:      e.log.With(zap.String("task", id)),
 		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
@@ -371,7 +373,7 @@ func (t *task) end() *api.RunResult {
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(sessionState, res.Usage)
+	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	t.progress.end(res.Summary)
 	// Every notification of the task is handed to the connection before
 	// agent/run answers, so the reply comes after the last of them.

@@ -52,7 +52,7 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 		t: t, sub: s, ctx: ctx,
 		agent:   t.editTask.Agent(id),
 		tracker: tr,
-		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr),
+		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr).Priced(t.price),
 		log:     t.log.With(zap.String("subtask", id)),
 	}
 	if t.params.IntentID != "" {
@@ -106,8 +106,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			}
 			return "", fmt.Errorf("model: %w", err)
 		}
-		w.meter.ModelCall(resp.Usage)
-		t.emitUsage(w.sub.ID, resp.Usage)
+		t.emitUsage(w.sub.ID, w.meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})

@@ -609,8 +609,13 @@ func (u *ui) result(res *api.RunResult) {
 	if applied, rejected := countChanges(res); applied+rejected > 0 {
 		fmt.Fprintf(w, "Changes: %d applied, %d rejected\n", applied, rejected)
 	}
-	if res.Usage.InputTokens > 0 || res.Usage.OutputTokens > 0 {
-		fmt.Fprintf(w, "Tokens: %d in, %d out\n", res.Usage.InputTokens, res.Usage.OutputTokens)
+	if !res.Usage.Empty() {
+		fmt.Fprintf(w, "Tokens: %s\n", usageText(res.Usage))
+		for _, s := range res.Subtasks {
+			if s.Usage != nil && !s.Usage.Empty() {
+				fmt.Fprintf(w, "  %s %s: %s\n", s.ID, short(s.Content, 50), usageText(*s.Usage))
+			}
+		}
 	}
 	if res.SessionID != "" {
 		fmt.Fprintf(w, "Session: %s (agentls run --session %s PROMPT follows up on it)\n", res.SessionID, res.SessionID)
@@ -645,6 +650,28 @@ func countChanges(res *api.RunResult) (applied, rejected int) {
 		}
 	}
 	return applied, rejected
+}
+
+// usageText says what a usage counts: "2467 in (1200 cached), 244 out,
+// $0.0111; context 344 of 200000 tokens". The cost and the context are
+// said only when known.
+func usageText(u api.Usage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d in", u.InputTokens)
+	if u.CacheReadTokens > 0 {
+		fmt.Fprintf(&b, " (%d cached)", u.CacheReadTokens)
+	}
+	fmt.Fprintf(&b, ", %d out", u.OutputTokens)
+	if u.Cost != nil {
+		fmt.Fprintf(&b, ", $%.4f", *u.Cost)
+	}
+	switch {
+	case u.ContextTokens > 0 && u.ContextWindow > 0:
+		fmt.Fprintf(&b, "; context %d of %d tokens (%d%%)", u.ContextTokens, u.ContextWindow, u.ContextTokens*100/u.ContextWindow)
+	case u.ContextTokens > 0:
+		fmt.Fprintf(&b, "; context %d tokens", u.ContextTokens)
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {
