@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,9 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 		switch msg.Role {
 		case RoleUser:
 			blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
+			for _, img := range msg.Images {
+				blocks = append(blocks, anthropic.NewImageBlockBase64(img.MimeType, base64.StdEncoding.EncodeToString(img.Data)))
+			}
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case RoleAssistant:
 			if msg.Text != "" {
@@ -77,7 +81,7 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		case RoleTool:
 			for _, r := range msg.ToolResults {
-				blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+				blocks = append(blocks, anthropicToolResult(r))
 			}
 			if msg.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
@@ -112,6 +116,20 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
 	}
 	return p, nil
+}
+
+// anthropicToolResult is a tool result with its text and, after it, its
+// images: Anthropic's tool results take image blocks.
+func anthropicToolResult(r ToolResult) anthropic.ContentBlockParamUnion {
+	b := anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError)
+	for _, img := range r.Images {
+		b.OfToolResult.Content = append(b.OfToolResult.Content, anthropic.ToolResultBlockParamContentUnion{
+			OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{
+				OfBase64: &anthropic.Base64ImageSourceParam{MediaType: anthropic.Base64ImageSourceMediaType(img.MimeType), Data: base64.StdEncoding.EncodeToString(img.Data)},
+			}},
+		})
+	}
+	return b
 }
 
 type anthropicBlock struct {

@@ -64,6 +64,16 @@ type Message struct {
 	// ToolResults answer the tool calls of the previous assistant message
 	// (RoleTool only).
 	ToolResults []ToolResult
+	// Images go with a RoleUser message's text, after it.
+	Images []Image
+}
+
+// Image is an image given to a model: its bytes and type (one of
+// api.ImageTypes), and the name the text calls it by.
+type Image struct {
+	MimeType string
+	Data     []byte
+	Name     string
 }
 
 // ToolCall is one call of a tool by the model.
@@ -80,6 +90,9 @@ type ToolResult struct {
 	CallID  string
 	Content string
 	IsError bool
+	// Images go with the content where the provider's tool results take
+	// images (Anthropic); elsewhere the content says they are not shown.
+	Images []Image
 }
 
 // Tool describes a tool to the model.

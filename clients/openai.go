@@ -70,7 +70,17 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
-			p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+			if len(msg.Images) == 0 {
+				p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+				break
+			}
+			// Content parts: the text, then each image as a data URL
+			// (Ollama turns these into the message's images).
+			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Text)}
+			for _, img := range msg.Images {
+				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)}))
+			}
+			p.Messages = append(p.Messages, openai.UserMessage(parts))
 		case RoleAssistant:
 			a := &openai.ChatCompletionAssistantMessageParam{}
 			if msg.Text != "" {
@@ -91,6 +101,10 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 				if r.IsError {
 					// Chat completions has no error flag on tool results.
 					content = "Error: " + content
+				}
+				if len(r.Images) > 0 {
+					// Nor images: the model is told they are not shown.
+					content += "\n\n" + imagesNotShown(len(r.Images))
 				}
 				p.Messages = append(p.Messages, openai.ToolMessage(content, r.CallID))
 			}

@@ -44,6 +44,26 @@ type Script struct {
 
 	mu   sync.Mutex
 	next map[string]int // key -> index of the next turn
+	seen []Seen         // the calls that carried images
+}
+
+// Seen is a call of the scripted model that carried images, and the images
+// (of its messages and tool results, in order): the scripted model takes
+// every image it is given, and keeps what it saw for the tests that ask.
+type Seen struct {
+	Agent  string
+	Images []Image
+}
+
+// maxSeen bounds what a Script keeps of the images it saw.
+const maxSeen = 64
+
+// Seen returns the calls that carried images, oldest first (the first
+// maxSeen).
+func (s *Script) Seen() []Seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Seen(nil), s.seen...)
 }
 
 // ScriptKey is the key of an agent's list for the run-th agent/run: the
@@ -180,6 +200,16 @@ func (s *Script) Complete(ctx context.Context, req *Request, onDelta func(Delta)
 		return nil, &Error{Kind: ErrScriptExhausted, Message: "script exhausted for agent " + key}
 	}
 	s.next[key] = n + 1
+	var imgs []Image
+	for _, m := range req.Messages {
+		imgs = append(imgs, m.Images...)
+		for _, r := range m.ToolResults {
+			imgs = append(imgs, r.Images...)
+		}
+	}
+	if len(imgs) > 0 && len(s.seen) < maxSeen {
+		s.seen = append(s.seen, Seen{Agent: key, Images: imgs})
+	}
 	s.mu.Unlock()
 	t := turns[n]
 	if t.DelayMs > 0 {

@@ -3,6 +3,7 @@ package workforce
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"go.uber.org/zap"
 
@@ -17,13 +18,17 @@ import (
 // It fails only when the model call itself fails.
 func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	ws := t.e.cfg.Tracking
-	meter := ws.Usage.Meter(t.sessionID, t.id, "", nil).Priced(t.price)
+	// The coordinator's context holds what the user gave and named.
+	tr := ws.Heat.Tracker(t.id, clients.AgentCoordinator)
+	defer tr.Close()
+	t.userFiles(tr)
+	meter := ws.Usage.Meter(t.sessionID, t.id, "", tr).Priced(t.price)
 	req := &clients.Request{
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
 		System:   t.coordinatorPrompt(),
 		Tools:    []clients.Tool{planTool},
-		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.prompt}},
+		Messages: []clients.Message{t.userMessage(t.prompt)},
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
 		resp, err := t.complete(ctx, req, clients.AgentCoordinator)
@@ -105,7 +110,24 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	}
 	resp, err := t.model.Complete(ctx, req, onDelta)
 	emit(stream.Flush())
+	if n := imagesIn(req); n > 0 && errors.Is(err, clients.ErrBadRequest) {
+		// A model without vision refuses the request; its provider's
+		// words say so, or not clearly.
+		err = fmt.Errorf("%w (the request carried %d image(s): the model may not take images)", err, n)
+	}
 	return resp, err
+}
+
+// imagesIn counts the images of a request.
+func imagesIn(req *clients.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Images)
+		for _, r := range m.ToolResults {
+			n += len(r.Images)
+		}
+	}
+	return n
 }
 
 // emitUsage reports a model call of agent sub ("" is the coordinator) as

@@ -37,6 +37,10 @@ type task struct {
 	price     api.Price // of the model, for the usage (tracking/usage)
 	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
 	log       *zap.Logger
+	// attachments are what the user gave with the prompt, and references
+	// the workspace files the prompt names (attachments.go).
+	attachments []attachment
+	references  []string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -138,7 +142,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.token = t.progress.token
 	t.mu.Unlock()
 	t.progress.begin(t.prompt)
-	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
+	t.references = t.edit.UserPaths(t.prompt, maxReferences)
+	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
 		t.emit(api.TaskEvent{Kind: api.EventSessionContinued, Text: t.params.SessionID})
 	}

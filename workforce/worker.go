@@ -48,6 +48,7 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	tr := ws.Heat.Tracker(t.id, id)
 	t.trackers[id] = tr
 	t.mu.Unlock()
+	t.userFiles(tr) // the worker's first message holds them too
 	w := &worker{
 		t: t, sub: s, ctx: ctx,
 		agent:   t.editTask.Agent(id),
@@ -90,7 +91,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
+		Messages: []clients.Message{t.userMessage(t.workerTask(w.sub))},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
 		// The MCP servers start on the first worker's first turn; their
@@ -133,7 +134,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr})
+			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr, Images: r.images})
 			if r.finish {
 				summary, finished = r.summary, true
 			}
