@@ -275,6 +275,8 @@ var builtins = newRegistry(
 	readFileTool,
 	listFilesTool,
 	searchFilesTool,
+	findSymbolTool,
+	findReferencesTool,
 	writeFileTool,
 	editFileTool,
 	deleteFileTool,
