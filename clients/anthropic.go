@@ -54,6 +54,13 @@ func (m *anthropicModel) Complete(ctx context.Context, req *Request, onDelta fun
 
 func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{Model: anthropic.Model(m.ep.model), MaxTokens: maxTokens(req)}
+	if req.Thinking != nil {
+		// The budget is part of max_tokens, which must exceed it: the
+		// answer keeps its own bound on top of it.
+		budget := int64(req.Thinking.BudgetTokens)
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		p.MaxTokens += budget
+	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
@@ -67,6 +74,15 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 			}
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case RoleAssistant:
+			// Its thinking first, as the model gave it: the API checks the
+			// signatures, and wants them on a turn that called a tool.
+			for _, th := range msg.Thinking {
+				if th.Redacted != "" {
+					blocks = append(blocks, anthropic.NewRedactedThinkingBlock(th.Redacted))
+				} else if th.Signature != "" {
+					blocks = append(blocks, anthropic.NewThinkingBlock(th.Signature, th.Text))
+				}
+			}
 			if msg.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
 			}
@@ -133,10 +149,12 @@ func anthropicToolResult(r ToolResult) anthropic.ContentBlockParamUnion {
 }
 
 type anthropicBlock struct {
-	kind     string // "text", "tool_use", or another kind we pass over
+	kind     string // "text", "tool_use", "thinking", "redacted_thinking", or another kind we pass over
 	id, name string
 	text     strings.Builder
 	call     int // index among tool calls
+	// signature seals a thinking block; data is a redacted one's.
+	signature, data string
 }
 
 func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNewParams, em *emitter) (*Response, error) {
@@ -172,6 +190,14 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 				b.id, b.name, b.call = ev.ContentBlock.ID, ev.ContentBlock.Name, calls
 				calls++
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: b.call, ID: b.id, Name: b.name}})
+			case "thinking":
+				if ev.ContentBlock.Thinking != "" {
+					b.text.WriteString(ev.ContentBlock.Thinking)
+					em.emit(Delta{Thinking: ev.ContentBlock.Thinking})
+				}
+				b.signature = ev.ContentBlock.Signature
+			case "redacted_thinking":
+				b.data = ev.ContentBlock.Data
 			}
 		case "content_block_delta":
 			b := blocks[ev.Index]
@@ -185,6 +211,11 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 			case ev.Delta.Type == "input_json_delta" && b.kind == "tool_use":
 				b.text.WriteString(ev.Delta.PartialJSON)
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: b.call, Arguments: ev.Delta.PartialJSON}})
+			case ev.Delta.Type == "thinking_delta" && b.kind == "thinking":
+				b.text.WriteString(ev.Delta.Thinking)
+				em.emit(Delta{Thinking: ev.Delta.Thinking})
+			case ev.Delta.Type == "signature_delta" && b.kind == "thinking":
+				b.signature += ev.Delta.Signature
 			}
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
@@ -212,6 +243,10 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 	}
 	for _, b := range order {
 		switch b.kind {
+		case "thinking":
+			resp.Thinking = append(resp.Thinking, ThinkingBlock{Text: b.text.String(), Signature: b.signature})
+		case "redacted_thinking":
+			resp.Thinking = append(resp.Thinking, ThinkingBlock{Redacted: b.data})
 		case "text":
 			text.WriteString(b.text.String())
 		case "tool_use":

@@ -12,12 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
 )
 
 // Turn is one scripted model answer (docs/MODELS.md, scripted model).
 type Turn struct {
+	// Thinking streams before the text when the request asks for thinking.
+	Thinking  string           `json:"thinking,omitempty"`
 	Text      string           `json:"text,omitempty"`
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
 	Usage     *api.Usage       `json:"usage,omitempty"`
@@ -228,6 +231,12 @@ func (s *Script) Complete(ctx context.Context, req *Request, onDelta func(Delta)
 		resp.Usage = *t.Usage
 	}
 	em := &emitter{fn: onDelta}
+	if t.Thinking != "" && req.Thinking != nil {
+		for _, piece := range pieces(t.Thinking, scriptThinkingPiece) {
+			em.emit(Delta{Thinking: piece})
+		}
+		resp.Thinking = []ThinkingBlock{{Text: t.Thinking}}
+	}
 	if t.Text != "" {
 		em.emit(Delta{Text: t.Text})
 	}
@@ -267,9 +276,9 @@ func sanitizeID(key string) string {
 func checkTurnKeys(raw json.RawMessage) error {
 	var turn map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &turn); err != nil {
-		return errors.New("a turn must be an object: {text?, toolCalls?, usage?, delayMs?, error?}")
+		return errors.New("a turn must be an object: {thinking?, text?, toolCalls?, usage?, delayMs?, error?}")
 	}
-	if err := exactKeys(turn, "text", "toolCalls", "usage", "delayMs", "error"); err != nil {
+	if err := exactKeys(turn, "thinking", "text", "toolCalls", "usage", "delayMs", "error"); err != nil {
 		return err
 	}
 	if u, ok := turn["usage"]; ok && string(u) != "null" {
@@ -364,4 +373,29 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 		vals = append(vals, v)
 	}
 	return keys, vals, nil
+}
+
+// scriptThinkingPiece bounds a piece of the scripted model's thinking, in
+// bytes: it streams as a real model's does, in several deltas.
+const scriptThinkingPiece = 40
+
+// pieces cuts s into pieces of at most n bytes, never inside a UTF-8
+// character.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut == 0 {
+			_, cut = utf8.DecodeRuneInString(s)
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
 }

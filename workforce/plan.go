@@ -72,7 +72,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			results = append(results, clients.ToolResult{CallID: c.ID, Content: msg, IsError: true})
 		}
 		req.Messages = append(req.Messages,
-			clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls},
+			clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking},
 			clients.Message{Role: clients.RoleTool, ToolResults: results})
 	}
 	return single(t.prompt), nil
@@ -94,22 +94,32 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	if agent != clients.AgentCoordinator {
 		sub = agent
 	}
-	// A secret the model repeats may be split across deltas: the stream
-	// redacts it whole.
-	stream := t.e.cfg.Redactor.Stream()
-	emit := func(text string) {
+	if th := t.settings.Thinking; th.Enabled {
+		req.Thinking = &clients.Thinking{BudgetTokens: th.BudgetTokens}
+	}
+	// A secret the model repeats may be split across deltas: the streams
+	// (one for its text, one for its thinking) redact it whole.
+	stream, thinking := t.e.cfg.Redactor.Stream(), t.e.cfg.Redactor.Stream()
+	emit := func(kind, text string) {
 		if text != "" {
-			t.emit(api.TaskEvent{Kind: api.EventMessageDelta, SubtaskID: sub, Text: text})
+			t.emit(api.TaskEvent{Kind: kind, SubtaskID: sub, Text: text})
 		}
 	}
 	onDelta := func(d clients.Delta) {
 		if d.Restart {
 			stream.Reset()
+			thinking.Reset()
 		}
-		emit(stream.Write(d.Text))
+		emit(api.EventThinking, thinking.Write(d.Thinking))
+		if d.Text != "" {
+			// The thinking before the text ends with it.
+			emit(api.EventThinking, thinking.Flush())
+		}
+		emit(api.EventMessageDelta, stream.Write(d.Text))
 	}
 	resp, err := t.model.Complete(ctx, req, onDelta)
-	emit(stream.Flush())
+	emit(api.EventThinking, thinking.Flush())
+	emit(api.EventMessageDelta, stream.Flush())
 	if n := imagesIn(req); n > 0 && errors.Is(err, clients.ErrBadRequest) {
 		// A model without vision refuses the request; its provider's
 		// words say so, or not clearly.

@@ -112,7 +112,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
 		}
-		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
 		if len(resp.ToolCalls) == 0 {
 			if strings.TrimSpace(resp.Text) != "" {
 				// A model that answers in prose without a tool is done: its
