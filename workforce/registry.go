@@ -283,6 +283,7 @@ var builtins = newRegistry(
 	runCommandTool,
 	askHumanTool,
 	selectIntentTool,
+	todoTool,
 	finishTool,
 )
 
