@@ -68,6 +68,10 @@ type Options struct {
 	// PassEnv names the secret variables commands may inherit (the
 	// commandEnv setting, docs/PROTOCOL.md §2).
 	PassEnv []string
+	// Attach are the --attach values: PATH or PATH:L1-L2 (attach.go).
+	Attach []string
+	// Thinking asks the models for their thinking (the thinking setting).
+	Thinking bool
 
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
@@ -102,6 +106,11 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of %s\n", o.Mode, strings.Join(api.EditModes, ", "))
 		return ExitUsage
 	}
+	atts, err := Attachments(o.Attach)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "agentls run: --attach %v\n", err)
+		return ExitUsage
+	}
 	ui := newUI(o)
 	ed, code := start(ctx, "agentls run", o)
 	if ed == nil {
@@ -122,7 +131,7 @@ func Run(ctx context.Context, o Options) int {
 	done := make(chan outcome, 1)
 	go func() {
 		var res api.RunResult
-		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session}, &res)
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session, Attachments: atts}, &res)
 		done <- outcome{res, err}
 	}()
 	stopTask := func() {
@@ -248,6 +257,9 @@ func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
 	}
 	if len(o.PassEnv) > 0 {
 		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
+	}
+	if o.Thinking {
+		init["thinking"] = map[string]any{"enabled": true}
 	}
 	var command []string
 	if o.Serve == nil {
@@ -614,6 +626,14 @@ func (u *ui) result(res *api.RunResult) {
 		for _, s := range res.Subtasks {
 			if s.Usage != nil && !s.Usage.Empty() {
 				fmt.Fprintf(w, "  %s %s: %s\n", s.ID, short(s.Content, 50), usageText(*s.Usage))
+			}
+		}
+	}
+	for _, s := range res.Subtasks {
+		if len(s.Todos) > 0 {
+			fmt.Fprintf(w, "Todos of %s %s:\n", s.ID, short(s.Content, 50))
+			for _, td := range s.Todos {
+				fmt.Fprintf(w, "  %s\n", todoLine(td))
 			}
 		}
 	}
