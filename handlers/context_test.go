@@ -310,3 +310,45 @@ func TestHeatSettings(t *testing.T) {
 		}
 	})
 }
+
+func TestRunThinking(t *testing.T) {
+	// Each call thinks, then answers in prose: the coordinator's answer
+	// makes one subtask, the worker's is its summary.
+	fake := newAnthropicFake(t, func(n int, _ map[string]any) string {
+		return anthropicEvents(fmt.Sprintf("Call %d: what is asked is small.", n), "sig", "Nothing to change.")
+	})
+	r := startRun(t, runOpts{
+		options: map[string]any{"model": "anthropic:claude-sonnet-4-5", "thinking": map[string]any{"enabled": true, "budgetTokens": 2048}},
+		getenv:  fake.env(),
+	})
+	res, err := r.run(t, api.RunParams{Prompt: "Check the code", TaskID: "t1"})
+	if err != nil || res.State != api.TaskDone {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	t.Run("asks the provider for thinking with the setting's budget", func(t *testing.T) {
+		for _, body := range fake.requests() {
+			if got := mustJSON(t, body["thinking"]); got != `{"budget_tokens":2048,"type":"enabled"}` {
+				t.Errorf("thinking = %s", got)
+			}
+		}
+	})
+	t.Run("streams each agent's thinking to the editor as thinking events, before its text", func(t *testing.T) {
+		thought := map[string]string{}
+		var kinds []string
+		for _, u := range r.updates(t, "t1") {
+			switch u.Event.Kind {
+			case api.EventThinking:
+				thought[u.Event.SubtaskID] += u.Event.Text
+				kinds = append(kinds, "thinking:"+u.Event.SubtaskID)
+			case api.EventMessageDelta:
+				kinds = append(kinds, "delta:"+u.Event.SubtaskID)
+			}
+		}
+		if thought[""] != "Call 1: what is asked is small." || thought["1"] != "Call 2: what is asked is small." {
+			t.Errorf("thinking = %q", thought)
+		}
+		if got := strings.Join(kinds, " "); !strings.HasPrefix(got, "thinking: ") || !strings.Contains(got, "thinking:1 delta:1") {
+			t.Errorf("order = %s", got)
+		}
+	})
+}
