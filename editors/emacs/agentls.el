@@ -1296,7 +1296,7 @@ the cost and the context only when known."
                     (t ""))))))
 
 (defun agentls--todo-line (todo)
-  "Return one step of a checklist: \"[x] Add greet\"."
+  "Return TODO, one step of a checklist, as a line: \"[x] Add greet\"."
   (format "%s %s" (pcase (plist-get todo :status) ("done" "[x]") ("in_progress" "[>]") (_ "[ ]"))
           (plist-get todo :content)))
 
