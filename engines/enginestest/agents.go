@@ -63,10 +63,10 @@ func ClaudeEnv(t testing.TB, dir, url string) map[string]string {
 	home := filepath.Join(dir, "claude-home")
 	mkdir(t, filepath.Join(home, ".claude"))
 	return map[string]string{
-		"HOME":                                     home,
-		"CLAUDE_CONFIG_DIR":                        filepath.Join(home, ".claude"),
-		"ANTHROPIC_BASE_URL":                       url,
-		"ANTHROPIC_API_KEY":                        "sk-ant-test-0000",
+		"HOME":               home,
+		"CLAUDE_CONFIG_DIR":  filepath.Join(home, ".claude"),
+		"ANTHROPIC_BASE_URL": url,
+		"ANTHROPIC_API_KEY":  "sk-ant-test-0000",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_TELEMETRY":                        "1",
 		"DISABLE_AUTOUPDATER":                      "1",
