@@ -25,6 +25,7 @@ const (
 	MethodTrace         = "agent/trace"
 	MethodPing          = "agent/ping"
 	MethodMCPServers    = "agent/mcpServers"
+	MethodEngines       = "agent/engines"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

@@ -356,6 +356,10 @@ type RunParams struct {
 	EditMode      string         `json:"editMode,omitempty"`
 	IntentID      string         `json:"intentId,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
+	// Engine runs every subtask of the task on this engine (docs/ENGINES.md):
+	// an engine's name, or "agentls" for the built-in worker; "" lets the
+	// plan decide.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
@@ -386,8 +390,11 @@ type Subtask struct {
 	State     string   `json:"state"`
 	DependsOn []string `json:"dependsOn"`
 	Role      string   `json:"role,omitempty"`
-	Result    string   `json:"result,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Engine is the external agent the subtask runs on ("" : the built-in
+	// worker).
+	Engine string `json:"engine,omitempty"`
+	Result string `json:"result,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Change operations.

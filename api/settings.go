@@ -91,6 +91,9 @@ type Settings struct {
 	// AllowMCPTools are the MCP tools that run without asking under the
 	// ask policy: mcp__<server> (every tool of it) or mcp__<server>__<tool>.
 	AllowMCPTools []string `json:"allowMcpTools"`
+	// Engines configures the external agents subtasks may run on, by name
+	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
+	Engines map[string]EngineConfig `json:"engines"`
 }
 
 // CommandEnv is the commandEnv setting of docs/PROTOCOL.md §2: commands and
@@ -112,6 +115,7 @@ func DefaultSettings() Settings {
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
+		Engines:       map[string]EngineConfig{},
 	}
 }
 
@@ -149,6 +153,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.CommandEnv = CommandEnv{Pass: append([]string(nil), base.CommandEnv.Pass...)}
 	s.MCPServers = maps.Clone(base.MCPServers)
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
+	s.Engines = maps.Clone(base.Engines)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -178,6 +183,10 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 		case "mcpServers":
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)
+			unknown = append(unknown, unk...)
+		case "engines":
+			var unk []string
+			s.Engines, unk, err = DecodeEngines(key, v)
 			unknown = append(unknown, unk...)
 		case "allowMcpTools":
 			err = decodeAllowMCPTools(v, &s.AllowMCPTools)
