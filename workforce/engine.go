@@ -101,6 +101,10 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
+
+	// extra is the workers' second set of tools, after the registry: the
+	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
+	extra toolSet
 }
 
 // keepEnded is how many finished tasks still answer the controls (with
@@ -134,13 +138,17 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
 	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
-	return &Engine{
+	e := &Engine{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tasks:   map[string]*task{},
 		ended:   map[string]*task{},
 		allowed: map[string]bool{},
-	}, nil
+	}
+	if cfg.Tools != nil {
+		e.extra = mcpTools{src: cfg.Tools}
+	}
+	return e, nil
 }
 
 func randomID() string {
