@@ -121,6 +121,15 @@ func isBuiltinEngine(name string) bool {
 	return false
 }
 
+// PlanStep is one entry of an engine's own plan for its subtask.
+type PlanStep struct {
+	Content string `json:"content"`
+	// Status is pending, in_progress or completed.
+	Status string `json:"status"`
+	// Priority is high, medium or low ("" when the agent gave none).
+	Priority string `json:"priority,omitempty"`
+}
+
 // ---- agent/engines (docs/PROTOCOL.md §3) ----
 
 // EnginesParams are the params of agent/engines.

@@ -391,10 +391,11 @@ type Subtask struct {
 	DependsOn []string `json:"dependsOn"`
 	Role      string   `json:"role,omitempty"`
 	// Engine is the external agent the subtask runs on ("" : the built-in
-	// worker).
-	Engine string `json:"engine,omitempty"`
-	Result string `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// worker), and Steps its own plan, as it reports it.
+	Engine string     `json:"engine,omitempty"`
+	Steps  []PlanStep `json:"steps,omitempty"`
+	Result string     `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
 }
 
 // Change operations.
@@ -605,6 +606,11 @@ const (
 	EventCommandFinished  = "commandFinished"
 	EventIntentSelected   = "intentSelected"
 	EventSessionContinued = "sessionContinued"
+	// Of a subtask run on an engine (docs/ENGINES.md): a piece of its
+	// reasoning, its own plan (the subtask's steps), and the engine's start.
+	EventThoughtDelta  = "thoughtDelta"
+	EventSteps         = "steps"
+	EventEngineStarted = "engineStarted"
 )
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
