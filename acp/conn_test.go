@@ -201,9 +201,18 @@ func TestConn(t *testing.T) {
 		p := connect(t, "read", DefaultTimeouts())
 		p.initialize(t, ClientCapabilities{})
 		for _, err := range []error{
-			func() error { _, err := p.toClient.ReadTextFile(testkit.Context(t), &ReadTextFileRequest{Path: "/a"}); return err }(),
-			func() error { _, err := p.toClient.WriteTextFile(testkit.Context(t), &WriteTextFileRequest{Path: "/a"}); return err }(),
-			func() error { _, err := p.toClient.CreateTerminal(testkit.Context(t), &CreateTerminalRequest{Command: "ls"}); return err }(),
+			func() error {
+				_, err := p.toClient.ReadTextFile(testkit.Context(t), &ReadTextFileRequest{Path: "/a"})
+				return err
+			}(),
+			func() error {
+				_, err := p.toClient.WriteTextFile(testkit.Context(t), &WriteTextFileRequest{Path: "/a"})
+				return err
+			}(),
+			func() error {
+				_, err := p.toClient.CreateTerminal(testkit.Context(t), &CreateTerminalRequest{Command: "ls"})
+				return err
+			}(),
 		} {
 			if !errors.Is(err, api.ErrUnsupported) {
 				t.Errorf("err = %v, want api.ErrUnsupported", err)

@@ -326,4 +326,3 @@ func TestSchema(t *testing.T) {
 		}
 	})
 }
-
