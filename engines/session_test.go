@@ -383,4 +383,3 @@ func (h *cmdHost) RunCommand(ctx context.Context, command, cwd string, d time.Du
 	h.run(command, cwd)
 	return h.fakeHost.RunCommand(ctx, command, cwd, d)
 }
-
