@@ -43,6 +43,9 @@ type Timeouts struct {
 	// MCPMs bounds an MCP tool call, and an MCP server's start (its
 	// process, initialize and tools/list) but never below MCPStartMin.
 	MCPMs int64 `json:"mcpMs"`
+	// EngineMs bounds a subtask run on an engine (docs/ENGINES.md), its
+	// agent's start included; 0: no bound but the task's.
+	EngineMs int64 `json:"engineMs"`
 }
 
 // ReverseCall is ReverseCallMs as a duration.
@@ -59,6 +62,9 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 // MCP is MCPMs as a duration.
 func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// Engine is EngineMs as a duration; 0 means unbounded.
+func (t Timeouts) Engine() time.Duration { return ms(t.EngineMs) }
 
 // MCPStartMin is the least time an MCP server has to start: npx may
 // download the package the first time.
@@ -111,7 +117,7 @@ func DefaultSettings() Settings {
 		Commands:      CommandsAsk,
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
@@ -378,8 +384,10 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 			dst = &t.HumanMs
 		case "mcpMs":
 			dst = &t.MCPMs
+		case "engineMs":
+			dst = &t.EngineMs
 		default:
-			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs"}
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs, engineMs"}
 		}
 		if isNull(fv) {
 			continue

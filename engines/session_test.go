@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/engines/enginestest"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
@@ -88,9 +89,14 @@ func (h *fakeHost) messages() string {
 
 // fakeManager returns a Manager whose engine "fake" is the fake agent
 // playing script.
-func fakeManager(t testing.TB, script ...step) *Manager {
+func TestMain(m *testing.M) {
+	enginestest.ServeFakeAgent()
+	os.Exit(m.Run())
+}
+
+func fakeManager(t testing.TB, script ...enginestest.Step) *Manager {
 	t.Helper()
-	argv, env := fakeCommand(t, script...)
+	argv, env := enginestest.FakeAgent(t, script...)
 	m := NewManager(Options{Version: "test"})
 	no := false
 	m.Configure(map[string]api.EngineConfig{"fake": {Command: argv, Env: env, Isolate: &no}})
@@ -101,15 +107,15 @@ func TestSessionRelaysThroughTheHost(t *testing.T) {
 	root := t.TempDir()
 	main, out := filepath.Join(root, "main.go"), filepath.Join(root, "out.txt")
 	m := fakeManager(t,
-		step{Think: "let me look"},
-		step{Read: main},
-		step{Read: filepath.Join(root, "missing.txt")},
-		step{Plan: []string{"read", "write"}},
-		step{Write: out, Content: "hello\n"},
-		step{Write: "/etc/passwd", Content: "x"},
-		step{Exec: "go test ./..."},
-		step{Twice: main},
-		step{Say: "All done."})
+		enginestest.Step{Think: "let me look"},
+		enginestest.Step{Read: main},
+		enginestest.Step{Read: filepath.Join(root, "missing.txt")},
+		enginestest.Step{Plan: []string{"read", "write"}},
+		enginestest.Step{Write: out, Content: "hello\n"},
+		enginestest.Step{Write: "/etc/passwd", Content: "x"},
+		enginestest.Step{Exec: "go test ./..."},
+		enginestest.Step{Twice: main},
+		enginestest.Step{Say: "All done."})
 	h := newFakeHost(root)
 	h.files[main] = "package main // unsaved\n"
 	h.decide = func(p Permission) Decision {
@@ -209,16 +215,16 @@ func awaitGone(t *testing.T, pids ...int) {
 func TestStop(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		script []step
+		script []enginestest.Step
 	}{
-		{"ends an agent that answers session/cancel", []step{{Hang: true}}},
-		{"kills an agent that ignores session/cancel and SIGTERM", []step{{Stubborn: true}}},
-		{"kills an agent that stopped reading its input", []step{{Freeze: true}}},
+		{"ends an agent that answers session/cancel", []enginestest.Step{{Hang: true}}},
+		{"kills an agent that ignores session/cancel and SIGTERM", []enginestest.Step{{Stubborn: true}}},
+		{"kills an agent that stopped reading its input", []enginestest.Step{{Freeze: true}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			childFile := filepath.Join(t.TempDir(), "child.pid")
-			script := append([]step{{Child: childFile}, {Say: "working"}}, c.script...)
+			script := append([]enginestest.Step{{Child: childFile}, {Say: "working"}}, c.script...)
 			m := fakeManager(t, script...)
 			h := newFakeHost(root)
 			ctx, cancel := context.WithCancelCause(testkit.Context(t))
@@ -260,7 +266,7 @@ func must[T any](v T, err error) T {
 
 func TestSessionFailures(t *testing.T) {
 	t.Run("says how an agent that exits mid-prompt ended", func(t *testing.T) {
-		m := fakeManager(t, step{Say: "hi"}, step{Exit: 4})
+		m := fakeManager(t, enginestest.Step{Say: "hi"}, enginestest.Step{Exit: 4})
 		_, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: t.TempDir()}, newFakeHost(t.TempDir()))
 		if err == nil || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "fake agent: giving up") {
 			t.Fatalf("got %v", err)
@@ -315,9 +321,9 @@ func TestIsolation(t *testing.T) {
 			} else {
 				testkit.WriteFiles(t, root, files)
 			}
-			script := []step{{WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
+			script := []enginestest.Step{{WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
 				{Exec: "rm gone.txt"}, {Say: "done"}}
-			argv, env := fakeCommand(t, script...)
+			argv, env := enginestest.FakeAgent(t, script...)
 			m := NewManager(Options{})
 			yes := true
 			m.Configure(map[string]api.EngineConfig{"fake": {Command: argv, Env: env, Isolate: &yes}})

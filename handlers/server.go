@@ -100,10 +100,11 @@ type Server struct {
 	exit     chan int // receives the exit code when exit arrives
 	exitOnce sync.Once
 
-	track trackingService
-	work  workService
-	sweep sweepService
-	mcp   mcpService
+	track   trackingService
+	work    workService
+	sweep   sweepService
+	mcp     mcpService
+	engines enginesService
 
 	keysOnce sync.Once
 }
@@ -196,6 +197,7 @@ var methods = map[string]method{
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
 	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
+	api.MethodEngines:                {call: call((*Server).enginesList)},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

@@ -44,6 +44,7 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change) or branch")
 	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
+	fs.StringVar(&o.Engine, "engine", "", "run every subtask on this engine: claude, codex, gemini, one the engines setting names, or agentls (the built-in worker; docs/ENGINES.md)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")

@@ -52,6 +52,7 @@ type Options struct {
 	Mode       string // apply, propose or branch
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
+	Engine     string // run every subtask on this engine ("" : as planned)
 	Record     string // record the model's answers as a script
 	JSON       bool   // every notification as one JSON line on stdout
 	Prompt     string
@@ -154,7 +155,7 @@ func Run(ctx context.Context, o Options) int {
 	done := make(chan outcome, 1)
 	go func() {
 		var res api.RunResult
-		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID}, &res)
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, Engine: o.Engine}, &res)
 		done <- outcome{res, err}
 	}()
 

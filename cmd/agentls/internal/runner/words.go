@@ -24,6 +24,7 @@ var terminalWords = strings.NewReplacer(
 	`initializationOptions.commandEnv.pass`, `--pass-env`,
 	`initializationOptions.commandEnv`, `--pass-env`,
 	`editor setting "model"`, `--model`,
+	`"engine": `, `--engine: `,
 )
 
 // forTerminal is the message of err as `agentls run` prints it: the

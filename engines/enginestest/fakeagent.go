@@ -1,4 +1,4 @@
-package engines
+package enginestest
 
 import (
 	"context"
@@ -17,21 +17,23 @@ import (
 	"github.com/agentls/agentls/acp"
 )
 
-// The test binary is also the fake ACP agent of these tests: with
-// AGENTLS_FAKE_AGENT set to a script (JSON steps) it serves ACP on stdio
-// and plays the script at each prompt.
+// A test binary is also the fake ACP agent of its tests: its TestMain
+// calls ServeFakeAgent first, which, in the process FakeAgent's command
+// starts (AGENTLS_FAKE_AGENT set to a script of Steps), serves ACP on
+// stdio and plays the script at each prompt, and never returns.
 const fakeAgentEnv = "AGENTLS_FAKE_AGENT"
 
-func TestMain(m *testing.M) {
+// ServeFakeAgent plays the fake agent when this process was started as
+// one; otherwise it returns at once.
+func ServeFakeAgent() {
 	if script := os.Getenv(fakeAgentEnv); script != "" {
 		runFakeAgent(script)
-		return
+		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
-// step is one thing the fake agent does in its prompt turn.
-type step struct {
+// Step is one thing the fake agent does in its prompt turn.
+type Step struct {
 	Say       string   `json:"say,omitempty"`       // an agent_message_chunk
 	Think     string   `json:"think,omitempty"`     // an agent_thought_chunk
 	Read      string   `json:"read,omitempty"`      // fs/read_text_file, the content said back
@@ -51,7 +53,7 @@ type step struct {
 
 type fakeAgent struct {
 	acp.UnimplementedAgent
-	script []step
+	script []Step
 	client *acp.ClientConn
 	cwd    string
 
@@ -60,7 +62,7 @@ type fakeAgent struct {
 }
 
 func runFakeAgent(raw string) {
-	var script []step
+	var script []Step
 	if err := json.Unmarshal([]byte(raw), &script); err != nil {
 		fmt.Fprintln(os.Stderr, "fake agent: bad script:", err)
 		os.Exit(2)
@@ -221,8 +223,9 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 	return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 }
 
-// fakeCommand is the command that starts the fake agent with script.
-func fakeCommand(t testing.TB, script ...step) ([]string, map[string]string) {
+// FakeAgent is the command and environment that start this test binary as
+// the fake agent playing script.
+func FakeAgent(t testing.TB, script ...Step) ([]string, map[string]string) {
 	t.Helper()
 	b, err := json.Marshal(script)
 	if err != nil {
