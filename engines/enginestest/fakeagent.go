@@ -48,6 +48,7 @@ type Step struct {
 	Stubborn  bool     `json:"stubborn,omitempty"`  // ignore session/cancel and SIGTERM, wait for ever
 	Child     string   `json:"child,omitempty"`     // start a sleep in a session of its own, its pid written to this file
 	Exit      int      `json:"exit,omitempty"`      // exit with this code (after 1 so 0 is "not set")
+	PidFile   string   `json:"pidFile,omitempty"`   // write its own pid to this file
 	Freeze    bool     `json:"freeze,omitempty"`    // stop itself (SIGSTOP): it reads nothing more
 }
 
@@ -206,6 +207,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 				return nil, err
 			}
 			_ = os.WriteFile(s.Child, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		case s.PidFile != "":
+			_ = os.WriteFile(s.PidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
 		case s.Hang:
 			<-cancelled
 			return &acp.PromptResponse{StopReason: acp.StopCancelled}, nil
