@@ -60,8 +60,8 @@ func TestMain(m *testing.M) {
 
 func TestEngineSubtask(t *testing.T) {
 	r := startRun(t, runOpts{
-		files:   map[string]string{"main.txt": "on disk\n", "secret/key.txt": "k\n", ".orchestration/.keep": ""},
-		script:  twoSubtasks("fake"),
+		files:  map[string]string{"main.txt": "on disk\n", "secret/key.txt": "k\n", ".orchestration/.keep": ""},
+		script: twoSubtasks("fake"),
 		options: map[string]any{
 			"zones": map[string]any{"deny": []string{"secret/**"}},
 			// The workspace's path is only known once it is made: the
@@ -319,7 +319,7 @@ func TestEngineIsolated(t *testing.T) {
 
 func TestEngineSettings(t *testing.T) {
 	r := startRun(t, runOpts{
-		files:   map[string]string{"main.txt": "main\n"},
+		files: map[string]string{"main.txt": "main\n"},
 		script: `{"agents": {
   "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "one", "engine": "fake"}]}}]}],
   "1": [{"toolCalls": [{"name": "finish", "arguments": {"summary": "built in"}}]}],
