@@ -12,7 +12,6 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/tracking/trace"
 )
 
 // call runs one tool call and tells the person (toolCall, toolResult).
@@ -105,11 +104,16 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 	if ch.Operation != "" {
 		c := ch.RPC()
 		kind := api.EventChangeApplied
-		if !ch.Applied {
+		switch {
+		case !ch.Applied:
 			kind = api.EventChangeRejected
+		case ch.Held:
+			kind = api.EventChangeHeld // in the run's changes once reviewed
 		}
 		t.mutate(func() []api.TaskEvent {
-			t.changes = append(t.changes, c)
+			if !ch.Held {
+				t.changes = append(t.changes, c)
+			}
 			return []api.TaskEvent{{Kind: kind, SubtaskID: w.sub.ID, Path: c.Path, Reason: ch.Reason}}
 		})
 	}
@@ -123,23 +127,8 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 	return result{content: ch.Text, path: ch.Path}
 }
 
-// trace records an applied change in the trace log (when it is on).
+// trace records an applied change in the trace log (when it is on), or,
+// held in review mode, keeps it until the review says what landed.
 func (w *worker) trace(ch editing.Change) {
-	t := w.t
-	spans := make([]trace.Span, len(ch.Spans))
-	for i, s := range ch.Spans {
-		spans[i] = trace.Span{Start: s.Start, End: s.End}
-	}
-	var content []byte
-	if ch.Operation != api.OpDelete {
-		content = []byte(ch.NewContent)
-	}
-	_, err := t.e.cfg.Tracking.RecordChange(trace.Change{
-		Path: ch.Path, Operation: ch.Operation, Content: content, Spans: spans,
-		IntentID: w.intent, SessionID: t.sessionID, TaskID: t.id, SubtaskID: w.sub.ID, Model: t.spec,
-	})
-	if err != nil {
-		w.log.Warn("trace not written", zap.String("path", ch.Path), zap.Error(err))
-		t.warn(fmt.Sprintf("agentls: the change to %s was made but could not be written to the trace: %v", ch.Path, err))
-	}
+	w.t.landed(w.sub.ID, w.intent, ch)
 }
