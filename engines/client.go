@@ -70,17 +70,23 @@ func (c *client) toHost(p string) string {
 }
 
 // toWorktree is the path of an isolated agent's worktree for p (in its
-// worktree or in the workspace); ok is false for a path outside both.
+// worktree or in the workspace); ok is false for a path outside both, and
+// for one the zones close.
 func (c *client) toWorktree(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.wt.cwd, p)
+	}
 	p = filepath.Clean(p)
-	if within(c.wt.cwd, p) {
-		return p, true
-	}
-	if within(c.root, p) {
+	switch {
+	case within(c.wt.cwd, p):
+	case within(c.root, p):
 		rel, _ := filepath.Rel(c.root, p)
-		return filepath.Join(c.wt.cwd, rel), true
+		p = filepath.Join(c.wt.cwd, rel)
+	default:
+		return "", false
 	}
-	return "", false
+	rel, _ := filepath.Rel(c.wt.cwd, p)
+	return p, !c.wt.hidden(rel)
 }
 
 func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
@@ -96,7 +102,7 @@ func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (
 	if c.wt != nil {
 		path, ok := c.toWorktree(p.Path)
 		if !ok {
-			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace", p.Path)
+			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace, or closed to agents by its zones", p.Path)
 		}
 		data, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
@@ -121,7 +127,7 @@ func (c *client) WriteTextFile(ctx context.Context, p *acp.WriteTextFileRequest)
 	if c.wt != nil {
 		path, ok := c.toWorktree(p.Path)
 		if !ok {
-			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace", p.Path)
+			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace, or closed to agents by its zones", p.Path)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err

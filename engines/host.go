@@ -122,6 +122,10 @@ type Job struct {
 	// WorkDir is where isolated engines get their worktrees (a directory
 	// of the state dir).
 	WorkDir string
+	// Closed says why a workspace-relative path ("/" separators) is
+	// closed to agents ("" : it is not); an isolated engine's worktree
+	// leaves such files out (nil: none).
+	Closed func(rel string) string
 	// Unset are the secret variables the agent must not inherit (but the
 	// engine's own keys).
 	Unset []string

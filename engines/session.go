@@ -145,7 +145,7 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 	cwd := job.Root
 	var wt *worktree
 	if isolated {
-		wt, err = newWorktree(ctx, job.Root, job.WorkDir)
+		wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("engine %q runs isolated, and its worktree could not be made: %w", name, err)
 		}

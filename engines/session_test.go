@@ -314,14 +314,14 @@ func TestIsolation(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "gone.txt": "bye\n"}
+			files := map[string]string{"a.txt": "a\n", "b.txt": "b\n", "gone.txt": "bye\n", "secret/key.txt": "the key\n"}
 			if inGit {
 				gitInit(t, root, files)
 				testkit.WriteFiles(t, root, map[string]string{"a.txt": "a, edited\n", "new.txt": "untracked\n"})
 			} else {
 				testkit.WriteFiles(t, root, files)
 			}
-			script := []enginestest.Step{{WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
+			script := []enginestest.Step{{Read: "secret/key.txt"}, {WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
 				{Exec: "rm gone.txt"}, {Say: "done"}}
 			argv, env := enginestest.FakeAgent(t, script...)
 			m := NewManager(Options{})
@@ -332,9 +332,18 @@ func TestIsolation(t *testing.T) {
 			// The host runs the agent's command where it asks: in its worktree.
 			var cwd string
 			host := &cmdHost{fakeHost: h, run: func(command, dir string) { cwd = dir; _ = os.Remove(filepath.Join(dir, "gone.txt")) }}
-			res, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: root, WorkDir: work}, host)
+			closed := func(rel string) string {
+				if strings.HasPrefix(rel, "secret/") {
+					return "denied by zones.deny"
+				}
+				return ""
+			}
+			res, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: root, WorkDir: work, Closed: closed}, host)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if msgs := h.messages(); strings.Contains(msgs, "the key") || !strings.Contains(msgs, "read failed: fs/read_text_file: secret/key.txt is outside the workspace, or closed to agents") {
+				t.Fatalf("the agent saw a closed file in its copy: %q", msgs)
 			}
 			if within(root, cwd) {
 				t.Fatalf("the agent ran in the workspace (%s), not in its own copy", cwd)

@@ -34,6 +34,14 @@ type worktree struct {
 	base string // the snapshot commit (git) …
 	// … or the copied files' contents by workspace-relative path (a copy).
 	copied map[string]string
+	// closed says why a workspace-relative path is closed to agents.
+	closed func(string) string
+}
+
+// hidden reports whether the workspace-relative path rel is closed to
+// agents: it is left out of the worktree.
+func (w *worktree) hidden(rel string) bool {
+	return w.closed != nil && rel != "." && w.closed(filepath.ToSlash(rel)) != ""
 }
 
 // gitEnv runs git without the user's or the system's configuration (no
@@ -58,7 +66,7 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 // newWorktree makes the worktree of the workspace root under parent.
-func newWorktree(ctx context.Context, root, parent string) (*worktree, error) {
+func newWorktree(ctx context.Context, root, parent string, closed func(string) string) (*worktree, error) {
 	if parent == "" {
 		return nil, errors.New("no directory for worktrees was given")
 	}
@@ -69,7 +77,7 @@ func newWorktree(ctx context.Context, root, parent string) (*worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &worktree{dir: dir, root: root}
+	w := &worktree{dir: dir, root: root, closed: closed}
 	if top, err := git(ctx, root, "rev-parse", "--show-toplevel"); err == nil {
 		err = w.fromGit(ctx, root, strings.TrimSpace(top))
 		if err == nil {
@@ -126,6 +134,29 @@ func (w *worktree) fromGit(ctx context.Context, root, top string) error {
 			return err
 		}
 	}
+	// What the zones close stays out of the agent's sight.
+	err = filepath.WalkDir(w.cwd, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(w.cwd, p)
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if w.hidden(rel) {
+			if d.IsDir() {
+				if err := os.RemoveAll(p); err != nil {
+					return err
+				}
+				return filepath.SkipDir
+			}
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	if _, err := git(ctx, wtDir, "add", "-A"); err != nil {
 		return err
 	}
@@ -151,10 +182,13 @@ func (w *worktree) fromCopy(root string) error {
 		}
 		rel, _ := filepath.Rel(root, p)
 		if d.IsDir() {
-			if d.Name() == ".git" {
+			if d.Name() == ".git" || w.hidden(rel) {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(w.cwd, rel), 0o755)
+		}
+		if w.hidden(rel) {
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil // symlinks and devices stay out

@@ -94,6 +94,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		Prompt:      t.enginePrompt(w.sub),
 		Root:        t.e.cfg.Root,
 		WorkDir:     t.e.cfg.EngineWorkDir,
+		Closed:      t.edit.Closed,
 		Unset:       t.unsetEnv(),
 		CallTimeout: t.settings.Timeouts.ReverseCall(),
 		OnStart: func(pid int, took time.Duration) {
