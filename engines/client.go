@@ -146,6 +146,17 @@ func (c *client) WriteTextFile(ctx context.Context, p *acp.WriteTextFileRequest)
 func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
+	if c.wt != nil {
+		// An isolated agent works in its copy: a path of the workspace
+		// itself would change it behind the editing pipeline's back.
+		for _, raw := range rawPaths(p.ToolCall) {
+			if filepath.IsAbs(raw) && within(c.root, raw) && !within(c.wt.cwd, raw) {
+				c.log.Info("permission refused: an isolated agent named the workspace itself", zap.String("path", raw))
+				c.merge(p.ToolCall, false)
+				return c.choose(p.Options, Reject), nil
+			}
+		}
+	}
 	tc := c.merge(p.ToolCall, false)
 	perm := Permission{ToolCallID: tc.ID, Title: tc.Title, Kind: tc.Kind, Paths: tc.Paths, Input: tc.Input}
 	if perm.Kind == acp.KindExecute || perm.Kind == "" {
@@ -154,13 +165,7 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 	if perm.Command == "" && perm.Kind == acp.KindExecute {
 		perm.Command = tc.Title
 	}
-	byKind := map[string]string{}
-	for _, o := range p.Options {
-		if _, ok := byKind[o.Kind]; !ok {
-			byKind[o.Kind] = o.OptionID
-		}
-	}
-	_, perm.CanAlways = byKind[acp.AllowAlways]
+	_, perm.CanAlways = optionOf(p.Options, acp.AllowAlways)
 	d, err := c.host.Permission(ctx, perm)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -169,27 +174,51 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 		c.log.Info("permission refused", zap.String("tool", tc.Title), zap.Error(err))
 		d = Reject
 	}
-	pick := func(kinds ...string) string {
-		for _, k := range kinds {
-			if id, ok := byKind[k]; ok {
-				return id
-			}
+	return c.choose(p.Options, d), nil
+}
+
+// optionOf finds the first option of a kind.
+func optionOf(options []acp.PermissionOption, kind string) (string, bool) {
+	for _, o := range options {
+		if o.Kind == kind {
+			return o.OptionID, true
 		}
-		return ""
 	}
-	var id string
+	return "", false
+}
+
+// choose answers a permission with the option of the decision's kind.
+func (c *client) choose(options []acp.PermissionOption, d Decision) *acp.RequestPermissionResponse {
+	kinds := []string{acp.RejectOnce, acp.RejectAlways}
 	switch d {
 	case AllowAlways:
-		id = pick(acp.AllowAlways, acp.AllowOnce)
+		kinds = []string{acp.AllowAlways, acp.AllowOnce}
 	case Allow:
-		id = pick(acp.AllowOnce, acp.AllowAlways)
-	default:
-		id = pick(acp.RejectOnce, acp.RejectAlways)
+		kinds = []string{acp.AllowOnce, acp.AllowAlways}
 	}
-	if id == "" {
-		return &acp.RequestPermissionResponse{Outcome: acp.Cancelled}, nil
+	for _, k := range kinds {
+		if id, ok := optionOf(options, k); ok {
+			return &acp.RequestPermissionResponse{Outcome: acp.Selected(id)}
+		}
 	}
-	return &acp.RequestPermissionResponse{Outcome: acp.Selected(id)}, nil
+	return &acp.RequestPermissionResponse{Outcome: acp.Cancelled}
+}
+
+// rawPaths are the paths a tool call names, as the agent wrote them.
+func rawPaths(u acp.ToolCallUpdate) []string {
+	var out []string
+	for _, l := range u.Locations {
+		out = append(out, l.Path)
+	}
+	for _, ct := range u.Content {
+		if ct.Type == acp.ToolContentDiff {
+			out = append(out, ct.Path)
+		}
+	}
+	if p := rawString(u.RawInput, "file_path", "path", "absolute_path", "notebook_path"); p != "" {
+		out = append(out, p)
+	}
+	return out
 }
 
 // SessionUpdate decodes an update for the host. It runs on the

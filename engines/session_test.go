@@ -321,7 +321,7 @@ func TestIsolation(t *testing.T) {
 			} else {
 				testkit.WriteFiles(t, root, files)
 			}
-			script := []enginestest.Step{{Read: "secret/key.txt"}, {WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
+			script := []enginestest.Step{{Read: "secret/key.txt"}, {Write: filepath.Join(root, "sneaky.txt"), Content: "x"}, {WriteDisk: "b.txt", Content: "b, by the agent\n"}, {WriteDisk: "c.txt", Content: "c\n"},
 				{Exec: "rm gone.txt"}, {Say: "done"}}
 			argv, env := enginestest.FakeAgent(t, script...)
 			m := NewManager(Options{})
@@ -341,6 +341,9 @@ func TestIsolation(t *testing.T) {
 			res, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: root, WorkDir: work, Closed: closed}, host)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if msgs := h.messages(); !strings.Contains(msgs, "write refused") {
+				t.Fatalf("an isolated agent was let write the workspace itself: %q", msgs)
 			}
 			if msgs := h.messages(); strings.Contains(msgs, "the key") || !strings.Contains(msgs, "read failed: fs/read_text_file: secret/key.txt is outside the workspace, or closed to agents") {
 				t.Fatalf("the agent saw a closed file in its copy: %q", msgs)

@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -37,7 +38,10 @@ type Turn struct {
 }
 
 // ToolCall is a call of the agent's tool Name with Input (marshalled to
-// JSON).
+// JSON). "{cwd}" in a string of Input is replaced by the agent's working
+// directory as its request tells it (Claude Code's "Working directory:",
+// Codex's <cwd>, Gemini CLI's workspace directories): an isolated agent
+// works in a directory the test cannot know beforehand.
 type ToolCall struct {
 	Name  string
 	Input any
@@ -124,7 +128,37 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		turn = Turn{Text: "Released."}
 	}
+	if turn.Tool != nil {
+		if cwd := agentCwd(body); cwd != "" {
+			in := strings.ReplaceAll(mustJSON(turn.Tool.Input), "{cwd}", jsonEscape(cwd))
+			var v any
+			_ = json.Unmarshal([]byte(in), &v)
+			turn.Tool = &ToolCall{Name: turn.Tool.Name, Input: v}
+		}
+	}
 	s.wire.answer(w, r, body, turn, len(s.Requests()))
+}
+
+// cwdPatterns find an agent's working directory in its request.
+var cwdPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)working directory: ([^\\"\s]+)`),
+	regexp.MustCompile(`<cwd>([^<]+)</cwd>`),
+	regexp.MustCompile(`Workspace Directories:\*\*\\n  - ([^\\"]+)`),
+}
+
+func agentCwd(body []byte) string {
+	for _, re := range cwdPatterns {
+		if m := re.FindSubmatch(body); m != nil {
+			return string(m[1])
+		}
+	}
+	return ""
+}
+
+// jsonEscape is s as it is written inside a JSON string.
+func jsonEscape(s string) string {
+	b := mustJSON(s)
+	return b[1 : len(b)-1]
 }
 
 // Requests returns what the server received so far.
