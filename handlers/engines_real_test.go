@@ -313,6 +313,40 @@ func TestRealEngines(t *testing.T) {
 				}
 				r.awaitNoAgent(t)
 			})
+			t.Run("start-up figures, with the model answering at once", func(t *testing.T) {
+				r := startReal(t, npm, agentls, a, api.EditApply, enginestest.Say("Hello."))
+				start := time.Now()
+				done := make(chan error, 1)
+				var res api.RunResult
+				go func() {
+					done <- r.ed.Call(context.Background(), api.MethodRun, api.RunParams{Prompt: "work", TaskID: "t1"}, &res)
+				}()
+				var started api.TaskEvent
+				first := time.Duration(0)
+				_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
+					var p api.TaskUpdateParams
+					if n.Method != api.MethodTaskUpdate || n.Decode(&p) != nil || p.Event.SubtaskID != "1" {
+						return false
+					}
+					if p.Event.Kind == api.EventEngineStarted {
+						started = p.Event
+					}
+					if p.Event.Kind == api.EventMessageDelta {
+						first = time.Since(start)
+						return true
+					}
+					return false
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := <-done; err != nil || res.State != api.TaskDone {
+					t.Fatalf("run: %v %s", err, res.Summary)
+				}
+				t.Logf("figures: agent/run to the engine's first update %d ms; the agent's own start (spawn, initialize, session/new) %s",
+					first.Milliseconds(), started.Summary)
+				r.awaitNoAgent(t)
+			})
 			t.Run("stop ends it and leaves no process", func(t *testing.T) {
 				r := startReal(t, npm, agentls, a, api.EditApply, enginestest.Turn{Hold: true})
 				done := make(chan error, 1)
