@@ -317,6 +317,28 @@ func TestEngineIsolated(t *testing.T) {
 	}
 }
 
+func TestEnginePlanRepair(t *testing.T) {
+	r := startRun(t, runOpts{
+		files: map[string]string{"main.txt": "main\n"},
+		script: `{"agents": {
+  "coordinator": [
+    {"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "one", "engine": "nosuch"}]}}]},
+    {"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "one", "engine": "fake"}]}}]}]}}`,
+		options: map[string]any{"engines": fakeEngine(t, false, enginestest.Step{Say: "done by the engine"})},
+	})
+	res, err := r.run(t, api.RunParams{Prompt: "work", TaskID: "t1"})
+	if err != nil || res.State != api.TaskDone || subtaskState(res, "1").Result != "done by the engine" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var told string
+	for _, e := range eventsOf(r, t, api.EventMessage, "") {
+		told += e.Text
+	}
+	if !strings.Contains(told, `subtask "1": unknown engine "nosuch"`) || !strings.Contains(told, "the engines are fake") {
+		t.Fatalf("the coordinator was told %q", told)
+	}
+}
+
 func TestEngineSettings(t *testing.T) {
 	r := startRun(t, runOpts{
 		files: map[string]string{"main.txt": "main\n"},
