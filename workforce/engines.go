@@ -89,7 +89,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		ctx, cancel = context.WithTimeoutCause(ctx, d, fmt.Errorf("engine %q did not finish within %s (timeouts.engineMs)", name, d))
 		defer cancel()
 	}
-	h := &engineHost{w: w, engine: name, calls: map[string]*engineCall{}, approved: map[string]int{}}
+	h := &engineHost{w: w, engine: name, calls: map[string]*engineCall{}, approved: map[string]int{}, refused: map[string]bool{}}
 	job := engines.Job{
 		Prompt:      t.enginePrompt(w.sub),
 		Root:        t.e.cfg.Root,
@@ -220,7 +220,8 @@ type engineHost struct {
 	mu       sync.Mutex
 	message  strings.Builder
 	calls    map[string]*engineCall
-	approved map[string]int // commands a permission approved, for their terminal
+	approved map[string]int  // commands a permission approved, for their terminal
+	refused  map[string]bool // workspace-relative paths a permission was refused for
 }
 
 // engineCall is what was told of one of the agent's tool calls.
@@ -323,10 +324,12 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 		}
 		rp, err := t.edit.Access(who, path, write, scope)
 		if err != nil {
+			h.refuse(path)
 			return engines.Reject, fmt.Errorf("%s: %w", p.Title, err)
 		}
 		if write {
 			if err := w.gate("write_file", rp.Rel); err != nil {
+				h.refuse(path)
 				return engines.Reject, err
 			}
 		}
@@ -379,6 +382,15 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 		return engines.Reject, err
 	}
 	return engines.Allow, nil
+}
+
+// refuse remembers a path a permission was refused for.
+func (h *engineHost) refuse(path string) {
+	if rel := h.rel(path); rel != "" {
+		h.mu.Lock()
+		h.refused[rel] = true
+		h.mu.Unlock()
+	}
 }
 
 // Update turns what the agent reports into the subtask's events.
@@ -447,6 +459,16 @@ func (h *engineHost) toolCall(tc *engines.ToolCall) {
 		action = api.ActionSearch
 	}
 	for _, rel := range fresh {
+		// A path the zones close, or one whose permission was refused, is
+		// on the map as blocked (editing reports it): the agent's own
+		// report of it, which may arrive after the refusal, is not a
+		// read or a write.
+		h.mu.Lock()
+		refused := h.refused[rel]
+		h.mu.Unlock()
+		if refused || t.edit.Closed(rel) != "" {
+			continue
+		}
 		w.tracker.Access(rel, action)
 	}
 	red := t.e.cfg.Redactor
