@@ -107,6 +107,9 @@ type Settings struct {
 	Trace *bool `json:"trace"`
 	// CommandEnv says which secret variables commands may inherit.
 	CommandEnv CommandEnv `json:"commandEnv"`
+	// RepoMapTokens bounds the repo map put into the planner's and
+	// workers' prompts (0: no map).
+	RepoMapTokens int `json:"repoMapTokens"`
 	// MCPServers are the MCP servers whose tools workers are offered, by
 	// name (docs/MCP.md).
 	MCPServers map[string]MCPServer `json:"mcpServers"`
@@ -117,6 +120,10 @@ type Settings struct {
 	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
 	Engines map[string]EngineConfig `json:"engines"`
 }
+
+// RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
+// task's own context.
+const RepoMapTokensLimit = 16384
 
 // CommandEnv is the commandEnv setting of docs/PROTOCOL.md §2: commands and
 // git run without the secret variables of agentls's environment, but those
@@ -135,6 +142,7 @@ func DefaultSettings() Settings {
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
 		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
+		RepoMapTokens: 1024,
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
 		Engines:       map[string]EngineConfig{},
@@ -202,6 +210,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeTimeouts(v, &s.Timeouts)
 		case "commandEnv":
 			err = decodeCommandEnv(v, &s.CommandEnv)
+		case "repoMapTokens":
+			err = decodeInt(key, v, &s.RepoMapTokens, 0, RepoMapTokensLimit)
 		case "mcpServers":
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)

@@ -51,13 +51,6 @@ func eventsOf(r *runEnv, t *testing.T, k, sub string) []api.TaskEvent {
 	return out
 }
 
-// TestMain lets the test binary play the fake ACP agent of the engine
-// tests.
-func TestMain(m *testing.M) {
-	enginestest.ServeFakeAgent()
-	os.Exit(m.Run())
-}
-
 func TestEngineSubtask(t *testing.T) {
 	r := startRun(t, runOpts{
 		files:  map[string]string{"main.txt": "on disk\n", "secret/key.txt": "k\n", ".orchestration/.keep": ""},
