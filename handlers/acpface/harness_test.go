@@ -1,3 +1,5 @@
+//go:build unix
+
 package acpface_test
 
 import (
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,6 +137,7 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 func (c *client) CreateTerminal(_ context.Context, p *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
 	c.record(acp.MethodTerminalCreate)
 	cmd := exec.Command(p.Command, p.Args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // killed as a group, as a terminal's job is
 	cmd.Dir = p.Cwd
 	cmd.Env = os.Environ()
 	for _, e := range p.Env {
@@ -218,7 +222,7 @@ func (c *client) KillTerminal(_ context.Context, p *acp.TerminalRequest) (*acp.E
 	c.mu.Lock()
 	t.killed = true
 	c.mu.Unlock()
-	_ = t.cmd.Process.Kill()
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
 	<-t.done
 	return &acp.Empty{}, nil
 }
@@ -229,7 +233,7 @@ func (c *client) ReleaseTerminal(_ context.Context, p *acp.TerminalRequest) (*ac
 	if err != nil {
 		return nil, err
 	}
-	_ = t.cmd.Process.Kill()
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
 	<-t.done
 	c.mu.Lock()
 	t.released = true

@@ -119,7 +119,7 @@ func (b *book) announceLocked(taskID, subtaskID, callID, tool string, args json.
 	b.calls[id] = c
 	b.se.out.push(acp.ToolCall{
 		ToolCallID: id, Title: title, Kind: kind, Status: acp.StatusInProgress,
-		Locations: locs, RawInput: args, Meta: c.meta.meta(),
+		Locations: slices.Clone(locs), RawInput: args, Meta: c.meta.meta(),
 	})
 	return c
 }
@@ -155,6 +155,8 @@ func (b *book) add(id string, content acp.ToolCallContent, loc *acp.ToolCallLoca
 	c.content = append(c.content, content)
 	u := acp.ToolCallUpdate{ToolCallID: id, Content: slices.Clone(c.content)}
 	if loc != nil {
+		// A copy: the slices pushed before are being encoded by the sender.
+		c.locations = slices.Clone(c.locations)
 		i := slices.IndexFunc(c.locations, func(l acp.ToolCallLocation) bool { return l.Path == loc.Path })
 		if i >= 0 {
 			c.locations[i] = *loc
