@@ -307,7 +307,7 @@ var fullCaps = acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFil
 
 // start serves a workspace of files with the scripted model and connects
 // a client; initialize is not sent.
-func start(t *testing.T, o opts) *env {
+func start(t testing.TB, o opts) *env {
 	t.Helper()
 	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -330,7 +330,7 @@ func start(t *testing.T, o opts) *env {
 	return e.serve(t, vars)
 }
 
-func (e *env) serve(t *testing.T, vars map[string]string) *env {
+func (e *env) serve(t testing.TB, vars map[string]string) *env {
 	t.Helper()
 	ar, cw, err := os.Pipe()
 	if err != nil {
