@@ -318,4 +318,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
