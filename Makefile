@@ -6,7 +6,7 @@ BIN     ?= bin/agentls
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build test test-go test-race bench bench-wire fuzz demo clean
+.PHONY: all build vsix test test-go test-race bench bench-wire fuzz demo clean
 
 all: build
 
@@ -14,6 +14,15 @@ all: build
 # Linux of the same architecture.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentls
+
+# The VS Code extension's platform packages, in dist/vscode:
+# agentls-<target>-<version>.vsix for linux-x64, linux-arm64, darwin-x64,
+# darwin-arm64 and win32-x64, each with agentls cross-compiled as above for
+# its platform and the extension bundled. Needs Go, Node 20 and npm; runs
+# npm ci in editors/vscode when its packages are missing.
+vsix:
+	@[ -d editors/vscode/node_modules ] || (cd editors/vscode && npm ci --include=dev --no-audit --no-fund)
+	VERSION=$(VERSION) bash editors/vscode/scripts/package.sh $(CURDIR)/dist/vscode
 
 # Every suite: Go (vet, gofmt, tests, race), then each editor plugin in its
 # real editor. scripts/test.sh prints the summary.
@@ -47,8 +56,9 @@ demo:
 	@bash scripts/demo.sh
 
 # Everything the builds and the suites leave in the checkout: binaries, the
-# suites' caches (.cache/test: agentls, code-server, apt and npm logs), the
-# VS Code extension's npm packages and build, the help tags Neovim builds.
+# VS Code packages (dist), the suites' caches (.cache/test: agentls,
+# code-server, apt and npm logs), the VS Code extension's npm packages, bundle
+# and build, the help tags Neovim builds.
 clean:
-	rm -rf bin .cache editors/vscode/node_modules editors/vscode/out editors/vscode/bin \
-		editors/vscode/*.vsix editors/nvim/doc/tags bench/wire/node/node_modules
+	rm -rf bin dist .cache editors/vscode/node_modules editors/vscode/out editors/vscode/dist \
+		editors/vscode/bin editors/vscode/*.vsix editors/nvim/doc/tags bench/wire/node/node_modules

@@ -23,7 +23,11 @@ const (
 	MethodDeleteSession = "agent/deleteSession"
 	MethodHeatSnapshot  = "agent/heatSnapshot"
 	MethodTrace         = "agent/trace"
+	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
+	MethodModels        = "agent/models"
+	MethodCheckModel    = "agent/checkModel"
+	MethodIntents       = "agent/intents"
 	MethodMCPServers    = "agent/mcpServers"
 
 	MethodReadFile               = "agent/readFile"

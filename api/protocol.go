@@ -350,11 +350,14 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt        string         `json:"prompt"`
-	TaskID        string         `json:"taskId,omitempty"`
-	SessionID     string         `json:"sessionId,omitempty"`
-	EditMode      string         `json:"editMode,omitempty"`
-	IntentID      string         `json:"intentId,omitempty"`
+	Prompt    string `json:"prompt"`
+	TaskID    string `json:"taskId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	EditMode  string `json:"editMode,omitempty"`
+	IntentID  string `json:"intentId,omitempty"`
+	// Model overrides the model setting for this run ("provider:name",
+	// docs/MODELS.md).
+	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
 }
 
@@ -422,7 +425,10 @@ type RunResult struct {
 	Summary   string    `json:"summary"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
-	Usage     Usage     `json:"usage"`
+	// Applied and Rejected count Changes by their applied flag.
+	Applied  int   `json:"applied"`
+	Rejected int   `json:"rejected"`
+	Usage    Usage `json:"usage"`
 }
 
 // StopParams are the params of agent/stop.
@@ -455,6 +461,46 @@ type SubtaskParams struct {
 
 // Empty is the {} result.
 type Empty struct{}
+
+// UndoParams are the params of agent/undo: the task (and, with subtaskId,
+// only that subtask) whose changes are taken back. sessionId picks the
+// session when the task id was used in several; partial undoes the files
+// that can be when others cannot.
+type UndoParams struct {
+	TaskID    string `json:"taskId"`
+	SubtaskID string `json:"subtaskId,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+	Partial   bool   `json:"partial,omitempty"`
+}
+
+// UndoResult is the reply to agent/undo: undone when every file is as it
+// was before the task (or subtask), and what became of each file, in the
+// order the task first changed them.
+type UndoResult struct {
+	TaskID    string     `json:"taskId"`
+	SessionID string     `json:"sessionId"`
+	Undone    bool       `json:"undone"`
+	Files     []UndoFile `json:"files"`
+}
+
+// UndoFile is one file of an agent/undo. Operation is what the undo does
+// to it (update: its text restored; create: recreated; delete: deleted; ""
+// when it is already as it was). Lines are the lines of its current text
+// changed since the task wrote them, which refused it.
+type UndoFile struct {
+	Path      string     `json:"path"`
+	Operation string     `json:"operation,omitempty"`
+	Undone    bool       `json:"undone"`
+	Reason    string     `json:"reason,omitempty"`
+	Lines     []LineSpan `json:"lines,omitempty"`
+	Diff      string     `json:"diff,omitempty"`
+}
+
+// LineSpan is a span of lines, 1-based and inclusive.
+type LineSpan struct {
+	StartLine int `json:"startLine"`
+	EndLine   int `json:"endLine"`
+}
 
 // SessionTask is a task as listed in a session.
 type SessionTask struct {
@@ -577,23 +623,25 @@ type TraceResult struct {
 
 // Task event kinds.
 const (
-	EventPlanned          = "planned"
-	EventSubtaskStarted   = "subtaskStarted"
-	EventSubtaskFinished  = "subtaskFinished"
-	EventMessage          = "message"
-	EventMessageDelta     = "messageDelta"
-	EventToolCall         = "toolCall"
-	EventToolResult       = "toolResult"
-	EventAsk              = "ask"
-	EventAnswered         = "answered"
-	EventBlocked          = "blocked"
-	EventUsage            = "usage"
-	EventStateChanged     = "stateChanged"
-	EventSubtaskAdded     = "subtaskAdded"
-	EventSubtaskRemoved   = "subtaskRemoved"
-	EventSubtaskSkipped   = "subtaskSkipped"
-	EventChangeApplied    = "changeApplied"
-	EventChangeRejected   = "changeRejected"
+	EventPlanned         = "planned"
+	EventSubtaskStarted  = "subtaskStarted"
+	EventSubtaskFinished = "subtaskFinished"
+	EventMessage         = "message"
+	EventMessageDelta    = "messageDelta"
+	EventToolCall        = "toolCall"
+	EventToolResult      = "toolResult"
+	EventAsk             = "ask"
+	EventAnswered        = "answered"
+	EventBlocked         = "blocked"
+	EventUsage           = "usage"
+	EventStateChanged    = "stateChanged"
+	EventSubtaskAdded    = "subtaskAdded"
+	EventSubtaskRemoved  = "subtaskRemoved"
+	EventSubtaskSkipped  = "subtaskSkipped"
+	EventChangeApplied   = "changeApplied"
+	EventChangeRejected  = "changeRejected"
+	// EventChangeHeld: in review mode, a change held until the task ends.
+	EventChangeHeld       = "changeHeld"
 	EventCommandStarted   = "commandStarted"
 	EventCommandFinished  = "commandFinished"
 	EventIntentSelected   = "intentSelected"
@@ -620,6 +668,10 @@ type TaskEvent struct {
 	InputTokens  int64           `json:"inputTokens,omitempty"`
 	OutputTokens int64           `json:"outputTokens,omitempty"`
 	State        string          `json:"state,omitempty"`
+	// Applied and Rejected are set on the stateChanged event that ends a
+	// task: the counts of its changes applied and not applied.
+	Applied  *int `json:"applied,omitempty"`
+	Rejected *int `json:"rejected,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

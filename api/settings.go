@@ -17,7 +17,23 @@ const (
 	EditApply   = "apply"
 	EditPropose = "propose"
 	EditBranch  = "branch"
+	// EditReview holds every change of a task, which its workers see, and
+	// proposes them together as one edit when the task ends.
+	EditReview = "review"
 )
+
+// EditModes lists the edit modes, in the order the docs give them.
+var EditModes = []string{EditApply, EditPropose, EditBranch, EditReview}
+
+// ValidEditMode reports whether mode is one of EditModes.
+func ValidEditMode(mode string) bool {
+	for _, m := range EditModes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
 
 // Command policies of docs/PROTOCOL.md §2.
 const (
@@ -162,7 +178,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 				err = &SettingsError{Key: key, Reason: fmt.Sprintf("%q is not provider:model (e.g. openai:gpt-4.1-mini, script:/abs/path.json)", s.Model)}
 			}
 		case "editMode":
-			err = decodeEnum(key, v, &s.EditMode, EditApply, EditPropose, EditBranch)
+			err = decodeEnum(key, v, &s.EditMode, EditModes...)
 		case "maxWorkers":
 			err = decodeInt(key, v, &s.MaxWorkers, 1, MaxWorkersLimit)
 		case "commands":

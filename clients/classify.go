@@ -106,6 +106,7 @@ func (ep *endpoint) classifyAPI(f apiFailure) *Error {
 		now = ep.now
 	}
 	e.RetryAfter = retryAfter(f.header, now())
+	e.detail = ep.red.Echoes(detail)
 	return e
 }
 

@@ -1,7 +1,10 @@
 // Package clients holds the sidecar's outbound connections to the models
 // that think for it: OpenAI and any OpenAI-compatible server, Anthropic,
 // Ollama, and the scripted model, all behind one small
-// interface, plus a Recorder that turns any session into a replayable script.
+// interface, plus a Recorder that turns any session into a replayable script,
+// and what a person needs to choose a model: ListModels (what each provider
+// the environment sets up offers) and CheckModel (whether a model works, and
+// if not, why, in words the person can act on).
 //
 // # Guarantees
 //
@@ -30,6 +33,11 @@
 //   - API keys never appear in an error message or a log line: messages are
 //     written by this package, and anything quoted from a provider is
 //     scrubbed of the key first.
+//   - ListModels and CheckModel never fail on a provider's failure: each
+//     provider that fails is reported with the kind of problem (api.Problem*)
+//     and a message that names the variable, URL or model to fix, never the
+//     key. They make no retries and are bounded (ListTimeout, CheckTimeout);
+//     only the end of their context ends them early.
 //   - Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) and extra certificate
 //     authorities (SSL_CERT_FILE) are read from the environment that Resolve
 //     is given.

@@ -66,6 +66,7 @@ type Error struct {
 	Err error
 
 	retryable bool
+	detail    string // what the provider said, scrubbed of the key ("" when it said nothing)
 }
 
 func (e *Error) Error() string {

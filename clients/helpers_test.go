@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,6 +19,7 @@ const testKey = "sk-test-0123456789abcdef"
 // recorded is one request the fake provider received.
 type recorded struct {
 	Path   string
+	Query  url.Values
 	Header http.Header
 	Body   map[string]any
 }
@@ -41,7 +43,7 @@ func newFakeProvider(t testing.TB, answer func(w http.ResponseWriter, r *http.Re
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
 		f.mu.Lock()
-		f.requests = append(f.requests, recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+		f.requests = append(f.requests, recorded{Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
 		n := len(f.requests)
 		f.mu.Unlock()
 		f.answer(w, r, n)

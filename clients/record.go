@@ -51,8 +51,27 @@ func NewRecorder(m Model, path string, log *zap.Logger, red *redact.Redactor) *R
 // by its own user). A failure to write the file does not fail the call: it
 // is logged and returned by Close.
 func (r *Recorder) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	return r.complete(ctx, r.model, req, onDelta)
+}
+
+// For returns a Model that answers with m and records its answers in r,
+// in the same script as the answers of r's own model: the runs of a
+// session that changed models replay from one file.
+func (r *Recorder) For(m Model) Model { return &recording{r: r, m: m} }
+
+// recording is a model whose answers a Recorder records.
+type recording struct {
+	r *Recorder
+	m Model
+}
+
+func (c *recording) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	return c.r.complete(ctx, c.m, req, onDelta)
+}
+
+func (r *Recorder) complete(ctx context.Context, m Model, req *Request, onDelta func(Delta)) (*Response, error) {
 	start := r.now()
-	resp, err := r.model.Complete(ctx, req, onDelta)
+	resp, err := m.Complete(ctx, req, onDelta)
 	t := Turn{DelayMs: max(r.now().Sub(start).Milliseconds(), 0)}
 	switch {
 	case err == nil:

@@ -78,3 +78,35 @@ func TestRecordKeepsEachTurnsDelay(t *testing.T) {
 		}
 	}
 }
+
+func TestRecorderForRecordsEveryModelInOneScript(t *testing.T) {
+	first, err := ParseScript([]byte(`{"agents": {"coordinator": [{"text": "from the first model"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ParseScript([]byte(`{"agents": {"2:coordinator": [{"text": "from the second model"}]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "session.json")
+	rec := NewRecorder(first, path, nil, nil)
+	other := rec.For(second)
+	if resp, err := rec.Complete(context.Background(), &Request{Agent: AgentCoordinator, Run: 1}, nil); err != nil || resp.Text != "from the first model" {
+		t.Fatalf("run 1: %+v, %v", resp, err)
+	}
+	if resp, err := other.Complete(context.Background(), &Request{Agent: AgentCoordinator, Run: 2}, nil); err != nil || resp.Text != "from the second model" {
+		t.Fatalf("run 2 answered by %+v, %v; want the second model", resp, err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	replay, err := LoadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"coordinator": "from the first model", "2:coordinator": "from the second model"} {
+		if turns := replay.Turns(key); len(turns) != 1 || turns[0].Text != want {
+			t.Errorf("%s recorded as %+v, want %q", key, turns, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,10 @@ type Options struct {
 	// Dir is the directory a relative script: path is read from (the
 	// workspace root); "" leaves it relative to the working directory.
 	Dir string
+	// Source says where an explicit spec comes from, for the messages of
+	// its errors: "" is "initializationOptions.model"; a run's own model
+	// is "agent/run model".
+	Source string
 	// Sleep, Rand and Now replace the clock and randomness of retries in
 	// tests. Sleep must return early with ctx's error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -68,7 +73,38 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 	if env == nil {
 		env = func(string) string { return "" }
 	}
-	source := "initializationOptions.model"
+	spec, source, err := pickSpec(spec, opts.Source, env)
+	if err != nil {
+		return nil, err
+	}
+	provider, name, err := splitSpec(spec, source)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	res := &Resolved{Spec: provider + ":" + name, Provider: provider, Name: name, Source: source}
+	c, err := connect(provider, name, fmt.Sprintf("model %q (from %s)", spec, source), env, &opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Model = c.model
+	return res, nil
+}
+
+// sourceSetting is where an explicit spec comes from when Options.Source
+// does not say.
+const sourceSetting = "initializationOptions.model"
+
+// pickSpec is the choice of docs/MODELS.md: spec (from source), else
+// AGENTLS_MODEL, else the default model of the key that is set. It returns
+// the spec and where it came from, or the -32010 error that names the ways
+// to configure one.
+func pickSpec(spec, source string, env func(string) string) (string, string, error) {
+	if source == "" {
+		source = sourceSetting
+	}
 	spec = strings.TrimSpace(spec)
 	switch {
 	case spec != "":
@@ -79,24 +115,41 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 	case env("OPENAI_API_KEY") != "":
 		spec, source = "openai:"+DefaultOpenAIModel, "OPENAI_API_KEY"
 	default:
-		return nil, api.Errorf(api.CodeModelUnavailable,
+		return "", "", api.Errorf(api.CodeModelUnavailable,
 			"no model configured: set initializationOptions.model (editor setting \"model\", e.g. \"anthropic:%s\"), "+
 				"or AGENTLS_MODEL, or put ANTHROPIC_API_KEY or OPENAI_API_KEY in the editor's environment; "+
 				"to try agentls offline, use the scripted model: \"script:/abs/path/to/script.json\"",
 			DefaultAnthropicModel)
 	}
+	return spec, source, nil
+}
+
+// splitSpec splits "provider:name", the provider lower-cased.
+func splitSpec(spec, source string) (provider, name string, err error) {
 	provider, name, ok := strings.Cut(spec, ":")
 	provider = strings.ToLower(strings.TrimSpace(provider))
 	name = strings.TrimSpace(name)
 	if !ok || provider == "" || name == "" {
-		return nil, api.Errorf(api.CodeModelUnavailable,
+		return "", "", api.Errorf(api.CodeModelUnavailable,
 			"model %q (from %s) is not provider:model, e.g. openai:%s, anthropic:%s, ollama:qwen2.5-coder:7b or script:/abs/path.json",
 			spec, source, DefaultOpenAIModel, DefaultAnthropicModel)
 	}
-	if opts.Logger == nil {
-		opts.Logger = zap.NewNop()
-	}
-	res := &Resolved{Spec: provider + ":" + name, Provider: provider, Name: name, Source: source}
+	return provider, name, nil
+}
+
+// connection is one provider reached for one model name: the model, and
+// the lister of what the provider offers (nil for the scripted model).
+type connection struct {
+	model  Model
+	lister lister
+	ep     *endpoint // the model's; nil for the scripted model
+	listEP *endpoint // the lister's
+}
+
+// connect builds the connection to provider for the model name (which may
+// be "" when only the listing is wanted). what names the spec in errors
+// (`model "openai:gpt-4o" (from AGENTLS_MODEL)`, or the provider alone).
+func connect(provider, name, what string, env func(string) string, opts *Options) (*connection, error) {
 	if provider == "script" {
 		path := name
 		if !filepath.IsAbs(path) && opts.Dir != "" {
@@ -104,16 +157,15 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		}
 		s, err := LoadScript(path)
 		if err != nil {
-			return nil, api.Errorf(api.CodeModelUnavailable, "model %q (from %s): %v", spec, source, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "%s: %v", what, err)
 		}
-		res.Model = s
-		return res, nil
+		return &connection{model: s}, nil
 	}
 	httpClient := opts.HTTPClient
 	if httpClient == nil {
 		c, err := NewHTTPClient(env)
 		if err != nil {
-			return nil, api.Errorf(api.CodeModelUnavailable, "model %q: %v", spec, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "%s: %v", what, err)
 		}
 		httpClient = c
 	}
@@ -128,41 +180,43 @@ func Resolve(spec string, env func(string) string, opts Options) (*Resolved, err
 		if base == "" {
 			if key == "" {
 				return nil, api.Errorf(api.CodeModelUnavailable,
-					"model %q (from %s) needs OPENAI_API_KEY: set it in the editor's environment, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key",
-					spec, source)
+					"%s needs OPENAI_API_KEY: set it in the editor's environment, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key",
+					what)
 			}
 			base = defaultOpenAIBaseURL
 		}
 		ep := &endpoint{provider: provider, model: name, keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", baseURL: base, red: keyRedactor("OPENAI_API_KEY", key), now: now}
-		res.Model = newOpenAI(ep, key, httpClient, &opts, false)
+		m := newOpenAI(ep, key, httpClient, opts, false)
+		return &connection{model: m, lister: m, ep: ep, listEP: ep}, nil
 	case "ollama":
 		host := strings.TrimSpace(env("OLLAMA_HOST"))
 		if host == "" {
 			host = DefaultOllamaHost
 		}
-		base, err := ollamaBaseURL(host)
+		root, err := ollamaRootURL(host)
 		if err != nil {
-			return nil, api.Errorf(api.CodeModelUnavailable, "model %q: OLLAMA_HOST %q: %v", spec, host, err)
+			return nil, api.Errorf(api.CodeModelUnavailable, "%s: OLLAMA_HOST %q: %v", what, host, err)
 		}
-		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: base, red: redact.New(), now: now}
-		res.Model = newOpenAI(ep, "ollama", httpClient, &opts, true)
+		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: root + "/v1", red: redact.New(), now: now}
+		m := newOpenAI(ep, "ollama", httpClient, opts, true)
+		tags := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: root, red: ep.red, now: now}
+		return &connection{model: m, lister: &ollamaLister{ep: tags, hc: httpClient}, ep: ep, listEP: tags}, nil
 	case "anthropic":
 		key := env("ANTHROPIC_API_KEY")
 		if key == "" {
 			return nil, api.Errorf(api.CodeModelUnavailable,
-				"model %q (from %s) needs ANTHROPIC_API_KEY: set it in the editor's environment", spec, source)
+				"%s needs ANTHROPIC_API_KEY: set it in the editor's environment", what)
 		}
 		base := strings.TrimSpace(env("ANTHROPIC_BASE_URL"))
 		if base == "" {
 			base = defaultAnthropicURL
 		}
 		ep := &endpoint{provider: provider, model: name, keyVar: "ANTHROPIC_API_KEY", urlVar: "ANTHROPIC_BASE_URL", baseURL: base, red: keyRedactor("ANTHROPIC_API_KEY", key), now: now}
-		res.Model = newAnthropic(ep, key, httpClient, &opts)
-	default:
-		return nil, api.Errorf(api.CodeModelUnavailable,
-			"unknown model provider %q in %q (from %s): use openai:, anthropic:, ollama: or script:", provider, spec, source)
+		m := newAnthropic(ep, key, httpClient, opts)
+		return &connection{model: m, lister: m, ep: ep, listEP: ep}, nil
 	}
-	return res, nil
+	return nil, api.Errorf(api.CodeModelUnavailable,
+		"unknown model provider %q in %s: use openai:, anthropic:, ollama: or script:", provider, what)
 }
 
 // KeyVars are the environment variables Resolve reads API keys from: the
@@ -177,9 +231,10 @@ func keyRedactor(name, key string) *redact.Redactor {
 	return r
 }
 
-// ollamaBaseURL turns OLLAMA_HOST (which Ollama allows without a scheme or
-// port, e.g. "0.0.0.0" or "gpu-box:11434") into its OpenAI-compatible base.
-func ollamaBaseURL(host string) (string, error) {
+// ollamaRootURL turns OLLAMA_HOST (which Ollama allows without a scheme or
+// port, e.g. "0.0.0.0" or "gpu-box:11434") into the server's root URL:
+// its native API is under /api, its OpenAI-compatible one under /v1.
+func ollamaRootURL(host string) (string, error) {
 	if !strings.Contains(host, "://") {
 		host = "http://" + host
 	}
@@ -190,6 +245,6 @@ func ollamaBaseURL(host string) (string, error) {
 	if u.Port() == "" && u.Scheme == "http" {
 		u.Host += ":11434"
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1"
+	u.Path = strings.TrimSuffix(u.Path, "/")
 	return u.String(), nil
 }

@@ -93,21 +93,21 @@ func TestResolve(t *testing.T) {
 	})
 }
 
-func TestOllamaBaseURL(t *testing.T) {
+func TestOllamaRootURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                           "http://127.0.0.1:11434/v1",
-		"0.0.0.0":                    "http://0.0.0.0:11434/v1",
-		"gpu-box:8080":               "http://gpu-box:8080/v1",
-		"https://ollama.example.com": "https://ollama.example.com/v1",
-		"http://10.0.0.2:11434/":     "http://10.0.0.2:11434/v1",
+		"":                           "http://127.0.0.1:11434",
+		"0.0.0.0":                    "http://0.0.0.0:11434",
+		"gpu-box:8080":               "http://gpu-box:8080",
+		"https://ollama.example.com": "https://ollama.example.com",
+		"http://10.0.0.2:11434/":     "http://10.0.0.2:11434",
 	} {
 		host := in
 		if host == "" {
 			host = DefaultOllamaHost
 		}
-		got, err := ollamaBaseURL(host)
+		got, err := ollamaRootURL(host)
 		if err != nil || got != want {
-			t.Errorf("ollamaBaseURL(%q) = %q, %v; want %q", in, got, err, want)
+			t.Errorf("ollamaRootURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -22,6 +23,11 @@ import (
 // exchange.
 const exchangeFence = "exchange"
 
+// fileFence begins the info string of a fenced block that is a file of the
+// example's workspace: "file /home/me/…". It is written there before the
+// next exchange runs.
+const fileFence = "file "
+
 // ellipsis is the placeholder character.
 const ellipsis = "…"
 
@@ -31,6 +37,15 @@ type exchange struct {
 	line    int    // the line of the opening fence
 	steps   []step
 	elided  bool // the block has a "…" line: agentls may send messages it does not show
+	files   []exampleFile
+}
+
+// exampleFile is a ```file block: a file the exchange after it finds in
+// the example's workspace.
+type exampleFile struct {
+	line int    // the line of its opening fence
+	path string // absolute, under exampleHome
+	text string
 }
 
 func (ex *exchange) name() string { return fmt.Sprintf("%s (line %d)", ex.heading, ex.line) }
@@ -84,11 +99,19 @@ func readExchanges(name string, data []byte) ([]*exchange, error) {
 		out     []*exchange
 		heading string
 		errs    []error
+		files   []exampleFile // ```file blocks waiting for their exchange
 	)
+	orphans := func() {
+		for _, f := range files {
+			errs = append(errs, fmt.Errorf("%s:%d: a ```file block must come before the exchange that uses it, under the same heading", name, f.line))
+		}
+		files = nil
+	}
 	lines := strings.Split(string(data), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		if strings.HasPrefix(line, "#") {
+			orphans()
 			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
 			continue
 		}
@@ -100,6 +123,15 @@ func readExchanges(name string, data []byte) ([]*exchange, error) {
 		var body []string
 		for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
 			body = append(body, lines[i])
+		}
+		if path, ok := strings.CutPrefix(info, fileFence); ok {
+			f, err := parseFile(name, start+1, strings.TrimSpace(path), body)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			files = append(files, f)
+			continue
 		}
 		if info != exchangeFence {
 			for j, l := range body {
@@ -115,9 +147,20 @@ func readExchanges(name string, data []byte) ([]*exchange, error) {
 			errs = append(errs, err)
 			continue
 		}
+		ex.files, files = files, nil
 		out = append(out, ex)
 	}
+	orphans()
 	return out, errors.Join(errs...)
+}
+
+// parseFile reads a ```file block whose opening fence is on line fence.
+func parseFile(name string, fence int, path string, body []string) (exampleFile, error) {
+	clean := filepath.ToSlash(filepath.Clean(path))
+	if clean != path || !strings.HasPrefix(path, exampleHome+"/") {
+		return exampleFile{}, fmt.Errorf("%s:%d: a ```file block names a clean absolute path under %s, got %q", name, fence, exampleHome, path)
+	}
+	return exampleFile{line: fence, path: path, text: strings.Join(body, "\n") + "\n"}, nil
 }
 
 // parseExchange reads the lines of an exchange block whose opening fence is

@@ -57,7 +57,9 @@ func TestLinkCheckCatchesDeadLinks(t *testing.T) {
 			"Named in the text: docs/MODELS.md and docs/GONE.md, editors/<name>/README.md.\n" +
 			"As docs/MODELS.md, \"The scripted model\" and docs/MODELS.md, \"Secrets\" say, and\n" +
 			"docs/MODELS.md, \"The\nscripted model\" and docs/PROTOCOL.md, \"The\nscripted model\".\n" +
-			"[site](https://example.com) [ref]: docs/ALSO-GONE.md\n")},
+			"[site](https://example.com) [ref]: docs/ALSO-GONE.md\n" +
+			"  ```` ```exchange ```` is inline code, not a fence, so what follows is checked:\n" +
+			"[after](docs/STILL-GONE.md)\n")},
 		"docs/MODELS.md":   {Data: []byte("# Choosing a model\n\n## The scripted model: offline demos, tests, replays\n")},
 		"docs/PROTOCOL.md": {Data: []byte("# P\n\n## 1. Transport\n\n## 2. Lifecycle\n\nsee §1 and §3\n")},
 		"editors/nvim/README.md": {Data: []byte("[script format](../../docs/PROTOCOL.md#the-scripted-model)\n" +
@@ -80,6 +82,7 @@ func TestLinkCheckCatchesDeadLinks(t *testing.T) {
 		`README.md:10: docs/MODELS.md has no heading "Secrets"`,
 		`README.md:12: docs/PROTOCOL.md has no heading "The scripted model"`,
 		`README.md:14: link to docs/ALSO-GONE.md: no such file`,
+		`README.md:16: link to docs/STILL-GONE.md: no such file`,
 		`docs/PROTOCOL.md:7: docs/PROTOCOL.md has no section 3`,
 		`editors/emacs/README.md:1: installs agentls from the module proxy, which has no release of it: build it from a checkout (README.md, "Install")`,
 		`editors/nvim/README.md:1: link to ../../docs/PROTOCOL.md#the-scripted-model: docs/PROTOCOL.md has no heading with the anchor "the-scripted-model"`,
@@ -211,16 +214,8 @@ func checkLinks(fsys fs.FS, files []string) linkCheck {
 			if !isMD {
 				continue
 			}
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-				switch {
-				case fence == "":
-					fence = t[:3]
-				case strings.HasPrefix(t, fence):
-					fence = ""
-				}
-				continue
-			}
-			if fence != "" {
+			var isFence bool
+			if fence, isFence = nextFence(fence, line); isFence || fence != "" {
 				continue
 			}
 			text := codeSpan.ReplaceAllString(line, "")
@@ -290,6 +285,28 @@ func checkLinks(fsys fs.FS, files []string) linkCheck {
 	return res
 }
 
+// nextFence follows markdown's code fences: given the fence open before
+// line ("" for none), it returns the fence open after it and whether line
+// opens or closes one. A run of backticks followed by text that holds a
+// backtick opens none (CommonMark): it is inline code, as in
+// ```` ```exchange ````.
+func nextFence(open, line string) (string, bool) {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+		return open, false
+	}
+	switch {
+	case open == "":
+		if t[0] == '`' && strings.Contains(strings.TrimLeft(t, "`"), "`") {
+			return "", false
+		}
+		return t[:3], true
+	case strings.HasPrefix(t, open):
+		return "", true
+	}
+	return open, true
+}
+
 // headingAnchors returns the anchors GitHub gives a markdown file's
 // headings (and those of <a id> / <a name> tags), and the headings' text
 // in lower case, without backquotes.
@@ -299,16 +316,8 @@ func headingAnchors(md string) (map[string]bool, []string) {
 	seen := map[string]int{}
 	fence := ""
 	for _, line := range strings.Split(md, "\n") {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
+		var isFence bool
+		if fence, isFence = nextFence(fence, line); isFence || fence != "" {
 			continue
 		}
 		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,9 +88,17 @@ func initializePrelude(exs []*exchange) ([]step, error) {
 // example workspace; timeout bounds the wait for each message.
 func replayExchange(t *testing.T, prelude []step, ex *exchange, timeout time.Duration) error {
 	home := exampleWorkspace(t)
+	for _, f := range ex.files {
+		to := filepath.Join(home, filepath.FromSlash(strings.TrimPrefix(f.path, exampleHome+"/")))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, []byte(f.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
-	provider := rateLimitedProvider(t)
-	srv := startServer(t, home, provider)
+	srv := startServer(t, home, exampleProviders(t))
 	steps := ex.steps
 	n := 0
 	if !ex.startsWithInitialize() {
@@ -143,22 +152,73 @@ func exampleWorkspace(t *testing.T) string {
 	return home
 }
 
-// exampleKey is the OpenAI key of the replay's environment.
-const exampleKey = "sk-replay-0123456789abcdef"
+// The keys of the replay's environment.
+const (
+	exampleKey          = "sk-replay-0123456789abcdef"
+	exampleAnthropicKey = "sk-ant-replay-0123456789abcdef"
+)
 
-// rateLimitedProvider is the OpenAI-compatible server the examples' openai:
-// models reach: it answers every call 429, to show agentls's retries.
-func rateLimitedProvider(t *testing.T) string {
+// exampleModels are the models the examples' OpenAI-compatible server
+// lists.
+var exampleModels = []string{"gpt-4.1", "gpt-4.1-mini"}
+
+// exampleProviders starts the local providers the examples reach and
+// returns the environment that points agentls at them:
+//   - OpenAI (OPENAI_BASE_URL): it lists exampleModels, answers a model it
+//     does not list 404 and every other call 429 (rate limited), to show
+//     agentls's retries;
+//   - Anthropic (ANTHROPIC_BASE_URL): it refuses the key, 401;
+//   - Ollama (OLLAMA_HOST): it has qwen2.5-coder:7b pulled.
+func exampleProviders(t *testing.T) map[string]string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
+	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/models" {
+			var data []string
+			for _, m := range exampleModels {
+				data = append(data, fmt.Sprintf(`{"id":%q,"object":"model","created":1744316542,"owned_by":"system"}`, m))
+			}
+			_, _ = io.WriteString(w, `{"object":"list","data":[`+strings.Join(data, ",")+`]}`)
+			return
+		}
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if !slices.Contains(exampleModels, req.Model) {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = fmt.Fprintf(w, `{"error":{"message":"The model %s does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`, req.Model)
+			return
+		}
 		w.Header().Set("Retry-After", "2")
 		w.WriteHeader(http.StatusTooManyRequests)
 		_, _ = io.WriteString(w, `{"error":{"message":"Rate limit reached for gpt-4.1-mini on requests per min (RPM): Limit 3, Used 3, Requested 1.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`)
 	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
+	t.Cleanup(openai.Close)
+	anthropic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+	}))
+	t.Cleanup(anthropic.Close)
+	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/api/tags" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":"not found"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"models":[{"name":"qwen2.5-coder:7b","model":"qwen2.5-coder:7b","modified_at":"2025-05-02T10:00:00Z","size":4683087332,"digest":"2b0496514337","details":{"family":"qwen2","parameter_size":"7.6B","quantization_level":"Q4_K_M"}}]}`)
+	}))
+	t.Cleanup(ollama.Close)
+	return map[string]string{
+		"OPENAI_BASE_URL": openai.URL + "/v1", "OPENAI_API_KEY": exampleKey,
+		"ANTHROPIC_BASE_URL": anthropic.URL, "ANTHROPIC_API_KEY": exampleAnthropicKey,
+		"OLLAMA_HOST": ollama.URL,
+	}
 }
 
 // server is agentls's handlers serving one connection over OS pipes.
@@ -169,7 +229,7 @@ type server struct {
 	done chan int // the exit code, when Serve returns
 }
 
-func startServer(t *testing.T, home, openaiURL string) *server {
+func startServer(t *testing.T, home string, env map[string]string) *server {
 	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -179,7 +239,6 @@ func startServer(t *testing.T, home, openaiURL string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"OPENAI_BASE_URL": openaiURL, "OPENAI_API_KEY": exampleKey}
 	s := &server{in: inW, out: bufio.NewReader(outR), outR: outR, done: make(chan int, 1)}
 	go func() {
 		code := handlers.Serve(context.Background(), inR, outW, handlers.Options{

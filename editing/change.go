@@ -27,8 +27,18 @@ type Change struct {
 	// its changed lines (1-based, inclusive), for the trace log.
 	NewContent string
 	Spans      []LineSpan
-	Stage      string // edit_file: the match stage that found old_string
-	Text       string // what the model reads
+	// Before is the file's text before the change, and Existed whether it
+	// existed: what a checkpoint keeps to undo the change.
+	Before  string
+	Existed bool
+	// Held: in review mode, the change is held by the task, which sees it,
+	// and is proposed with the task's other changes when the task ends.
+	Held bool
+	// Partial: the person accepted only part of a proposal; Diff,
+	// NewContent and Spans are those of what landed.
+	Partial bool
+	Stage   string // edit_file: the match stage that found old_string
+	Text    string // what the model reads
 }
 
 // RPC returns the change as the run result lists it.
@@ -110,7 +120,7 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	}
 	defer unlock()
 
-	cur, exists, err := w.current(ctx, rp)
+	cur, exists, err := a.task.current(ctx, rp)
 	if err != nil {
 		return fail(err)
 	}
@@ -126,7 +136,7 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	if err != nil {
 		return fail(err)
 	}
-	ch.Operation, ch.Stage = op, stage
+	ch.Operation, ch.Stage, ch.Before, ch.Existed = op, stage, cur, exists
 	d := ComputeDiff(cur, next)
 	from, to := "a/"+rp.Rel, "b/"+rp.Rel
 	switch op {
@@ -148,6 +158,7 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		return fail(err)
 	}
 	ch.Applied = true
+	ch.Held = mode == api.EditReview
 	if op == api.OpDelete {
 		a.forget(rp.Rel)
 	} else {
@@ -159,7 +170,7 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		// (the run's changes, the trace, the events) is what landed.
 		ld := ComputeDiff(cur, landed)
 		ch.Diff, ch.NewContent, ch.Spans = ld.Unified(from, to), landed, ld.Spans()
-		ch.Reason = partialReason(d, ld)
+		ch.Reason, ch.Partial = partialReason(d, ld), true
 		w.log.Info("change applied in part", zap.String("task", a.who.TaskID), zap.String("agent", a.who.AgentID),
 			zap.String("path", rp.Rel), zap.String("operation", op), zap.String("reason", ch.Reason))
 		ch.Text = partialText(rp.Rel, ch.Reason, ch.Diff)
@@ -169,11 +180,20 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 	return ch, nil
 }
 
-// partialReason says how much of a proposed change landed.
+// partialReason says how much of a proposed change landed: in lines, and
+// in edits, which tell apart two changes of one line when only one landed.
 func partialReason(proposed, landed *Diff) string {
 	pa, pd := proposed.Stat()
 	la, ld := landed.Stat()
-	return fmt.Sprintf("applied in part: the user accepted +%d -%d of the +%d -%d lines proposed", la, ld, pa, pd)
+	pe, le := len(proposed.TextEdits()), len(landed.TextEdits())
+	return fmt.Sprintf("applied in part: the user accepted +%d -%d of the +%d -%d lines proposed (%d of %d %s)", la, ld, pa, pd, le, pe, plural(pe, "edit", "edits"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // partialText tells the model what of its change landed, with the diff of
@@ -204,6 +224,8 @@ func changeText(rel, op, stage, mode, branch string, d *Diff) string {
 	switch {
 	case mode == api.EditPropose:
 		s += " The user approved it."
+	case mode == api.EditReview:
+		s += " Held for review: the user reviews every change of this task together when it ends. Your reads see it; commands (run_command) run on the files as they are on disk, without it."
 	case branch != "":
 		s += " On branch " + branch + "."
 	}
@@ -219,7 +241,25 @@ const (
 // apply carries a change out in the task's edit mode and returns the mode
 // used and the text the file holds after it: next, unless the person
 // accepted only part of a proposed edit. It returns nil only when the
-// change is in the editor (or on disk).
+// change is in the editor (or on disk), or, in review mode, held by the
+// task.
+func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (mode, landed string, err error) {
+	mode, err = t.effectiveMode(ctx)
+	if err != nil {
+		return mode, "", err
+	}
+	if mode == api.EditReview {
+		t.hold(rp, op, old, next)
+		return mode, next, nil
+	}
+	landed, err = t.carry(ctx, "", rp, op, old, next, d, mode == api.EditPropose)
+	return mode, landed, err
+}
+
+// carry makes one change in the editor (or on disk): proposed for the
+// person's approval when propose, else applied at once. label names the
+// edit ("": "agentls: <op> <path>"). It returns the text the file holds
+// after it: next, unless the person accepted only part of a proposed edit.
 //
 // How a change reaches the editor (docs/PROTOCOL.md §4): an update is a text
 // edit. A create or a delete is a CreateFile or DeleteFile in the edit only
@@ -230,39 +270,39 @@ const (
 // file itself. Such a change is confirmed in propose mode with a message:
 // an annotated edit would show the person nothing to confirm. Without
 // workspace/applyEdit the sidecar writes every change itself.
-func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff) (mode, landed string, err error) {
+func (t *Task) carry(ctx context.Context, label string, rp Path, op, old, next string, d *Diff, propose bool) (landed string, err error) {
 	w := t.ws
-	mode, err = t.effectiveMode(ctx)
-	if err != nil {
-		return mode, "", err
-	}
 	caps := w.ed.Caps()
 	resource := caps.ResourceOperation(op)
 	viaEdit := caps.ApplyEdit && (op != api.OpDelete || resource)
-	annotated := mode == api.EditPropose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation &&
+	annotated := propose && caps.ApplyEdit && caps.DocumentChanges && caps.ChangeAnnotation &&
 		(op == api.OpUpdate || resource)
-	if mode == api.EditPropose && !annotated {
+	if propose && !annotated {
 		if err := w.confirm(ctx, rp.Rel, op, d); err != nil {
-			return mode, "", err
+			return "", err
 		}
 	}
 	if !viaEdit {
-		return mode, next, w.writeOwn(rp, op, old, next)
+		return next, w.writeOwn(rp, op, old, next)
 	}
 	var undo func()
 	if op == api.OpCreate && !resource {
 		if undo, err = w.createOwn(rp, next); err != nil {
-			return mode, "", err
+			return "", err
 		}
 	}
 	wait := api.Machine
 	if annotated {
 		wait = api.Human
 	}
-	res, err := w.ed.ApplyEdit(ctx, t.workspaceEdit(rp, op, next, d, caps.DocumentChanges, resource, annotated), wait)
+	if label == "" {
+		label = fmt.Sprintf("agentls: %s %s", op, rp.Rel)
+	}
+	edit := t.workspaceEdit(label, []fileEdit{{rp: rp, op: op, next: next, d: d, resource: resource}}, caps.DocumentChanges, annotated)
+	res, err := w.ed.ApplyEdit(ctx, edit, wait)
 	if (err != nil || !res.Applied) && undo != nil {
 		if errors.Is(err, api.ErrUnsupported) {
-			return mode, next, nil // the file is on disk; the editor cannot be told
+			return next, nil // the file is on disk; the editor cannot be told
 		}
 		undo()
 	}
@@ -270,29 +310,28 @@ func (t *Task) apply(ctx context.Context, rp Path, op, old, next string, d *Diff
 	case err == nil && res.Applied:
 		if resource {
 			if err := w.checkDisk(rp, op); err != nil {
-				return mode, "", err
+				return "", err
 			}
 		}
 		if annotated && op != api.OpDelete {
-			landed, err := w.readBack(ctx, rp, old, next)
-			return mode, landed, err
+			return w.readBack(ctx, rp, old, next)
 		}
-		return mode, next, nil
+		return next, nil
 	case err == nil:
 		reason := res.FailureReason
 		if reason == "" {
 			reason = "no reason given"
 		}
 		if annotated {
-			return mode, "", fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
+			return "", fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
 		}
-		return mode, "", fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
+		return "", fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
 	case errors.Is(err, api.ErrTimeout):
-		return mode, "", fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
+		return "", fmt.Errorf("%w: %w; the change to %s may or may not be in the editor, read it again", ErrNotApplied, err, rp.Rel)
 	case !errors.Is(err, api.ErrUnsupported):
-		return mode, "", fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
+		return "", fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
 	}
-	return mode, next, w.writeOwn(rp, op, old, next)
+	return next, w.writeOwn(rp, op, old, next)
 }
 
 // readBack returns the text a confirmed edit left in the file, read as the
@@ -343,60 +382,86 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 	return nil
 }
 
-// workspaceEdit builds the edit of one change: documentChanges where the
-// client has them (TextDocumentEdit with a null version: the sidecar keeps
-// no text in sync, the conflict check guards unsaved text), else changes.
-// resource puts a create or delete in as a CreateFile or DeleteFile;
-// without it a create is a text edit that replaces the whole text of the
-// file the sidecar made with itself. annotated marks every part with a change annotation that
-// needs confirmation.
-func (t *Task) workspaceEdit(rp Path, op, next string, d *Diff, docChanges, resource, annotated bool) api.ApplyWorkspaceEditParams {
-	add, del := d.Stat()
-	label := fmt.Sprintf("agentls: %s %s", op, rp.Rel)
+// fileEdit is the change of one file within a workspace edit: to next,
+// with the diff d from its current text; resource puts a create or delete
+// in as a CreateFile or DeleteFile.
+type fileEdit struct {
+	rp       Path
+	op       string
+	next     string
+	d        *Diff
+	resource bool
+}
+
+// workspaceEdit builds the edit of some changes, each of one file, in
+// order: documentChanges where the client has them (TextDocumentEdit with a
+// null version: the sidecar keeps no text in sync, the conflict check
+// guards unsaved text), else changes. A file's create or delete is a
+// CreateFile or DeleteFile when its resource is set; without it a create is
+// a text edit that replaces the whole text of the file the sidecar made
+// with itself. annotated gives each file one change annotation that needs
+// confirmation, labelled with its operation and path, and puts it on every
+// part of that file's change: its text edits (refined to words) and its
+// CreateFile or DeleteFile.
+func (t *Task) workspaceEdit(label string, files []fileEdit, docChanges, annotated bool) api.ApplyWorkspaceEditParams {
 	p := api.ApplyWorkspaceEditParams{Label: label}
-	var ann string
 	if annotated {
-		t.mu.Lock()
-		t.seq++
-		ann = fmt.Sprintf("agentls/%s/%d", t.id, t.seq)
-		t.mu.Unlock()
-		p.Edit.ChangeAnnotations = map[string]api.ChangeAnnotation{ann: {
-			Label:             label,
-			NeedsConfirmation: true,
-			Description:       fmt.Sprintf("+%d -%d lines", add, del),
-		}}
+		p.Edit.ChangeAnnotations = map[string]api.ChangeAnnotation{}
 	}
-	edits := d.TextEdits()
-	switch {
-	case op == api.OpCreate && resource:
-		edits = []api.TextEdit{{NewText: next}} // into the empty file CreateFile made
-	case op == api.OpCreate:
-		edits = wholeText(next) // the file is on disk already
-	}
-	if !docChanges {
-		p.Edit.Changes = map[string][]api.TextEdit{rp.URI: edits}
-		return p
-	}
-	textEdit := func(edits []api.TextEdit) api.DocumentChange {
-		ae := make([]api.AnnotatedTextEdit, len(edits))
-		for i, e := range edits {
-			ae[i] = api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: ann}
+	for _, f := range files {
+		var ann string
+		if annotated {
+			add, del := f.d.Stat()
+			t.mu.Lock()
+			t.seq++
+			ann = fmt.Sprintf("agentls/%s/%d", t.id, t.seq)
+			t.mu.Unlock()
+			p.Edit.ChangeAnnotations[ann] = api.ChangeAnnotation{
+				Label:             fmt.Sprintf("agentls: %s %s", f.op, f.rp.Rel),
+				NeedsConfirmation: true,
+				Description:       fmt.Sprintf("+%d -%d lines", add, del),
+			}
 		}
-		return api.DocumentChange{TextDocumentEdit: &api.TextDocumentEdit{
-			TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: rp.URI},
-			Edits:        ae,
-		}}
-	}
-	switch {
-	case op == api.OpCreate && resource:
-		p.Edit.DocumentChanges = []api.DocumentChange{{CreateFile: &api.CreateFile{URI: rp.URI, Options: &api.CreateFileOptions{}, AnnotationID: ann}}}
-		if next != "" {
+		var edits []api.TextEdit
+		switch {
+		case f.op == api.OpCreate && f.resource:
+			edits = []api.TextEdit{{NewText: f.next}} // into the empty file CreateFile made
+		case f.op == api.OpCreate:
+			edits = wholeText(f.next) // the file is on disk already
+		case f.op == api.OpUpdate:
+			edits = f.d.TextEdits()
+		}
+		if !docChanges {
+			if f.op == api.OpDelete {
+				continue
+			}
+			if p.Edit.Changes == nil {
+				p.Edit.Changes = map[string][]api.TextEdit{}
+			}
+			p.Edit.Changes[f.rp.URI] = edits
+			continue
+		}
+		textEdit := func(edits []api.TextEdit) api.DocumentChange {
+			ae := make([]api.AnnotatedTextEdit, len(edits))
+			for i, e := range edits {
+				ae[i] = api.AnnotatedTextEdit{Range: e.Range, NewText: e.NewText, AnnotationID: ann}
+			}
+			return api.DocumentChange{TextDocumentEdit: &api.TextDocumentEdit{
+				TextDocument: api.OptionalVersionedTextDocumentIdentifier{URI: f.rp.URI},
+				Edits:        ae,
+			}}
+		}
+		switch {
+		case f.op == api.OpCreate && f.resource:
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, api.DocumentChange{CreateFile: &api.CreateFile{URI: f.rp.URI, Options: &api.CreateFileOptions{}, AnnotationID: ann}})
+			if f.next != "" {
+				p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit(edits))
+			}
+		case f.op == api.OpDelete:
+			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, api.DocumentChange{DeleteFile: &api.DeleteFile{URI: f.rp.URI, Options: &api.DeleteFileOptions{}, AnnotationID: ann}})
+		default:
 			p.Edit.DocumentChanges = append(p.Edit.DocumentChanges, textEdit(edits))
 		}
-	case op == api.OpDelete:
-		p.Edit.DocumentChanges = []api.DocumentChange{{DeleteFile: &api.DeleteFile{URI: rp.URI, Options: &api.DeleteFileOptions{}, AnnotationID: ann}}}
-	default:
-		p.Edit.DocumentChanges = []api.DocumentChange{textEdit(edits)}
 	}
 	return p
 }

@@ -69,13 +69,8 @@ func ComputeDiff(old, new string) *Diff {
 	d := &Diff{old: old, new: new, oldLines: lineStarts(old), newLines: lineStarts(new)}
 	na, nb := len(d.oldLines)-1, len(d.newLines)-1
 	a, b, nids := internLines(old, new, d.oldLines, d.newLines)
-	df := &differ{
-		budget: workFactor*(na+nb) + workFloor,
-		countA: make([]int32, nids),
-		countB: make([]int32, nids),
-		posA:   make([]int32, nids),
-		posB:   make([]int32, nids),
-	}
+	df := &differ{budget: workFactor*(na+nb) + workFloor, maxD: myersMaxD, work: myersWork}
+	df.grow(nids)
 	df.diff(a, b, 0, 0)
 	d.hunks = df.out
 	d.Coarse = df.coarse
@@ -126,11 +121,25 @@ func internLines(old, new string, oldStarts, newStarts []int) (a, b []int32, n i
 
 type differ struct {
 	budget int // line comparisons left before everything left is replaced whole
+	maxD   int // bound of a Myers search's edit distance
+	work   int // bound of a Myers search's (N+M)·D
 	coarse bool
 	out    []hunk
 	// scratch indexed by line id, kept zero between uses
 	countA, countB []int32
 	posA, posB     []int32
+}
+
+// grow makes the scratch hold ids up to n.
+func (df *differ) grow(n int) {
+	if n <= len(df.countA) {
+		return
+	}
+	n = max(n, 2*len(df.countA))
+	df.countA = make([]int32, n)
+	df.countB = make([]int32, n)
+	df.posA = make([]int32, n)
+	df.posB = make([]int32, n)
 }
 
 func (df *differ) emit(a0, a1, b0, b1 int) {
@@ -174,7 +183,7 @@ func (df *differ) diff(a, b []int32, ao, bo int) {
 		df.diff(a[pa:], b[pb:], ao+pa, bo+pb)
 		return
 	}
-	if ops, ok := myers(a, b); ok {
+	if ops, ok := myers(a, b, df.maxD, df.work); ok {
 		for _, h := range ops {
 			df.emit(ao+h.a0, ao+h.a1, bo+h.b0, bo+h.b1)
 		}
@@ -242,14 +251,11 @@ func lis(pairs []anchor) []anchor {
 
 // myers finds a shortest edit script from a to b with the greedy O((N+M)·D)
 // algorithm, keeping one frontier per distance for the backtrack. It gives up
-// (ok false) beyond myersMaxD or myersWork.
-func myers(a, b []int32) (hunks []hunk, ok bool) {
+// (ok false) beyond an edit distance of limit or (N+M)·D beyond work.
+func myers(a, b []int32, limit, work int) (hunks []hunk, ok bool) {
 	n, m := len(a), len(b)
-	maxD := n + m
-	if maxD > myersMaxD {
-		maxD = myersMaxD
-	}
-	if w := myersWork / (n + m); w < maxD {
+	maxD := min(n+m, limit)
+	if w := work / (n + m); w < maxD {
 		maxD = w
 	}
 	off := maxD + 1
@@ -361,27 +367,18 @@ func (d *Diff) Spans() []LineSpan {
 
 // TextEdits returns the change as LSP TextEdits on the old text, with
 // positions in UTF-16 code units and LSP's line breaks ("\n", "\r\n" and a
-// lone "\r"). Applied together to the old text they give the new text
+// lone "\r"). Changed lines are refined to the words that changed where
+// they share enough with their old text (refine.go); other hunks are whole
+// lines. Applied together to the old text they give the new text
 // exactly. A range ending at the end of a file without a final line break
 // ends on its last line rather than past it.
 func (d *Diff) TextEdits() []api.TextEdit {
 	if len(d.hunks) == 0 {
 		return nil
 	}
-	// Every offset is the start of a line or the end of the text, so the
-	// clamped conversion is exact.
-	m := lsppos.NewMapper(d.old)
-	out := make([]api.TextEdit, len(d.hunks))
-	for i, h := range d.hunks {
-		out[i] = api.TextEdit{
-			Range: api.Range{
-				Start: m.Position(d.oldLines[h.a0]),
-				End:   m.Position(d.oldLines[h.a1]),
-			},
-			NewText: d.new[d.newLines[h.b0]:d.newLines[h.b1]],
-		}
-	}
-	return out
+	// Every offset is the start of a line, the start of a token or the end
+	// of the text, so the clamped conversion is exact.
+	return d.textEdits(lsppos.NewMapper(d.old))
 }
 
 // Unified renders the change as a unified diff with three lines of context,

@@ -204,7 +204,7 @@ func TestTextEditsUseUTF16Columns(t *testing.T) {
 		want           api.Range
 	}{
 		{"counts an emoji as two units at the end of a file", "a\n😀x", "a\n😀y",
-			api.Range{Start: api.Position{Line: 1}, End: api.Position{Line: 1, Character: 3}}},
+			api.Range{Start: api.Position{Line: 1, Character: 2}, End: api.Position{Line: 1, Character: 3}}},
 		{"counts CJK as one unit each", "你好", "你",
 			api.Range{End: api.Position{Line: 0, Character: 2}}},
 		{"counts combining marks as their own units", "e\u0301", "e",

@@ -24,7 +24,8 @@ type ReadResult struct {
 }
 
 // Read reads a file as the editor has it (open buffer with unsaved edits,
-// else the disk; the disk itself when the client cannot read files). offset
+// else the disk; the disk itself when the client cannot read files), or as
+// the task holds it in review mode. offset
 // is the first line to show (1-based; 0 means 1), limit the number of lines
 // (0: up to Limits.ReadLines). Binary files are refused. The whole content is
 // remembered for the conflict check of later changes.
@@ -34,7 +35,7 @@ func (a *Agent) Read(ctx context.Context, p string, offset, limit int) (ReadResu
 	if err != nil {
 		return ReadResult{}, err
 	}
-	content, exists, err := w.current(ctx, rp)
+	content, exists, err := a.task.current(ctx, rp)
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -164,7 +165,8 @@ var errStopWalk = errors.New("stop walk")
 
 // List lists the files matching a doublestar pattern ("" means "**"),
 // leaving out .git, .gitignore'd files and denied zones, at most
-// Limits.ListEntries of them.
+// Limits.ListEntries of them. In review mode the files the task deleted are
+// left out and those it created are listed (after the others).
 func (a *Agent) List(ctx context.Context, pattern string) (ListResult, error) {
 	w := a.task.ws
 	pattern, err := w.walkPattern(pattern)
@@ -173,7 +175,7 @@ func (a *Agent) List(ctx context.Context, pattern string) (ListResult, error) {
 	}
 	var res ListResult
 	countCap := 100 * w.limits.ListEntries
-	err = w.walk(ctx, pattern, func(rel string, _ Path) error {
+	add := func(rel string) error {
 		if len(res.Paths) < w.limits.ListEntries {
 			res.Paths = append(res.Paths, rel)
 			return nil
@@ -184,8 +186,26 @@ func (a *Agent) List(ctx context.Context, pattern string) (ListResult, error) {
 			return errStopWalk
 		}
 		return nil
+	}
+	ov := a.task.heldFiles() // review mode: what the task holds
+	walked := map[string]bool{}
+	err = w.walk(ctx, pattern, func(rel string, real Path) error {
+		if h, ok := ov[real.Rel]; ok {
+			walked[real.Rel] = true
+			if !h.exists {
+				return nil // the task deleted it
+			}
+		}
+		return add(rel)
 	})
-	if err != nil {
+	if err == nil {
+		for _, h := range w.createdHeld(ov, pattern, walked) {
+			if err = add(h.rp.Rel); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, errStopWalk) {
 		return ListResult{}, err
 	}
 	var sb strings.Builder
@@ -241,8 +261,8 @@ type SearchResult struct {
 
 // Search finds the lines matching a regular expression (RE2 syntax) in the
 // text files matching glob ("" means all), with the same visibility as List.
-// Files are read from the disk; binary files and files larger than
-// Limits.SearchFileBytes are skipped.
+// Files are read from the disk, or in review mode as the task holds them;
+// binary files and files larger than Limits.SearchFileBytes are skipped.
 func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, error) {
 	w := a.task.ws
 	re, err := regexp.Compile(expr)
@@ -254,23 +274,8 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		return SearchResult{}, err
 	}
 	var res SearchResult
-	err = w.walk(ctx, pattern, func(rel string, real Path) error {
-		// real is where the walk judged the file to be: read that, not the
-		// name, whose symlinks were followed when it was judged.
-		fi, err := os.Stat(real.Abs)
-		if err != nil {
-			return nil
-		}
-		if fi.Size() > w.limits.SearchFileBytes {
-			res.Skipped++
-			return nil
-		}
-		b, err := os.ReadFile(real.Abs)
-		if err != nil || isBinary(string(b)) {
-			return nil
-		}
+	search := func(rel, real, text string) {
 		found := false
-		text := string(b)
 		for n := 1; len(text) > 0; n++ {
 			line := text
 			if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -297,12 +302,47 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		}
 		if found {
 			res.Files++
-			w.accessed(a.who, real.Rel, api.ActionSearch)
+			w.accessed(a.who, real, api.ActionSearch)
 		}
+	}
+	ov := a.task.heldFiles() // review mode: what the task holds
+	walked := map[string]bool{}
+	err = w.walk(ctx, pattern, func(rel string, real Path) error {
+		if h, ok := ov[real.Rel]; ok {
+			walked[real.Rel] = true
+			if h.exists && int64(len(h.text)) <= w.limits.SearchFileBytes {
+				search(rel, real.Rel, h.text)
+			} else if h.exists {
+				res.Skipped++
+			}
+			return nil
+		}
+		// real is where the walk judged the file to be: read that, not the
+		// name, whose symlinks were followed when it was judged.
+		fi, err := os.Stat(real.Abs)
+		if err != nil {
+			return nil
+		}
+		if fi.Size() > w.limits.SearchFileBytes {
+			res.Skipped++
+			return nil
+		}
+		b, err := os.ReadFile(real.Abs)
+		if err != nil || isBinary(string(b)) {
+			return nil
+		}
+		search(rel, real.Rel, string(b))
 		return nil
 	})
 	if err != nil {
 		return SearchResult{}, err
+	}
+	for _, h := range w.createdHeld(ov, pattern, walked) {
+		if int64(len(h.text)) > w.limits.SearchFileBytes {
+			res.Skipped++
+			continue
+		}
+		search(h.rp.Rel, h.rp.Rel, h.text)
 	}
 	var sb strings.Builder
 	for _, m := range res.Matches {

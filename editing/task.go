@@ -15,10 +15,12 @@ type Task struct {
 	id   string
 	slug string
 
-	mu     sync.Mutex
-	mode   string // the mode in force; branch may fall back to propose
-	branch string // the branch created, once it is
-	seq    int    // change annotations numbered per task
+	mu        sync.Mutex
+	mode      string // the mode in force; branch may fall back to propose
+	branch    string // the branch created, once it is
+	seq       int    // change annotations numbered per task
+	held      map[string]*held
+	heldOrder []string // the paths of held, in the order first changed
 }
 
 // Task returns the editing state of a task. mode "" takes the workspace's

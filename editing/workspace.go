@@ -97,7 +97,7 @@ func (l Limits) withDefaults() Limits {
 type Config struct {
 	Root     string    // the workspace root; must exist
 	Zones    api.Zones // from api.Settings; empty Allow means "**"
-	EditMode string    // default mode of tasks: api.EditApply, EditPropose or EditBranch
+	EditMode string    // default mode of tasks: one of api.EditModes
 	Editor   Editor
 	Observer Observer    // nil: none
 	Logger   *zap.Logger // nil: none
@@ -162,9 +162,10 @@ func New(cfg Config) (*Workspace, error) {
 	switch w.mode {
 	case "":
 		w.mode = api.EditPropose
-	case api.EditApply, api.EditPropose, api.EditBranch:
 	default:
-		return nil, fmt.Errorf("editMode %q is not one of apply, propose, branch", w.mode)
+		if !api.ValidEditMode(w.mode) {
+			return nil, fmt.Errorf("editMode %q is not one of %s", w.mode, strings.Join(api.EditModes, ", "))
+		}
 	}
 	if w.log == nil {
 		w.log = zap.NewNop()

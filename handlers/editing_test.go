@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -376,4 +377,206 @@ func TestRunPartialAcceptance(t *testing.T) {
 			t.Errorf("trace = %+v, want none", entries)
 		}
 	})
+}
+
+// reviewScript plans two subtasks: the first edits a.txt and reads it back,
+// the second creates b.txt and, when asked to wait, asks a question (so the
+// test can stop the task there).
+const reviewScript = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "edit"}, {"id": "2", "content": "add", "dependsOn": ["1"]}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "a.txt", "old_string": "hello", "new_string": "goodbye"}}]},
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}],
+  "2": [
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "b.txt", "content": "new\n"}}]},
+    {"toolCalls": [{"name": "ask_human", "arguments": {"question": "Done?", "options": ["yes"]}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "added"}}]}]}}`
+
+// TestRunReviewMode drives review mode end to end: the real server
+// in-process, the headless editor on a real directory.
+func TestRunReviewMode(t *testing.T) {
+	files := map[string]string{"a.txt": "hello world\nand more\n"}
+	reviews := func(r *runEnv) []api.ApplyWorkspaceEditParams {
+		var out []api.ApplyWorkspaceEditParams
+		for _, c := range r.ed.ReverseCalls() {
+			var p api.ApplyWorkspaceEditParams
+			if c.Method == api.MethodApplyEdit && json.Unmarshal(c.Params, &p) == nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+
+	t.Run("holds every change, which the workers read, and proposes them as one edit at the end", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: reviewScript, options: map[string]any{"editMode": "review", "trace": true}})
+		var atReview string
+		r.ed.ReviewEdits(func(_ context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+			atReview = r.file(t, "a.txt") // the disk while the person reviews
+			return &p.Edit, nil
+		})
+		res, err := r.run(t, api.RunParams{Prompt: "edit and add", TaskID: "t"})
+		if err != nil || res.State != api.TaskDone {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if atReview != files["a.txt"] {
+			t.Fatalf("a.txt was changed on disk before the review: %q", atReview)
+		}
+		got := reviews(r)
+		if len(got) != 1 || !strings.Contains(got[0].Label, "(task done)") || len(got[0].Edit.ChangeAnnotations) != 2 {
+			t.Fatalf("applyEdit calls %+v, want one review of two files", got)
+		}
+		// The worker's second read saw its own held change.
+		var reads []api.TaskEvent
+		for _, u := range r.updates(t, "t") {
+			if u.Event.Kind == api.EventToolResult && u.Event.Tool == "read_file" {
+				reads = append(reads, u.Event)
+			}
+		}
+		if len(reads) != 2 || !strings.Contains(reads[1].Summary, "goodbye world") {
+			t.Fatalf("reads = %+v", reads)
+		}
+		if r.file(t, "a.txt") != "goodbye world\nand more\n" || r.file(t, "b.txt") != "new\n" {
+			t.Fatalf("a.txt %q, b.txt %q", r.file(t, "a.txt"), r.file(t, "b.txt"))
+		}
+		if len(res.Changes) != 2 || !res.Changes[0].Applied || !res.Changes[1].Applied || res.Changes[0].Path != "a.txt" {
+			t.Fatalf("changes = %+v", res.Changes)
+		}
+		held, applied := 0, 0
+		for _, u := range r.updates(t, "t") {
+			switch u.Event.Kind {
+			case api.EventChangeHeld:
+				held++
+			case api.EventChangeApplied:
+				applied++
+			}
+		}
+		if held != 2 || applied != 2 {
+			t.Errorf("%d changeHeld and %d changeApplied events, want 2 and 2", held, applied)
+		}
+		var tr api.TraceResult
+		if err := r.ed.Call(testkit.Context(t), api.MethodTrace, api.TraceParams{Path: "a.txt"}, &tr); err != nil || len(tr.Entries) != 1 || tr.Entries[0].SubtaskID != "1" {
+			t.Errorf("trace of a.txt = %+v, %v", tr, err)
+		}
+	})
+
+	t.Run("records as rejected what the person left out of the review", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: reviewScript, options: map[string]any{"editMode": "review"}})
+		r.ed.ReviewEdits(headless.AcceptTextEdits(func(uri string, _ int) bool { return strings.HasSuffix(uri, "/b.txt") }))
+		res, err := r.run(t, api.RunParams{Prompt: "edit and add", TaskID: "t"})
+		if err != nil || len(res.Changes) != 2 {
+			t.Fatalf("run = %+v, %v", res, err)
+		}
+		if res.Changes[0].Applied || !res.Changes[1].Applied || r.file(t, "a.txt") != files["a.txt"] {
+			t.Fatalf("changes = %+v; a.txt %q", res.Changes, r.file(t, "a.txt"))
+		}
+	})
+
+	t.Run("offers a stopped task's held changes, saying it was stopped", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: reviewScript, options: map[string]any{"editMode": "review"}})
+		r.ed.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
+		asked := make(chan struct{})
+		r.ed.Handle(api.MethodAsk, func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(asked)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		done := r.runAsync(t, api.RunParams{Prompt: "edit and add", TaskID: "t"})
+		<-asked
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := <-done
+		if out.err != nil || out.res.State != api.TaskStopped || len(out.res.Changes) != 2 {
+			t.Fatalf("run = %+v, %v", out.res, out.err)
+		}
+		got := reviews(r)
+		if len(got) != 1 || !strings.Contains(got[0].Label, "task stopped") {
+			t.Fatalf("reviews = %+v", got)
+		}
+		if r.file(t, "b.txt") != "new\n" {
+			t.Fatal("the stopped task's accepted change is not on disk")
+		}
+	})
+
+	t.Run("a stop during the review ends it, and nothing is applied", func(t *testing.T) {
+		r := startRun(t, runOpts{files: files, script: reviewScript, options: map[string]any{"editMode": "review"}})
+		inReview := make(chan struct{})
+		r.ed.ReviewEdits(func(ctx context.Context, _ api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+			close(inReview)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		done := r.runAsync(t, api.RunParams{Prompt: "edit and add", TaskID: "t"})
+		<-inReview
+		var ctl struct{}
+		err := r.ed.Call(testkit.Context(t), api.MethodAddSubtask, api.AddSubtaskParams{TaskID: "t", Content: "more"}, &ctl)
+		if !strings.Contains(fmt.Sprint(err), "reviewing its changes") {
+			t.Errorf("addSubtask during the review = %v", err)
+		}
+		if err := r.ed.Call(testkit.Context(t), api.MethodStop, api.StopParams{TaskID: "t"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := <-done
+		if out.err != nil || out.res.State != api.TaskDone || len(out.res.Changes) != 2 {
+			t.Fatalf("run = %+v, %v", out.res, out.err)
+		}
+		for _, c := range out.res.Changes {
+			if c.Applied {
+				t.Errorf("%s applied after the review was stopped", c.Path)
+			}
+		}
+		if r.file(t, "a.txt") != files["a.txt"] {
+			t.Fatal("a.txt changed")
+		}
+		if _, err := os.Stat(filepath.Join(r.root, "b.txt")); !os.IsNotExist(err) {
+			t.Fatal("b.txt was created")
+		}
+	})
+}
+
+// TestRunPartialAcceptanceOfWords plays a person who ticks one of the two
+// words an edit changes on one line, as VS Code's refactor preview lets
+// them: each changed word is its own text edit, and what landed is
+// recorded.
+func TestRunPartialAcceptanceOfWords(t *testing.T) {
+	const script = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "edit"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "n.txt"}}]},
+    {"toolCalls": [{"name": "write_file", "arguments": {"path": "n.txt", "content": "total := price(10) * count(20)\n"}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "edited"}}]}]}}`
+	r := startRun(t, runOpts{files: map[string]string{"n.txt": "total := price(1) * count(2)\n"}, script: script,
+		options: map[string]any{"editMode": "propose"}})
+	var proposed []api.AnnotatedTextEdit
+	keepFirst := headless.AcceptTextEdits(func(_ string, i int) bool { return i == 0 })
+	r.ed.ReviewEdits(func(ctx context.Context, p api.ApplyWorkspaceEditParams) (*api.WorkspaceEdit, error) {
+		proposed = p.Edit.DocumentChanges[0].TextDocumentEdit.Edits
+		return keepFirst(ctx, p)
+	})
+	res, err := r.run(t, api.RunParams{Prompt: "edit", TaskID: "t"})
+	if err != nil || len(res.Changes) != 1 {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if len(proposed) != 2 || proposed[0].NewText != "10" || proposed[1].NewText != "20" ||
+		proposed[0].Range.Start != (api.Position{Line: 0, Character: 15}) {
+		t.Fatalf("proposed edits %+v, want one per changed word", proposed)
+	}
+	if got := r.file(t, "n.txt"); got != "total := price(10) * count(2)\n" {
+		t.Fatalf("n.txt = %q", got)
+	}
+	c := res.Changes[0]
+	if !c.Applied || !strings.Contains(c.Diff, "+total := price(10) * count(2)\n") {
+		t.Errorf("change = %+v", c)
+	}
+	var reason string
+	for _, u := range r.updates(t, "t") {
+		if u.Event.Kind == api.EventChangeApplied {
+			reason = u.Event.Reason
+		}
+	}
+	if !strings.Contains(reason, "applied in part") || !strings.Contains(reason, "(1 of 2 edits)") {
+		t.Errorf("reason %q", reason)
+	}
 }

@@ -202,6 +202,17 @@ func (s *Server) removeSubtask(_ context.Context, p api.SubtaskParams) (*api.Emp
 	})
 }
 
+// undo answers agent/undo: the task's (or subtask's) changes taken back,
+// through the editor (docs/EDITING.md, Undo).
+func (s *Server) undo(ctx context.Context, p api.UndoParams) (*api.UndoResult, error) {
+	if p.TaskID == "" {
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "taskId" is required`)
+	}
+	return withService(api.MethodUndo, s.Work, workError, func(e *workforce.Engine) (*api.UndoResult, error) {
+		return e.Undo(ctx, p, s.Settings())
+	})
+}
+
 func (s *Server) skipSubtask(_ context.Context, p api.SubtaskParams) (*api.Empty, error) {
 	return withService(api.MethodSkipSubtask, s.Work, workError, func(e *workforce.Engine) (*api.Empty, error) {
 		return &api.Empty{}, e.SkipSubtask(p)

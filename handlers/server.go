@@ -190,11 +190,15 @@ var methods = map[string]method{
 	api.MethodSessions:               {call: call((*Server).sessions)},
 	api.MethodSession:                {call: call((*Server).session)},
 	api.MethodDeleteSession:          {call: call((*Server).deleteSession)},
+	api.MethodIntents:                {call: call((*Server).intents)},
+	api.MethodModels:                 {call: call((*Server).models)},
+	api.MethodCheckModel:             {call: call((*Server).checkModel)},
 	api.MethodRun:                    {call: call((*Server).run)},
 	api.MethodStop:                   {call: call((*Server).stop)},
 	api.MethodAddSubtask:             {call: call((*Server).addSubtask)},
 	api.MethodRemoveSubtask:          {call: call((*Server).removeSubtask)},
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
+	api.MethodUndo:                   {call: call((*Server).undo)},
 	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
 }
 

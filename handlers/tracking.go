@@ -155,6 +155,14 @@ func (s *Server) deleteSession(_ context.Context, p api.SessionParams) (api.Empt
 	})
 }
 
+// intents answers agent/intents. The file is read as the gate reads it: a
+// broken file is a result that says why, not an error.
+func (s *Server) intents(_ context.Context, _ struct{}) (api.IntentsResult, error) {
+	return withService(api.MethodIntents, s.Tracking, trackingError, func(ws *tracking.Workspace) (api.IntentsResult, error) {
+		return ws.IntentList(), nil
+	})
+}
+
 func requireSession(p api.SessionParams) error {
 	if p.SessionID == "" {
 		return api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,10 +20,11 @@ import (
 // it failed.
 const stderrKeep = 4 << 10
 
-// process is a stdio server's process, the leader of its own group.
+// process is a stdio server's process, in a group of its own with what it
+// starts (procGroup: a process group on Unix, a job object on Windows).
 type process struct {
 	cmd    *exec.Cmd
-	pgid   int
+	group  procGroup
 	stderr *tail
 	red    *redact.Redactor
 	exited chan struct{} // closed once Wait returned
@@ -43,7 +43,6 @@ func startProcess(_ context.Context, cfg api.MCPServer, dir string, environ []st
 	cmd := exec.Command(expand(cfg.Command, environ), args...)
 	cmd.Dir = dir
 	cmd.Env = serverEnv(cfg, environ, red)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Our own pipes: Wait never closes the ends the session reads and
 	// writes.
 	inR, inW, err := os.Pipe()
@@ -61,7 +60,8 @@ func startProcess(_ context.Context, cfg api.MCPServer, dir string, environ []st
 	// A child that keeps stderr open must not hold Wait once the group is
 	// killed.
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	group, err := startInGroup(cmd)
+	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW} {
 			f.Close()
 		}
@@ -69,7 +69,7 @@ func startProcess(_ context.Context, cfg api.MCPServer, dir string, environ []st
 	}
 	inR.Close()
 	outW.Close()
-	p.pgid = cmd.Process.Pid
+	p.group = group
 	p.pipes = []*os.File{outR, inW}
 	go func() {
 		// Ends when the process does; stop always kills the group.
@@ -101,10 +101,10 @@ func serverEnv(cfg api.MCPServer, environ []string, red *redact.Redactor) []stri
 }
 
 // stop ends the process group: SIGTERM, then SIGKILL after grace (at once
-// when grace is 0), and waits for the leader.
+// when grace is 0; on Windows always at once), and waits for the leader.
 func (p *process) stop(grace time.Duration) {
 	if grace > 0 {
-		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+		p.group.terminate()
 		select {
 		case <-p.exited:
 		case <-time.After(grace):
@@ -112,7 +112,7 @@ func (p *process) stop(grace time.Duration) {
 	}
 	// The leader may be gone while its children live on (npm exec's node):
 	// the group is killed either way.
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.group.kill()
 	<-p.exited
 	for _, f := range p.pipes {
 		_ = f.Close()

@@ -1,7 +1,8 @@
 // Package tracking is what happened in a workspace, kept so that a person
 // can see it live and find it again later: the heat map (package heat), the
 // intents and their gate (intents), the trace of applied changes (trace),
-// the sessions on disk (sessions) and token usage (usage).
+// the sessions on disk (sessions), token usage (usage) and the checkpoints
+// that undo a task (checkpoint).
 //
 // A Workspace ties them together for one workspace root and answers the
 // agent/* methods of docs/PROTOCOL.md §3 that read them: agent/heatSnapshot,
@@ -19,6 +20,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/tracking/checkpoint"
 	"github.com/agentls/agentls/tracking/heat"
 	"github.com/agentls/agentls/tracking/intents"
 	"github.com/agentls/agentls/tracking/sessions"
@@ -60,6 +62,8 @@ type Workspace struct {
 	Trace    *trace.Log
 	Sessions *sessions.Store
 	Usage    *usage.Counter
+	// Checkpoints keep what undoing a task takes (agent/undo).
+	Checkpoints *checkpoint.Store
 
 	traceSetting func() *bool
 	log          *zap.Logger
@@ -111,6 +115,7 @@ func Open(cfg Config) (*Workspace, error) {
 		},
 	}
 	w.Trace = trace.Open(cfg.Root, trace.Options{IntentName: w.intentName, Logger: cfg.Logger, Redactor: cfg.Redactor})
+	w.Checkpoints = checkpoint.Open(reg.Dir(), checkpoint.Options{Redactor: cfg.Redactor, Logger: cfg.Logger})
 	return w, nil
 }
 
@@ -175,7 +180,44 @@ func (w *Workspace) Session(p api.SessionParams) (api.SessionResult, error) {
 	return w.Sessions.Session(p.SessionID)
 }
 
-// DeleteSession answers agent/deleteSession.
+// DeleteSession answers agent/deleteSession: the session goes, and with it
+// the checkpoints of its tasks.
 func (w *Workspace) DeleteSession(p api.SessionParams) (api.Empty, error) {
-	return api.Empty{}, w.Sessions.Delete(p.SessionID)
+	if err := w.Sessions.Delete(p.SessionID); err != nil {
+		return api.Empty{}, err
+	}
+	if err := w.Checkpoints.DeleteSession(p.SessionID); err != nil {
+		w.log.Warn("the checkpoints of a deleted session were not removed", zap.String("session", p.SessionID), zap.Error(err))
+	}
+	return api.Empty{}, nil
+}
+
+// IntentList answers agent/intents: the intents of the file, in its order,
+// each marked selectable unless it is completed. A broken file is no
+// error: the result says why it cannot be used.
+func (w *Workspace) IntentList() api.IntentsResult {
+	res := api.IntentsResult{Intents: []api.IntentInfo{}}
+	list, err := w.Intents.Intents()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, in := range list {
+		res.Intents = append(res.Intents, api.IntentInfo{
+			ID: in.ID, Name: in.Name, Status: in.Status,
+			OwnedScope:         nonNil(in.OwnedScope),
+			Constraints:        nonNil(in.Constraints),
+			AcceptanceCriteria: nonNil(in.AcceptanceCriteria),
+			Selectable:         !in.Completed(),
+		})
+	}
+	return res
+}
+
+// nonNil keeps an absent list as [] on the wire.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
 }

@@ -44,12 +44,18 @@ type Model interface {
 	Complete(ctx context.Context, req *clients.Request, onDelta func(clients.Delta)) (*clients.Response, error)
 }
 
-// ModelSource turns the model setting of docs/PROTOCOL.md §2 into a Model. It
-// returns the effective "provider:model" spec (for the trace), or an
-// *api.Error with code api.CodeModelUnavailable saying how to configure one.
+// ModelSource turns the model setting of docs/PROTOCOL.md §2 (or a run's own
+// model) into a Model. source names where spec comes from, for the words of
+// its errors ("" is initializationOptions.model). It returns the effective
+// "provider:model" spec (for the trace), or an *api.Error with code
+// api.CodeModelUnavailable saying how to configure one.
 type ModelSource interface {
-	Model(spec string) (Model, string, error)
+	Model(spec, source string) (Model, string, error)
 }
+
+// SourceRunModel names agent/run's own model in the errors of its
+// resolution.
+const SourceRunModel = "agent/run model"
 
 // Config builds an Engine.
 type Config struct {
@@ -101,6 +107,10 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
+
+	// extra is the workers' second set of tools, after the registry: the
+	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
+	extra toolSet
 }
 
 // keepEnded is how many finished tasks still answer the controls (with
@@ -134,13 +144,17 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
 	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
-	return &Engine{
+	e := &Engine{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tasks:   map[string]*task{},
 		ended:   map[string]*task{},
 		allowed: map[string]bool{},
-	}, nil
+	}
+	if cfg.Tools != nil {
+		e.extra = mcpTools{src: cfg.Tools}
+	}
+	return e, nil
 }
 
 func randomID() string {
@@ -160,12 +174,10 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
 	}
 	if p.EditMode != "" {
-		switch p.EditMode {
-		case api.EditApply, api.EditPropose, api.EditBranch:
-			s.EditMode = p.EditMode
-		default:
-			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of apply, propose, branch", ErrInvalid, p.EditMode)
+		if !api.ValidEditMode(p.EditMode) {
+			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of %s", ErrInvalid, p.EditMode, strings.Join(api.EditModes, ", "))
 		}
+		s.EditMode = p.EditMode
 	}
 	ws := e.cfg.Tracking
 	if p.SessionID != "" {
@@ -174,11 +186,15 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		}
 	}
 	if p.IntentID != "" {
-		if _, err := ws.Intents.Get(p.IntentID); err != nil {
+		if _, _, err := ws.Intents.Select(p.IntentID); err != nil {
 			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
 		}
 	}
-	model, spec, err := e.cfg.Models.Model(s.Model)
+	modelSpec, modelSource := s.Model, ""
+	if strings.TrimSpace(p.Model) != "" {
+		modelSpec, modelSource = p.Model, SourceRunModel
+	}
+	model, spec, err := e.cfg.Models.Model(modelSpec, modelSource)
 	if err != nil {
 		return nil, err
 	}

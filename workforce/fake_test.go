@@ -62,7 +62,7 @@ func (m *funcModel) requests(agent string) []clients.Request {
 	return out
 }
 
-func (m *funcModel) Model(string) (Model, string, error) { return m, "test:model", nil }
+func (m *funcModel) Model(string, string) (Model, string, error) { return m, "test:model", nil }
 
 func call(name string, args any) clients.ToolCall {
 	b, _ := json.Marshal(args)

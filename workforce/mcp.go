@@ -38,21 +38,30 @@ type ToolSource interface {
 // maxTraceContent bounds the file an MCP trace entry hashes.
 const maxTraceContent = 64 << 20
 
-// offer is the tools of this turn: the worker's own, then the MCP tools.
-func (w *worker) offer(ctx context.Context) []clients.Tool {
-	src := w.t.e.cfg.Tools
-	if src == nil {
-		return toolkit
-	}
-	list := src.Tools(ctx)
+// mcpTools are the MCP servers' tools as the workers' second set of tools
+// (toolSet): listed at every turn, after the worker's own, and given every
+// call of an mcp__ name the registry does not have.
+type mcpTools struct{ src ToolSource }
+
+// tools lists the MCP tools and keeps them in w.extra by name.
+func (m mcpTools) tools(ctx context.Context, w *worker) []clients.Tool {
+	list := m.src.Tools(ctx)
 	w.extra = make(map[string]api.MCPTool, len(list))
-	out := make([]clients.Tool, 0, len(toolkit)+len(list))
-	out = append(out, toolkit...)
+	out := make([]clients.Tool, 0, len(list))
 	for _, x := range list {
 		w.extra[x.Name] = x
 		out = append(out, clients.Tool{Name: x.Name, Description: x.Description, Parameters: x.InputSchema})
 	}
 	return out
+}
+
+// call takes every mcp__ name, offered or not: one that is not offered
+// (any more) is told why (ToolSource.Unavailable).
+func (m mcpTools) call(ctx context.Context, w *worker, c clients.ToolCall) (result, bool) {
+	if !strings.HasPrefix(c.Name, api.MCPToolPrefix) {
+		return result{}, false
+	}
+	return w.mcpCall(ctx, c), true
 }
 
 // mcpCall is a call of an MCP tool: the intent gate for a tool that is not
@@ -238,19 +247,4 @@ func (w *worker) workspacePath(key, s string) (mcpPath, bool) {
 		}
 	}
 	return mcpPath{Rel: rp.Rel, Abs: rp.Abs}, true
-}
-
-// toolNames lists every tool the worker has: its own and the MCP tools of
-// the last list.
-func (w *worker) toolNames() []string {
-	names := make([]string, 0, len(toolkit)+len(w.extra))
-	for _, tl := range toolkit {
-		names = append(names, tl.Name)
-	}
-	extra := make([]string, 0, len(w.extra))
-	for n := range w.extra {
-		extra = append(extra, n)
-	}
-	sort.Strings(extra)
-	return append(names, extra...)
 }

@@ -22,6 +22,7 @@ type Models struct {
 	mu       sync.Mutex
 	models   map[string]*clients.Resolved
 	recorder *clients.Recorder
+	recorded map[string]Model // by the key of models
 }
 
 // NewModels returns a Models that reads the environment through env,
@@ -29,16 +30,17 @@ type Models struct {
 // records every answer into that file with the secrets red knows redacted.
 func NewModels(env func(string) string, dir, record string, onRetry func(clients.RetryEvent), log *zap.Logger, red *redact.Redactor) *Models {
 	return &Models{
-		env:    env,
-		opts:   clients.Options{Logger: log, Dir: dir, OnRetry: onRetry},
-		record: record,
-		red:    red,
-		models: map[string]*clients.Resolved{},
+		env:      env,
+		opts:     clients.Options{Logger: log, Dir: dir, OnRetry: onRetry},
+		record:   record,
+		red:      red,
+		models:   map[string]*clients.Resolved{},
+		recorded: map[string]Model{},
 	}
 }
 
 // Model implements ModelSource.
-func (m *Models) Model(spec string) (Model, string, error) {
+func (m *Models) Model(spec, source string) (Model, string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	key := spec
@@ -47,8 +49,10 @@ func (m *Models) Model(spec string) (Model, string, error) {
 	}
 	r := m.models[key]
 	if r == nil {
+		opts := m.opts
+		opts.Source = source
 		var err error
-		if r, err = clients.Resolve(spec, m.env, m.opts); err != nil {
+		if r, err = clients.Resolve(spec, m.env, opts); err != nil {
 			return nil, "", err
 		}
 		m.models[key] = r
@@ -59,7 +63,12 @@ func (m *Models) Model(spec string) (Model, string, error) {
 	if m.recorder == nil {
 		m.recorder = clients.NewRecorder(r.Model, m.record, m.opts.Logger, m.red)
 	}
-	return m.recorder, r.Spec, nil
+	if m.recorded[key] == nil {
+		// Every model records into the one file: a session that changes
+		// models replays from it.
+		m.recorded[key] = m.recorder.For(r.Model)
+	}
+	return m.recorded[key], r.Spec, nil
 }
 
 // Close writes the recording a last time, when there is one.

@@ -46,6 +46,8 @@ How to plan:
 	}
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe user selected this intent; every change must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
+	} else if list := t.intentsText(); list != "" {
+		fmt.Fprintf(&b, "\nThis workspace works by intents (.orchestration/active_intents.yaml): a worker selects the intent its subtask belongs to before it changes files or runs commands, and changes only files in that intent's owned_scope. Name the intent in each subtask that changes files (for example \"… (intent INT-001)\"). The intents:\n%s\n", list)
 	}
 	if h := t.history(); h != "" {
 		fmt.Fprintf(&b, "\nEarlier in this conversation (oldest first):\n%s\n", h)
@@ -74,8 +76,8 @@ Rules:
 	fmt.Fprintf(&b, "Commands: %s\n", commandsText(t.settings))
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe selected intent; your changes must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
-	} else if t.hasIntents() {
-		b.WriteString("\nThis workspace works by intents (.orchestration/active_intents.yaml): call select_intent with the intent your subtask belongs to before you change files or run commands.\n")
+	} else if list := t.intentsText(); list != "" {
+		fmt.Fprintf(&b, "\nThis workspace works by intents (.orchestration/active_intents.yaml): call select_intent with the id of the intent your subtask belongs to before you change files or run commands; you may then change only files in its owned_scope. The intents:\n%s\n", list)
 	}
 	fmt.Fprintf(&b, "\nThe user's whole request, for context (do only your subtask):\n%s\n", t.prompt)
 	return b.String()
@@ -113,6 +115,8 @@ func editModeText(mode string) string {
 		return "changes are applied at once"
 	case api.EditBranch:
 		return "changes are applied on a new git branch"
+	case api.EditReview:
+		return "your changes are held and the user reviews all of them together when the task ends; read_file, list_files and search_files see them, but run_command runs on the files as they are on disk, without them"
 	}
 	return "the user approves each change before it is made"
 }
@@ -186,9 +190,38 @@ func (t *task) intentContext() string {
 	return ctx
 }
 
-func (t *task) hasIntents() bool {
+// maxPromptIntents bounds the intents listed in a prompt.
+const maxPromptIntents = 50
+
+// intentsText lists the workspace's intents for the model, one a line (id,
+// status, name, owned_scope), so it can select one without learning the ids
+// from a refusal; completed ones are marked as not selectable. "" when the
+// workspace has no intents; a broken file is said.
+func (t *task) intentsText() string {
 	list, err := t.e.cfg.Tracking.Intents.Intents()
-	return err != nil || len(list) > 0
+	if err != nil {
+		return "(the file cannot be used, so no file can be changed and no command run until the user fixes it: " + oneLine(err.Error(), 300) + ")"
+	}
+	var b strings.Builder
+	for i, in := range list {
+		if i == maxPromptIntents {
+			fmt.Fprintf(&b, "… and %d more intents\n", len(list)-i)
+			break
+		}
+		status := in.Status
+		if status == "" {
+			status = "no status"
+		}
+		if in.Completed() {
+			status += ", cannot be selected"
+		}
+		scope := "none"
+		if len(in.OwnedScope) > 0 {
+			scope = strings.Join(in.OwnedScope, ", ")
+		}
+		fmt.Fprintf(&b, "- %s [%s] %s; owned_scope: %s\n", oneLine(in.ID, 80), status, oneLine(in.Name, 120), oneLine(scope, 300))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // history is a continued session's earlier messages (this task's own

@@ -63,6 +63,12 @@ type task struct {
 	workers     map[string]*worker       // running, by subtask id
 	ids         map[string]bool          // every subtask id used, removed ones too
 
+	// Review mode: the changes held, by path, in order; whether the task
+	// is in its review, and how to end it.
+	heldChanges  map[string][]landing
+	reviewing    bool
+	cancelReview context.CancelCauseFunc
+
 	wake chan struct{}
 }
 
@@ -326,20 +332,24 @@ func (t *task) findLocked(id string) *subtask {
 	return nil
 }
 
-// end decides the final state, flushes the session and builds the result.
+// end decides the final state, has the changes held in review mode
+// reviewed, flushes the session and builds the result.
 func (t *task) end() *api.RunResult {
+	t.mu.Lock()
+	state := api.TaskFailed
+	switch {
+	case t.stopped:
+		state = api.TaskStopped
+	case len(t.subs) > 0 && t.allSettledLocked():
+		state = api.TaskDone
+	}
+	t.mu.Unlock()
+	t.reviewHeld(state)
 	var res *api.RunResult
 	sessionState := ""
 	t.mutate(func() []api.TaskEvent {
 		t.ended = true
-		switch {
-		case t.stopped:
-			t.state = api.TaskStopped
-		case len(t.subs) > 0 && t.allSettledLocked():
-			t.state = api.TaskDone
-		default:
-			t.state = api.TaskFailed
-		}
+		t.state = state
 		t.summary = t.summaryLocked()
 		res = &api.RunResult{
 			TaskID:    t.id,
@@ -349,12 +359,14 @@ func (t *task) end() *api.RunResult {
 			Subtasks:  t.subtasksLocked(),
 			Changes:   append([]api.Change{}, t.changes...),
 		}
+		res.Applied, res.Rejected = countChanges(res.Changes)
 		sessionState = t.state
 		if t.interrupted {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
-		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary}}
+		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
+			Applied: &res.Applied, Rejected: &res.Rejected}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
@@ -366,6 +378,19 @@ func (t *task) end() *api.RunResult {
 	t.out.close()
 	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
+}
+
+// countChanges counts the changes applied and those not applied (refused
+// by the person or the editor, or failed).
+func countChanges(changes []api.Change) (applied, rejected int) {
+	for _, c := range changes {
+		if c.Applied {
+			applied++
+		} else {
+			rejected++
+		}
+	}
+	return applied, rejected
 }
 
 func (t *task) allSettledLocked() bool {
@@ -517,13 +542,16 @@ func (t *task) stop() bool {
 	}
 	first := !t.stopped
 	t.stopped = true
-	cancel := t.cancel
+	cancel, review := t.cancel, t.cancelReview
 	t.mu.Unlock()
 	if first {
 		t.log.Info("stopping")
 	}
 	if cancel != nil {
 		cancel(errStopped)
+	}
+	if review != nil {
+		review(errStopped) // a stop during the review ends it
 	}
 	t.kick()
 	return true
@@ -539,7 +567,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 	var id string
 	var err error
 	t.mutate(func() []api.TaskEvent {
-		if t.ended || t.stopped || t.state == api.TaskPlanning {
+		if t.ended || t.stopped || t.reviewing || t.state == api.TaskPlanning {
 			err = fmt.Errorf("%w: task %q is %s; subtasks are added while it runs", ErrWrongState, t.id, t.stateNameLocked())
 			return nil
 		}
@@ -631,7 +659,7 @@ func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
 		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
 	}
-	if t.ended || t.stopped {
+	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
 	}
 	s := t.findLocked(id)
@@ -642,7 +670,12 @@ func (t *task) controllableLocked(id string) (*subtask, error) {
 }
 
 func (t *task) stateNameLocked() string {
-	if t.stopped && !t.ended {
+	switch {
+	case t.ended:
+		return t.state
+	case t.reviewing:
+		return "ending: the person is reviewing its changes"
+	case t.stopped:
 		return "stopping"
 	}
 	return t.state

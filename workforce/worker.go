@@ -25,6 +25,8 @@ type worker struct {
 	meter   *usage.Meter
 	log     *zap.Logger
 	intent  string // the selected intent id, "" when none
+	// offered are the tools of the last turn (offer).
+	offered []clients.Tool
 	// extra are the MCP tools of the last list, by the name the model
 	// calls (ToolSource).
 	extra map[string]api.MCPTool

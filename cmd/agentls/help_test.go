@@ -34,6 +34,12 @@ func TestHelpAndUsage(t *testing.T) {
 		{"prints agentls serve --help on stdout", []string{"serve", "--help"}, "-log-level"},
 		{"prints agentls run --help on stdout, with the exit codes", []string{"run", "--help"}, "Exit codes:"},
 		{"prints agentls run -h on stdout", []string{"run", "-h"}, "Usage: agentls run"},
+		{"prints agentls undo --help on stdout, with the exit codes", []string{"undo", "--help"}, "Exit codes:"},
+		{"prints how to steer a run in agentls run --help", []string{"run", "--help"}, "s ID                    skip subtask ID"},
+		{"prints agentls models --help on stdout", []string{"models", "--help"}, "Usage: agentls models"},
+		{"prints agentls check-model --help on stdout, with the exit codes", []string{"check-model", "--help"}, "Exit codes:"},
+		{"prints agentls intents --help on stdout", []string{"intents", "--help"}, "Usage: agentls intents"},
+		{"names the commands in agentls --help", []string{"--help"}, "agentls check-model [flags]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := run(t, c.args...)
@@ -49,7 +55,10 @@ func TestHelpAndUsage(t *testing.T) {
 	}{
 		{"prints a bad flag of run and the usage on stderr", []string{"run", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"prints a bad flag of serve and the usage on stderr", []string{"serve", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"prints a bad flag of undo and the usage on stderr", []string{"undo", "--bogus"}, "flag provided but not defined: -bogus"},
 		{"prints a missing prompt and the usage on stderr", []string{"run"}, "a prompt is required"},
+		{"prints an argument agentls models does not take and the usage on stderr", []string{"models", "gpt"}, `unexpected argument "gpt"`},
+		{"prints a bad flag of intents and the usage on stderr", []string{"intents", "--model", "x"}, "flag provided but not defined: -model"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := run(t, c.args...)

@@ -9,8 +9,10 @@
 // shutdown and exit, 1 when the input ends or exit comes without shutdown,
 // when the input ends inside a frame, or on SIGTERM and SIGINT, 3 when the
 // editor read nothing for --write-timeout), and 2 for a bad command line;
-// before it exits, every task is stopped and its session written. `agentls run` is package
-// runner, with its own exit codes.
+// before it exits, every task is stopped and its session written. `agentls
+// run` is package runner, with its own exit codes; so are `agentls undo`,
+// `agentls models`, `agentls check-model` and `agentls intents`, which start
+// the server as `agentls run` does and ask it one question.
 package main
 
 import (
@@ -51,6 +53,10 @@ Usage:
   agentls acp [flags]         be an ACP agent on stdin/stdout (the Agent Client
                               Protocol of Zed, JetBrains, CodeCompanion, agent-shell)
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
+  agentls undo [flags]        take a task's changes back (agentls undo -h)
+  agentls models [flags]      list the models the providers offer, the current one marked
+  agentls check-model [flags] check that the model works, or say what is wrong
+  agentls intents [flags]     list the intents agentls run --intent takes
   agentls mcp                 serve the editor's tools over MCP (stdio) to an agent agentls runs;
                               started by agentls with the entry it hands that agent (docs/MCP.md)
   agentls version             print the version
@@ -77,6 +83,10 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr, true)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
+	case "undo":
+		return undoCmd(args, stdout, stderr)
+	case "models", "check-model", "intents":
+		return queryCmd(cmd, args, stdout, stderr)
 	case "mcp":
 		return mcpCmd(args, stdin, stdout, stderr)
 	case "version":
@@ -86,7 +96,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, acp, run, mcp or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, acp, run, undo, models, check-model, intents, mcp or version)\n", cmd)
 	return 2
 }
 

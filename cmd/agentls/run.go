@@ -16,8 +16,16 @@ const runUsage = `Usage: agentls run [flags] PROMPT
 
 Runs one prompt in a workspace with agentls as its own editor: the task tree is
 drawn on stderr, approvals and questions are asked on the terminal, the summary
-and the diff of every change are printed on stdout. Without a terminal, changes
-and commands are approved only with --yes.
+(how many changes were applied and rejected) and the diff of every change are
+printed on stdout. Without a terminal, changes and commands are approved only
+with --yes.
+
+While the task runs, a line typed at the terminal steers it:
+  s ID                    skip subtask ID (a running one is stopped)
+  r ID                    remove pending subtask ID
+  a TEXT                  add a subtask; a after 1,2: TEXT waits for 1 and 2
+  q                       stop the task (as Ctrl-C)
+The end prints the session id: --session ID follows up on it.
 
 Exit codes:
   0    done
@@ -41,11 +49,13 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
 	fs.StringVar(&o.Model, "model", "", "provider:model, e.g. anthropic:claude-sonnet-4-5 or script:/abs/path.json (default: AGENTLS_MODEL, then the API keys)")
-	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change) or branch")
+	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change), branch, or review (approve all of the task's changes at its end)")
 	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
+	fs.StringVar(&o.Intent, "intent", "", "the intent the task works under (agentls intents lists them)")
+	fs.StringVar(&o.Session, "session", "", "follow up on the session of an earlier run (its id is printed at the end)")
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code
@@ -68,12 +78,7 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 			return runner.ExitUsage
 		}
 	}
-	if rest, ok := strings.CutPrefix(o.Model, "script:"); ok && rest != "" && !filepath.IsAbs(rest) {
-		// A script path is taken from where the command was typed.
-		if abs, err := filepath.Abs(rest); err == nil {
-			o.Model = "script:" + abs
-		}
-	}
+	o.Model = absScript(o.Model)
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls run: cannot find the agentls binary: %v\n", err)
@@ -94,4 +99,15 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && f != nil && fileIsTerminal(f)
+}
+
+// absScript makes a script: model's relative path absolute: it is taken
+// from where the command was typed.
+func absScript(model string) string {
+	if rest, ok := strings.CutPrefix(model, "script:"); ok && rest != "" && !filepath.IsAbs(rest) {
+		if abs, err := filepath.Abs(rest); err == nil {
+			return "script:" + abs
+		}
+	}
+	return model
 }

@@ -124,6 +124,27 @@ func TestAgentlsRun(t *testing.T) {
 		}
 	})
 
+	t.Run("holds the changes in review mode and asks once for all of them at the end", func(t *testing.T) {
+		dir := exampleCopy(t)
+		code, out, errs := agentlsRun(t, dir, nil, "--yes", "--mode", "review", "--model", "script:"+demoScriptPath(t), demoPrompt)
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		if n := strings.Count(errs, "approved (--yes): agentls: review the changes of"); n != 1 {
+			t.Errorf("%d review approvals, want 1:\n%s", n, errs)
+		}
+		// The review came after the last subtask, the changes after it.
+		if i, j := strings.Index(errs, "[3] done"), strings.Index(errs, "review the changes of"); i < 0 || j < i {
+			t.Errorf("the review did not come at the end:\n%s", errs)
+		}
+		if greet, _ := os.ReadFile(filepath.Join(dir, "greet.go")); !strings.Contains(string(greet), `name = "world"`) {
+			t.Errorf("greet.go not edited:\n%s", greet)
+		}
+		if !strings.Contains(out, "update greet.go (applied)") || !strings.Contains(out, "create farewell_test.go (applied)") {
+			t.Errorf("stdout:\n%s", out)
+		}
+	})
+
 	t.Run("prints every notification as a JSON line with --json, then the result", func(t *testing.T) {
 		dir := exampleCopy(t)
 		code, out, errs := agentlsRun(t, dir, nil, "--json", "--yes", "--mode", "apply", "--model", "script:"+demoScriptPath(t), demoPrompt)

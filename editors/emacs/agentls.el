@@ -71,10 +71,11 @@ environment (AGENTLS_MODEL, ANTHROPIC_API_KEY, OPENAI_API_KEY)."
 (defcustom agentls-edit-mode nil
   "How the agent's edits reach your files.
 `apply' applies them at once, `propose' asks you to confirm each
-one, `branch' applies them on a fresh git branch.  nil leaves the
-choice to the server, whose default is `propose'."
+one, `branch' applies them on a fresh git branch, `review' holds
+every change of a task and shows them together when it ends.  nil
+leaves the choice to the server, whose default is `propose'."
   :type '(choice (const :tag "Server default (propose)" nil)
-                 (const apply) (const propose) (const branch)))
+                 (const apply) (const propose) (const branch) (const review)))
 
 (defcustom agentls-max-workers nil
   "How many subtasks run at once; nil for the server default (3)."

@@ -13,4 +13,7 @@ var (
 	ErrUnknownIntent = errors.New("unknown intent")
 	// ErrOutsideScope: a write outside the selected intent's owned_scope.
 	ErrOutsideScope = errors.New("outside the intent's owned_scope")
+	// ErrCompleted: the intent's status is COMPLETED; it cannot be
+	// selected.
+	ErrCompleted = errors.New("a completed intent cannot be selected")
 )

@@ -48,6 +48,15 @@ type Intent struct {
 	Scope              *editing.Scope // OwnedScope compiled
 }
 
+// StatusCompleted is the status of an intent whose work is done.
+const StatusCompleted = "COMPLETED"
+
+// Completed reports whether the intent's work is done (status COMPLETED,
+// in any case): it cannot be selected.
+func (in Intent) Completed() bool {
+	return strings.EqualFold(strings.TrimSpace(in.Status), StatusCompleted)
+}
+
 // Mutating reports whether a tool changes the workspace and so needs an
 // intent when intents exist.
 func Mutating(tool string) bool {
@@ -213,12 +222,28 @@ func (s *Store) Get(id string) (Intent, error) {
 	return Intent{}, fmt.Errorf("%w %q; the file lists %s", ErrUnknownIntent, id, names(list))
 }
 
-// Select is the select_intent tool: it returns the intent and its
-// <intent_context> block for the model.
+// Select is the select_intent tool (and agent/run's intentId): it returns
+// the intent and its <intent_context> block for the model. A COMPLETED
+// intent is refused with ErrCompleted, naming those that can be selected.
 func (s *Store) Select(id string) (Intent, string, error) {
 	in, err := s.Get(id)
 	if err != nil {
 		return Intent{}, "", err
+	}
+	if in.Completed() {
+		list, _ := s.Intents()
+		var open []Intent
+		for _, o := range list {
+			if !o.Completed() {
+				open = append(open, o)
+			}
+		}
+		others := "another intent: every intent of the file is completed"
+		if len(open) > 0 {
+			others = "one of " + names(open)
+		}
+		return Intent{}, "", fmt.Errorf("intent %q (%s) is %s: %w; select %s",
+			in.ID, in.Name, in.Status, ErrCompleted, others)
 	}
 	return in, in.Context(), nil
 }

@@ -212,3 +212,35 @@ func yamlQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\x01", `\x01`, "\r", `\r`)
 	return `"` + r.Replace(s) + `"`
 }
+
+func TestSelectRefusesACompletedIntent(t *testing.T) {
+	text := `active_intents:
+  - id: INT-001
+    name: Auth refactor
+    status: IN_PROGRESS
+  - id: INT-002
+    name: Docs
+    status: Completed
+`
+	s := NewStore(workspace(t, &text), Options{})
+	if _, _, err := s.Select("INT-001"); err != nil {
+		t.Fatalf("an intent in progress is refused: %v", err)
+	}
+	_, block, err := s.Select("INT-002")
+	if !errors.Is(err, ErrCompleted) || block != "" {
+		t.Fatalf("Select(INT-002) = %q, %v; want ErrCompleted", block, err)
+	}
+	for _, want := range []string{`"INT-002" (Docs) is Completed`, `select one of "INT-001" (Auth refactor)`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+
+	t.Run("says so when every intent is completed", func(t *testing.T) {
+		done := "active_intents:\n  - {id: A, name: Only, status: COMPLETED}\n"
+		_, _, err := NewStore(workspace(t, &done), Options{}).Select("A")
+		if !errors.Is(err, ErrCompleted) || !strings.Contains(err.Error(), "every intent of the file is completed") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}

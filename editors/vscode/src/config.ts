@@ -10,7 +10,7 @@ export interface ConfigSource {
 /** initializationOptions of contract §2, as the extension sends them. */
 export interface InitOptions {
   model?: string;
-  editMode: 'apply' | 'propose' | 'branch';
+  editMode: 'apply' | 'propose' | 'branch' | 'review';
   maxWorkers: number;
   commands: 'ask' | 'allow' | 'deny';
   allowCommands: string[];
@@ -67,7 +67,7 @@ export interface SettingProblem {
   message: string;
 }
 
-export const editModes = ['apply', 'propose', 'branch'] as const;
+export const editModes = ['apply', 'propose', 'branch', 'review'] as const;
 export const commandPolicies = ['ask', 'allow', 'deny'] as const;
 
 const defaults: InitOptions = {

@@ -5,24 +5,31 @@
 # end-to-end test's code-server 4.100.3 on Node 20 only.
 #
 #   1. npm ci of the extension (cached while package-lock.json is unchanged)
-#   2. agentls built with go build (or AGENTLS_BIN)
-#   3. eslint and the strict TypeScript build
-#   4. unit tests (node's test runner, a vscode stub, the real agentls binary)
-#   5. the .vsix, with the agentls binary inside, by vsce package
-#   6. the end-to-end test in code-server 4.100.3 through chromium
-#      (test/setup.sh installs both, cached)
+#   2. eslint and the strict TypeScript build
+#   3. the platform packages by scripts/package.sh: agentls cross-compiled
+#      for linux-x64, linux-arm64, darwin-x64, darwin-arm64 and win32-x64
+#      (the first time 12 minutes of CPU, about seven on 2 idle cores;
+#      seconds once Go's build cache has them), the extension bundled, one
+#      .vsix per target
+#   4. unit tests (node's test runner, a vscode stub, the real agentls
+#      binary: AGENTLS_BIN, else the one packaged for this machine)
+#   5. the packaging test: each package's files, and its binary's format,
+#      architecture, stripping and version stamp
+#   6. the end-to-end test in code-server 4.100.3 through chromium, with
+#      the linux-x64 package installed (test/setup.sh installs both, cached)
 #
 # Exit 0 when everything passed, 1 on a failure, 77 when it cannot run here;
 # then the reason is the last line on stderr. Bounded by AGENTLS_VSCODE_TIMEOUT
-# seconds (default 900), a cold install of code-server included.
+# seconds (default 1200), a cold install of code-server and cold builds of
+# the five binaries included.
 set -uo pipefail
 
 if [ -z "${AGENTLS_VSCODE_BOUNDED:-}" ]; then
 	export AGENTLS_VSCODE_BOUNDED=1
-	timeout --kill-after=15 "${AGENTLS_VSCODE_TIMEOUT:-900}" bash "$0" "$@"
+	timeout --kill-after=15 "${AGENTLS_VSCODE_TIMEOUT:-1200}" bash "$0" "$@"
 	rc=$?
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-		echo "vscode suite: timed out after ${AGENTLS_VSCODE_TIMEOUT:-900}s" >&2
+		echo "vscode suite: timed out after ${AGENTLS_VSCODE_TIMEOUT:-1200}s" >&2
 		exit 1
 	fi
 	exit $rc
@@ -39,13 +46,19 @@ trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 cannot() { echo "vscode suite cannot run here: $*" >&2; exit 77; }
 step() { echo "== vscode: $*"; }
-# count adds the pass/fail lines of node's test runner in $1 to the totals.
+# count adds the pass/fail lines of node's test runner in $1 to the totals;
+# a run that exited $2 != 0 without a failing test (a file that did not
+# load, a failing hook) counts as one failure.
 count() {
 	local p f
 	p=$(grep -E '^ℹ pass [0-9]+' "$1" | tail -n 1 | awk '{print $3}')
 	f=$(grep -E '^ℹ fail [0-9]+' "$1" | tail -n 1 | awk '{print $3}')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
+	if [ "${2:-0}" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+		echo "FAIL: $1: the test runner exited $2" >&2
+		failed=$((failed + 1))
+	fi
 }
 finish() {
 	echo "vscode: $passed passed, $failed failed"
@@ -76,18 +89,7 @@ if [ "$(cat node_modules/.agentls-lock 2>/dev/null)" != "$want" ]; then
 	echo "$want" >node_modules/.agentls-lock
 fi
 
-# 2. agentls.
-bin=${AGENTLS_BIN:-}
-if [ -z "$bin" ]; then
-	step "go build: a static agentls (CGO_ENABLED=0 -trimpath), as the .vsix carries it"
-	echo "   (the first time this compiles every package again, about two minutes on 2 cores)"
-	command -v go >/dev/null || cannot "go is not installed and AGENTLS_BIN is not set"
-	(cd "$repo" && long "go build" env CGO_ENABLED=0 go build -trimpath -o "$cache/agentls" ./cmd/agentls) || { echo "go build failed" >&2; exit 1; }
-	bin=$cache/agentls
-fi
-export AGENTLS_BIN=$bin
-
-# 3. Lint and the strict build.
+# 2. Lint and the strict build.
 step "eslint, tsc --strict"
 if long "eslint" npx --no-install eslint src test/unit && long "tsc" npx --no-install tsc -p .; then
 	passed=$((passed + 1))
@@ -96,27 +98,43 @@ else
 	failed=$((failed + 1))
 fi
 
-# 4. Unit tests.
-step "unit tests: node --test out/test/unit/"
-long "the unit tests" node --test --test-reporter=spec --require ./out/test/unit/vscode-stub/register.js out/test/unit/ 2>&1 | tee "$work/unit.log"
-count "$work/unit.log"
-
-# 5. The .vsix.
-step "vsce package"
-vsix=$work/agentls.vsix
-if ! long "vsce package" scripts/package.sh "$vsix" >"$work/package.log" 2>&1; then
-	tail -n 30 "$work/package.log" >&2
-	echo "FAIL: vsce package" >&2
+# 3. The platform packages, every binary stamped with one version.
+export VERSION=${VERSION:-$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)}
+host=$(node -p 'process.platform + "-" + process.arch')
+vsixes=$work/vsix
+step "scripts/package.sh: agentls $VERSION cross-compiled for five platforms, one .vsix each (output in ${cache#"$repo"/}/package.log)"
+echo "   (the first time this compiles every package for each platform, 12 minutes of CPU, about seven on 2 idle cores)"
+command -v go >/dev/null || cannot "go is not installed: the packages carry agentls built from this checkout"
+if long "packaging" scripts/package.sh "$vsixes" >"$cache/package.log" 2>&1; then
+	passed=$((passed + 1))
+	ls -l "$vsixes" | awk 'NR > 1 {printf "   %s %6.2f MB\n", $9, $5 / 1048576}'
+else
+	tail -n 30 "$cache/package.log" >&2
+	echo "FAIL: scripts/package.sh" >&2
 	failed=$((failed + 1))
 	finish 1
 fi
-# A .vsix is a zip: its central directory names every file.
-if grep -qa 'extension/bin/linux-x64/agentls' "$vsix"; then
-	passed=$((passed + 1))
-else
-	echo "FAIL: the .vsix lacks extension/bin/linux-x64/agentls" >&2
-	failed=$((failed + 1))
+
+# 4. Unit tests, against the binary packaged for this machine.
+if [ -z "${AGENTLS_BIN:-}" ]; then
+	AGENTLS_BIN=$here/bin/$host/agentls
+	if [ ! -x "$AGENTLS_BIN" ]; then
+		AGENTLS_BIN=$work/agentls
+		step "go build: agentls for this machine ($host is not a packaged platform)"
+		(cd "$repo" && long "go build" env CGO_ENABLED=0 go build -trimpath -o "$AGENTLS_BIN" ./cmd/agentls) || { echo "go build failed" >&2; exit 1; }
+	fi
 fi
+export AGENTLS_BIN
+step "unit tests: node --test out/test/unit/ (agentls: ${AGENTLS_BIN#"$repo"/})"
+long "the unit tests" node --test --test-reporter=spec --require ./out/test/unit/vscode-stub/register.js out/test/unit/ 2>&1 | tee "$work/unit.log"
+rc=${PIPESTATUS[0]}
+count "$work/unit.log" $rc
+
+# 5. What each package holds.
+step "packaging test: node --test test/package/"
+long "the packaging test" env VSIX_DIR="$vsixes" node --test --test-reporter=spec test/package/ 2>&1 | tee "$work/package-test.log"
+rc=${PIPESTATUS[0]}
+count "$work/package-test.log" $rc
 
 # 6. End to end in code-server.
 step "end-to-end setup (code-server 4.100.3, chromium)"
@@ -131,12 +149,15 @@ elif [ "$rc" -ne 0 ]; then
 	failed=$((failed + 1))
 	finish 1
 fi
-step "end-to-end test: node --test test/e2e/e2e.test.mjs"
+ext_version=$(node -p 'require("./package.json").version')
+vsix=$vsixes/agentls-linux-x64-$ext_version.vsix
+step "end-to-end test: node --test test/e2e/e2e.test.mjs, with ${vsix#"$work"/} installed"
 mkdir -p "$work/shots"
 mkdir -p "$work/home"
 long "the end-to-end test" env HOME="$work/home" E2E_DIR="$e2e_dir" VSIX="$vsix" SHOTS="$work/shots" \
 	node --test --test-reporter=spec test/e2e/e2e.test.mjs 2>&1 | tee "$work/e2e.log"
-count "$work/e2e.log"
+rc=${PIPESTATUS[0]}
+count "$work/e2e.log" $rc
 if grep -qE '^ℹ fail [1-9]' "$work/e2e.log"; then
 	# Keep what the browser showed for whoever reads the failure.
 	mkdir -p "$cache/last-failure"

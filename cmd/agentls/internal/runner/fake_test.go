@@ -20,6 +20,9 @@ import (
 // make reverse calls on conn.
 type fakeServer struct {
 	run func(ctx context.Context, conn *rpc.Conn, p api.RunParams) (any, error)
+	// control answers the other requests (agent/skipSubtask, agent/stop,
+	// agent/models, …); nil answers them -32601.
+	control func(method string, params json.RawMessage) (any, error)
 }
 
 func (f *fakeServer) serve(ctx context.Context, in io.Reader, out io.Writer) int {
@@ -50,6 +53,9 @@ func (h *fakeHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, er
 		return h.f.run(ctx, h.conn, p)
 	case api.MethodShutdown:
 		return nil, nil
+	}
+	if h.f.control != nil {
+		return h.f.control(req.Method(), req.Params())
 	}
 	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }

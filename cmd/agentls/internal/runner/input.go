@@ -8,9 +8,10 @@ import (
 )
 
 // lines is the run's one reader of the terminal's input. A goroutine,
-// started with the first question, reads line after line and hands each to
-// the question waiting for it; a line typed while no question waits is
-// dropped. A question that is withdrawn (its context ends) stops waiting
+// started with the first question (or with the run's controls), reads line
+// after line and hands each to the question waiting for it; a line typed
+// while no question waits goes to the idle handler (the controls of a live
+// run), or is dropped when there is none. A question that is withdrawn (its context ends) stops waiting
 // and leaves nothing behind, so the next question gets the next line: two
 // reads never race for one line.
 //
@@ -23,7 +24,20 @@ type lines struct {
 	ended chan struct{} // closed at the end of input
 
 	mu     sync.Mutex
-	waiter chan string // the waiting question's (buffered), nil when none
+	waiter chan string  // the waiting question's (buffered), nil when none
+	idle   func(string) // gets a line no question waits for; nil drops it
+}
+
+// begin starts reading, if nothing started it yet.
+func (l *lines) begin() { l.start.Do(func() { go l.loop() }) }
+
+// setIdle sets the handler of the lines typed while no question waits
+// (nil drops them). It is called on the reading goroutine and must not
+// block.
+func (l *lines) setIdle(f func(string)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.idle = f
 }
 
 func newLines(r io.Reader) *lines {
@@ -36,11 +50,14 @@ func (l *lines) loop() {
 		s, err := l.in.ReadString('\n')
 		if s != "" {
 			l.mu.Lock()
-			w := l.waiter
+			w, idle := l.waiter, l.idle
 			l.waiter = nil
 			l.mu.Unlock()
-			if w != nil {
+			switch {
+			case w != nil:
 				w <- s // buffered: never blocks
+			case idle != nil:
+				idle(s)
 			}
 		}
 		if err != nil {
@@ -58,7 +75,7 @@ func (l *lines) next(ctx context.Context, asked func()) (string, error) {
 	l.waiter = w
 	l.mu.Unlock()
 	asked()
-	l.start.Do(func() { go l.loop() })
+	l.begin()
 	select {
 	case s := <-w:
 		return s, nil

@@ -5,9 +5,15 @@
 // with the end of its output and its exit status, puts approvals and questions to
 // the person on the terminal (without a terminal and without --yes it answers
 // that no one could be asked, and the run exits 3), draws the task tree live
-// on stderr (plain lines when stderr is not a terminal), and prints the
-// summary and the diffs on stdout. It exits ExitDone, ExitFailed, ExitRefused,
-// ExitStopped (interrupted) or ExitUsage.
+// on stderr (plain lines when stderr is not a terminal), lets the person
+// steer the task with a typed line (skip, add, remove a subtask, stop:
+// controls.go), and prints the summary (changes applied and rejected, the
+// session to follow up on) and the diffs on stdout. It exits ExitDone,
+// ExitFailed, ExitRefused, ExitStopped (interrupted) or ExitUsage.
+//
+// Models, CheckModel and Intents (query.go) start the server the same way
+// and ask it one question: `agentls models`, `agentls check-model`,
+// `agentls intents`.
 package runner
 
 import (
@@ -22,6 +28,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -49,12 +56,14 @@ const drainTimeout = 2 * time.Second
 type Options struct {
 	Workspace  string // the workspace root
 	Model      string // provider:model; "" leaves it to the environment (docs/MODELS.md)
-	Mode       string // apply, propose or branch
+	Mode       string // one of api.EditModes
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
 	Record     string // record the model's answers as a script
 	JSON       bool   // every notification as one JSON line on stdout
 	Prompt     string
+	Intent     string // the intent the task works under (agent/run intentId)
+	Session    string // the session the task continues (agent/run sessionId)
 
 	// PassEnv names the secret variables commands may inherit (the
 	// commandEnv setting, docs/PROTOCOL.md §2).
@@ -86,58 +95,17 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintln(o.Stderr, "agentls run: a prompt is required")
 		return ExitUsage
 	}
-	switch o.Mode {
-	case "":
+	switch {
+	case o.Mode == "":
 		o.Mode = api.EditPropose
-	case api.EditApply, api.EditPropose, api.EditBranch:
-	default:
-		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of apply, propose, branch\n", o.Mode)
+	case !api.ValidEditMode(o.Mode):
+		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of %s\n", o.Mode, strings.Join(api.EditModes, ", "))
 		return ExitUsage
-	}
-	if fi, err := os.Stat(o.Workspace); err != nil || !fi.IsDir() {
-		fmt.Fprintf(o.Stderr, "agentls run: --workspace %s is not a directory\n", o.Workspace)
-		return ExitUsage
-	}
-	init := map[string]any{"editMode": o.Mode, "commands": api.CommandsAsk}
-	if o.Model != "" {
-		init["model"] = o.Model
-	}
-	if o.MaxWorkers > 0 {
-		init["maxWorkers"] = o.MaxWorkers
-	}
-	if len(o.PassEnv) > 0 {
-		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
-	}
-	var cmd []string
-	if o.Serve == nil {
-		cmd = append(cmd, o.Server...)
-		cmd = append(cmd, "serve", "--log-level", "error")
-		if o.Record != "" {
-			cmd = append(cmd, "--record", o.Record)
-		}
 	}
 	ui := newUI(o)
-	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
-	ed, err := headless.Start(startCtx, headless.Options{
-		Root:    o.Workspace,
-		Command: cmd,
-		Serve:   o.Serve,
-		Env:     o.Env,
-		Stderr:  o.Stderr,
-		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
-			ResourceOperations: []string{"create", "delete"},
-			ReadFile:           true, RunCommand: true, Ask: true},
-		InitializationOptions: init,
-		ClientName:            "agentls run",
-	})
-	cancelStart()
-	if err != nil {
-		fmt.Fprintf(o.Stderr, "agentls run: %s\n", forTerminal(err))
-		var we *api.Error
-		if errors.As(err, &we) && we.Code == api.CodeInvalidParams {
-			return ExitUsage
-		}
-		return ExitFailed
+	ed, code := start(ctx, "agentls run", o)
+	if ed == nil {
+		return code
 	}
 	defer ed.Close()
 	ed.Handle(api.MethodShowMessageRequest, ui.approve)
@@ -154,9 +122,19 @@ func Run(ctx context.Context, o Options) int {
 	done := make(chan outcome, 1)
 	go func() {
 		var res api.RunResult
-		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID}, &res)
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session}, &res)
 		done <- outcome{res, err}
 	}()
+	stopTask := func() {
+		go func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = ed.Call(sctx, api.MethodStop, api.StopParams{TaskID: taskID}, nil)
+		}()
+	}
+	// A person at the terminal steers the task with a line while no
+	// question waits (controls.go).
+	endControls := ui.startControls(ed, taskID, stopTask)
 
 	// Notifications, in order, until the run is answered.
 	watchCtx, stopWatch := context.WithCancel(context.Background())
@@ -192,21 +170,19 @@ wait:
 			interrupts++
 			if interrupts == 1 {
 				ui.note("stopping… (press Ctrl-C again to quit at once)")
-				go func() {
-					sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					defer cancel()
-					_ = ed.Call(sctx, api.MethodStop, api.StopParams{TaskID: taskID}, nil)
-				}()
+				stopTask()
 				continue
 			}
 			cancelRun()
 			out = <-done
+			endControls()
 			stopWatch()
 			<-watched
 			ui.finish()
 			return ExitStopped
 		}
 	}
+	endControls()
 	// Everything the server sent before its answer is drawn before the
 	// end. A task that ran sent its final state before its result; a run
 	// refused with an error started no task and has nothing more to say.
@@ -252,6 +228,60 @@ wait:
 	return ExitFailed
 }
 
+// start starts the server as `agentls run`'s editor, with the settings of
+// o, or says on stderr why it could not (cmd names the command) and returns
+// the exit code.
+func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
+	if fi, err := os.Stat(o.Workspace); err != nil || !fi.IsDir() {
+		fmt.Fprintf(o.Stderr, "%s: --workspace %s is not a directory\n", cmd, o.Workspace)
+		return nil, ExitUsage
+	}
+	init := map[string]any{"commands": api.CommandsAsk}
+	if o.Mode != "" {
+		init["editMode"] = o.Mode
+	}
+	if o.Model != "" {
+		init["model"] = o.Model
+	}
+	if o.MaxWorkers > 0 {
+		init["maxWorkers"] = o.MaxWorkers
+	}
+	if len(o.PassEnv) > 0 {
+		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
+	}
+	var command []string
+	if o.Serve == nil {
+		command = append(command, o.Server...)
+		command = append(command, "serve", "--log-level", "error")
+		if o.Record != "" {
+			command = append(command, "--record", o.Record)
+		}
+	}
+	startCtx, cancelStart := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelStart()
+	ed, err := headless.Start(startCtx, headless.Options{
+		Root:    o.Workspace,
+		Command: command,
+		Serve:   o.Serve,
+		Env:     o.Env,
+		Stderr:  o.Stderr,
+		Caps: headless.Capabilities{ApplyEdit: true, DocumentChanges: true,
+			ResourceOperations: []string{"create", "delete"},
+			ReadFile:           true, RunCommand: true, Ask: true},
+		InitializationOptions: init,
+		ClientName:            "agentls run",
+	})
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "%s: %s\n", cmd, forTerminal(err))
+		var we *api.Error
+		if errors.As(err, &we) && we.Code == api.CodeInvalidParams {
+			return nil, ExitUsage
+		}
+		return nil, ExitFailed
+	}
+	return ed, 0
+}
+
 func isFinal(state string) bool {
 	return state == api.TaskDone || state == api.TaskFailed || state == api.TaskStopped
 }
@@ -267,9 +297,15 @@ type ui struct {
 	o  Options
 	in *lines // nil without input
 
-	mu    sync.Mutex // one writer at a time; a question holds it while it waits
-	tree  *tree
-	drawn int // lines of the live tree on screen
+	mu       sync.Mutex // one writer at a time; a question holds it while it waits
+	tree     *tree
+	drawn    int  // lines of the live tree on screen
+	controls bool // the person may steer the run (controls.go)
+	// typed counts the lines the terminal echoed below the live tree (a
+	// control typed and its Enter): the next redraw clears them too. The
+	// reading goroutine adds to it without the lock, which a question
+	// holds while it waits for its line.
+	typed atomic.Int32
 
 	refused refusedCount
 }
@@ -338,15 +374,19 @@ func (u *ui) note(s string) {
 }
 
 func (u *ui) clearLocked() {
-	if u.o.Live && u.drawn > 0 {
-		fmt.Fprintf(u.o.Stderr, "\x1b[%dA\x1b[J", u.drawn)
-		u.drawn = 0
+	n := u.drawn + int(u.typed.Swap(0))
+	if u.o.Live && n > 0 {
+		fmt.Fprintf(u.o.Stderr, "\x1b[%dA\x1b[J", n)
 	}
+	u.drawn = 0
 }
 
 func (u *ui) redrawLocked() {
 	u.clearLocked()
 	lines := u.tree.render(true)
+	if u.controls {
+		lines = append(lines, "\x1b[2m  keys: s ID skip · r ID remove · a TEXT add · q stop · ? help (then Enter)\x1b[0m")
+	}
 	for _, l := range lines {
 		fmt.Fprintln(u.o.Stderr, l)
 	}
@@ -430,12 +470,7 @@ func (u *ui) refusals(res *api.RunResult) bool {
 	r.mu.Lock()
 	commands, unasked := r.commands, r.unasked
 	r.mu.Unlock()
-	changes := 0
-	for _, c := range res.Changes {
-		if !c.Applied {
-			changes++
-		}
-	}
+	_, changes := countChanges(res)
 	if changes == 0 && commands == 0 {
 		return false
 	}
@@ -571,20 +606,45 @@ func (u *ui) result(res *api.RunResult) {
 	}
 	w := u.o.Stdout
 	fmt.Fprintf(w, "Task %s: %s\n%s\n", res.TaskID, res.State, res.Summary)
+	if applied, rejected := countChanges(res); applied+rejected > 0 {
+		fmt.Fprintf(w, "Changes: %d applied, %d rejected\n", applied, rejected)
+	}
 	if res.Usage.InputTokens > 0 || res.Usage.OutputTokens > 0 {
 		fmt.Fprintf(w, "Tokens: %d in, %d out\n", res.Usage.InputTokens, res.Usage.OutputTokens)
 	}
+	if res.SessionID != "" {
+		fmt.Fprintf(w, "Session: %s (agentls run --session %s PROMPT follows up on it)\n", res.SessionID, res.SessionID)
+	}
+	applied := false
 	for _, c := range res.Changes {
 		status := "applied"
 		if !c.Applied {
 			status = "NOT applied"
 		}
+		applied = applied || c.Applied
 		fmt.Fprintf(w, "\n%s %s (%s)\n", c.Operation, c.Path, status)
 		fmt.Fprint(w, c.Diff)
 		if c.Diff != "" && !strings.HasSuffix(c.Diff, "\n") {
 			fmt.Fprintln(w)
 		}
 	}
+	if applied {
+		fmt.Fprintf(u.o.Stderr, "To take these changes back: agentls undo --task %s\n", res.TaskID)
+	}
+}
+
+// countChanges counts the run's changes applied and not applied (refused
+// by the person, by no one to ask, or failed): the result's applied and
+// rejected, which count the same flags.
+func countChanges(res *api.RunResult) (applied, rejected int) {
+	for _, c := range res.Changes {
+		if c.Applied {
+			applied++
+		} else {
+			rejected++
+		}
+	}
+	return applied, rejected
 }
 
 func firstLine(s string) string {

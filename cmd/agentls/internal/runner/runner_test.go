@@ -323,3 +323,34 @@ func TestCommands(t *testing.T) {
 		}
 	})
 }
+
+func TestRunSummary(t *testing.T) {
+	var got api.RunParams
+	f := &fakeServer{run: func(ctx context.Context, conn *rpc.Conn, p api.RunParams) (any, error) {
+		got = p
+		_ = conn.Notify(ctx, api.MethodTaskUpdate, api.TaskUpdateParams{TaskID: p.TaskID, State: api.TaskDone,
+			Event: api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskDone}})
+		return api.RunResult{TaskID: p.TaskID, SessionID: "5e55", State: api.TaskDone, Summary: "All 2 subtasks done.",
+			Changes: []api.Change{
+				{Path: "a.go", Operation: api.OpUpdate, Applied: true, Diff: "--- a/a.go\n"},
+				{Path: "b.go", Operation: api.OpCreate, Applied: false, Diff: "--- /dev/null\n"},
+				{Path: "c.go", Operation: api.OpUpdate, Applied: true, Diff: "--- a/c.go\n"},
+			}, Applied: 2, Rejected: 1}, nil
+	}}
+	_, out, _ := runFake(t, f, Options{Yes: true, Intent: "INT-001", Session: "5e55"})
+	if got.IntentID != "INT-001" || got.SessionID != "5e55" {
+		t.Errorf("agent/run got intentId %q, sessionId %q", got.IntentID, got.SessionID)
+	}
+	for _, want := range []string{
+		"Changes: 2 applied, 1 rejected\n",
+		"Session: 5e55 (agentls run --session 5e55 PROMPT follows up on it)\n",
+		"create b.go (NOT applied)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "3 change") {
+		t.Errorf("stdout counts the rejected change as a change made:\n%s", out)
+	}
+}

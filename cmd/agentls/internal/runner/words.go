@@ -24,6 +24,7 @@ var terminalWords = strings.NewReplacer(
 	`initializationOptions.commandEnv.pass`, `--pass-env`,
 	`initializationOptions.commandEnv`, `--pass-env`,
 	`editor setting "model"`, `--model`,
+	`agent/checkModel model`, `--model`,
 )
 
 // forTerminal is the message of err as `agentls run` prints it: the
@@ -36,3 +37,7 @@ func forTerminal(err error) string {
 	}
 	return err.Error()
 }
+
+// terminalText is a message of the server (a result's words, not an
+// error) in the words of the terminal's flags and environment.
+func terminalText(s string) string { return terminalWords.Replace(s) }

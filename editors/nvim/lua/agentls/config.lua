@@ -46,7 +46,7 @@ M.defaults = {
 }
 
 local enums = {
-  edit_mode = { apply = true, propose = true, branch = true },
+  edit_mode = { apply = true, propose = true, branch = true, review = true },
   commands = { ask = true, allow = true, deny = true },
 }
 

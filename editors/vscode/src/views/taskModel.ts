@@ -165,8 +165,10 @@ export class TaskStore {
         t.question = undefined;
         break;
       case 'usage':
-        t.inputTokens += e.inputTokens ?? 0;
-        t.outputTokens += e.outputTokens ?? 0;
+        // The event carries the task's totals so far (docs/PROTOCOL.md §5):
+        // shown as they are, never added up. A zero total is left out.
+        t.inputTokens = e.inputTokens ?? 0;
+        t.outputTokens = e.outputTokens ?? 0;
         break;
       case 'stateChanged':
         if (p.state !== 'waiting') {

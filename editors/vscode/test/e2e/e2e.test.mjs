@@ -178,7 +178,17 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const text = f ? fs.readFileSync(f, 'utf8') : '';
       return text.includes('initialized') ? text : undefined;
     }, 60000);
-    assert.match(log, /\(packaged\)/, 'the binary inside the .vsix is used');
+    // VS Code runs what the linux-x64 package installed: the bundle and
+    // the binary, none of the development folder's build or modules.
+    const installed = fs.readdirSync(extensions).filter((d) => d.startsWith('agentls.agentls-'));
+    assert.deepEqual(installed, [`agentls.agentls-${JSON.parse(fs.readFileSync(path.join(here, '../../package.json'), 'utf8')).version}`]);
+    const ext = path.join(extensions, installed[0]);
+    assert.ok(fs.existsSync(path.join(ext, 'dist', 'extension.js')), 'the bundle is installed');
+    for (const dev of ['out', 'src', 'node_modules', 'go.mod']) {
+      assert.equal(fs.existsSync(path.join(ext, dev)), false, `${dev} is not in the package`);
+    }
+    const bin = path.join(ext, 'bin', 'linux-x64', 'agentls');
+    assert.ok(log.includes(`starting ${bin} (packaged)`), `the binary inside the .vsix is used: ${log.split('\n').find((l) => l.includes('starting')) ?? log}`);
     assert.match(log, /"ReadFile":true,"RunCommand":true,"Ask":true/, 'experimental.agent is advertised');
     assert.match(log, /"ChangeAnnotation":true/);
     await shot('1-started');

@@ -67,11 +67,11 @@ describe('TaskStore', () => {
     assert.equal(store.get('t1')?.question, undefined);
   });
 
-  it('adds up the tokens of usage events and takes the run result\'s total at the end', () => {
+  it('shows the running totals usage events carry and takes the run result\'s total at the end', () => {
     const store = new TaskStore();
     store.update(upd(1, { kind: 'usage', inputTokens: 100, outputTokens: 10 }));
-    store.update(upd(2, { kind: 'usage', inputTokens: 50, outputTokens: 5 }));
-    assert.equal(store.get('t1')?.inputTokens, 150);
+    store.update(upd(2, { kind: 'usage', inputTokens: 150, outputTokens: 15 }));
+    assert.equal(store.get('t1')?.inputTokens, 150, 'the second event is the total so far, not an increment');
     assert.equal(store.get('t1')?.outputTokens, 15);
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null,

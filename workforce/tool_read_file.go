@@ -1,0 +1,20 @@
+package workforce
+
+import "context"
+
+// readFileParams are the arguments of read_file.
+type readFileParams struct {
+	Path   string `json:"path" jsonschema:"minLength=1" jsonschema_description:"workspace-relative path"`
+	Offset int    `json:"offset,omitempty" jsonschema_description:"first line to show, from 1"`
+	Limit  int    `json:"limit,omitempty" jsonschema_description:"number of lines to show"`
+}
+
+var readFileTool = define("read_file",
+	"Read a text file as the editor has it (unsaved changes included). Lines are numbered from 1; long files are shown in parts: use offset and limit to read on.",
+	func(ctx context.Context, w *worker, p readFileParams) (result, error) {
+		res, err := w.agent.Read(ctx, p.Path, p.Offset, p.Limit)
+		if err != nil {
+			return result{path: p.Path}, err
+		}
+		return result{content: res.Text, path: res.Path}, nil
+	})

@@ -1,0 +1,20 @@
+package workforce
+
+import (
+	"context"
+
+	"github.com/agentls/agentls/editing"
+)
+
+// writeFileParams are the arguments of write_file. content may be empty:
+// an empty file.
+type writeFileParams struct {
+	Path    string `json:"path" jsonschema:"minLength=1"`
+	Content string `json:"content"`
+}
+
+var writeFileTool = define("write_file",
+	"Create a file with this content, or replace the whole content of a file you have read.",
+	func(ctx context.Context, w *worker, p writeFileParams) (result, error) {
+		return w.change("write_file", p.Path, func() (editing.Change, error) { return w.agent.Write(ctx, p.Path, p.Content) }), nil
+	})
