@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +129,7 @@ func TestNewSession(t *testing.T) {
 		e.initialize(t, opts{})
 		res, err := e.agent.NewSession(testkit.Context(t), &acp.NewSessionRequest{Cwd: e.root})
 		must(t, err)
-		if res.SessionID == "" || res.Modes == nil || res.Modes.CurrentModeID != "propose" || len(res.Modes.AvailableModes) != 3 {
+		if res.SessionID == "" || res.Modes == nil || res.Modes.CurrentModeID != "propose" || len(res.Modes.AvailableModes) != len(api.EditModes) || res.Modes.AvailableModes[3].ID != "review" {
 			t.Fatalf("session/new = %+v", res)
 		}
 		if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].ID != "model" || !strings.HasPrefix(res.ConfigOptions[0].CurrentValue.(string), "script:") {
@@ -186,11 +189,33 @@ func TestSessionOptions(t *testing.T) {
 		}
 	})
 
-	t.Run("sets the model to one of the option's values and refuses others", func(t *testing.T) {
-		e, sid := ready(t, opts{script: script(nil), env: map[string]string{"OPENAI_API_KEY": "sk-test-0123456789abcdef"}})
-		res, err := e.agent.SetSessionConfigOption(testkit.Context(t), &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "model", Value: "openai:gpt-4.1-mini"})
+	t.Run("offers the models the providers list, when they have listed them, and sets one", func(t *testing.T) {
+		// An OpenAI-compatible server that lists two models.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/models" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"local-large","object":"model"},{"id":"local-small","object":"model"}]}`))
+		}))
+		defer srv.Close()
+		e, sid := ready(t, opts{script: script(nil), env: map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1"}})
+		u := e.client.await(t, "config_option_update with the listed models", func(u acp.SessionUpdate) bool {
+			_, ok := u.(acp.ConfigOptionUpdate)
+			return ok
+		}).(acp.ConfigOptionUpdate)
+		var values []string
+		for _, o := range u.ConfigOptions[0].Options {
+			values = append(values, o.Value)
+		}
+		if !slices.Contains(values, "openai:local-large") || !slices.Contains(values, "openai:local-small") ||
+			!strings.HasPrefix(u.ConfigOptions[0].CurrentValue.(string), "script:") {
+			t.Fatalf("model values %v, current %v", values, u.ConfigOptions[0].CurrentValue)
+		}
+		res, err := e.agent.SetSessionConfigOption(testkit.Context(t), &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "model", Value: "openai:local-small"})
 		must(t, err)
-		if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].CurrentValue != "openai:gpt-4.1-mini" || len(res.ConfigOptions[0].Options) != 2 {
+		if res.ConfigOptions[0].CurrentValue != "openai:local-small" {
 			t.Fatalf("configOptions = %+v", res.ConfigOptions)
 		}
 		for _, bad := range []acp.SetSessionConfigOptionRequest{

@@ -181,3 +181,38 @@ func TestAskHuman(t *testing.T) {
 }
 
 var _ = context.Background
+
+func TestReviewMode(t *testing.T) {
+	t.Run("proposes the prompt's changes at its end, file by file, and applies those approved", func(t *testing.T) {
+		e, sid := ready(t, opts{files: map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, script: script(map[string][]turn{
+			"coordinator": onePlan("Change both files"),
+			"1": {
+				{calls: []call{{"read_file", map[string]any{"path": "a.txt"}}, {"read_file", map[string]any{"path": "b.txt"}}}},
+				{calls: []call{{"write_file", map[string]any{"path": "a.txt", "content": "A\n"}}, {"write_file", map[string]any{"path": "b.txt", "content": "B\n"}}}},
+				finish("both changed"),
+			},
+		})})
+		_, err := e.agent.SetSessionMode(testkit.Context(t), &acp.SetSessionModeRequest{SessionID: sid, ModeID: "review"})
+		must(t, err)
+		e.client.answer = func(p *acp.RequestPermissionRequest) acp.PermissionOutcome {
+			if strings.HasSuffix(p.ToolCall.Content[0].Path, "b.txt") {
+				return chooses("Reject")(p)
+			}
+			return chooses("Apply")(p)
+		}
+		res, err := e.prompt(t, sid, acp.Text("change both"))
+		must(t, err)
+		if res.StopReason != acp.StopEndTurn {
+			t.Fatalf("stop reason %s", res.StopReason)
+		}
+		e.client.mu.Lock()
+		perms := e.client.permissions
+		e.client.mu.Unlock()
+		if len(perms) != 2 || perms[0].ToolCall.Title != "Edit a.txt" || perms[1].ToolCall.Title != "Edit b.txt" {
+			t.Fatalf("permissions %+v", perms)
+		}
+		if a, b := e.read(t, "a.txt"), e.read(t, "b.txt"); a != "A\n" || b != "b\n" {
+			t.Fatalf("a.txt %q, b.txt %q", a, b)
+		}
+	})
+}

@@ -146,6 +146,7 @@ type Server struct {
 	workspaces  map[string]*workspace
 	closed      bool
 
+	catalog  catalog
 	keysOnce sync.Once
 }
 
@@ -280,6 +281,7 @@ func (s *Server) close() {
 		workspaces = append(workspaces, w)
 	}
 	s.mu.Unlock()
+	s.closeCatalog()
 	var wg sync.WaitGroup
 	for _, se := range sessions {
 		wg.Go(se.close)

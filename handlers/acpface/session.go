@@ -161,6 +161,7 @@ func (s *Server) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.N
 		return nil, err
 	}
 	se.announceCommands()
+	s.listModels(se.root)
 	se.log.Info("session/new", zap.String("root", se.root), zap.Int("mcpServers", len(p.McpServers)))
 	return &acp.NewSessionResponse{SessionID: se.id, Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
 }
@@ -200,6 +201,7 @@ func (s *Server) LoadSession(ctx context.Context, p *acp.LoadSessionRequest) (*a
 	se.mu.Unlock()
 	se.replay(hist)
 	se.announceCommands()
+	s.listModels(se.root)
 	if err := se.out.flush(ctx); err != nil {
 		return nil, err
 	}
@@ -220,6 +222,7 @@ func (s *Server) ResumeSession(_ context.Context, p *acp.ResumeSessionRequest) (
 	se.stored = true
 	se.mu.Unlock()
 	se.announceCommands()
+	s.listModels(se.root)
 	se.log.Info("session/resume", zap.String("root", se.root))
 	return &acp.ResumeSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
 }
@@ -333,12 +336,27 @@ var errSessionClosed = errors.New("the session was closed")
 
 // ---- modes and configuration options ----
 
-// editModes are the modes of a session: the edit modes (docs/EDITING.md).
-var editModes = []acp.SessionMode{
-	{ID: api.EditPropose, Name: "Propose", Description: "Each change is shown as a diff and waits for your approval"},
-	{ID: api.EditApply, Name: "Apply", Description: "Changes are applied as the workers make them; each shows as a diff"},
-	{ID: api.EditBranch, Name: "Branch", Description: "Changes go to a new git branch, agent/<task>; your branch stays as it was"},
+// modeNames name and describe the edit modes (docs/EDITING.md) as a
+// session's modes; api.EditModes says which there are, in their order.
+var modeNames = map[string][2]string{
+	api.EditPropose: {"Propose", "Each change is shown as a diff and waits for your approval"},
+	api.EditApply:   {"Apply", "Changes are applied as the workers make them; each shows as a diff"},
+	api.EditBranch:  {"Branch", "Changes go to a new git branch, agent/<task>; your branch stays as it was"},
+	api.EditReview:  {"Review", "Changes are held until the prompt's end, then proposed together, file by file"},
 }
+
+// editModes are the modes of a session: the edit modes.
+var editModes = func() []acp.SessionMode {
+	out := make([]acp.SessionMode, len(api.EditModes))
+	for i, m := range api.EditModes {
+		n, ok := modeNames[m]
+		if !ok {
+			n = [2]string{m, ""}
+		}
+		out[i] = acp.SessionMode{ID: m, Name: n[0], Description: n[1]}
+	}
+	return out
+}()
 
 func (se *session) modes() *acp.SessionModeState {
 	se.mu.Lock()
@@ -353,12 +371,8 @@ func (s *Server) SetSessionMode(_ context.Context, p *acp.SetSessionModeRequest)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(editModes, func(m acp.SessionMode) bool { return m.ID == p.ModeID }) {
-		ids := make([]string, len(editModes))
-		for i, m := range editModes {
-			ids[i] = m.ID
-		}
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: modeId %q is not one of %v", p.ModeID, ids)
+	if !api.ValidEditMode(p.ModeID) {
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: modeId %q is not one of %v", p.ModeID, api.EditModes)
 	}
 	se.mu.Lock()
 	se.settings.EditMode = p.ModeID
