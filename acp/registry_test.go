@@ -55,6 +55,15 @@ func TestRegistryManifest(t *testing.T) {
 		}
 	}
 	platforms := map[string]bool{"darwin-aarch64": true, "darwin-x86_64": true, "linux-aarch64": true, "linux-x86_64": true, "windows-aarch64": true, "windows-x86_64": true}
+	exe := func(platform string) string {
+		if strings.HasPrefix(platform, "windows-") {
+			return "./agentls.exe"
+		}
+		return "./agentls"
+	}
+	if len(m.Distribution["binary"]) != len(platforms) {
+		t.Errorf("%d platforms, want the registry's %d", len(m.Distribution["binary"]), len(platforms))
+	}
 	if len(m.Distribution) != 1 || len(m.Distribution["binary"]) == 0 {
 		t.Fatalf("distribution %v: agentls ships binaries", m.Distribution)
 	}
@@ -65,8 +74,8 @@ func TestRegistryManifest(t *testing.T) {
 			t.Errorf("platform %q is not one the registry knows", name)
 		case target.Archive != want:
 			t.Errorf("%s: archive %q, want %q (scripts/acp-registry.sh's name)", name, target.Archive, want)
-		case target.Cmd != "./agentls" || strings.Join(target.Args, " ") != "acp":
-			t.Errorf("%s: starts %q %v, want ./agentls acp", name, target.Cmd, target.Args)
+		case target.Cmd != exe(name) || strings.Join(target.Args, " ") != "acp":
+			t.Errorf("%s: starts %q %v, want %s acp", name, target.Cmd, target.Args, exe(name))
 		case target.SHA256 != "" && !regexp.MustCompile(`^[a-fA-F0-9]{64}$`).MatchString(target.SHA256):
 			t.Errorf("%s: sha256 %q", name, target.SHA256)
 		}

@@ -28,23 +28,26 @@ out=$repo/dist/acp
 base="https://github.com/agentls/agentls/releases/download/v$version"
 mkdir -p "$out"
 # The registry's platform names and Go's.
-targets=("darwin-aarch64 darwin arm64" "darwin-x86_64 darwin amd64" "linux-aarch64 linux arm64" "linux-x86_64 linux amd64")
+targets=("darwin-aarch64 darwin arm64" "darwin-x86_64 darwin amd64" "linux-aarch64 linux arm64" "linux-x86_64 linux amd64"
+	"windows-aarch64 windows arm64" "windows-x86_64 windows amd64")
 entries=()
 for t in "${targets[@]}"; do
 	read -r name goos goarch <<<"$t"
+	exe=agentls
+	[ "$goos" = windows ] && exe=agentls.exe
 	work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-registry.XXXXXX")
 	echo "   building agentls $version for $name" >&2
 	(cd "$repo" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch $GO build -trimpath \
-		-ldflags "-s -w -X main.version=$version" -o "$work/agentls" ./cmd/agentls) || { rm -rf "$work"; exit 1; }
+		-ldflags "-s -w -X main.version=$version" -o "$work/$exe" ./cmd/agentls) || { rm -rf "$work"; exit 1; }
 	archive=agentls-$version-$name.tar.gz
 	# Reproducible: the same build gives the same bytes, and so the same sha256.
-	tar -C "$work" --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - agentls | gzip -n -9 >"$out/$archive"
+	tar -C "$work" --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - "$exe" | gzip -n -9 >"$out/$archive"
 	rm -rf "$work"
 	sum=$(sha256sum "$out/$archive" | cut -c1-64)
 	entries+=("      \"$name\": {
         \"archive\": \"$base/$archive\",
         \"sha256\": \"$sum\",
-        \"cmd\": \"./agentls\",
+        \"cmd\": \"./$exe\",
         \"args\": [\"acp\"]
       }")
 done

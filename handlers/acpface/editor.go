@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -421,6 +422,15 @@ func locationOf(f *staged) acp.ToolCallLocation {
 
 // ---- commands ----
 
+// shellArgs is the command line a terminal runs a command with: `sh -c`,
+// or on Windows `cmd.exe /d /s /c`, as agentls's own shell does.
+func shellArgs(command string) (string, []string) {
+	if runtime.GOOS == "windows" {
+		return "cmd.exe", []string{"/d", "/s", "/c", command}
+	}
+	return "sh", []string{"-c", command}
+}
+
 // terminalOutput bounds what a terminal keeps of a command's output (its
 // end); the model reads the head and tail of it.
 const terminalOutput = 1 << 20
@@ -443,8 +453,9 @@ func (e *editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.Ru
 		env[i] = acp.EnvVariable{Name: name, Value: ""}
 	}
 	limit := int64(terminalOutput)
+	shell, args := shellArgs(p.Command)
 	ct, err := c.CreateTerminal(ctx, &acp.CreateTerminalRequest{
-		SessionID: e.s.id, Command: "sh", Args: []string{"-c", p.Command}, Env: env, Cwd: p.Cwd, OutputByteLimit: &limit,
+		SessionID: e.s.id, Command: shell, Args: args, Env: env, Cwd: p.Cwd, OutputByteLimit: &limit,
 	})
 	if err != nil {
 		return api.RunCommandResult{}, err
