@@ -176,11 +176,18 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 		return api.ApplyWorkspaceEditResult{}, err
 	}
 	ids := make([]string, len(files))
+	written := make([]bool, len(files))
+	defer func() {
+		for i, id := range ids {
+			if id != "" {
+				e.s.book.end(id, written[i]) // agentls's own calls; a worker's ends with its result
+			}
+		}
+	}()
 	accepted, asked := 0, 0
 	for i, f := range files {
 		title, kind := changeTitle(f)
 		ids[i] = e.s.book.call(ctx, title, kind)
-		defer e.s.book.end(ids[i], true)
 		if !f.confirm {
 			accepted++
 			continue
@@ -193,17 +200,15 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 			{OptionID: "apply", Name: "Apply", Kind: acp.AllowOnce},
 			{OptionID: "reject", Name: "Reject", Kind: acp.RejectOnce},
 		})
-		if err != nil {
+		switch {
+		case err != nil:
 			return api.ApplyWorkspaceEditResult{}, fmt.Errorf("asking to approve the change to %s: %w", f.rel, err)
-		}
-		if choice == nil {
+		case choice == nil:
 			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the prompt was cancelled before the change was approved"}, nil
-		}
-		if *choice == "apply" {
+		case *choice == "apply":
 			accepted++
-		} else {
-			f.confirm = false
-			files[i] = nil // rejected
+		default:
+			files[i] = nil // rejected: not written
 		}
 	}
 	if accepted == 0 && asked > 0 {
@@ -216,6 +221,7 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 		if err := e.write(ctx, f); err != nil {
 			return failure(f.first, "%s: %v", f.rel, err), nil
 		}
+		written[i] = true
 		loc := locationOf(f)
 		e.s.book.add(ids[i], diffOf(f), &loc)
 	}
