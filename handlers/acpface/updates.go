@@ -20,6 +20,10 @@ import (
 // session's sender.
 type notifier struct{ se *session }
 
+// Queues: the session's sender queues every update, so the task hands each
+// event over as it is made (workforce.Queueing).
+func (notifier) Queues() {}
+
 func (n notifier) TaskUpdate(_ context.Context, p *api.TaskUpdateParams) error {
 	n.se.book.taskUpdate(p)
 	return nil
