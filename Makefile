@@ -6,7 +6,7 @@ BIN     ?= bin/agentls
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build vsix test test-go test-race bench bench-wire fuzz demo clean
+.PHONY: all build vsix test test-go test-race bench bench-wire bench-graph fuzz demo clean
 
 all: build
 
@@ -42,6 +42,12 @@ bench:
 # jsonrpc2 and vscode-jsonrpc echo servers, side by side, over stdio pipes.
 bench-wire:
 	@bash scripts/bench-wire.sh
+
+# The code graph beside Universal Ctags on the Go standard library of this
+# machine (docs/BENCHMARKS.md, Code graph): index time, memory, one file's
+# update, the start from the stored graph.
+bench-graph:
+	@bash scripts/bench-graph.sh
 
 # A few minutes of each fuzz target (FUZZTIME per target).
 FUZZTIME ?= 60s

@@ -11,6 +11,11 @@ const (
 	MethodProgress               = "$/progress"
 	MethodSetTrace               = "$/setTrace"
 	MethodDidChangeConfiguration = "workspace/didChangeConfiguration"
+	MethodDidChangeWatchedFiles  = "workspace/didChangeWatchedFiles"
+	MethodDidOpen                = "textDocument/didOpen"
+	MethodDidChange              = "textDocument/didChange"
+	MethodDidSave                = "textDocument/didSave"
+	MethodDidClose               = "textDocument/didClose"
 	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 
 	MethodRun           = "agent/run"
@@ -25,6 +30,7 @@ const (
 	MethodTrace         = "agent/trace"
 	MethodUndo          = "agent/undo"
 	MethodPing          = "agent/ping"
+	MethodCodeGraph     = "agent/codeGraph"
 	MethodModels        = "agent/models"
 	MethodCheckModel    = "agent/checkModel"
 	MethodIntents       = "agent/intents"
@@ -36,6 +42,7 @@ const (
 	MethodApplyEdit              = "workspace/applyEdit"
 	MethodShowMessageRequest     = "window/showMessageRequest"
 	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"
+	MethodRegisterCapability     = "client/registerCapability"
 
 	MethodTaskUpdate  = "agent/taskUpdate"
 	MethodHeatUpdate  = "agent/heatUpdate"

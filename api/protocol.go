@@ -45,6 +45,9 @@ type ClientCapabilities struct {
 				GroupsOnLabel bool `json:"groupsOnLabel,omitempty"`
 			} `json:"changeAnnotationSupport,omitempty"`
 		} `json:"workspaceEdit,omitempty"`
+		DidChangeWatchedFiles *struct {
+			DynamicRegistration bool `json:"dynamicRegistration,omitempty"`
+		} `json:"didChangeWatchedFiles,omitempty"`
 	} `json:"workspace,omitempty"`
 	Window *struct {
 		WorkDoneProgress bool `json:"workDoneProgress,omitempty"`
@@ -78,6 +81,7 @@ type Caps struct {
 	ReadFile         bool // experimental.agent.readFile
 	RunCommand       bool // experimental.agent.runCommand
 	Ask              bool // experimental.agent.ask
+	WatchFiles       bool // workspace.didChangeWatchedFiles.dynamicRegistration
 }
 
 // ResourceOperation reports whether a WorkspaceEdit may hold the resource
@@ -98,6 +102,7 @@ func (c ClientCapabilities) Flatten() Caps {
 	var f Caps
 	if w := c.Workspace; w != nil {
 		f.ApplyEdit = w.ApplyEdit
+		f.WatchFiles = w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration
 		if we := w.WorkspaceEdit; we != nil {
 			f.DocumentChanges = we.DocumentChanges
 			f.ChangeAnnotation = we.ChangeAnnotationSupport != nil
@@ -132,7 +137,10 @@ type InitializeResult struct {
 // ServerCapabilities advertises what agentls offers. It is an LSP server
 // only in its transport: no text-document features are offered.
 type ServerCapabilities struct {
-	Experimental ServerExperimental `json:"experimental"`
+	// TextDocumentSync asks for textDocument/didSave only (docs/PROTOCOL.md
+	// §2): the code graph reads a saved file again.
+	TextDocumentSync *TextDocumentSyncOptions `json:"textDocumentSync,omitempty"`
+	Experimental     ServerExperimental       `json:"experimental"`
 }
 
 // ServerExperimental carries capabilities.experimental.agent.

@@ -101,6 +101,9 @@ type Settings struct {
 	Trace *bool `json:"trace"`
 	// CommandEnv says which secret variables commands may inherit.
 	CommandEnv CommandEnv `json:"commandEnv"`
+	// RepoMapTokens bounds the repo map put into the planner's and
+	// workers' prompts (0: no map).
+	RepoMapTokens int `json:"repoMapTokens"`
 	// MCPServers are the MCP servers whose tools workers are offered, by
 	// name (docs/MCP.md).
 	MCPServers map[string]MCPServer `json:"mcpServers"`
@@ -108,6 +111,10 @@ type Settings struct {
 	// ask policy: mcp__<server> (every tool of it) or mcp__<server>__<tool>.
 	AllowMCPTools []string `json:"allowMcpTools"`
 }
+
+// RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
+// task's own context.
+const RepoMapTokensLimit = 16384
 
 // CommandEnv is the commandEnv setting of docs/PROTOCOL.md §2: commands and
 // git run without the secret variables of agentls's environment, but those
@@ -126,6 +133,7 @@ func DefaultSettings() Settings {
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
 		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
+		RepoMapTokens: 1024,
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
 	}
@@ -191,6 +199,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeTimeouts(v, &s.Timeouts)
 		case "commandEnv":
 			err = decodeCommandEnv(v, &s.CommandEnv)
+		case "repoMapTokens":
+			err = decodeInt(key, v, &s.RepoMapTokens, 0, RepoMapTokensLimit)
 		case "mcpServers":
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)

@@ -165,6 +165,11 @@ func (a *Agent) change(ctx context.Context, p string, build buildFunc) (Change, 
 		a.remember(rp.Rel, landed)
 	}
 	w.accessed(a.who, rp.Rel, api.ActionWrite)
+	if w.changed != nil && !ch.Held {
+		// a held change (review mode) is told when the person has
+		// reviewed it, and only if it landed
+		w.changed(rp.Rel, landed, op == api.OpDelete)
+	}
 	if op != api.OpDelete && landed != next {
 		// The person took only part of the proposal: what is recorded
 		// (the run's changes, the trace, the events) is what landed.

@@ -214,6 +214,9 @@ func (t *Task) Review(ctx context.Context, label string) []Change {
 	for i := range out {
 		c := &out[i]
 		if c.Applied {
+			if w.changed != nil {
+				w.changed(c.Path, c.NewContent, c.Operation == api.OpDelete)
+			}
 			c.Text = changeText(c.Path, c.Operation, "", api.EditApply, "", ComputeDiff(c.Before, c.NewContent))
 			if c.Partial {
 				c.Text = fmt.Sprintf("Updated %s, %s.", c.Path, c.Reason)

@@ -164,6 +164,9 @@ func (w *Workspace) Undo(ctx context.Context, label string, files []UndoFile, pa
 			continue
 		}
 		out[i].Undone = true
+		if w.changed != nil {
+			w.changed(p.rp.Rel, p.next, p.op == api.OpDelete)
+		}
 		w.log.Info("undone", zap.String("label", label), zap.String("path", p.rp.Rel), zap.String("operation", p.op))
 	}
 	return out

@@ -109,6 +109,13 @@ type Config struct {
 	// secrets, as for commands (docs/PROTOCOL.md §4). A repository's hooks
 	// run in git's environment.
 	UnsetEnv []string
+	// Changed hears of every change applied: the workspace-relative path
+	// and the text that landed (deleted: the file is gone). It is called
+	// on the agent's goroutine, once the editor (or the sidecar's own
+	// write) has applied the change; in review mode, once the person has
+	// reviewed the held change and it landed; after an undo, for each file
+	// restored. nil: none.
+	Changed func(rel, content string, deleted bool)
 }
 
 // Workspace is the root an agent works in, with its zones.
@@ -124,6 +131,7 @@ type Workspace struct {
 	warn     func(ctx context.Context, msg string)
 	limits   Limits
 	unsetEnv []string
+	changed  func(rel, content string, deleted bool)
 	locks    *pathLocks
 	renameFn func(oldpath, newpath string) error // os.Rename; tests interrupt writes here
 }
@@ -148,7 +156,7 @@ func New(cfg Config) (*Workspace, error) {
 		root: root, given: given,
 		allow: cfg.Zones.Allow, deny: cfg.Zones.Deny,
 		mode: cfg.EditMode, ed: cfg.Editor, obs: cfg.Observer, log: cfg.Logger,
-		warn: cfg.Warn, limits: cfg.Limits.withDefaults(), unsetEnv: cfg.UnsetEnv,
+		warn: cfg.Warn, limits: cfg.Limits.withDefaults(), unsetEnv: cfg.UnsetEnv, changed: cfg.Changed,
 		locks: newPathLocks(), renameFn: os.Rename,
 	}
 	if len(w.allow) == 0 {

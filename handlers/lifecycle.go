@@ -87,10 +87,15 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		s.log.Warn("initializationOptions: unknown keys ignored", zap.Strings("keys", unknown))
 	}
 	s.startSweep(root)
+	s.startGraph(root, settings.Zones)
 	return &api.InitializeResult{
 		ServerInfo: api.ServerInfo{Name: "agentls", Version: s.opts.Version},
 		Capabilities: api.ServerCapabilities{
-			Experimental: api.ServerExperimental{Agent: api.AgentServerCapabilities{Version: 1}},
+			// A save is all the code graph needs from the editor's
+			// buffers: what is unsaved reaches it through agentls's own
+			// edits (docs/PROTOCOL.md §2).
+			TextDocumentSync: &api.TextDocumentSyncOptions{Save: api.SaveOptions{IncludeText: false}},
+			Experimental:     api.ServerExperimental{Agent: api.AgentServerCapabilities{Version: 1}},
 		},
 	}, nil
 }

@@ -61,6 +61,7 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Notifier: s.notifier,
 		Tracking: ws,
 		Models:   w.models,
+		Graph:    s.Graph(),
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
 		Tools:    mcpTools{tools},

@@ -114,6 +114,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 func (s *Server) close() {
 	s.closeSweep()
 	s.closeWork()
+	s.closeGraph()
 	s.closeMCP()
 	s.closeTracking()
 }

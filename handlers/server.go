@@ -103,6 +103,7 @@ type Server struct {
 	track trackingService
 	work  workService
 	sweep sweepService
+	graph graphService
 	mcp   mcpService
 
 	keysOnce sync.Once
@@ -178,11 +179,17 @@ func withService[S, R any](method string, open func() (S, error), codes func(met
 // any other notification is ignored.
 var methods = map[string]method{
 	api.MethodInitialize:             {call: (*Server).initialize},
-	api.MethodInitialized:            {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodInitialized:            {note: (*Server).initializedNote},
 	api.MethodShutdown:               {call: (*Server).shutdown},
 	api.MethodExit:                   {note: (*Server).exitNote},
 	api.MethodDidChangeConfiguration: {note: (*Server).didChangeConfiguration},
 	api.MethodSetTrace:               {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodDidChangeWatchedFiles:  {note: (*Server).didChangeWatchedFiles},
+	api.MethodDidSave:                {note: (*Server).didTextDocument},
+	api.MethodDidOpen:                {note: (*Server).didTextDocument},
+	api.MethodDidClose:               {note: (*Server).didTextDocument},
+	api.MethodDidChange:              {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodCodeGraph:              {call: (*Server).codeGraph},
 	api.MethodWorkDoneProgressCancel: {note: (*Server).workDoneProgressCancel},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},
 	api.MethodHeatSnapshot:           {call: call((*Server).heatSnapshot)},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/codegraph"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/tracking"
@@ -80,6 +81,9 @@ type Config struct {
 	// Shell runs a command when the editor cannot (nil: RunShell). Tests
 	// replace it.
 	Shell func(ctx context.Context, p api.RunCommandParams) api.RunCommandResult
+	// Graph is the workspace's code graph (nil: none): the repo map of
+	// the prompts comes from it, and every change applied is told to it.
+	Graph *codegraph.Graph
 	// Tools offers the MCP servers' tools to workers (nil: none).
 	Tools ToolSource
 	// Bridge serves the editor's tools to external agents (nil: MCPEntry

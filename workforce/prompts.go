@@ -44,6 +44,9 @@ How to plan:
 	if readme := readmeHead(t.e.cfg.Root); readme != "" {
 		fmt.Fprintf(&b, "\nREADME (first lines):\n%s\n", readme)
 	}
+	if m := t.repoMap(t.prompt); m != "" {
+		fmt.Fprintf(&b, "\nRepository map (the definitions most relevant to the request, by file, with their line numbers):\n%s", m)
+	}
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe user selected this intent; every change must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
 	} else if list := t.intentsText(); list != "" {
@@ -80,6 +83,9 @@ Rules:
 		fmt.Fprintf(&b, "\nThis workspace works by intents (.orchestration/active_intents.yaml): call select_intent with the id of the intent your subtask belongs to before you change files or run commands; you may then change only files in its owned_scope. The intents:\n%s\n", list)
 	}
 	fmt.Fprintf(&b, "\nThe user's whole request, for context (do only your subtask):\n%s\n", t.prompt)
+	if m := t.repoMap(s.Content + "\n" + t.prompt); m != "" {
+		fmt.Fprintf(&b, "\nRepository map (the definitions most relevant to your subtask, by file, with their line numbers):\n%s", m)
+	}
 	return b.String()
 }
 

@@ -274,6 +274,8 @@ var builtins = newRegistry(
 	readFileTool,
 	listFilesTool,
 	searchFilesTool,
+	findSymbolTool,
+	findReferencesTool,
 	writeFileTool,
 	editFileTool,
 	deleteFileTool,

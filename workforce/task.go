@@ -113,6 +113,7 @@ func (t *task) open() error {
 		Observer: (*observer)(t),
 		Logger:   t.log,
 		Warn:     func(ctx context.Context, msg string) { t.warn(msg) },
+		Changed:  t.e.graphChanged,
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)

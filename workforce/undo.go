@@ -88,6 +88,7 @@ func (e *Engine) Undo(ctx context.Context, p api.UndoParams, s api.Settings) (*a
 		EditMode: api.EditApply,
 		Editor:   e.cfg.Editor,
 		Logger:   e.log,
+		Changed:  e.graphChanged,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -28,6 +28,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "agentls")
+	// The servers the tests start keep their state (sessions, the code
+	// graph) here, never in the user's state directory.
+	if err := os.Setenv("AGENTLS_STATE_DIR", filepath.Join(dir, "state")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

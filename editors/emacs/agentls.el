@@ -2,7 +2,7 @@
 
 ;; Author: The agentls authors
 ;; Maintainer: The agentls authors
-;; Version: 0.1.0
+;; Version: 0.2.0
 ;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
 ;; Keywords: tools, convenience, processes
 ;; URL: https://github.com/agentls/agentls
@@ -29,6 +29,13 @@
 ;;   M-x agentls-heat     the files the agent is working with, hottest first
 ;;   M-x agentls-sessions past conversations: read, continue, delete
 ;;   M-x agentls-trace-at-point  which task changed this line, and why
+;;   M-x agentls-transcript  what the agent of a task writes and does, live
+;;   M-x agentls-select-intent, agentls-select-model  for the next tasks
+;;   M-x agentls-doctor   the binary, the server, the model, the MCP servers
+;;   M-x agentls-undo     take back what a task changed
+;;
+;; In the tasks buffer, keys on the subtask at point skip it, remove it,
+;; add a subtask after it, and follow up on a finished task (C-h m).
 ;;
 ;; `agentls-mode' is a global minor mode that puts these commands under
 ;; `agentls-keymap-prefix'.  Customize the group `agentls' for the
@@ -38,7 +45,9 @@
 ;;; Code:
 
 (require 'cl-lib)
+(require 'json)
 (require 'jsonrpc)
+(require 'outline)
 (require 'project)
 (require 'subr-x)
 (require 'tabulated-list)
@@ -153,6 +162,12 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
 \"stopped\" and its result holds the server's RunResult plist."
   :type 'hook)
 
+(defcustom agentls-transcript-interval 0.05
+  "Seconds between two writes of a transcript buffer.
+Events that arrive meanwhile are written together, so a fast stream
+costs one redisplay per interval."
+  :type 'number)
+
 (defcustom agentls-events-buffer-size 2000000
   "Size limit of each connection's JSON-RPC events buffer.
 0 disables the buffer, nil means no limit."
@@ -181,7 +196,13 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
     :documentation "Request id to `agentls--reply' not yet answered.")
    (server-info
     :initform nil :accessor agentls-connection-server-info
-    :documentation "The serverInfo plist of the initialize result."))
+    :documentation "The serverInfo plist of the initialize result.")
+   (intent
+    :initform nil :accessor agentls-connection-intent
+    :documentation "The intent id the next tasks work under, or nil.")
+   (model
+    :initform nil :accessor agentls-connection-model
+    :documentation "The model of the next tasks, or nil for the model setting."))
   :documentation "A connection to one agentls process serving one project.")
 
 (cl-defstruct (agentls-task (:constructor agentls--make-task)
@@ -199,6 +220,10 @@ The task is an `agentls-task'; its state is \"done\", \"failed\" or
   (progress-message nil :documentation "Message from $/progress, or nil.")
   (summary nil :documentation "Summary once it ended.")
   (result nil :documentation "The RunResult plist once it ended.")
+  (counts nil :documentation "(APPLIED . REJECTED): its changes, once it ended.")
+  (log nil :documentation "Its events for the transcript, newest first.")
+  (pending nil :documentation "Events its transcript buffer has not shown yet.")
+  (transcript nil :documentation "Its transcript buffer, once shown.")
   (started (float-time) :documentation "When it was started."))
 
 (defvar agentls--stopping nil
@@ -970,6 +995,9 @@ replaced atomically.  Return nil, or the reason nothing was applied."
   "Return a buffer with the unified diff of the checked FILES under ROOT."
   (let ((buffer (get-buffer-create "*agentls-proposal*")))
     (with-current-buffer buffer
+      ;; diff runs in the buffer's directory: the project's, not that of
+      ;; the project whose proposal made the buffer (maybe gone since).
+      (setq default-directory (file-name-as-directory root))
       (let ((inhibit-read-only t))
         (erase-buffer)
         (dolist (f files)
@@ -1075,6 +1103,11 @@ An edit to confirm waits for the person; any other applies at once."
         (push event (agentls-task-events task))
         (when (> (length (agentls-task-events task)) 200)
           (setcdr (nthcdr 199 (agentls-task-events task)) nil))
+        (when (and (equal (plist-get event :kind) "stateChanged") (plist-get event :applied))
+          (setf (agentls-task-counts task)
+                (cons (plist-get event :applied) (or (plist-get event :rejected) 0))))
+        (unless (agentls-task-result task)
+          (agentls--transcript-add task event))
         (agentls--announce-event task event))
       (agentls--refresh-views))))
 
@@ -1108,13 +1141,13 @@ An edit to confirm waits for the person; any other applies at once."
                                 0 12)))
 
 (defun agentls--region-context ()
-  "Return the active region or, with a prefix argument, the buffer, as context.
+  "Return the active region or, with one prefix argument, the buffer, as context.
 The context is a string naming where the text comes from, or nil."
   (let ((file (and buffer-file-name
                    (file-relative-name buffer-file-name (agentls--project-root))))
         beg end)
     (cond ((use-region-p) (setq beg (region-beginning) end (region-end)))
-          (current-prefix-arg (setq beg (point-min) end (point-max))))
+          ((equal current-prefix-arg '(4)) (setq beg (point-min) end (point-max))))
     (when beg
       (let ((last (if (and (> end beg) (save-excursion (goto-char end) (bolp))) (1- end) end)))
         (format "\n\nContext from %s, lines %d-%d:\n```\n%s\n```"
@@ -1123,26 +1156,40 @@ The context is a string naming where the text comes from, or nil."
                 (string-remove-suffix "\n" (buffer-substring-no-properties beg end)))))))
 
 ;;;###autoload
-(defun agentls-run (prompt &optional context session-id)
+(defun agentls-run (prompt &optional context session-id intent model)
   "Ask the agent to do PROMPT in the current project; return the task id.
 Interactively the active region, or with a prefix argument the whole
 buffer, goes along as CONTEXT.  SESSION-ID continues an earlier
-conversation.  The task runs in the background: see `agentls-tasks'."
+conversation.  The task works under INTENT and with MODEL; nil means
+those chosen for the project with `agentls-select-intent' and
+`agentls-select-model' (\"none\" and \"default\" mean no intent and the
+model setting).  With two prefix arguments, the intent and the model
+of this task are asked for.  The task runs in the background: see
+`agentls-tasks' and `agentls-transcript'."
   (interactive
-   (list (read-string (if (or (use-region-p) current-prefix-arg)
-                          "agentls (with context): " "agentls: ")
-                      nil 'agentls--prompt-history)
-         (agentls--region-context)))
+   (let* ((choose (equal current-prefix-arg '(16)))
+          (conn (and choose (agentls--connection))))
+     (list (read-string (if (or (use-region-p) (equal current-prefix-arg '(4)))
+                            "agentls (with context): " "agentls: ")
+                        nil 'agentls--prompt-history)
+           (agentls--region-context)
+           nil
+           (and choose (or (agentls--read-intent conn "agentls: intent of this task: ") "none"))
+           (and choose (or (agentls--read-model conn "agentls: model of this task: ") "default")))))
   (when (string-empty-p (string-trim prompt))
     (user-error "The prompt is empty"))
   (let* ((conn (agentls--connection))
          (id (agentls--new-task-id))
-         (task (agentls--make-task :id id :connection conn :prompt prompt :session session-id)))
+         (task (agentls--make-task :id id :connection conn :prompt prompt :session session-id))
+         (intent (pcase intent ("none" nil) ('nil (agentls-connection-intent conn)) (_ intent)))
+         (model (pcase model ("default" nil) ('nil (agentls-connection-model conn)) (_ model))))
     (puthash id task (agentls-connection-tasks conn))
     (jsonrpc-async-request
      conn 'agent/run
      (append (list :prompt (concat prompt (or context "")) :taskId id :workDoneToken id)
-             (and session-id (list :sessionId session-id)))
+             (and session-id (list :sessionId session-id))
+             (and intent (list :intentId intent))
+             (and model (list :model model)))
      :timeout nil
      :success-fn (lambda (result) (agentls--task-finished task result))
      :error-fn (jsonrpc-lambda (&key code message &allow-other-keys)
@@ -1164,12 +1211,33 @@ conversation.  The task runs in the background: see `agentls-tasks'."
         (agentls-task-session task) (or (plist-get result :sessionId) (agentls-task-session task)))
   (when-let ((subtasks (plist-get result :subtasks)))
     (setf (agentls-task-subtasks task) (append subtasks nil)))
-  (let ((changes (length (plist-get result :changes))))
-    (message "agentls: task %s %s%s%s" (agentls-task-id task) (agentls-task-state task)
-             (if (> changes 0) (format " (%d change%s)" changes (if (= changes 1) "" "s")) "")
-             (if (agentls-task-summary task) (concat ": " (agentls-task-summary task)) "")))
+  (setf (agentls-task-counts task) (agentls--counts result))
+  ;; A rejected change is no change: say what was applied and what not.
+  (message "agentls: task %s %s (%s)%s" (agentls-task-id task) (agentls-task-state task)
+           (agentls--counts-text (agentls-task-counts task))
+           (if (agentls-task-summary task) (concat ": " (agentls-task-summary task)) ""))
+  (agentls--transcript-add task (list :kind "agentlsResult" :result result))
   (run-hook-with-args 'agentls-task-finished-functions task)
   (agentls--refresh-views))
+
+(defun agentls--counts (result)
+  "Return (APPLIED . REJECTED) for the RunResult RESULT.
+They are its applied and rejected counts; a server that sends none
+has its changes counted by their applied flag."
+  (if (numberp (plist-get result :applied))
+      (cons (plist-get result :applied) (or (plist-get result :rejected) 0))
+    (let ((applied 0) (rejected 0))
+      (seq-doseq (change (or (plist-get result :changes) []))
+        (if (eq t (plist-get change :applied))
+            (cl-incf applied)
+          (cl-incf rejected)))
+      (cons applied rejected))))
+
+(defun agentls--counts-text (counts)
+  "Say COUNTS, (APPLIED . REJECTED), in words: \"2 applied, 1 rejected\"."
+  (if (and (eql 0 (car counts)) (eql 0 (cdr counts)))
+      "no change"
+    (format "%d applied, %d rejected" (car counts) (cdr counts))))
 
 (defun agentls--running-tasks ()
   "Return every task of a live connection that has not ended."
@@ -1193,7 +1261,7 @@ conversation.  The task runs in the background: see `agentls-tasks'."
                                                  (agentls-task-prompt task) 60 nil nil "…"))
                                         task))
                                 tasks)))
-          (cdr (assoc (completing-read "agentls: stop task: " choices nil t) choices)))))))
+          (cdr (assoc (completing-read "agentls: task: " choices nil t) choices)))))))
 
 ;;;###autoload
 (defun agentls-stop (task)
@@ -1213,6 +1281,115 @@ Return non-nil if the server stopped it."
   (or (cl-some (lambda (conn) (gethash id (agentls-connection-tasks conn)))
                (hash-table-values agentls--connections))
       (user-error "No agentls task %s" id)))
+
+;;;; Steering a running task
+
+(defun agentls--control (task method params)
+  "Send the control METHOD with PARAMS about TASK; return its result.
+A refusal of the server (a subtask in the wrong state, a task that
+ended) is a `user-error' with its reason."
+  (condition-case err
+      (agentls--request (agentls-task-connection task) method params)
+    (jsonrpc-error
+     (user-error "agentls: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                   (error-message-string err))))))
+
+(defun agentls--subtask-line ()
+  "Return (TASK . SUBTASK-ID) of the tasks buffer line at point, or nil.
+SUBTASK-ID is nil on the line of a task."
+  (when (derived-mode-p 'agentls-tasks-mode)
+    (when-let ((id (tabulated-list-get-id)))
+      (if (consp id)
+          (cons (agentls--find-task (car id)) (cdr id))
+        (cons (agentls--find-task id) nil)))))
+
+(defun agentls--subtasks-in (task states)
+  "Return the ids of TASK's subtasks whose state is one of STATES."
+  (cl-loop for sub in (agentls-task-subtasks task)
+           when (member (plist-get sub :state) states)
+           collect (plist-get sub :id)))
+
+(defun agentls--read-subtask (verb states)
+  "Return (TASK SUBTASK-ID) for a control that VERBs a subtask in STATES.
+On a subtask line of the tasks buffer, that one; else a subtask of
+the running task (asked for when several run), read with completion."
+  (let* ((line (agentls--subtask-line))
+         (task (or (car line) (agentls--read-running-task))))
+    (if (cdr line)
+        (list task (cdr line))
+      (let ((ids (agentls--subtasks-in task states)))
+        (unless ids
+          (user-error "Task %s has no %s subtask to %s" (agentls-task-id task)
+                      (string-join states " or ") verb))
+        (list task (completing-read (format "agentls: %s subtask of %s: " verb (agentls-task-id task))
+                                    ids nil t nil nil (car ids)))))))
+
+;;;###autoload
+(defun agentls-skip-subtask (task subtask-id)
+  "Skip the subtask SUBTASK-ID of TASK, pending or running.
+A running subtask is cancelled; the subtasks that wait on it go on
+as if it were done.  Interactively, the subtask at point in the
+tasks buffer, else one of the running task's, read with completion."
+  (interactive (agentls--read-subtask "skip" '("pending" "running")))
+  (agentls--control task 'agent/skipSubtask (list :taskId (agentls-task-id task) :subtaskId subtask-id))
+  (message "agentls: subtask %s of task %s skipped" subtask-id (agentls-task-id task)))
+
+;;;###autoload
+(defun agentls-remove-subtask (task subtask-id)
+  "Remove the pending subtask SUBTASK-ID from TASK's plan.
+Interactively, the subtask at point in the tasks buffer, else one of
+the running task's, read with completion."
+  (interactive (agentls--read-subtask "remove" '("pending")))
+  (agentls--control task 'agent/removeSubtask (list :taskId (agentls-task-id task) :subtaskId subtask-id))
+  (message "agentls: subtask %s of task %s removed" subtask-id (agentls-task-id task)))
+
+;;;###autoload
+(defun agentls-add-subtask (task content &optional depends-on)
+  "Add a subtask doing CONTENT to the running TASK; return its id.
+It waits for the subtasks DEPENDS-ON, a list of ids.  Interactively,
+the task at point in the tasks buffer (else the running task), after
+the subtask at point; the subtasks to wait for are read with
+completion, separated by commas."
+  (interactive
+   (let* ((line (agentls--subtask-line))
+          (task (or (car line) (agentls--read-running-task)))
+          (content (read-string (format "agentls: add to %s: " (agentls-task-id task)))))
+     (list task content
+           (completing-read-multiple
+            "agentls: after subtasks (comma-separated, none: RET): "
+            (mapcar (lambda (s) (plist-get s :id)) (agentls-task-subtasks task))
+            nil t (cdr line)))))
+  (when (string-empty-p (string-trim content))
+    (user-error "The subtask says nothing to do"))
+  (let* ((result (agentls--control task 'agent/addSubtask
+                                   (append (list :taskId (agentls-task-id task) :content content)
+                                           (and depends-on (list :dependsOn (vconcat depends-on))))))
+         (id (plist-get result :subtaskId)))
+    (message "agentls: subtask %s added to task %s%s" id (agentls-task-id task)
+             (if depends-on (concat " after " (string-join depends-on ", ")) ""))
+    id))
+
+(defun agentls--last-ended-task ()
+  "Return the newest task that ended with a session, or nil."
+  (car (last (cl-remove-if-not (lambda (task) (and (member (agentls-task-state task) agentls--final-states)
+                                                   (agentls-task-session task)))
+                               (agentls--all-tasks)))))
+
+;;;###autoload
+(defun agentls-follow-up (task prompt)
+  "Continue TASK's conversation with PROMPT; return the new task's id.
+The new task runs in TASK's session: its planner sees the earlier
+prompts, plans and results.  Interactively, the task at point in the
+tasks buffer, else the newest task that has ended."
+  (interactive
+   (let ((task (or (car (agentls--subtask-line)) (agentls--last-ended-task)
+                   (user-error "No finished agentls task to follow up"))))
+     (list task (read-string (format "agentls (follow up on %s): " (agentls-task-id task))
+                             nil 'agentls--prompt-history))))
+  (unless (agentls-task-session task)
+    (user-error "Task %s has no session yet" (agentls-task-id task)))
+  (let ((default-directory (agentls-connection-root (agentls-task-connection task))))
+    (agentls-run prompt nil (agentls-task-session task))))
 
 ;;;; Mode line
 
@@ -1273,13 +1450,31 @@ Return non-nil if the server stopped it."
 (defvar agentls-tasks-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'agentls-tasks-show)
+    (define-key map (kbd "t") #'agentls-transcript)
     (define-key map (kbd "k") #'agentls-tasks-stop)
-    (define-key map (kbd "c") #'agentls-tasks-continue)
+    (define-key map (kbd "x") #'agentls-skip-subtask)
+    (define-key map (kbd "D") #'agentls-remove-subtask)
+    (define-key map (kbd "a") #'agentls-add-subtask)
+    ;; c, as before; f is the key the help shows.
+    (define-key map (kbd "c") #'agentls-follow-up)
+    (define-key map (kbd "f") #'agentls-follow-up)
+    (define-key map (kbd "u") #'agentls-undo)
     map)
   "Keymap of `agentls-tasks-mode'.")
 
 (define-derived-mode agentls-tasks-mode tabulated-list-mode "agentls-tasks"
   "Tasks of the agent and their subtasks, updated as they run.
+\\<agentls-tasks-mode-map>On the line of a task or of one of its subtasks:
+
+  \\[agentls-tasks-show]  the task: subtasks, changes and their diffs, events
+  \\[agentls-transcript]  its live transcript
+  \\[agentls-tasks-stop]  stop the task
+  \\[agentls-skip-subtask]  skip the subtask (a running one is cancelled)
+  \\[agentls-remove-subtask]  remove the subtask (a pending one)
+  \\[agentls-add-subtask]  add a subtask to the task, after the subtask at point
+  \\[agentls-follow-up]  follow up on the task (a finished one) with a new prompt
+  \\[agentls-undo]  undo what the task (or the subtask) changed; \\[universal-argument]: what can be
+
 \\{agentls-tasks-mode-map}"
   (setq tabulated-list-format [("Task" 20 nil) ("Sub" 4 nil) ("State" 9 nil)
                                ("Project" 14 nil) ("What" 0 nil)])
@@ -1313,8 +1508,11 @@ Return non-nil if the server stopped it."
          collect (list id (vector id "" (propertize (agentls-task-state task) 'face
                                                     (agentls--state-face (agentls-task-state task)))
                                   (file-name-nondirectory (directory-file-name root))
-                                  (string-trim (or (agentls-task-summary task)
-                                                   (agentls-task-prompt task)))))
+                                  ;; One line per entry: a summary's first.
+                                  (or (car (split-string (or (agentls-task-summary task)
+                                                             (agentls-task-prompt task) "")
+                                                         "\n" t "[ \t]+"))
+                                      "")))
          append (cl-loop for sub in (agentls-task-subtasks task)
                          for state = (or (plist-get sub :state) "")
                          collect (list (cons id (plist-get sub :id))
@@ -1351,12 +1549,7 @@ Return non-nil if the server stopped it."
   (interactive)
   (agentls-stop (agentls--task-at-point)))
 
-(defun agentls-tasks-continue (prompt)
-  "Continue the conversation of the task on this line with PROMPT."
-  (interactive (list (read-string "agentls (continue): " nil 'agentls--prompt-history)))
-  (let* ((task (agentls--task-at-point))
-         (default-directory (agentls-connection-root (agentls-task-connection task))))
-    (agentls-run prompt nil (agentls-task-session task))))
+(define-obsolete-function-alias 'agentls-tasks-continue #'agentls-follow-up "0.2.0")
 
 (defun agentls-tasks-show ()
   "Show the task on this line: subtasks, diffs and latest events."
@@ -1698,6 +1891,603 @@ With a prefix argument START, start the servers not started yet first."
         (special-mode))
       (display-buffer (current-buffer)))))
 
+;;;; Undo
+
+(defun agentls--undo-words (result what partial)
+  "Say what the agent/undo RESULT did to WHAT, a task or subtask.
+PARTIAL is non-nil when the undo was asked to do what it could."
+  (let (done refused)
+    (seq-doseq (file (plist-get result :files))
+      (if (eq t (plist-get file :undone))
+          (push (pcase (plist-get file :operation)
+                  ("update" (concat "restored " (plist-get file :path)))
+                  ("create" (concat "recreated " (plist-get file :path)))
+                  ("delete" (concat "deleted " (plist-get file :path)))
+                  (_ (format "%s (as it was already)" (plist-get file :path))))
+                done)
+        (when-let ((reason (plist-get file :reason)))
+          (push reason refused))))
+    (setq done (nreverse done) refused (nreverse refused))
+    (if (eq t (plist-get result :undone))
+        (format "undid %s: %s" what (if done (string-join done ", ") "nothing to undo"))
+      (concat (format "%s not undone: %s" what (if refused (string-join refused "; ") "refused"))
+              (cond (done (concat "; " (string-join done ", ")))
+                    ((not partial) " (with a prefix argument, agentls-undo undoes the files that can be)"))))))
+
+;;;###autoload
+(defun agentls-undo (task &optional subtask-id partial)
+  "Take back what TASK (with SUBTASK-ID, that subtask) changed.
+Each file goes back to its text before the task, through Emacs as
+every edit does (in a visited file, one undo step takes the undo
+back); a file the task created is deleted, one it deleted is
+recreated.  It works from the checkpoints agentls keeps, so TASK may
+be a task id of an earlier session.  A file changed since on the
+lines the task wrote is refused, and then nothing is undone; with
+PARTIAL the files that can be are undone all the same.
+
+Interactively, the task (or subtask) at point in the tasks buffer,
+else the newest task that has ended, after asking; a prefix argument
+means PARTIAL.  Return the agent/undo result."
+  (interactive
+   (let* ((line (agentls--subtask-line))
+          (task (or (car line)
+                    (car (last (cl-remove-if-not (lambda (task) (member (agentls-task-state task) agentls--final-states))
+                                                 (agentls--all-tasks))))
+                    (user-error "No finished agentls task to undo")))
+          (what (if (cdr line) (format "subtask %s of task %s" (cdr line) (agentls-task-id task))
+                  (format "task %s" (agentls-task-id task)))))
+     (unless (y-or-n-p (format "Undo what %s changed%s? " what
+                               (if current-prefix-arg ", as far as it can" "")))
+       (user-error "Not undone"))
+     (list task (cdr line) (and current-prefix-arg t))))
+  (let* ((task (if (stringp task)
+                   (or (ignore-errors (agentls--find-task task))
+                       (agentls--make-task :id task :connection (agentls--connection)))
+                 task))
+         (what (if subtask-id (format "subtask %s of task %s" subtask-id (agentls-task-id task))
+                 (format "task %s" (agentls-task-id task))))
+         (result (condition-case err
+                     (agentls--request (agentls-task-connection task) 'agent/undo
+                                       (append (list :taskId (agentls-task-id task))
+                                               (and subtask-id (list :subtaskId subtask-id))
+                                               (and (agentls-task-session task)
+                                                    (list :sessionId (agentls-task-session task)))
+                                               (and partial (list :partial t)))
+                                       :timeout 120)
+                   (jsonrpc-error
+                    (user-error "agentls: %s" (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                  (error-message-string err)))))))
+    (message "agentls: %s" (agentls--undo-words result what partial))
+    result))
+
+;;;; Intents and models of the next tasks
+
+(defun agentls--intents (conn)
+  "Return the intents of CONN's project (agent/intents), as plists.
+A broken intents file is a `user-error' saying what is wrong."
+  (let* ((result (agentls--request conn 'agent/intents (make-hash-table)))
+         (err (plist-get result :error)))
+    (when (and (stringp err) (not (string-empty-p err)))
+      (user-error "agentls: %s" err))
+    (append (plist-get result :intents) nil)))
+
+(defun agentls--read-intent (conn prompt)
+  "Read, with PROMPT, an intent of CONN's project that can be selected.
+A COMPLETED intent is not offered.  Return its id, or nil for none."
+  (let* ((intents (cl-remove-if (lambda (i) (eq :json-false (plist-get i :selectable)))
+                                (agentls--intents conn)))
+         (current (agentls-connection-intent conn))
+         (annotate
+          (lambda (id)
+            (if-let ((i (cl-find id intents :key (lambda (i) (plist-get i :id)) :test #'equal)))
+                (format "  %s (%s%s)%s" (or (plist-get i :name) "") (or (plist-get i :status) "")
+                        (if-let ((scope (append (plist-get i :ownedScope) nil)))
+                            (concat "; " (string-join scope ", "))
+                          "")
+                        (if (equal id current) "  ← the next tasks" ""))
+              (format "  each worker selects the intent of its subtask%s"
+                      (if current "" "  ← the next tasks"))))))
+    (unless intents
+      (user-error "No intent to select in .orchestration/active_intents.yaml"))
+    (let ((choice (let ((completion-extra-properties (list :annotation-function annotate)))
+                    (completing-read prompt (cons "none" (mapcar (lambda (i) (plist-get i :id)) intents))
+                                     nil t nil nil (or current "none")))))
+      (unless (member choice '("none" "")) choice))))
+
+;;;###autoload
+(defun agentls-select-intent (intent)
+  "Make the next tasks of this project work under INTENT (an id, or nil).
+Every worker of those tasks starts with INTENT selected; nil lets
+each select the intent of its subtask.  Interactively, read with
+completion from .orchestration/active_intents.yaml; a COMPLETED
+intent is not offered (the server refuses it)."
+  (interactive (list (agentls--read-intent (agentls--connection) "agentls: intent of the next tasks: ")))
+  (let ((conn (agentls--connection)))
+    (when intent
+      (let ((found (cl-find intent (agentls--intents conn) :key (lambda (i) (plist-get i :id)) :test #'equal)))
+        (unless found
+          (user-error "No intent %s in .orchestration/active_intents.yaml" intent))
+        (when (eq :json-false (plist-get found :selectable))
+          (user-error "Intent %s (%s) is %s: a completed intent cannot be selected"
+                      intent (plist-get found :name) (plist-get found :status)))))
+    (setf (agentls-connection-intent conn) intent)
+    (message "agentls: the next tasks %s" (if intent (format "work under %s" intent)
+                                           "choose their intents themselves"))
+    intent))
+
+(defun agentls--models (conn)
+  "Return CONN's agent/models result: what the providers offer."
+  (agentls--request conn 'agent/models (make-hash-table) :timeout 30))
+
+(defun agentls--read-model (conn prompt)
+  "Read, with PROMPT, a model the providers of CONN offer.
+Return its id, or nil for the model setting."
+  (let* ((result (agentls--models conn))
+         (models (append (plist-get result :models) nil))
+         (next (or (agentls-connection-model conn) (plist-get result :current)))
+         (annotate
+          (lambda (id)
+            (if-let ((m (cl-find id models :key (lambda (m) (plist-get m :id)) :test #'equal)))
+                (concat (if-let ((name (plist-get m :displayName))) (concat "  " name) "")
+                        (if (eq t (plist-get m :current)) "  (the setting)" "")
+                        (if (equal id next) "  ← the next tasks" ""))
+              (format "  the model setting (%s)%s" (or (plist-get result :current) "none")
+                      (if (agentls-connection-model conn) "" "  ← the next tasks"))))))
+    (let ((choice (let ((completion-extra-properties (list :annotation-function annotate)))
+                    (completing-read prompt (cons "default" (mapcar (lambda (m) (plist-get m :id)) models))
+                                     nil nil nil nil next))))
+      (unless (member choice '("default" "")) choice))))
+
+;;;###autoload
+(defun agentls-check-model (&optional model)
+  "Test the connection to MODEL (default: the next tasks' model); say how it went.
+Return the agent/checkModel result.  With a prefix argument, read
+MODEL with completion from what the providers offer."
+  (interactive (list (and current-prefix-arg
+                          (agentls--read-model (agentls--connection) "agentls: check the model: "))))
+  (let* ((conn (agentls--connection))
+         (model (or model (agentls-connection-model conn)))
+         (result (agentls--request conn 'agent/checkModel
+                                   (if model (list :model model) (make-hash-table))
+                                   :timeout 40)))
+    (message "agentls: %s%s" (if (eq t (plist-get result :ok)) "" "not usable: ")
+             (plist-get result :message))
+    result))
+
+;;;###autoload
+(defun agentls-select-model (model)
+  "Make the next tasks of this project use MODEL (nil: the model setting).
+Interactively, read with completion from the models the providers
+offer (the next tasks' model is marked); the choice is then tried
+with `agentls-check-model'."
+  (interactive (list (agentls--read-model (agentls--connection) "agentls: model of the next tasks: ")))
+  (let ((conn (agentls--connection)))
+    (setf (agentls-connection-model conn) model)
+    (agentls-check-model model)
+    model))
+
+;;;; Doctor
+
+;;;###autoload
+(defun agentls-doctor ()
+  "Report whether agentls works here: binary, server, model, MCP servers.
+The model is tried with agent/checkModel and the MCP servers are
+started, so each says whether it works and, if not, why."
+  (interactive)
+  (let* ((root (agentls--project-root))
+         (buffer (get-buffer-create "*agentls-doctor*"))
+         (program (executable-find agentls-program))
+         (ok (lambda (good) (propertize (if good "ok" "PROBLEM") 'face (if good 'success 'error)))))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (special-mode)
+        (setq default-directory root)
+        (insert (propertize (format "agentls doctor for %s\n\n" root) 'face 'bold))
+        (insert (format "Binary   %s  %s\n" (funcall ok program)
+                        (or program (format "%S not found in `exec-path': set `agentls-program'"
+                                            agentls-program))))
+        (when program
+          (insert (format "Version  %s\n"
+                          (with-temp-buffer
+                            (if (eql 0 (call-process program nil t nil "version"))
+                                (string-trim (buffer-string))
+                              (format "`%s version' failed: %s" program (string-trim (buffer-string)))))))
+          (let ((conn (condition-case err (agentls--connection root)
+                        (error (insert (format "Server   %s  does not start: %s\n" (funcall ok nil)
+                                               (error-message-string err)))
+                               nil))))
+            (when conn
+              (let ((info (agentls-connection-server-info conn)))
+                (insert (format "Server   %s  %s %s, serving %s\n" (funcall ok t)
+                                (or (plist-get info :name) "agentls") (or (plist-get info :version) "")
+                                (agentls-connection-root conn))))
+              (let* ((check (agentls-check-model))
+                     (good (eq t (plist-get check :ok))))
+                (insert (format "Model    %s  %s (from %s): %s%s\n" (funcall ok good)
+                                (plist-get check :model) (plist-get check :source)
+                                (if good "" (format "[%s] " (plist-get check :problem)))
+                                (plist-get check :message))))
+              (when-let ((intent (agentls-connection-intent conn)))
+                (insert (format "Intent   the next tasks work under %s\n" intent)))
+              (insert "\nMCP servers (started to see whether they work):\n")
+              (let ((servers (plist-get (agentls--request conn 'agent/mcpServers (list :start t) :timeout 90)
+                                        :servers)))
+                (if (seq-empty-p servers)
+                  (insert "  none configured (`agentls-mcp-servers')\n")
+                  (seq-doseq (server servers)
+                    (let ((state (plist-get server :state)))
+                      (insert (format "  %-16s %s  %s, %d tools: %s\n" (plist-get server :name)
+                                      (funcall ok (member state '("ready" "restarted")))
+                                      (pcase state ("notStarted" "not started") (_ state))
+                                      (or (plist-get server :toolCount) 0)
+                                      (or (plist-get server :error) (agentls--mcp-server-where server)))))))))))
+        (goto-char (point-min))))
+    (pop-to-buffer buffer)
+    buffer))
+
+;;;; The transcript of a task
+
+;; A task's transcript shows what its agents write, as it streams
+;; (messageDelta), each tool call on one line with its arguments hidden
+;; under it, questions, commands, changes, and the end.  Every event is
+;; kept in the task's log (streamed text joined); the buffer, once shown,
+;; is written from the events that came since its last write, at most
+;; every `agentls-transcript-interval' seconds.
+
+(defvar agentls--transcript-timer nil
+  "Timer that writes the pending events of the shown transcripts.")
+
+(defun agentls--log-push (list event)
+  "Return LIST (newest first) with EVENT pushed.
+Streamed text of a subtask that follows streamed text of the same
+subtask joins it, so a long stream is one entry with its parts."
+  (let ((last (car list)))
+    (if (and (equal (plist-get event :kind) "messageDelta")
+             (equal (plist-get last :kind) "messageDelta")
+             (equal (plist-get last :subtaskId) (plist-get event :subtaskId)))
+        (progn (plist-put last :parts (cons (plist-get event :text) (plist-get last :parts)))
+               list)
+      (cons (if (equal (plist-get event :kind) "messageDelta")
+                (list :kind "messageDelta" :subtaskId (plist-get event :subtaskId)
+                      :parts (list (plist-get event :text)))
+              event)
+            list))))
+
+(defun agentls--transcript-add (task event)
+  "Record TASK's EVENT for its transcript, and write it soon if shown."
+  (setf (agentls-task-log task) (agentls--log-push (agentls-task-log task) event))
+  (when (buffer-live-p (agentls-task-transcript task))
+    (setf (agentls-task-pending task) (agentls--log-push (agentls-task-pending task) (copy-sequence event)))
+    (unless agentls--transcript-timer
+      (setq agentls--transcript-timer
+            (run-at-time agentls-transcript-interval nil #'agentls--transcript-flush-all)))))
+
+(defun agentls--transcript-flush-all ()
+  "Write the pending events of every shown transcript."
+  (setq agentls--transcript-timer nil)
+  (dolist (task (agentls--all-tasks))
+    (when (and (agentls-task-pending task) (buffer-live-p (agentls-task-transcript task)))
+      (let ((events (reverse (agentls-task-pending task))))
+        (setf (agentls-task-pending task) nil)
+        (agentls--transcript-write (agentls-task-transcript task) events)))))
+
+(defvar-local agentls--tr-task nil "The task this transcript shows.")
+(defvar-local agentls--tr-speaker nil "Subtask id of the last block (\"\" the task), or nil.")
+(defvar-local agentls--tr-open nil "Non-nil when the last line is text to append to.")
+(defvar-local agentls--tr-streamed nil "Subtask ids whose text streamed since their last message.")
+(defvar-local agentls--tr-tools nil "Alist of subtask id to the (TOOL . MARKER) awaiting results.")
+(defvar-local agentls--tr-finished nil "Non-nil once the end of the task is written.")
+(defvar-local agentls--tr-ended nil "Non-nil once the task's changes are written.")
+(defvar-local agentls-transcript-writes 0
+  "How many times this transcript buffer was written (each write is a batch).")
+
+(defun agentls--tr-push (line &optional face)
+  "Add LINE, a line of its own, at the end, in FACE."
+  (goto-char (point-max))
+  (unless (= (point-min) (point-max)) (insert "\n"))
+  (insert (if face (propertize line 'face face) line)))
+
+(defun agentls--tr-header (speaker)
+  "Return the header line of SPEAKER's block."
+  (if (equal speaker "")
+      "── task ──"
+    (let* ((sub (cl-find speaker (agentls-task-subtasks agentls--tr-task)
+                         :key (lambda (s) (plist-get s :id)) :test #'equal))
+           (content (plist-get sub :content)))
+      (if (and content (not (string-empty-p content)))
+          (format "── %s · %s ──" speaker (truncate-string-to-width
+                                          (replace-regexp-in-string "[ \t\n]+" " " content) 80 nil nil "…"))
+        (format "── %s ──" speaker)))))
+
+(defun agentls--tr-block (speaker)
+  "Make SPEAKER's block the current one, with a header when another wrote last."
+  (unless (equal agentls--tr-speaker speaker)
+    (setq agentls--tr-open nil
+          agentls--tr-speaker speaker)
+    (agentls--tr-push "")
+    (agentls--tr-push (agentls--tr-header speaker) 'bold)))
+
+(defun agentls--tr-text (speaker text)
+  "Append the streamed TEXT to SPEAKER's block."
+  (when (and text (not (string-empty-p text)))
+    (agentls--tr-block speaker)
+    (unless agentls--tr-open
+      (agentls--tr-push "")
+      (setq agentls--tr-open t))
+    (goto-char (point-max))
+    (insert text)))
+
+(defun agentls--tr-line (speaker line &optional face)
+  "Add LINE, an event, to SPEAKER's block, in FACE."
+  (agentls--tr-block speaker)
+  (setq agentls--tr-open nil)
+  (agentls--tr-push line face))
+
+(defun agentls--tr-details (lines)
+  "Add LINES under the line before them, hidden until shown."
+  (when lines
+    (let ((start (point-max)))
+      (dolist (line (if (> (length lines) 200)
+                        (append (seq-take lines 200) (list (format "        … %d more lines" (- (length lines) 200))))
+                      lines))
+        (agentls--tr-push line 'shadow))
+      (let ((ov (make-overlay start (point-max) nil t nil)))
+        (overlay-put ov 'agentls-details t)
+        (overlay-put ov 'invisible 'agentls-details)
+        (overlay-put ov 'evaporate t)))))
+
+(defun agentls--tr-short (text &optional width)
+  "Return TEXT on one line, at most WIDTH (default 100) characters."
+  (truncate-string-to-width (replace-regexp-in-string "[ \t\n]+" " " (format "%s" (or text "")))
+                            (or width 100) nil nil "…"))
+
+(defun agentls--tr-brief (tool args)
+  "Say what the call of TOOL with ARGS (a plist) does, in a few words."
+  (let* ((key (pcase tool
+                ((or "read_file" "write_file" "edit_file" "delete_file") :path)
+                ("list_files" :pattern) ("search_files" :regex) ("run_command" :command)
+                ("ask_human" :question) ("select_intent" :intentId) ("finish" :summary)))
+         (value (and key (plist-get args key))))
+    (concat tool " " (agentls--tr-short (if (stringp value) value
+                                          (if args (json-encode args) ""))
+                                        80))))
+
+(defun agentls--tr-arguments (args)
+  "Return the lines showing ARGS (a plist), long text on lines of its own."
+  (cl-loop for (key value) on (and (consp args) (keywordp (car args)) args) by #'cddr
+           append (let ((name (substring (symbol-name key) 1)))
+                    (if (and (stringp value) (string-search "\n" value))
+                        (cons (format "      %s:" name)
+                              (mapcar (lambda (l) (concat "        " l))
+                                      (split-string (string-remove-suffix "\n" value) "\n")))
+                      (list (format "      %s: %s" name (json-encode value)))))))
+
+(defun agentls--tr-finish (state summary counts change-list)
+  "Write the task's end from STATE, SUMMARY, COUNTS and CHANGE-LIST.
+CHANGE-LIST is nil until the run's result gives it."
+  (unless agentls--tr-finished
+    (setq agentls--tr-finished t agentls--tr-open nil agentls--tr-speaker nil)
+    (agentls--tr-push "")
+    (agentls--tr-push (format "── task %s: %s ──" state (agentls--counts-text counts)) 'bold)
+    (dolist (line (split-string (or summary "") "\n" t))
+      (agentls--tr-push (concat "  " line))))
+  (when (and change-list (not agentls--tr-ended))
+    (setq agentls--tr-ended t)
+    (unless (seq-empty-p change-list)
+      (agentls--tr-push "")
+      (agentls--tr-push "changes:" 'bold))
+    (seq-doseq (change change-list)
+      (let ((applied (eq t (plist-get change :applied))))
+        (agentls--tr-push (format "  %s %s %s%s" (if applied "✓" "✗") (plist-get change :operation)
+                                  (plist-get change :path) (if applied "" "  (not applied)"))
+                          (if applied 'success 'error))
+        (agentls--tr-details (mapcar (lambda (l) (concat "      " l))
+                                     (split-string (string-remove-suffix "\n" (or (plist-get change :diff) ""))
+                                                   "\n")))))))
+
+(defun agentls--tr-event (e)
+  "Write the event E (a plist of agent/taskUpdate, or the run's result)."
+  (let ((sub (or (plist-get e :subtaskId) ""))
+        (kind (plist-get e :kind)))
+    (pcase kind
+      ("messageDelta"
+       (push sub agentls--tr-streamed)
+       (agentls--tr-text sub (apply #'concat (reverse (plist-get e :parts)))))
+      ("message"
+       ;; The whole text of a turn that streamed already: shown.  Text
+       ;; that did not stream (a note of the server's) is shown now.
+       (if (member sub agentls--tr-streamed)
+           (setq agentls--tr-streamed (delete sub agentls--tr-streamed))
+         (setq agentls--tr-open nil)
+         (agentls--tr-text sub (plist-get e :text)))
+       (setq agentls--tr-open nil))
+      ("planned"
+       (agentls--tr-line "" "  plan:")
+       (dolist (line (split-string (or (plist-get e :text) "") "\n" t))
+         (agentls--tr-push (concat "    " line))))
+      ("subtaskStarted" (agentls--tr-block sub))
+      ("toolCall"
+       (let ((args (plist-get e :arguments)))
+         (agentls--tr-line sub (concat "  ⚙ " (agentls--tr-brief (plist-get e :tool) args)))
+         (let ((marker (copy-marker (line-beginning-position))))
+           (setf (alist-get sub agentls--tr-tools nil nil #'equal)
+                 (append (alist-get sub agentls--tr-tools nil nil #'equal)
+                         (list (cons (plist-get e :tool) marker)))))
+         (agentls--tr-details (agentls--tr-arguments args))))
+      ("toolResult"
+       (let* ((queue (alist-get sub agentls--tr-tools nil nil #'equal))
+              (entry (cl-find (plist-get e :tool) queue :key #'car :test #'equal)))
+         (when entry
+           (setf (alist-get sub agentls--tr-tools nil nil #'equal) (delq entry queue))
+           (save-excursion
+             (goto-char (cdr entry))
+             (when (looking-at "  ⚙")
+               (replace-match (if (eq :json-false (plist-get e :ok)) "  ✗" "  ✓") t t))
+             (end-of-line)
+             (when-let ((summary (plist-get e :summary)))
+               (insert "  → " (agentls--tr-short summary))))
+           (set-marker (cdr entry) nil))))
+      ("ask"
+       (agentls--tr-line sub (format "  ? %s%s" (agentls--tr-short (or (plist-get e :question) (plist-get e :text)) 200)
+                                     (if-let ((options (append (plist-get e :options) nil)))
+                                         (format "  [%s]" (string-join options " / "))
+                                       ""))))
+      ("answered"
+       (agentls--tr-line sub (concat "  ↳ " (or (plist-get e :answer) "(no answer)"))))
+      ("blocked"
+       (agentls--tr-line sub (format "  ⊘ blocked %s: %s" (or (plist-get e :path) "")
+                                     (agentls--tr-short (plist-get e :reason) 160))
+                         'error))
+      ("changeApplied"
+       (agentls--tr-line sub (format "  ✎ changed %s%s" (plist-get e :path)
+                                     (if-let ((why (plist-get e :reason)))
+                                         (format "  (%s)" (agentls--tr-short why 120))
+                                       ""))
+                         'success))
+      ("changeHeld"
+       (agentls--tr-line sub (format "  ⏸ held %s for the review at the end" (plist-get e :path))))
+      ("changeRejected"
+       (agentls--tr-line sub (format "  ✗ not changed %s: %s" (plist-get e :path)
+                                     (agentls--tr-short (plist-get e :reason) 160))
+                         'error))
+      ("commandStarted" (agentls--tr-line sub (concat "  $ " (agentls--tr-short (plist-get e :text) 160))))
+      ("commandFinished"
+       (agentls--tr-line sub (format "  $ %s → %s" (agentls--tr-short (plist-get e :text) 120)
+                                     (or (plist-get e :summary) ""))))
+      ("subtaskFinished"
+       (let* ((s (cl-find sub (agentls-task-subtasks agentls--tr-task)
+                          :key (lambda (s) (plist-get s :id)) :test #'equal))
+              (state (or (plist-get e :state) (plist-get s :state) "finished"))
+              (detail (or (plist-get e :reason) (plist-get e :summary) (plist-get s :error) (plist-get s :result))))
+         (agentls--tr-line sub (format "  %s %s%s" (pcase state ("done" "✓") ("failed" "✗") ("skipped" "↷")
+                                                     ("blocked" "⊘") (_ "•"))
+                                       state (if detail (concat ": " (agentls--tr-short detail 160)) "")))))
+      ("subtaskAdded"
+       (agentls--tr-line "" (format "  + subtask %s added: %s" sub (agentls--tr-short (plist-get e :text) 120))))
+      ("subtaskRemoved" (agentls--tr-line "" (format "  − subtask %s removed" sub)))
+      ("subtaskSkipped" (agentls--tr-line "" (format "  ↷ subtask %s skipped" sub)))
+      ("intentSelected" (agentls--tr-line sub (format "  intent %s" (plist-get e :text))))
+      ("sessionContinued" (agentls--tr-line "" (format "  continues session %s" (plist-get e :text))))
+      ("stateChanged"
+       (when (member (plist-get e :state) '("done" "failed" "stopped"))
+         (agentls--tr-finish (plist-get e :state) (plist-get e :summary)
+                             (cons (or (plist-get e :applied) 0) (or (plist-get e :rejected) 0))
+                             nil)))
+      ("agentlsResult"
+       (let ((result (plist-get e :result)))
+         (agentls--tr-finish (plist-get result :state) (plist-get result :summary)
+                             (agentls--counts result) (or (plist-get result :changes) [])))))))
+
+(defun agentls--transcript-write (buffer events)
+  "Write EVENTS at the end of the transcript BUFFER, in one batch.
+Windows whose point was at the end follow it; the others stay."
+  (with-current-buffer buffer
+    (let* ((inhibit-read-only t)
+           (end (point-max))
+           (following (cl-remove-if-not (lambda (w) (= (window-point w) end))
+                                        (get-buffer-window-list buffer nil t)))
+           (at-end (= (point) end))
+           (here (point)))
+      (dolist (e events)
+        (unless agentls--tr-ended
+          ;; An event the transcript cannot show costs that event only.
+          (with-demoted-errors "agentls: transcript: %S"
+            (agentls--tr-event e))))
+      (goto-char (if at-end (point-max) here))
+      (dolist (w following)
+        (set-window-point w (point-max)))
+      (cl-incf agentls-transcript-writes)
+      (set-buffer-modified-p nil))))
+
+(defun agentls-transcript-toggle ()
+  "Show or hide the arguments of the tool call or the diff on this line.
+On a header line, show or hide its block."
+  (interactive)
+  (if (outline-on-heading-p)
+      (outline-toggle-children)
+    (let ((ov (cl-find-if (lambda (o) (overlay-get o 'agentls-details))
+                          (overlays-in (line-end-position) (min (point-max) (1+ (line-end-position)))))))
+      (unless ov (user-error "Nothing is hidden under this line"))
+      (overlay-put ov 'invisible (if (overlay-get ov 'invisible) nil 'agentls-details)))))
+
+(defun agentls-transcript-show-all (&optional hide)
+  "Show the arguments of every tool call and the diffs; with HIDE, hide them."
+  (interactive "P")
+  (dolist (ov (overlays-in (point-min) (point-max)))
+    (when (overlay-get ov 'agentls-details)
+      (overlay-put ov 'invisible (and hide 'agentls-details)))))
+
+(defvar agentls-transcript-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "TAB") #'agentls-transcript-toggle)
+    (define-key map (kbd "a") #'agentls-transcript-show-all)
+    (define-key map (kbd "n") #'outline-next-visible-heading)
+    (define-key map (kbd "p") #'outline-previous-visible-heading)
+    map)
+  "Keymap of `agentls-transcript-mode'.")
+
+(define-derived-mode agentls-transcript-mode special-mode "agentls-transcript"
+  "The live transcript of an agentls task.
+What the agents write, as it streams, in a block per subtask (a
+header each time another subtask speaks); each tool call on one line
+\(⚙ while it runs, then ✓ or ✗ and its result) with its arguments
+hidden under it; questions, commands and changes; and at the end the
+task's state, its changes applied and rejected, and their diffs.
+Point at the end follows the stream; elsewhere it stays.
+\\<agentls-transcript-mode-map>
+  \\[agentls-transcript-toggle]  show or hide what is under the line (on a header: its block)
+  \\[agentls-transcript-show-all]  show everything hidden (\\[universal-argument]: hide it)
+  \\[outline-next-visible-heading] \\[outline-previous-visible-heading]  next, previous header
+
+\\{agentls-transcript-mode-map}"
+  (setq-local outline-regexp "── ")
+  (setq-local outline-level (lambda () 1))
+  (outline-minor-mode 1)
+  (add-to-invisibility-spec '(agentls-details . t))
+  (setq-local truncate-lines nil)
+  (setq-local word-wrap t))
+
+(defun agentls--default-task ()
+  "Return the task at point in the tasks buffer, else the running or newest one."
+  (or (car (agentls--subtask-line))
+      (car (last (agentls--running-tasks)))
+      (car (last (agentls--all-tasks)))
+      (user-error "No agentls task yet")))
+
+;;;###autoload
+(defun agentls-transcript (task)
+  "Show the live transcript of TASK; return its buffer.
+Interactively, the task at point in the tasks buffer, else the
+running task, else the newest; with a prefix argument, read it."
+  (interactive
+   (list (if current-prefix-arg
+             (let ((choices (mapcar (lambda (task) (cons (format "%s  %s" (agentls-task-id task)
+                                                                 (agentls--tr-short (agentls-task-prompt task) 60))
+                                                         task))
+                                    (reverse (agentls--all-tasks)))))
+               (cdr (assoc (completing-read "agentls: transcript of task: " choices nil t) choices)))
+           (agentls--default-task))))
+  (let ((buffer (agentls-task-transcript task)))
+    (unless (buffer-live-p buffer)
+      (setq buffer (get-buffer-create (format "*agentls-transcript: %s*" (agentls-task-id task))))
+      (with-current-buffer buffer
+        (agentls-transcript-mode)
+        (setq agentls--tr-task task
+              default-directory (agentls-connection-root (agentls-task-connection task)))
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert (propertize (format "agentls transcript  task %s  %s" (agentls-task-id task)
+                                      (agentls--tr-short (agentls-task-prompt task) 80))
+                              'face 'bold))))
+      (setf (agentls-task-transcript task) buffer
+            (agentls-task-pending task) nil)
+      (agentls--transcript-write buffer (reverse (agentls-task-log task)))
+      (with-current-buffer buffer (goto-char (point-max))))
+    (let ((window (display-buffer buffer)))
+      (when window (set-window-point window (with-current-buffer buffer (point-max)))))
+    buffer))
+
 ;;;; The minor mode
 
 (defvar agentls-command-map
@@ -1709,6 +2499,16 @@ With a prefix argument START, start the servers not started yet first."
     (define-key map (kbd "S") #'agentls-sessions)
     (define-key map (kbd "l") #'agentls-trace-at-point)
     (define-key map (kbd "m") #'agentls-mcp-servers)
+    (define-key map (kbd "T") #'agentls-transcript)
+    (define-key map (kbd "x") #'agentls-skip-subtask)
+    (define-key map (kbd "a") #'agentls-add-subtask)
+    (define-key map (kbd "D") #'agentls-remove-subtask)
+    (define-key map (kbd "f") #'agentls-follow-up)
+    (define-key map (kbd "i") #'agentls-select-intent)
+    (define-key map (kbd "M") #'agentls-select-model)
+    (define-key map (kbd "c") #'agentls-check-model)
+    (define-key map (kbd "d") #'agentls-doctor)
+    (define-key map (kbd "u") #'agentls-undo)
     (define-key map (kbd "q") #'agentls-shutdown)
     map)
   "Keymap of the agentls commands.")

@@ -132,4 +132,35 @@ func TestPrompt(t *testing.T) {
 	})
 }
 
+func TestPromptCodeGraph(t *testing.T) {
+	t.Run("gives the workers the workspace's code graph, as the LSP face does", func(t *testing.T) {
+		sc := script(map[string][]turn{
+			"coordinator": onePlan("Find greet"),
+			"1": {
+				{calls: []call{{"find_symbol", map[string]any{"name": "greet"}}}},
+				finish("found"),
+			},
+		})
+		e, sid := ready(t, opts{files: map[string]string{"main.go": mainGo + "\nfunc greet() string { return \"hi\" }\n"}, script: sc})
+		res, err := e.prompt(t, sid, acp.Text("Where is greet?"))
+		must(t, err)
+		if res.StopReason != acp.StopEndTurn {
+			t.Fatalf("stop reason %q", res.StopReason)
+		}
+		var found string
+		for _, u := range of[acp.ToolCallUpdate](e.client.seen()) {
+			if u.Status == acp.StatusCompleted {
+				for _, c := range u.Content {
+					if c.Content != nil {
+						found += c.Content.Text
+					}
+				}
+			}
+		}
+		if !strings.Contains(found, "main.go:5") {
+			t.Fatalf("find_symbol's result %q: want greet's definition at main.go:5", found)
+		}
+	})
+}
+
 var _ = testkit.Context

@@ -115,6 +115,7 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 		Logger:   log,
 		Redactor: s.opts.Redactor,
 		Tools:    mcpTools{se.mcp},
+		Graph:    ws.graph,
 	})
 	if err != nil {
 		se.mcp.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/codegraph"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
@@ -21,12 +22,14 @@ import (
 
 // workspace is what the sessions of one root share: the root's tracking
 // (heat map, intents, trace, the session store, usage) with its heat
-// ticker, the model clients, and the sweep of a crash's leftovers. It is
+// ticker, the model clients, the code graph (built in the background and
+// kept in the state directory, as the LSP face keeps it), and the sweep of a crash's leftovers. It is
 // opened by the first session on the root and closed with the server.
 type workspace struct {
 	root   string
 	track  *tracking.Workspace
 	models *workforce.Models
+	graph  *codegraph.Graph // nil when it could not be made
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup // the heat ticker and the sweep
@@ -51,6 +54,7 @@ func rootOf(field, cwd string) (string, error) {
 
 // workspace returns the workspace of root, opening it on first use.
 func (s *Server) workspace(root string) (*workspace, error) {
+	zones := s.Settings().Zones
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -78,6 +82,7 @@ func (s *Server) workspace(root string) (*workspace, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.done.Go(func() { _ = track.Run(ctx) })
+	w.graph = s.startGraph(ctx, &w.done, root, zones)
 	w.done.Go(func() {
 		removed, err := fsutil.SweepTemps(ctx, root, fsutil.SweepOptions{Legacy: tracking.RewrittenFiles()})
 		if len(removed) > 0 {
@@ -90,6 +95,34 @@ func (s *Server) workspace(root string) (*workspace, error) {
 	s.workspaces[root] = w
 	return w, nil
 }
+
+// startGraph makes root's code graph and builds it in the background, on a
+// goroutine of done that ends with ctx. It returns nil, logged, when the
+// graph cannot be made: the workers then go without the repo map and the
+// graph's tools say why.
+func (s *Server) startGraph(ctx context.Context, done *sync.WaitGroup, root string, zones api.Zones) *codegraph.Graph {
+	state := ""
+	if dir, err := tracking.WorkspaceStateDir(root); err == nil {
+		state = filepath.Join(dir, graphFile)
+	} else {
+		s.log.Warn("code graph not kept between runs", zap.Error(err))
+	}
+	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: s.log})
+	if err != nil {
+		s.log.Warn("code graph unavailable", zap.String("root", root), zap.Error(err))
+		return nil
+	}
+	done.Go(func() {
+		if err := g.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Warn("code graph incomplete", zap.String("root", root), zap.Error(err))
+		}
+	})
+	return g
+}
+
+// graphFile is the code graph's file in the workspace's state directory,
+// the one the LSP face keeps (docs/PROTOCOL.md §6).
+const graphFile = "codegraph.bin"
 
 // close stops the ticker and the sweep, writes the recording, and closes
 // the tracking: the tasks still going are marked interrupted. The sessions

@@ -921,6 +921,388 @@ SPEC is (ROOT CONN)."
       (should (equal (agentls-task-state task) "stopped"))
       (should-not agentls--mode-line-string))))
 
+;;;; Steering, intents, models, the transcript
+
+(defun agentls-test--goto-entry (id)
+  "Move point to the tasks buffer line of ID, a task id or (TASK . SUBTASK)."
+  (agentls--redraw-views)
+  (goto-char (point-min))
+  (while (and (not (eobp)) (not (equal (tabulated-list-get-id) id)))
+    (forward-line 1))
+  (should (equal (tabulated-list-get-id) id)))
+
+(defun agentls-test--states (task)
+  "Return TASK's subtasks as an alist of id to state."
+  (mapcar (lambda (s) (cons (plist-get s :id) (plist-get s :state))) (agentls-task-subtasks task)))
+
+(defmacro agentls-test--messages (var &rest body)
+  "Run BODY with every `message' recorded in VAR, newest first."
+  (declare (indent 1))
+  `(cl-letf* ((orig (symbol-function 'message))
+              ((symbol-function 'message)
+               (lambda (format-string &rest args)
+                 (when format-string (push (apply #'format-message format-string args) ,var))
+                 (apply orig format-string args))))
+     ,@body))
+
+(ert-deftest agentls-test-counts-say-applied-and-rejected ()
+  "The end of a run says how many changes were applied and how many rejected."
+  (should (equal (agentls--counts '(:applied 2 :rejected 1 :changes [])) '(2 . 1)))
+  (should (equal (agentls--counts '(:changes [(:applied t) (:applied :json-false) (:applied :json-false)]))
+                 '(1 . 2)))
+  (should (equal (agentls--counts-text '(0 . 1)) "0 applied, 1 rejected"))
+  (should (equal (agentls--counts-text '(0 . 0)) "no change"))
+  (agentls-test--with-project
+      (root conn :edit-mode 'propose
+            :files '(("notes.txt" . "draft\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "edit_file" :path "notes.txt"
+                                                   :old_string "draft" :new_string "final")
+                               (agentls-test--call "finish" :summary "tried"))))
+    (agentls-test--needs-run conn)
+    (let (said)
+      (agentls-test--messages said
+        (let* ((agentls-confirm-edit-function (lambda (&rest _) nil))
+               (task (agentls-test--run conn "Edit but get rejected")))
+          (should (equal (agentls-task-counts task) '(0 . 1)))
+          (should (cl-some (lambda (m) (string-match-p "done (0 applied, 1 rejected)" m)) said))
+          (should-not (cl-some (lambda (m) (string-match-p "1 change" m)) said))
+          (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n")))))))
+
+(ert-deftest agentls-test-steer-subtasks-from-the-tasks-buffer ()
+  "In the tasks buffer, keys on the subtask at point add, remove and skip subtasks."
+  (should (eq (lookup-key agentls-tasks-mode-map "x") #'agentls-skip-subtask))
+  (should (eq (lookup-key agentls-tasks-mode-map "D") #'agentls-remove-subtask))
+  (should (eq (lookup-key agentls-tasks-mode-map "a") #'agentls-add-subtask))
+  (should (eq (lookup-key agentls-tasks-mode-map "f") #'agentls-follow-up))
+  (let ((help (documentation 'agentls-tasks-mode)))
+    (should (string-match-p "x  skip the subtask" help))
+    (should (string-match-p "f  follow up on the task" help)))
+  (agentls-test--with-project
+      (_root conn :edit-mode 'apply
+             :script (agentls-test--script
+                      "coordinator" (list (agentls-test--call
+                                           "plan" :subtasks
+                                           (vector (list :id "1" :content "Think for a long time")
+                                                   (list :id "2" :content "Write it down" :dependsOn ["1"]))))
+                      "1" (list (list :delayMs 60000 :text "thinking"))
+                      "2" (list (agentls-test--call "finish" :summary "written"))))
+    (agentls-test--needs-run conn)
+    (let* ((default-directory (agentls-connection-root conn))
+           finished
+           (agentls-task-finished-functions (list (lambda (task) (setq finished task))))
+           (id (agentls-run "Think then write"))
+           (task (gethash id (agentls-connection-tasks conn)))
+           asked)
+      (agentls-test--wait "subtask 1 to run"
+                          (lambda () (equal (cdr (assoc "1" (agentls-test--states task))) "running")))
+      (agentls-tasks)
+      (with-current-buffer "*agentls-tasks*"
+        ;; a on subtask 1: the new subtask waits for it by default.
+        (agentls-test--goto-entry (cons id "1"))
+        (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "Update the README"))
+                  ((symbol-function 'completing-read-multiple)
+                   (lambda (_prompt _table &optional _pred _req initial &rest _)
+                     (setq asked initial)
+                     (list initial))))
+          (should (equal (call-interactively #'agentls-add-subtask) "3")))
+        (should (equal asked "1"))
+        (agentls-test--wait "subtask 3 in the plan"
+                            (lambda () (equal (cdr (assoc "3" (agentls-test--states task))) "pending")))
+        (should (equal (plist-get (cl-find "3" (agentls-task-subtasks task)
+                                           :key (lambda (s) (plist-get s :id)) :test #'equal)
+                                  :dependsOn)
+                       ["1"]))
+        ;; A running subtask cannot be removed: the server says why.
+        (agentls-test--goto-entry (cons id "1"))
+        (should (string-match-p "only a pending subtask can be removed"
+                                (cadr (should-error (call-interactively #'agentls-remove-subtask)
+                                                    :type 'user-error))))
+        (agentls-test--goto-entry (cons id "3"))
+        (call-interactively #'agentls-remove-subtask)
+        (agentls-test--wait "subtask 3 removed" (lambda () (not (assoc "3" (agentls-test--states task)))))
+        (agentls-test--goto-entry (cons id "1"))
+        (call-interactively #'agentls-skip-subtask))
+      (agentls-test--wait "the task to end" (lambda () finished))
+      (should (equal (agentls-task-state task) "done"))
+      (should (equal (agentls-test--states task) '(("1" . "skipped") ("2" . "done"))))
+      (dolist (kind '("subtaskAdded" "subtaskRemoved" "subtaskSkipped"))
+        (should (agentls-test--events task kind)))
+      ;; Any control on a task that ended is refused.
+      (should-error (agentls-skip-subtask task "2") :type 'user-error))))
+
+(ert-deftest agentls-test-follow-up-continues-the-session ()
+  "`agentls-follow-up' on a finished task runs the follow-up in its session."
+  (agentls-test--with-project
+      (_root conn :edit-mode 'apply
+             :script (agentls-test--script
+                      "coordinator" (list (list :text "One step."))
+                      "1" (list (agentls-test--call "finish" :summary "first"))
+                      "2:coordinator" (list (list :text "One more."))
+                      "2:1" (list (agentls-test--call "finish" :summary "second"))))
+    (agentls-test--needs-run conn)
+    (let* ((first (agentls-test--run conn "First prompt"))
+           finished
+           (agentls-task-finished-functions (list (lambda (task) (setq finished task)))))
+      (agentls-tasks)
+      (with-current-buffer "*agentls-tasks*"
+        (agentls-test--goto-entry (agentls-task-id first))
+        (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "And a follow-up")))
+          (call-interactively #'agentls-follow-up)))
+      (agentls-test--wait "the follow-up to end" (lambda () finished))
+      (should (equal (agentls-task-prompt finished) "And a follow-up"))
+      (should (equal (agentls-task-state finished) "done"))
+      (should (equal (agentls-task-summary finished) "second"))
+      (should (equal (agentls-task-session finished) (agentls-task-session first)))
+      (should (equal (plist-get (car (agentls-test--events finished "sessionContinued")) :text)
+                     (agentls-task-session first))))))
+
+(ert-deftest agentls-test-intent-of-the-next-tasks ()
+  "`agentls-select-intent' offers the intents not completed; the next task works under it."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("notes.txt" . "draft\n")
+                     (".orchestration/active_intents.yaml"
+                      . "active_intents:\n  - id: INT-001\n    name: Notes\n    status: IN_PROGRESS\n    owned_scope: [\"notes.txt\"]\n  - id: INT-000\n    name: Setup\n    status: COMPLETED\n    owned_scope: [\"go.mod\"]\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "edit_file" :path "notes.txt"
+                                                   :old_string "draft" :new_string "final")
+                               (agentls-test--call "finish" :summary "noted"))))
+    (agentls-test--needs-run conn)
+    (let (offered annotation)
+      (cl-letf (((symbol-function 'completing-read)
+                 (lambda (_prompt collection &rest _)
+                   (setq offered collection
+                         annotation (funcall (plist-get completion-extra-properties :annotation-function)
+                                             "INT-001"))
+                   "INT-001")))
+        (call-interactively #'agentls-select-intent))
+      (should (equal offered '("none" "INT-001")))
+      (should (string-match-p "Notes (IN_PROGRESS; notes.txt)" annotation))
+      (should (equal (agentls-connection-intent conn) "INT-001"))
+      (should (equal (agentls-task-state (agentls-test--run conn "Finish the notes")) "done"))
+      (should (string-match-p "\"intentId\":\"INT-001\""
+                              (agentls-test--read (expand-file-name ".orchestration/agent_trace.jsonl" root))))
+      (should (string-match-p "a completed intent cannot be selected"
+                              (cadr (should-error (agentls-select-intent "INT-000") :type 'user-error))))
+      (should (equal (agentls-connection-intent conn) "INT-001"))
+      (agentls-select-intent nil)
+      (should-not (agentls-connection-intent conn)))))
+
+(ert-deftest agentls-test-model-of-the-next-tasks ()
+  "`agentls-select-model' lists the models, marks the next tasks' one, checks the choice."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "finish" :summary "by the setting"))))
+    (agentls-test--needs-run conn)
+    (let ((setting agentls-model)
+          (other (expand-file-name "other.json" root))
+          offered annotations said)
+      (agentls-test--write other (json-serialize (agentls-test--script
+                                                  "coordinator" (list (list :text "One step."))
+                                                  "1" (list (agentls-test--call "finish" :summary "by the other model")))))
+      (agentls-test--messages said
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (_prompt collection &rest _)
+                     (setq offered collection
+                           annotations (mapcar (plist-get completion-extra-properties :annotation-function)
+                                               collection))
+                     setting)))
+          (call-interactively #'agentls-select-model)))
+      (should (equal (car offered) "default"))
+      (should (member setting offered))
+      (should (string-match-p "← the next tasks" (car annotations)))
+      (should (string-match-p "(the setting)" (nth (cl-position setting offered :test #'equal) annotations)))
+      (should (equal (agentls-connection-model conn) setting))
+      (should (cl-some (lambda (m) (string-match-p "the script loads" m)) said))
+      (agentls-select-model (concat "script:" other))
+      (should (equal (agentls-task-summary (agentls-test--run conn "Use the other model")) "by the other model"))
+      (let ((check (agentls-check-model (concat "script:" (expand-file-name "missing.json" root)))))
+        (should (eq :json-false (plist-get check :ok)))
+        (should (string-match-p "missing.json" (plist-get check :message))))
+      (agentls-select-model nil)
+      (should-not (agentls-connection-model conn)))))
+
+(ert-deftest agentls-test-doctor-reports-binary-server-model-and-mcp ()
+  "`agentls-doctor' reports the binary, its version, the model check and the MCP servers."
+  (agentls-test--with-project
+      (root conn :script (agentls-test--script "coordinator" (list (list :text "One step."))))
+    (let ((agentls-mcp-servers `(("missing" :command ,(expand-file-name "no-such-mcp-server" root)))))
+      ;; The customization is read when the connection starts: start anew.
+      (agentls--stop-connection conn)
+      (let ((default-directory root))
+        (setq conn (agentls--connection root))
+        (with-current-buffer (agentls-doctor)
+          (let ((text (buffer-string))
+                (version (with-temp-buffer
+                           (call-process agentls-test--bin nil t nil "version")
+                           (string-trim (buffer-string)))))
+            (should (string-match-p (regexp-quote (concat "Binary   ok  " (executable-find agentls-program))) text))
+            (should (string-match-p (regexp-quote (concat "Version  " version)) text))
+            (should (string-match-p "Server   ok  agentls " text))
+            (should (string-match-p "Model    ok  script:.*the script loads" text))
+            (should (string-match-p "missing +PROBLEM  failed, 0 tools: .*cannot run" text))))))))
+
+(ert-deftest agentls-test-transcript-follows-a-task ()
+  "`agentls-transcript' shows the streamed text per subtask, tool calls folded, changes at the end."
+  (agentls-test--with-project
+      (_root conn :edit-mode 'apply
+             :files '(("a.txt" . "alpha\n"))
+             :script (agentls-test--script
+                      "coordinator" (list (list :text "Two steps."
+                                                :toolCalls (vector (list :name "plan" :arguments
+                                                                         (list :subtasks (vector (list :id "1" :content "Read a")
+                                                                                                 (list :id "2" :content "Write b" :dependsOn ["1"])))))))
+                      "1" (list (list :text "Reading a.txt first."
+                                      :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt"))))
+                                (agentls-test--call "finish" :summary "a read"))
+                      "2" (list (list :delayMs 300 :text "Now writing\nb.txt."
+                                      :toolCalls (vector (list :name "write_file" :arguments (list :path "b.txt" :content "beta\n"))))
+                                (agentls-test--call "finish" :summary "b written"))))
+    (agentls-test--needs-run conn)
+    (let* ((default-directory (agentls-connection-root conn))
+           finished
+           (agentls-task-finished-functions (list (lambda (task) (setq finished task))))
+           (id (agentls-run "Read a then write b"))
+           (task (gethash id (agentls-connection-tasks conn)))
+           (buffer (agentls-transcript task)))
+      (should (equal (buffer-name buffer) (format "*agentls-transcript: %s*" id)))
+      (agentls-test--wait "the first subtask's text"
+                          (lambda () (with-current-buffer buffer
+                                       (string-match-p "Reading a.txt first." (buffer-string)))))
+      (agentls-test--wait "the task to end" (lambda () finished))
+      (agentls-test--wait "the changes at the end"
+                          (lambda () (with-current-buffer buffer
+                                       (string-match-p "  ✓ create b.txt" (buffer-string)))))
+      (with-current-buffer buffer
+        (should (derived-mode-p 'agentls-transcript-mode))
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (dolist (want '("── task ──" "Two steps." "── 1 · Read a ──" "Reading a.txt first."
+                          "  ✓ read_file a.txt  → alpha" "── 2 · Write b ──" "Now writing\nb.txt."
+                          "  ✓ write_file b.txt" "  ✎ changed b.txt"
+                          "── task done: 1 applied, 0 rejected ──" "changes:"))
+            (should (string-match-p (regexp-quote want) text))))
+        ;; The call's arguments are hidden under its line; TAB shows them.
+        (goto-char (point-min))
+        (search-forward "write_file b.txt")
+        (let ((content (save-excursion (search-forward "        beta") (match-beginning 0))))
+          (should (invisible-p content))
+          (agentls-transcript-toggle)
+          (should-not (invisible-p content))
+          (agentls-transcript-toggle)
+          (should (invisible-p content)))))))
+
+(ert-deftest agentls-test-transcript-keeps-up-with-a-fast-stream ()
+  "Thousands of streamed deltas reach the transcript buffer in one write; point at the end follows."
+  (agentls-test--with-recording (root conn)
+    (puthash root conn agentls--connections)
+    (unwind-protect
+        (let* ((task (agentls--make-task :id "t1" :connection conn :prompt "Stream"))
+               (subtasks (vector (list :id "1" :content "Talk" :state "running")))
+               (seq 0)
+               (update (lambda (event)
+                         (agentls--task-update conn (list :taskId "t1" :seq (cl-incf seq) :state "running"
+                                                          :subtasks subtasks :event event))))
+               buffer writes)
+          (puthash "t1" task (agentls-connection-tasks conn))
+          (setq buffer (agentls-transcript task))
+          (with-current-buffer buffer
+            (setq writes agentls-transcript-writes)
+            (goto-char (point-max)))
+          (dotimes (i 5000)
+            (funcall update (list :kind "messageDelta" :subtaskId "1"
+                                  :text (format "w%d%s" (1+ i) (if (zerop (% (1+ i) 100)) "\n" " ")))))
+          (agentls-test--wait "the transcript to be written"
+                              (lambda () (> (buffer-local-value 'agentls-transcript-writes buffer) writes)))
+          (with-current-buffer buffer
+            (should (= agentls-transcript-writes (1+ writes)))
+            (should (string-match-p "^w4901 w4902 " (buffer-string)))
+            (should (string-suffix-p "w5000\n" (buffer-string)))
+            (should (= (point) (point-max)))
+            ;; The person moves up to read: point stays there.
+            (goto-char (point-min))
+            (funcall update (list :kind "toolCall" :subtaskId "1" :tool "read_file" :arguments (list :path "a.txt")))
+            (agentls-test--wait "the tool call" (lambda () (string-match-p "⚙ read_file a.txt" (buffer-string))))
+            (should (= (point) (point-min)))
+            ;; Back at the end, it follows again.
+            (goto-char (point-max))
+            (funcall update (list :kind "toolResult" :subtaskId "1" :tool "read_file" :ok t :summary "1 line"))
+            (funcall update (list :kind "messageDelta" :subtaskId "1" :text "after the read"))
+            (agentls-test--wait "the text after the call"
+                                (lambda () (string-suffix-p "after the read" (buffer-string))))
+            (should (string-match-p "  ✓ read_file a.txt  → 1 line" (buffer-string)))
+            (should (= (point) (point-max)))))
+      (remhash root agentls--connections)
+      (when-let ((buffer (get-buffer "*agentls-transcript: t1*"))) (kill-buffer buffer)))))
+
+(ert-deftest agentls-test-undo-a-task-and-a-subtask ()
+  "`agentls-undo' refuses a file changed since, undoes what it can with a prefix, and a subtask alone."
+  (should (eq (lookup-key agentls-tasks-mode-map "u") #'agentls-undo))
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("a.txt" . "one\n") ("b.txt" . "two\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (agentls-test--call
+                                          "plan" :subtasks
+                                          (vector (list :id "1" :content "Shout a")
+                                                  (list :id "2" :content "Shout b and add c" :dependsOn ["1"]))))
+                     "1" (list (agentls-test--call "edit_file" :path "a.txt" :old_string "one" :new_string "ONE")
+                               (agentls-test--call "finish" :summary "a shouted"))
+                     "2" (list (agentls-test--call "edit_file" :path "b.txt" :old_string "two" :new_string "TWO")
+                               (agentls-test--call "write_file" :path "c.txt" :content "three\n")
+                               (agentls-test--call "finish" :summary "b shouted, c added"))))
+    (agentls-test--needs-run conn)
+    (let* ((task (agentls-test--run conn "Shout"))
+           (id (agentls-task-id task))
+           (file (lambda (name) (expand-file-name name root)))
+           said)
+      (should (equal (agentls-task-state task) "done"))
+      ;; The person changes the line the task wrote in a.txt.
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (erase-buffer)
+        (insert "ONE, mine\n")
+        (save-buffer))
+      (agentls-test--messages said
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry id)
+          (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+            (should (eq :json-false (plist-get (call-interactively #'agentls-undo) :undone))))))
+      (should (string-match-p (regexp-quote (format "task %s not undone: a.txt: line 1 changed since the task wrote it;" id))
+                              (car said)))
+      (should (string-match-p "undoes the files that can be)" (car said)))
+      (should (equal (agentls-test--read (funcall file "b.txt")) "TWO\n"))
+      (should (file-exists-p (funcall file "c.txt")))
+      ;; With a prefix argument, the files that can be are undone.
+      (agentls-test--messages said
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry id)
+          (let ((current-prefix-arg '(4)))
+            (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+              (call-interactively #'agentls-undo)))))
+      (should (string-match-p "; restored b.txt, deleted c.txt\\'" (car said)))
+      (should (equal (agentls-test--read (funcall file "a.txt")) "ONE, mine\n"))
+      (should (equal (agentls-test--read (funcall file "b.txt")) "two\n"))
+      (should-not (file-exists-p (funcall file "c.txt")))
+      ;; The person takes their line back: subtask 1 alone can be undone,
+      ;; in the buffer that visits a.txt.
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (erase-buffer)
+        (insert "ONE\n")
+        (save-buffer))
+      (agentls-test--messages said
+        (with-current-buffer "*agentls-tasks*"
+          (agentls-test--goto-entry (cons id "1"))
+          (cl-letf (((symbol-function 'y-or-n-p) (lambda (&rest _) t)))
+            (should (eq t (plist-get (call-interactively #'agentls-undo) :undone))))))
+      (should (equal (car said) (format "agentls: undid subtask 1 of task %s: restored a.txt" id)))
+      (with-current-buffer (find-file-noselect (funcall file "a.txt"))
+        (should (equal (buffer-string) "one\n"))))))
+
 ;;;; In a terminal: the real command loop, under tmux
 
 ;; An interactive `emacs -nw -Q' runs test/tty-driver.el in a terminal that
@@ -956,11 +1338,13 @@ SPEC is (ROOT CONN)."
 
 (defmacro agentls-test--with-tty (spec &rest body)
   "Run BODY with agentls in an interactive Emacs in a terminal under tmux.
-SPEC is (SOCK ROOT OUT SCRIPT): SCRIPT is the scripted model; SOCK is
+SPEC is (SOCK ROOT OUT SCRIPT &optional EDIT-MODE): SCRIPT is the
+scripted model, EDIT-MODE a string (propose by default); SOCK is
 bound to the tmux server's socket, ROOT to the project (with notes.txt
 holding \"draft\"), OUT to where the driver writes pid and result."
   (declare (indent 1))
-  (let ((sock (nth 0 spec)) (root (nth 1 spec)) (out (nth 2 spec)) (script (nth 3 spec)))
+  (let ((sock (nth 0 spec)) (root (nth 1 spec)) (out (nth 2 spec)) (script (nth 3 spec))
+        (edit-mode (or (nth 4 spec) "propose")))
     `(progn
        (unless (executable-find "tmux")
          (ert-skip "tmux is not installed (test/run.sh installs Debian's tmux where it can)"))
@@ -975,6 +1359,7 @@ holding \"draft\"), OUT to where the driver writes pid and result."
                              (concat "AGENTLS_BIN=" agentls-test--bin)
                              (concat "AGENTLS_TTY_SCRIPT=" script-file)
                              (concat "AGENTLS_TTY_OUT=" ,out)
+                             (concat "AGENTLS_TTY_EDIT_MODE=" ,edit-mode)
                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
                        process-environment)))
          (unwind-protect
@@ -1079,6 +1464,49 @@ holding \"draft\"), OUT to where the driver writes pid and result."
         (ert-test-failed (ert-fail (list "Emacs did not quit after one C-x C-c; the screen:"
                                          (agentls-test--screen sock)))))
       (agentls-test--wait "the agentls process to end" (lambda () (agentls-test--process-gone-p pid))))))
+
+(ert-deftest agentls-test-tty-transcript-and-skip ()
+  "In a terminal, the transcript follows a running task and `x' in the tasks buffer skips a subtask."
+  (agentls-test--with-tty
+      (sock root out (agentls-test--script
+                      "coordinator" (list (list :text "Two steps: think, then write."
+                                                :toolCalls (vector (list :name "plan" :arguments
+                                                                         (list :subtasks (vector (list :id "1" :content "Think about the notes")
+                                                                                                 (list :id "2" :content "Write it down" :dependsOn ["1"])))))))
+                      "1" (list (list :text "Reading the notes first.\nThey are short."
+                                      :toolCalls (vector (list :name "read_file" :arguments (list :path "notes.txt"))))
+                                (list :delayMs 120000 :text "still thinking"))
+                      "2" (list (list :text "Writing it down."
+                                      :toolCalls (vector (list :name "write_file" :arguments (list :path "out.txt" :content "written\n"))))
+                                (agentls-test--call "finish" :summary "written down")))
+            "apply")
+    (let ((pid-file (expand-file-name "pid" out)))
+      (agentls-test--wait "the task to start" (lambda () (file-exists-p pid-file))))
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "M-x" "agentls-tasks" "Enter")
+    (agentls-test--wait-screen sock "pending")
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "M-x" "agentls-transcript" "Enter")
+    (agentls-test--wait-screen sock "✓ read_file notes.txt  → draft")
+    (let ((screen (agentls-test--wait-screen sock "They are short.")))
+      (dolist (want '("── task ──" "Two steps: think, then write." "── 1 · Think about the notes ──"
+                      "Reading the notes first."))
+        (should (string-match-p (regexp-quote want) screen)))
+      ;; The call's arguments are hidden under its line.
+      (should-not (string-match-p "path: \"notes.txt\"" screen)))
+    ;; In the tasks buffer, the line after the task's is subtask 1.
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "n" "x")
+    (let* ((outcome (agentls-test--tty-result out))
+           (subtasks (plist-get (plist-get outcome :result) :subtasks)))
+      (should (equal (plist-get outcome :state) "done"))
+      (should (equal (mapcar (lambda (s) (cons (plist-get s :id) (plist-get s :state))) subtasks)
+                     '(("1" . "skipped") ("2" . "done"))))
+      (should (equal (agentls-test--read (expand-file-name "out.txt" root)) "written\n")))
+    ;; The transcript's window shows its end: the counts, the summary and,
+    ;; last (from the run's result), the changes.
+    (let ((screen (agentls-test--wait-screen sock "✓ create out.txt")))
+      (dolist (want '("── task done: 1 applied, 0 rejected ──" "- 1 (Think about the notes): skipped"
+                      "- 2 (Write it down): written down" "changes:"))
+        (should (string-match-p (regexp-quote want) screen)))
+      (message "the screen:\n%s" screen))))
 
 (provide 'agentls-test)
 ;;; agentls-test.el ends here

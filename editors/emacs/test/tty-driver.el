@@ -4,8 +4,9 @@
 
 ;; Loaded by an `emacs -nw -Q' that agentls-test.el runs in a terminal
 ;; under tmux, where keys are typed with tmux send-keys: the real command
-;; loop, minibuffer and C-g.  It starts a task on the project in the
-;; current directory with the scripted model AGENTLS_TTY_SCRIPT, writes its
+;; loop, minibuffer and C-g.  It starts a task (AGENTLS_TTY_PROMPT, in
+;; the edit mode AGENTLS_TTY_EDIT_MODE, propose by default) on the project
+;; in the current directory with the scripted model AGENTLS_TTY_SCRIPT, writes its
 ;; own process id to AGENTLS_TTY_OUT/emacs-pid, the agentls process id to
 ;; AGENTLS_TTY_OUT/pid once it runs, and the task's state, result and
 ;; events to AGENTLS_TTY_OUT/result when it ends.
@@ -30,7 +31,7 @@
 
 (setq agentls-program (getenv "AGENTLS_BIN")
       agentls-model (concat "script:" (getenv "AGENTLS_TTY_SCRIPT"))
-      agentls-edit-mode 'propose
+      agentls-edit-mode (intern (or (getenv "AGENTLS_TTY_EDIT_MODE") "propose"))
       agentls-commands 'ask
       agentls-timeouts '(:humanMs 0))
 
@@ -43,7 +44,7 @@
 (find-file (expand-file-name "notes.txt"))
 (run-at-time 0.2 nil
              (lambda ()
-               (agentls-run "Work on the notes")
+               (agentls-run (or (getenv "AGENTLS_TTY_PROMPT") "Work on the notes"))
                (agentls-tty--write "pid" (process-id (jsonrpc--process (agentls--connection))))))
 
 (provide 'tty-driver)

@@ -34,15 +34,8 @@ command('AgentStop', function(o)
 end, {
   nargs = '?',
   desc = 'agentls: stop a running task (the newest by default)',
-  complete = function()
-    local ws = agentls().client.get(agentls().client.root_for_buf(0, (agentls().config or {}).root_markers or { '.git' }))
-    local ids = {}
-    for _, t in ipairs(ws and ws.state:list() or {}) do
-      if not require('agentls.state').ended(t.state) then
-        table.insert(ids, t.id)
-      end
-    end
-    return ids
+  complete = function(lead)
+    return require('agentls.commands').complete_running(lead)
   end,
 })
 
@@ -65,3 +58,126 @@ end, { bang = true, desc = 'agentls: agent changes of the line under the cursor 
 command('AgentRestart', function()
   agentls().restart()
 end, { desc = 'agentls: stop the clients; the next command starts them with the current setup' })
+
+local function commands()
+  return require('agentls.commands')
+end
+
+command('AgentSkip', function(o)
+  local a = agentls()
+  local ws = a.workspace()
+  if ws then
+    local task, sub = commands().target(ws, o.fargs)
+    a.skip(ws, task, sub)
+  end
+end, {
+  nargs = '*',
+  desc = 'agentls: skip a subtask ([taskId] subtaskId; the newest running task by default)',
+  complete = function(...)
+    return commands().complete_subtask({ 'pending', 'running' })(...)
+  end,
+})
+
+command('AgentRemove', function(o)
+  local a = agentls()
+  local ws = a.workspace()
+  if ws then
+    local task, sub = commands().target(ws, o.fargs)
+    a.remove(ws, task, sub)
+  end
+end, {
+  nargs = '*',
+  desc = 'agentls: remove a pending subtask ([taskId] subtaskId)',
+  complete = function(...)
+    return commands().complete_subtask({ 'pending' })(...)
+  end,
+})
+
+command('AgentAdd', function(o)
+  local a = agentls()
+  local ws = a.workspace()
+  if ws then
+    local args = commands().add_args(o.args)
+    a.add(ws, args.task_id, args.content, args.depends_on)
+  end
+end, {
+  nargs = '*',
+  desc = 'agentls: add a subtask ([task=ID] [after=ID,ID] content)',
+  complete = function(...)
+    return commands().complete_add(...)
+  end,
+})
+
+command('AgentFollowUp', function(o)
+  local a = agentls()
+  local ws = a.workspace()
+  if ws then
+    local task, prompt = commands().follow_up_args(ws, o.args)
+    a.follow_up(ws, task, prompt)
+  end
+end, {
+  nargs = '*',
+  desc = 'agentls: continue a finished task with a follow-up ([taskId] prompt)',
+  complete = function(...)
+    return commands().complete_follow_up(...)
+  end,
+})
+
+command('AgentTranscript', function(o)
+  agentls().transcript(nil, o.args ~= '' and o.args or nil)
+end, {
+  nargs = '?',
+  desc = 'agentls: the live transcript of a task (the running one by default)',
+  complete = function(lead)
+    return commands().complete_tasks(lead)
+  end,
+})
+
+command('AgentIntent', function(o)
+  if o.args == '' then
+    agentls().pick_intent()
+  else
+    agentls().set_intent(nil, o.args)
+  end
+end, {
+  nargs = '?',
+  desc = 'agentls: the intent the next tasks work under (none: each worker selects)',
+  complete = function(lead)
+    return commands().complete_intent(lead)
+  end,
+})
+
+command('AgentModel', function(o)
+  if o.args == '' then
+    agentls().pick_model()
+  else
+    agentls().set_model(nil, o.args)
+  end
+end, {
+  nargs = '?',
+  desc = 'agentls: the model of the next tasks, picked from the providers (default: the setting)',
+  complete = function(lead)
+    return commands().complete_model(lead)
+  end,
+})
+
+command('AgentCheckModel', function(o)
+  agentls().check_model(nil, o.args ~= '' and o.args or nil)
+end, {
+  nargs = '?',
+  desc = 'agentls: test the connection to a model (the next tasks\' by default)',
+  complete = function(lead)
+    return commands().complete_model(lead)
+  end,
+})
+
+command('AgentUndo', function(o)
+  agentls().undo(nil, o.fargs[1], o.fargs[2], o.bang)
+end, {
+  nargs = '*',
+  bang = true,
+  desc = 'agentls: undo what a task (or one subtask) changed ([taskId] [subtaskId]; ! undoes what can be)',
+  complete = function(...)
+    return commands().complete_undo(...)
+  end,
+})

@@ -266,6 +266,12 @@ test('a rejected edit is applied nowhere and the task is told', function()
   for _, c in ipairs(res.changes or {}) do
     R.eq(false, c.applied, 'change ' .. c.path .. ' applied')
   end
+  R.eq({ 0, 1 }, { res.applied, res.rejected }, 'the counts of the result')
+  local said = vim.tbl_map(function(n)
+    return n.msg
+  end, R.notes)
+  R.contains(said, '(0 applied, 1 rejected)', 'the end of the task says the change was rejected, not made')
+  R.not_contains(said, '1 change', 'a rejected change is not counted as a change')
   R.eq(0, vim.fn.getchar(1), 'keys left unread')
 end)
 
@@ -437,6 +443,287 @@ test('a run without a model fails with a message that says how to configure one'
   end, 'the run to fail')
   R.contains({ err }, 'script:', 'the message names the script demo')
   R.eq('failed', ws.state:list()[1].state, 'task state')
+end)
+
+local function notes()
+  return vim.tbl_map(function(n)
+    return n.msg
+  end, R.notes)
+end
+
+local function wait_note(needle, what)
+  R.wait_for(function()
+    for _, m in ipairs(notes()) do
+      if m:find(needle, 1, true) then
+        return true
+      end
+    end
+  end, function()
+    return (what or needle) .. '; notifications: ' .. vim.inspect(notes())
+  end)
+end
+
+-- choose stubs vim.ui.select: it records the items and their labels as
+-- shown (before the choice changes them) and picks the item at index.
+local function choose(index)
+  local rec = {}
+  vim.ui.select = function(items, opts, on_choice)
+    rec.items = items
+    rec.labels = vim.tbl_map(opts.format_item or tostring, items)
+    on_choice(items[index], index)
+  end
+  return rec
+end
+
+local function subtask_states(t)
+  local out = {}
+  for _, s in ipairs(t.subtasks or {}) do
+    out[s.id] = s.state
+  end
+  return out
+end
+
+test(':AgentAdd, :AgentRemove and :AgentSkip change the plan of the running task', function()
+  local _, ws = workspace({}, {
+    agents = {
+      coordinator = { { toolCalls = { call('plan', { subtasks = {
+        { id = '1', content = 'Think for a long time' },
+        { id = '2', content = 'Write it down', dependsOn = { '1' } },
+      } }) } } },
+      ['1'] = { { delayMs = 60000, text = 'thinking' } },
+      ['2'] = { { toolCalls = { call('finish', { summary = 'written' }) } } },
+    },
+  })
+  local id, wait = start(ws, 'Think then write')
+  R.wait_for(function()
+    return subtask_states(ws.state:task(id))['1'] == 'running'
+  end, 'subtask 1 to run')
+  vim.cmd('AgentAdd after=1 Update the README')
+  wait_note('subtask 3 added to task ' .. id .. ' after 1')
+  R.wait_for(function()
+    return subtask_states(ws.state:task(id))['3'] == 'pending'
+  end, 'subtask 3 in the plan')
+  -- A running subtask cannot be removed: the server says why.
+  vim.cmd('AgentRemove 1')
+  wait_note('only a pending subtask can be removed')
+  vim.cmd('AgentRemove 3')
+  wait_note('subtask 3 of task ' .. id .. ' removed')
+  vim.cmd('AgentSkip ' .. id .. ' 1')
+  local res = wait()
+  R.eq('done', res.state, 'the task goes on after the skip')
+  R.eq({ ['1'] = 'skipped', ['2'] = 'done' }, subtask_states(res), 'subtask 1 skipped, 2 ran as if it were done, 3 gone')
+  local kinds = {}
+  for _, u in ipairs(ws.updates) do
+    kinds[u.event.kind] = true
+  end
+  R.truthy(kinds.subtaskAdded and kinds.subtaskRemoved and kinds.subtaskSkipped, 'the events of the three controls')
+  vim.cmd('AgentSkip ' .. id .. ' 2')
+  wait_note('is done', 'a control on a task that ended is refused')
+end)
+
+test(':AgentFollowUp continues a finished task in its session', function()
+  local _, ws = workspace({}, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = { { toolCalls = { call('finish', { summary = 'first' }) } } },
+      ['2:coordinator'] = { { text = 'One more.' } },
+      ['2:1'] = { { toolCalls = { call('finish', { summary = 'second' }) } } },
+    },
+  })
+  local first_id, wait = start(ws, 'First prompt')
+  local first = wait()
+  vim.cmd('AgentFollowUp ' .. first_id .. ' And a follow-up')
+  local second
+  R.wait_for(function()
+    second = ws.state:list()[1]
+    return second.id ~= first_id and second.result
+  end, 'the follow-up to end')
+  R.eq('And a follow-up', second.prompt, 'prompt')
+  R.eq('done', second.result.state, 'state')
+  R.eq(first.sessionId, second.result.sessionId, 'the same session')
+  R.eq('second', second.result.summary, 'the follow-up ran')
+  local continued = false
+  for _, u in ipairs(ws.updates) do
+    if u.taskId == second.id and u.event.kind == 'sessionContinued' then
+      continued = u.event.text == first.sessionId
+    end
+  end
+  R.truthy(continued, 'the server says the session continues')
+end)
+
+test(':AgentIntent offers the intents that are not completed and the next task works under the choice', function()
+  local root, ws = workspace({
+    ['notes.txt'] = 'draft\n',
+    ['.orchestration/active_intents.yaml'] = table.concat({
+      'active_intents:',
+      '  - id: INT-001',
+      '    name: Notes',
+      '    status: IN_PROGRESS',
+      '    owned_scope: ["notes.txt"]',
+      '  - id: INT-000',
+      '    name: Setup',
+      '    status: COMPLETED',
+      '    owned_scope: ["go.mod"]',
+      '',
+    }, '\n'),
+  }, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('edit_file', { path = 'notes.txt', old_string = 'draft', new_string = 'final' }) } },
+        { toolCalls = { call('finish', { summary = 'noted' }) } },
+      },
+    },
+  })
+  local rec = choose(2)
+  vim.cmd('AgentIntent')
+  R.wait_for(function()
+    return ws.intent_id == 'INT-001'
+  end, 'the intent chosen')
+  R.eq({ 'none', 'INT-001' }, vim.tbl_map(function(i)
+    return i.id
+  end, rec.items), 'the completed intent is not offered')
+  R.eq({ '● none: each worker selects the intent of its subtask', '  INT-001  Notes  (IN_PROGRESS; notes.txt)' }, rec.labels,
+    'the current choice marked')
+  local _, wait = start(ws, 'Finish the notes')
+  R.eq('done', wait().state, 'state')
+  R.contains(R.read(root .. '/.orchestration/agent_trace.jsonl'), '"intentId":"INT-001"', 'the change is traced to the intent')
+  vim.cmd('AgentIntent INT-000')
+  wait_note('is COMPLETED: a completed intent cannot be selected')
+  R.eq('INT-001', ws.intent_id, 'the choice is kept')
+  vim.cmd('AgentIntent none')
+  R.eq(nil, ws.intent_id, 'cleared')
+end)
+
+test(':AgentModel picks the model of the next tasks, checks it, and the next run uses it', function()
+  local root, ws = workspace({}, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = { { toolCalls = { call('finish', { summary = 'by the setting' }) } } },
+    },
+  })
+  R.write(root .. '/other.json', vim.json.encode({ agents = {
+    coordinator = { { text = 'One step.' } },
+    ['1'] = { { toolCalls = { call('finish', { summary = 'by the other model' }) } } },
+  } }))
+  local setting = 'script:' .. root .. '/.script.json'
+  local rec = choose(2)
+  vim.cmd('AgentModel')
+  R.wait_for(function()
+    return ws.model ~= nil
+  end, 'a model chosen', 30000)
+  local labels = rec.labels
+  R.eq('● default: the model setting (' .. setting .. ')', labels[1], 'the setting, marked as the next run\'s')
+  R.contains(labels, '  ' .. setting .. '  (the setting)', 'the listed model')
+  R.eq(setting, ws.model, 'chosen')
+  wait_note('the script loads', 'the choice is checked')
+  vim.cmd('AgentModel script:' .. root .. '/other.json')
+  R.eq('script:' .. root .. '/other.json', ws.model, 'chosen by id')
+  local _, wait = start(ws, 'Use the other model')
+  R.eq('by the other model', wait().summary, 'the next run uses it')
+  vim.cmd('AgentCheckModel script:' .. root .. '/missing.json')
+  wait_note('missing.json', 'a model that cannot work is said so')
+  vim.cmd('AgentModel default')
+  R.eq(nil, ws.model, 'back to the setting')
+end)
+
+test(':AgentTranscript follows the stream of a running task to its end', function()
+  local _, ws = workspace({ ['a.txt'] = 'alpha\n' }, {
+    agents = {
+      coordinator = { { text = 'Two steps.', toolCalls = { call('plan', { subtasks = {
+        { id = '1', content = 'Read a' },
+        { id = '2', content = 'Write b', dependsOn = { '1' } },
+      } }) } } },
+      ['1'] = {
+        { text = 'Reading a.txt first.', toolCalls = { call('read_file', { path = 'a.txt' }) } },
+        { toolCalls = { call('finish', { summary = 'a read' }) } },
+      },
+      ['2'] = {
+        { delayMs = 300, text = 'Now writing\nb.txt.', toolCalls = { call('write_file', { path = 'b.txt', content = 'beta\n' }) } },
+        { toolCalls = { call('finish', { summary = 'b written' }) } },
+      },
+    },
+  })
+  local id, wait = start(ws, 'Read a then write b')
+  vim.cmd('AgentTranscript')
+  local b = vim.api.nvim_get_current_buf()
+  R.eq('agentls://transcript/' .. id, vim.api.nvim_buf_get_name(b), 'the running task\'s transcript')
+  R.wait_for(function()
+    return table.concat(R.buf_lines(b), '\n'):find('Reading a.txt first.', 1, true)
+  end, 'the first subtask\'s text while the task runs')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.wait_for(function()
+    return table.concat(R.buf_lines(b), '\n'):find('  ✓ create b.txt', 1, true)
+  end, 'the changes at the end of the transcript')
+  local lines = R.buf_lines(b)
+  for _, want in ipairs({ '── task ──', 'Two steps.', '── 1 · Read a ──', 'Reading a.txt first.', '  ✓ read_file a.txt  → alpha',
+    '── 2 · Write b ──', 'Now writing', 'b.txt.', '  ✓ write_file b.txt', '  ✎ changed b.txt',
+    '── task done: 1 applied, 0 rejected ──', 'changes:' }) do
+    R.contains(lines, want, 'the transcript')
+  end
+  R.eq(vim.api.nvim_buf_line_count(b), vim.api.nvim_win_get_cursor(0)[1], 'it followed the end')
+  for i, l in ipairs(lines) do
+    if l:find('write_file b.txt', 1, true) then
+      R.eq(i, vim.fn.foldclosed(i + 1), 'the call\'s arguments are folded under it')
+      R.eq('        beta', lines[i + 2], 'the content, line by line')
+    end
+  end
+end)
+
+test(':AgentUndo refuses a task whose file the person changed since, ! undoes what can be, and a subtask alone', function()
+  local root, ws = workspace({ ['a.txt'] = 'one\n', ['b.txt'] = 'two\n' }, {
+    agents = {
+      coordinator = { { toolCalls = { call('plan', { subtasks = {
+        { id = '1', content = 'Shout a' },
+        { id = '2', content = 'Shout b and add c', dependsOn = { '1' } },
+      } }) } } },
+      ['1'] = {
+        { toolCalls = { call('edit_file', { path = 'a.txt', old_string = 'one', new_string = 'ONE' }) } },
+        { toolCalls = { call('finish', { summary = 'a shouted' }) } },
+      },
+      ['2'] = {
+        { toolCalls = { call('edit_file', { path = 'b.txt', old_string = 'two', new_string = 'TWO' }) } },
+        { toolCalls = { call('write_file', { path = 'c.txt', content = 'three\n' }) } },
+        { toolCalls = { call('finish', { summary = 'b shouted, c added' }) } },
+      },
+    },
+  })
+  local id, wait = start(ws, 'Shout')
+  R.eq('done', wait().state, 'state')
+  R.eq({ 'ONE\n', 'TWO\n', 'three\n' }, { R.read(root .. '/a.txt'), R.read(root .. '/b.txt'), R.read(root .. '/c.txt') }, 'the task\'s changes')
+  local commands = require('agentls.commands')
+  local orig = commands.current_ws
+  commands.current_ws = function()
+    return ws
+  end
+  R.eq({ id }, commands.complete_undo('', 'AgentUndo ', 10), 'the tasks that ended')
+  R.eq({ '1', '2' }, commands.complete_undo('', 'AgentUndo ' .. id .. ' ', 11 + #id), 'then their subtasks')
+  commands.current_ws = orig
+  -- The person changes what subtask 1 wrote (the agent's edit left a.txt
+  -- in a buffer): the undo of the whole task is refused, and changes
+  -- nothing.
+  vim.cmd('edit ' .. root .. '/a.txt')
+  local a = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(a, 0, -1, false, { 'ONE, mine' })
+  vim.cmd('silent write')
+  vim.cmd('AgentUndo ' .. id)
+  wait_note('task ' .. id .. ' not undone: a.txt: line 1 changed since the task wrote it;')
+  wait_note('(:AgentUndo! undoes the files that can be)')
+  R.eq({ 'TWO\n', 'three\n' }, { R.read(root .. '/b.txt'), R.read(root .. '/c.txt') }, 'nothing undone')
+  -- ! undoes the files that can be.
+  vim.cmd('AgentUndo! ' .. id)
+  wait_note('task ' .. id .. ' not undone: a.txt: line 1 changed since the task wrote it; restored b.txt, deleted c.txt')
+  R.eq({ 'ONE, mine' }, R.buf_lines(a), 'the person\'s line is kept')
+  R.eq('two\n', R.read(root .. '/b.txt'), 'b.txt restored')
+  R.eq(nil, vim.loop.fs_stat(root .. '/c.txt'), 'the file the task created is gone')
+  -- The person takes their line back: subtask 1 alone can be undone.
+  vim.api.nvim_buf_set_lines(a, 0, -1, false, { 'ONE' })
+  vim.cmd('silent write')
+  vim.cmd('AgentUndo ' .. id .. ' 1')
+  wait_note('undid subtask 1 of task ' .. id .. ': restored a.txt')
+  R.eq({ 'one' }, R.buf_lines(a), 'a.txt is as before the task, in its buffer')
+  R.eq('one\n', R.read(root .. '/a.txt'), 'and on disk')
 end)
 
 T.teardown = function()

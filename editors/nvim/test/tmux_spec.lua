@@ -1,7 +1,8 @@
--- The diff review in Neovim in a real terminal: tmux runs Neovim with the
--- plugin, the real agentls and a scripted model in propose mode; keys are
--- typed with send-keys and the screen read with capture-pane. The screen
--- of the review is printed (as # lines) in the suite's output.
+-- Neovim in a real terminal: tmux runs Neovim with the plugin, the real
+-- agentls and a scripted model; keys are typed with send-keys and the
+-- screen read with capture-pane. The diff review (propose mode), and the
+-- transcript of a running task steered with :AgentSkip. The screens are
+-- printed (as # lines) in the suite's output.
 local R = require('agentls_test')
 
 local T = {}
@@ -21,24 +22,39 @@ local function tmux(args)
   return out, vim.v.shell_error
 end
 
+local session = 'review'
+
 local function screen()
-  local out, rc = tmux({ 'capture-pane', '-p', '-t', 'review' })
+  local out, rc = tmux({ 'capture-pane', '-p', '-t', session })
   if rc ~= 0 then
     return ''
   end
   return out
 end
 
--- wait_screen waits until the screen shows needle (plain text) and returns it.
+-- wait_screen waits until the screen shows needle (plain text; a list:
+-- all of them, as a screen drawn whole does) and returns it.
 local function wait_screen(needle, what)
   local last = ''
+  local needles = type(needle) == 'table' and needle or { needle }
   R.wait_for(function()
     last = screen()
-    return last:find(needle, 1, true) ~= nil
+    for _, n in ipairs(needles) do
+      if not last:find(n, 1, true) then
+        return false
+      end
+    end
+    return true
   end, function()
-    return (what or needle) .. '; the screen:\n' .. last
+    return (what or table.concat(needles, ', ')) .. '; the screen:\n' .. last
   end, 20000)
   return last
+end
+
+local function print_screen(shown)
+  for _, l in ipairs(vim.split(shown, '\n', true)) do
+    io.stdout:write(('#   ' .. l):gsub('%s+$', '') .. '\n')
+  end
 end
 
 test('the review float in Neovim in a terminal: shown with its keys, y/n per hunk, Enter applies', function()
@@ -71,10 +87,8 @@ assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'propose' })
   R.eq(0, rc, 'tmux new-session')
   wait_screen('one', 'Neovim showing n.txt')
   tmux({ 'send-keys', '-t', 'review', ':AgentRun Shout the ends', 'Enter' })
-  local shown = wait_screen('agentls proposes: update n.txt', 'the review')
-  for _, l in ipairs(vim.split(shown, '\n', true)) do
-    io.stdout:write(('#   ' .. l):gsub('%s+$', '') .. '\n')
-  end
+  local shown = wait_screen({ 'agentls proposes: update n.txt', '+TEN', 'q or <Esc> reject all' }, 'the review')
+  print_screen(shown)
   for _, s in ipairs({ '--- a/n.txt', '+++ b/n.txt', '@@ -1,4 +1,4 @@ undecided', '-one', '+ONE', '-ten', '+TEN',
     'y accept hunk', 'n reject hunk', '<CR> apply the accepted hunks', 'q or <Esc> reject all' }) do
     R.truthy(shown:find(s, 1, true), 'the screen shows ' .. s)
@@ -96,6 +110,73 @@ assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'propose' })
   tmux({ 'send-keys', '-t', 'review', 'Escape', ':qa!', 'Enter' })
   R.wait_for(function()
     local _, code = tmux({ 'has-session', '-t', 'review' })
+    return code ~= 0
+  end, 'Neovim to quit')
+end)
+
+test('the transcript of a running task in a terminal follows the stream, and :AgentSkip with <Tab> steers the task', function()
+  if vim.fn.executable('tmux') ~= 1 then
+    R.skip('tmux is not installed (test/run.sh installs Debian\'s tmux where it can)')
+  end
+  local root = R.tmpdir()
+  if sock then
+    tmux({ 'kill-server' })
+  end
+  sock = root .. '/tmux.sock'
+  session = 'transcript'
+  vim.fn.mkdir(root .. '/.git', 'p')
+  R.write(root .. '/n.txt', 'notes\n')
+  R.write(root .. '/.script.json', vim.json.encode({
+    agents = {
+      coordinator = { { text = 'Two steps: think, then write.', toolCalls = { { name = 'plan', arguments = { subtasks = {
+        { id = '1', content = 'Think about the notes' },
+        { id = '2', content = 'Write it down', dependsOn = { '1' } },
+      } } } } } },
+      ['1'] = {
+        { text = 'Reading the notes first.\nThey are short.', toolCalls = { { name = 'read_file', arguments = { path = 'n.txt' } } } },
+        { delayMs = 120000, text = 'still thinking' },
+      },
+      ['2'] = {
+        { text = 'Writing it down.', toolCalls = { { name = 'write_file', arguments = { path = 'out.txt', content = 'written\n' } } } },
+        { toolCalls = { { name = 'finish', arguments = { summary = 'written down' } } } },
+      },
+    },
+  }))
+  R.write(root .. '/init.lua', string.format([[
+vim.opt.rtp:prepend(%q)
+vim.cmd('runtime! plugin/agentls.lua')
+vim.o.swapfile = false
+assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'apply' }))
+]], plugin, bin, 'script:' .. root .. '/.script.json'))
+  local _, rc = tmux({ 'new-session', '-d', '-s', session, '-x', '110', '-y', '36', '-c', root,
+    'nvim -u ' .. vim.fn.shellescape(root .. '/init.lua') .. ' -i NONE n.txt' })
+  R.eq(0, rc, 'tmux new-session')
+  wait_screen('notes', 'Neovim showing n.txt')
+  tmux({ 'send-keys', '-t', session, ':AgentRun Think then write', 'Enter' })
+  tmux({ 'send-keys', '-t', session, ':AgentTranscript', 'Enter' })
+  local shown = wait_screen({ 'They are short.', '✓ read_file n.txt' }, 'the transcript showing the first subtask\'s tool call')
+  for _, want in ipairs({ 'agentls transcript  task nvim-', '── task ──', 'Two steps: think, then write.', '── 1 · Think about the notes ──',
+    'Reading the notes first.', 'They are short.', '✓ read_file n.txt  → notes' }) do
+    R.truthy(shown:find(want, 1, true), 'the screen shows ' .. want .. '; the screen:\n' .. shown)
+  end
+  R.eq(nil, shown:find('path: "n.txt"', 1, true), 'the call\'s arguments are folded')
+  -- <Tab> completes the running subtask's id.
+  tmux({ 'send-keys', '-t', session, ':AgentSkip ', 'Tab' })
+  wait_screen(':AgentSkip 1', 'the completion of the running subtask')
+  tmux({ 'send-keys', '-t', session, 'Enter' })
+  -- The end of the task is notified, with its counts; its summary has
+  -- several lines, so Neovim waits for a key before it redraws.
+  wait_screen({ 'written down (1 applied, 0 rejected)', 'Press ENTER' }, 'the end of the task notified')
+  tmux({ 'send-keys', '-t', session, 'Enter' })
+  shown = wait_screen({ '── task done: 1 applied, 0 rejected ──', '✓ done: written down' }, 'the end of the task in the transcript')
+  print_screen(shown)
+  for _, want in ipairs({ '↷ subtask 1 skipped', '── 2 · Write it down ──', 'Writing it down.', '✎ changed out.txt', 'written down' }) do
+    R.truthy(shown:find(want, 1, true), 'the screen shows ' .. want .. '; the screen:\n' .. shown)
+  end
+  R.eq('written\n', R.read(root .. '/out.txt'), 'subtask 2 ran after the skip')
+  tmux({ 'send-keys', '-t', session, 'Escape', ':qa!', 'Enter' })
+  R.wait_for(function()
+    local _, code = tmux({ 'has-session', '-t', session })
     return code ~= 0
   end, 'Neovim to quit')
 end)

@@ -340,6 +340,8 @@ test(':checkhealth agentls reports the binary, its version and the model', funct
   R.contains(text, version .. ' (' .. vim.fn.exepath(bin) .. ')', 'version line')
   R.contains(text, 'model script:/no/such/script.json', 'model')
   R.contains(text, 'does not exist', 'missing script')
+  R.contains(text, 'agentls: model check', 'the server\'s check')
+  R.contains(text, '[config]', 'the server says the script cannot work')
   require('agentls').setup({ cmd = 'agentls-not-installed' })
   vim.cmd('checkhealth agentls')
   R.contains(R.buf_lines(0), 'not found', 'missing binary')
@@ -360,6 +362,191 @@ test(':checkhealth agentls starts the MCP servers and shows why one failed', fun
   R.contains(text, 'MCP server missing: failed (' .. root .. '/no-such-mcp-server)', 'the failed server')
   R.contains(text, 'cannot run', 'why')
   require('agentls').restart()
+end)
+
+test('a run result counts the changes applied and rejected, not the changes', function()
+  R.eq({ applied = 1, rejected = 1 }, state.counts({ applied = 1, rejected = 1, changes = { {}, {} } }), 'from the result')
+  R.eq({ applied = 1, rejected = 2 }, state.counts({ changes = { { applied = true }, { applied = false }, { applied = false } } }),
+    'counted from changes when the server sends no counts')
+  local transcript = require('agentls.transcript')
+  R.eq('2 applied, 1 rejected', transcript.counts(2, 1), 'words')
+  R.eq('0 applied, 1 rejected', transcript.counts(0, 1), 'a rejection is no change')
+  R.eq('no change', transcript.counts(0, 0), 'none')
+  local st = state.new('/w')
+  st:task_started('t1', 'Edit')
+  st:task_update({ taskId = 't1', seq = 1, state = 'done', subtasks = {}, event = { kind = 'stateChanged', state = 'done', summary = 'ok', applied = 0, rejected = 1 } })
+  R.contains(views.task_lines(st), 'changes: 0 applied, 1 rejected', 'the tasks view says it before the reply')
+end)
+
+test('the tasks view maps each subtask line to its task and subtask', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Plan')
+  st:task_update({ taskId = 't1', seq = 1, state = 'running', subtasks = {
+    { id = '1', content = 'first', state = 'running', dependsOn = {} },
+    { id = '2', content = 'second', state = 'pending', dependsOn = { '1' } },
+  }, event = { kind = 'planned' } })
+  local lines, map, subs = views.task_lines(st)
+  local seen = {}
+  for i, l in ipairs(lines) do
+    if l:find('first', 1, true) or l:find('second', 1, true) then
+      seen[subs[i]] = map[i]
+    end
+  end
+  R.eq({ ['1'] = 't1', ['2'] = 't1' }, seen, 'subtask lines')
+  R.contains(lines, 'x skip the subtask', 'the keys are shown')
+end)
+
+test('the transcript streams text per subtask, folds tool calls and lists the changes', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Add greet')
+  local subs = { { id = '1', content = 'Add a greet function', state = 'running', dependsOn = {} },
+    { id = '2', content = 'Test it', state = 'running', dependsOn = {} } }
+  local seq = 0
+  local function ev(e)
+    seq = seq + 1
+    st:task_update({ taskId = 't1', seq = seq, state = 'running', subtasks = subs, event = e })
+  end
+  ev({ kind = 'messageDelta', text = 'Planning ' })
+  ev({ kind = 'messageDelta', text = 'the work.' })
+  ev({ kind = 'message', text = 'Planning the work.' })
+  ev({ kind = 'planned', text = '1. Add a greet function\n2. Test it' })
+  ev({ kind = 'subtaskStarted', subtaskId = '1', text = 'Add a greet function' })
+  ev({ kind = 'messageDelta', subtaskId = '1', text = 'Reading main' })
+  ev({ kind = 'messageDelta', subtaskId = '2', text = 'Writing a test.' })
+  ev({ kind = 'messageDelta', subtaskId = '1', text = '.go first.\nThen edit.' })
+  ev({ kind = 'message', subtaskId = '1', text = 'Reading main.go first.\nThen edit.' })
+  ev({ kind = 'toolCall', subtaskId = '1', tool = 'write_file', arguments = { path = 'main.go', content = 'package main\n\nfunc greet() {}\n' } })
+  ev({ kind = 'toolCall', subtaskId = '2', tool = 'run_command', arguments = { command = 'go test ./...' } })
+  ev({ kind = 'toolResult', subtaskId = '1', tool = 'write_file', ok = true, path = 'main.go', summary = 'wrote main.go' })
+  ev({ kind = 'toolResult', subtaskId = '2', tool = 'run_command', ok = false, summary = 'exit code 1' })
+  ev({ kind = 'changeApplied', subtaskId = '1', path = 'main.go' })
+  ev({ kind = 'changeRejected', subtaskId = '2', path = 'x_test.go', reason = 'rejected by the user' })
+  ev({ kind = 'message', subtaskId = '2', text = 'Not streamed.' })
+  local doc = st:task('t1').transcript
+  local text = table.concat(doc.lines, '\n')
+  R.contains(doc.lines, '── task ──', 'the planner\'s block')
+  R.contains(doc.lines, 'Planning the work.', 'streamed text, once although a message repeats it')
+  R.eq(1, select(2, text:gsub('Planning the work', '')), 'the planner\'s text appears once')
+  R.contains(doc.lines, '── 1 · Add a greet function ──', 'a subtask\'s header')
+  R.contains(doc.lines, 'Reading main', 'the text until another subtask spoke')
+  R.contains(doc.lines, '── 2 · Test it ──', 'the other subtask\'s header')
+  R.contains(doc.lines, '.go first.', 'the first subtask\'s text goes on under a new header')
+  R.contains(doc.lines, 'Then edit.', 'a newline in a delta starts a line')
+  R.contains(doc.lines, 'Not streamed.', 'a message without deltas is shown')
+  local write_line, run_line
+  for i, l in ipairs(doc.lines) do
+    if l:find('write_file main.go', 1, true) then
+      write_line = i
+    elseif l:find('run_command go test', 1, true) then
+      run_line = i
+    end
+  end
+  R.eq('  ✓ write_file main.go  → wrote main.go', doc.lines[write_line], 'the call\'s line gets its result')
+  R.eq('  ✗ run_command go test ./...  → exit code 1', doc.lines[run_line], 'a failed call')
+  R.eq('>1', doc.levels[write_line], 'a tool call starts a fold')
+  R.eq({ '      content:', '        package main', '        ', '        func greet() {}', '      path: "main.go"' },
+    { doc.lines[write_line + 1], doc.lines[write_line + 2], doc.lines[write_line + 3], doc.lines[write_line + 4], doc.lines[write_line + 5] },
+    'its arguments under it, a file\'s content line by line')
+  R.eq('1', doc.levels[write_line + 1], 'folded')
+  R.contains(doc.lines, '  ✎ changed main.go', 'an applied change')
+  R.contains(doc.lines, '  ✗ not changed x_test.go: rejected by the user', 'a rejected one')
+  st:run_result('t1', { taskId = 't1', state = 'done', summary = 'All done.', applied = 1, rejected = 1, subtasks = subs,
+    changes = { { path = 'main.go', operation = 'update', applied = true, diff = '--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-a\n+b\n' },
+      { path = 'x_test.go', operation = 'create', applied = false, diff = '' } } })
+  R.contains(doc.lines, '── task done: 1 applied, 1 rejected ──', 'the end with its counts')
+  R.contains(doc.lines, '  ✓ update main.go', 'the changes listed')
+  R.contains(doc.lines, '  ✗ create x_test.go  (not applied)', 'with the rejected one')
+  R.contains(doc.lines, '      +b', 'and their diffs, folded')
+  local n = #doc.lines
+  st:task_update({ taskId = 't1', seq = 99, state = 'running', subtasks = subs, event = { kind = 'messageDelta', subtaskId = '1', text = 'late' } })
+  R.eq(n, #doc.lines, 'nothing after the result')
+end)
+
+test('the transcript buffer keeps up with a fast stream: many events, one write', function()
+  local transcript = require('agentls.transcript')
+  local st = state.new('/w')
+  local ws = { root = '/w', state = st }
+  st:task_started('t1', 'Stream')
+  local b, w = views.transcript(ws, st:task('t1'))
+  local v = transcript.view(b)
+  local writes = v.flushes
+  local subs = { { id = '1', content = 'Talk', state = 'running', dependsOn = {} } }
+  local words = {}
+  for i = 1, 5000 do
+    words[i] = 'w' .. i .. (i % 100 == 0 and '\n' or ' ')
+    st:task_update({ taskId = 't1', seq = i, state = 'running', subtasks = subs, event = { kind = 'messageDelta', subtaskId = '1', text = words[i] } })
+  end
+  R.wait_for(function()
+    return v.flushes > writes and not v.pending
+  end, 'the transcript to be written')
+  R.eq(writes + 1, v.flushes, 'one write for 5000 deltas')
+  R.eq(st:task('t1').transcript.lines, R.buf_lines(b), 'the buffer holds the document')
+  R.contains(R.buf_lines(b), 'w4901 w4902', 'the last lines')
+  R.eq(vim.api.nvim_buf_line_count(b), vim.api.nvim_win_get_cursor(w)[1], 'the window followed the end')
+  -- The person moves up to read: the window stays there.
+  vim.api.nvim_win_set_cursor(w, { 3, 0 })
+  st:task_update({ taskId = 't1', seq = 5001, state = 'running', subtasks = subs, event = { kind = 'toolCall', subtaskId = '1', tool = 'read_file', arguments = { path = 'a.txt' } } })
+  R.wait_for(function()
+    return not v.pending and R.buf_lines(b)[vim.api.nvim_buf_line_count(b) - 1]:find('read_file a.txt', 1, true)
+  end, 'the tool call')
+  R.eq(3, vim.api.nvim_win_get_cursor(w)[1], 'the cursor stays where the person put it')
+  R.eq(vim.api.nvim_buf_line_count(b) - 1, vim.fn.foldclosed(vim.api.nvim_buf_line_count(b)), 'the call is a closed fold')
+  -- Back at the end, it follows again.
+  vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
+  st:task_update({ taskId = 't1', seq = 5002, state = 'running', subtasks = subs, event = { kind = 'toolResult', subtaskId = '1', tool = 'read_file', ok = true, summary = '1 line' } })
+  st:task_update({ taskId = 't1', seq = 5003, state = 'running', subtasks = subs, event = { kind = 'messageDelta', subtaskId = '1', text = 'after the read' } })
+  R.wait_for(function()
+    return not v.pending and R.buf_lines(b)[vim.api.nvim_buf_line_count(b)] == 'after the read'
+  end, 'the text after the call')
+  R.contains(R.buf_lines(b), '  ✓ read_file a.txt  → 1 line', 'the call\'s line was rewritten in place')
+  R.eq(vim.api.nvim_buf_line_count(b), vim.api.nvim_win_get_cursor(w)[1], 'following again')
+  R.eq(false, vim.bo[b].modifiable, 'read-only')
+end)
+
+test('steering commands read their arguments and complete ids from the live task', function()
+  local commands = require('agentls.commands')
+  local st = state.new('/w')
+  local ws = { root = '/w', state = st }
+  st:task_started('nvim-a', 'Running one')
+  st:task_update({ taskId = 'nvim-a', seq = 1, state = 'running', subtasks = {
+    { id = '1', content = 'a', state = 'running', dependsOn = {} },
+    { id = '2', content = 'b', state = 'pending', dependsOn = { '1' } },
+    { id = '3', content = 'c', state = 'done', dependsOn = {} },
+  }, event = { kind = 'planned' } })
+  st:task_started('nvim-old', 'Ended one')
+  st:run_result('nvim-old', { state = 'done', sessionId = 's1', subtasks = {}, changes = {} })
+  R.eq({ nil, '2' }, { commands.target(ws, { '2' }) }, 'a subtask of the newest running task')
+  R.eq({ 'nvim-a', nil }, { commands.target(ws, { 'nvim-a' }) }, 'a task: its subtask is asked for')
+  R.eq({ 'nvim-a', '1' }, { commands.target(ws, { 'nvim-a', '1' }) }, 'both')
+  R.eq({ task_id = 't', depends_on = { '1', '2' }, content = 'Update the README' },
+    commands.add_args(' task=t after=1,2  Update the README'), 'add')
+  R.eq({ content = 'a=b is content' }, commands.add_args('a=b is content'), 'only task= and after= are read')
+  R.eq({ 'nvim-old', 'and then' }, { commands.follow_up_args(ws, 'nvim-old and then') }, 'follow up on a task')
+  R.eq({ nil, 'nvim-z and then' }, { commands.follow_up_args(ws, 'nvim-z and then') }, 'a word that is no task is the prompt')
+  local orig = commands.current_ws
+  commands.current_ws = function()
+    return ws
+  end
+  local ok, err = pcall(function()
+    R.eq({ '1', '2', 'nvim-a' }, commands.complete_subtask({ 'pending', 'running' })('', 'AgentSkip ', 10), 'skip: the running task\'s subtasks, then the tasks')
+    R.eq({ '2' }, commands.complete_subtask({ 'pending' })('', 'AgentRemove nvim-a ', 19), 'remove: the pending subtasks of the task named')
+    R.eq({ 'nvim-a' }, commands.complete_subtask({ 'pending' })('nv', 'AgentRemove nv', 14), 'by prefix')
+    R.eq({ 'after=1,2', 'after=1,3' }, commands.complete_add('after=1,', 'AgentAdd after=1,', 17), 'after= completes ids after the comma')
+    R.eq({ 'task=nvim-a' }, commands.complete_add('task=', 'AgentAdd task=', 14), 'task= completes running tasks')
+    R.eq({}, commands.complete_add('', 'AgentAdd Update the ', 20), 'nothing once the content began')
+    R.eq({ 'nvim-old' }, commands.complete_follow_up('', 'AgentFollowUp ', 14), 'follow up: the tasks that ended')
+  end)
+  commands.current_ws = orig
+  assert(ok, err)
+end)
+
+test('the model check of :checkhealth says the verdict and what is wrong', function()
+  local health = require('agentls.health')
+  R.eq({ { level = 'ok', text = '/w: model script:/s.json (from initializationOptions.model): the script loads' } },
+    health.model_report({ root = '/w' }, { model = 'script:/s.json', source = 'initializationOptions.model', ok = true, message = 'the script loads' }), 'ok')
+  R.eq({ { level = 'error', text = '/w: model openai:gpt-4.1-mimi (from agent/checkModel model): [unknownModel] offers no model' } },
+    health.model_report({ root = '/w' }, { model = 'openai:gpt-4.1-mimi', source = 'agent/checkModel model', ok = false, problem = 'unknownModel', message = 'offers no model' }), 'a problem')
+  R.eq('warn', health.model_report({ root = '/w' }, nil, 'method not found')[1].level, 'an error')
 end)
 
 test('the help page builds its tags and every command has one', function()

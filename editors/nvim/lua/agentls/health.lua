@@ -45,6 +45,21 @@ function M.mcp_report(res)
   return out
 end
 
+-- model_report turns an agent/checkModel answer (or its error) into health
+-- lines: a list of { level, text }.
+function M.model_report(ws, res, err)
+  if err then
+    return { { level = 'warn', text = string.format('%s: agent/checkModel: %s', ws.root, err) } }
+  end
+  local model = res.model ~= '' and res.model or '(none)'
+  local from = (res.source and res.source ~= '') and (' (from ' .. res.source .. ')') or ''
+  local head = string.format('%s: model %s%s', ws.root, model, from)
+  if res.ok then
+    return { { level = 'ok', text = head .. ': ' .. (res.message or 'ready') } }
+  end
+  return { { level = 'error', text = string.format('%s: %s%s', head, res.problem and ('[' .. res.problem .. '] ') or '', res.message or '') } }
+end
+
 function M.check()
   local h = compat.health()
   local agentls = require('agentls')
@@ -110,12 +125,36 @@ function M.check()
   end
 
   local running = agentls.client.all()
+  if #running == 0 and bin ~= '' then
+    -- The server's own check is the one that counts: start the client of
+    -- the current directory to ask it.
+    local ws = agentls.client.ensure(agentls.client.root_for_buf(0, cfg.root_markers), cfg)
+    if ws then
+      h.info('started the client of ' .. ws.root .. ' to check the model')
+      running = { ws }
+    end
+  end
   if #running == 0 then
     h.info('no agentls client is running')
   end
   for _, ws in ipairs(running) do
+    local _, err = agentls.client.request_sync(ws, 'agent/ping', vim.empty_dict(), 10000)
     local info = ws.server_info or {}
-    h.ok(string.format('client %d for %s: %s %s', ws.client_id, ws.root, info.name or 'agentls', info.version or '(initializing)'))
+    if err then
+      h.error(string.format('client for %s: %s', ws.root, err))
+    else
+      h.ok(string.format('client %d for %s: %s %s', ws.client_id, ws.root, info.name or 'agentls', info.version or '(initializing)'))
+    end
+  end
+
+  h.start('agentls: model check')
+  for _, ws in ipairs(running) do
+    -- agent/checkModel answers within 30 s: a model that cannot work is a
+    -- result with ok false and a message saying what to do.
+    local res, err = agentls.client.request_sync(ws, 'agent/checkModel', ws.model and { model = ws.model } or vim.empty_dict(), 35000)
+    for _, line in ipairs(M.model_report(ws, res, err)) do
+      h[line.level](line.text)
+    end
   end
 
   h.start('agentls: MCP servers')

@@ -1,6 +1,8 @@
 -- What one workspace's client knows about its tasks and its heat map, built
 -- from agent/run results and the agent/taskUpdate, agent/heatUpdate and
 -- $/progress notifications. Views subscribe to changes.
+local transcript = require('agentls.transcript')
+
 local M = {}
 
 local State = {}
@@ -18,8 +20,9 @@ function M.new(root)
   }, State)
 end
 
--- subscribe registers fn(kind) for 'tasks' and 'heat' changes; it returns
--- a function that unsubscribes.
+-- subscribe registers fn(kind, task_id) for 'tasks', 'heat' and
+-- 'transcript' changes (task_id: the task whose transcript changed); it
+-- returns a function that unsubscribes.
 function State:subscribe(fn)
   local key = {}
   self.listeners[key] = fn
@@ -28,9 +31,9 @@ function State:subscribe(fn)
   end
 end
 
-function State:changed(kind)
+function State:changed(kind, task_id)
   for _, fn in pairs(self.listeners) do
-    local ok, err = pcall(fn, kind)
+    local ok, err = pcall(fn, kind, task_id)
     if not ok then
       vim.notify('agentls: view refresh failed: ' .. tostring(err), vim.log.levels.ERROR)
     end
@@ -52,7 +55,9 @@ local function new_task(id, prompt)
     progress = nil, -- { title, message, percentage }
     result = nil,
     error = nil,
+    counts = nil, -- { applied, rejected } from the stateChanged that ended it
     started = vim.loop.now(),
+    transcript = transcript.new(id, prompt),
   }
 end
 
@@ -92,6 +97,7 @@ function State:ensure_task(id, prompt)
     table.insert(self.order, id)
   elseif prompt and not t.prompt then
     t.prompt = prompt
+    t.transcript:retitle(prompt)
   end
   return t
 end
@@ -157,8 +163,16 @@ function State:task_update(p)
   elseif e.kind == 'usage' then
     -- The event carries the task's running total.
     t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0 }
+  elseif e.kind == 'stateChanged' and e.applied ~= nil then
+    t.counts = { applied = tonumber(e.applied) or 0, rejected = tonumber(e.rejected) or 0 }
+  end
+  -- A transcript that cannot show an event must not cost the task view.
+  local ok, err = pcall(t.transcript.event, t.transcript, e, p.subtasks)
+  if not ok then
+    vim.notify('agentls: transcript: ' .. tostring(err), vim.log.levels.ERROR)
   end
   self:changed('tasks')
+  self:changed('transcript', t.id)
 end
 
 -- run_result records the reply to agent/run: the final word on a task.
@@ -177,8 +191,31 @@ function State:run_result(id, res)
     }
   end
   t.question = nil
+  t.counts = M.counts(res)
+  t.transcript:result(res)
   self:changed('tasks')
   self:changed('heat')
+  self:changed('transcript', t.id)
+end
+
+-- counts returns the changes of a run's result applied and rejected: its
+-- applied and rejected, else (an older server) its changes counted.
+function M.counts(res)
+  if type(res) ~= 'table' then
+    return { applied = 0, rejected = 0 }
+  end
+  if type(res.applied) == 'number' then
+    return { applied = res.applied, rejected = tonumber(res.rejected) or 0 }
+  end
+  local c = { applied = 0, rejected = 0 }
+  for _, ch in ipairs(type(res.changes) == 'table' and res.changes or {}) do
+    if ch.applied then
+      c.applied = c.applied + 1
+    else
+      c.rejected = c.rejected + 1
+    end
+  end
+  return c
 end
 
 -- run_failed records an agent/run that answered with an error.
@@ -187,7 +224,9 @@ function State:run_failed(id, message)
   t.state = 'failed'
   t.error = message
   t.result = t.result or { state = 'failed', summary = message }
+  t.transcript:finish({ state = 'failed', summary = message, changes = {} })
   self:changed('tasks')
+  self:changed('transcript', t.id)
 end
 
 function State:waiting(on)

@@ -2,6 +2,7 @@
 -- trace. Each view is one buffer per workspace, redrawn from its state when
 -- the state changes (while the buffer exists).
 local state_mod = require('agentls.state')
+local transcript = require('agentls.transcript')
 
 local M = {}
 
@@ -92,19 +93,22 @@ local marks = {
 }
 
 -- task_lines renders the tasks of a workspace; lines[i] -> taskId in the
--- returned map.
+-- returned map, and -> the subtask id in the third value for the lines of
+-- a subtask.
 function M.task_lines(st)
-  local lines, map = {}, {}
-  local function add(s, task_id)
+  local lines, map, subs = {}, {}, {}
+  local function add(s, task_id, sub_id)
     table.insert(lines, s)
     map[#lines] = task_id
+    subs[#lines] = sub_id
   end
-  add('agentls tasks  ' .. st.root .. '    (q close, s stop the task under the cursor)')
+  add('agentls tasks  ' .. st.root)
+  add('  <CR> transcript, s stop, x skip the subtask, D remove it, a add a subtask after it, f follow up, u undo, q close')
   local tasks = st:list()
   if #tasks == 0 then
     add('')
     add('No task yet: :AgentRun {prompt}')
-    return lines, map
+    return lines, map, subs
   end
   for _, t in ipairs(tasks) do
     add('')
@@ -130,15 +134,16 @@ function M.task_lines(st)
       end
       add(
         string.format('  %s %-8s %s  %s%s', marks[s.state] or '?', s.state or '', s.id, state_mod.compact(s.content), deps),
-        t.id
+        t.id,
+        s.id
       )
       if s.state == 'running' and t.last_tool and t.last_tool.subtaskId == s.id then
-        add(string.format('      last tool: %s %s', t.last_tool.tool or '', t.last_tool.arguments or ''), t.id)
+        add(string.format('      last tool: %s %s', t.last_tool.tool or '', t.last_tool.arguments or ''), t.id, s.id)
       end
       if s.error and s.error ~= '' then
-        add('      error: ' .. state_mod.compact(s.error), t.id)
+        add('      error: ' .. state_mod.compact(s.error), t.id, s.id)
       elseif s.state == 'done' and s.result and s.result ~= '' then
-        add('      result: ' .. state_mod.compact(s.result), t.id)
+        add('      result: ' .. state_mod.compact(s.result), t.id, s.id)
       end
     end
     if t.question then
@@ -156,30 +161,92 @@ function M.task_lines(st)
         add(string.format('  %s %s%s', c.operation or '?', c.path or '?', c.applied and '' or '  (not applied)'), t.id)
       end
     end
+    if t.counts then
+      add('  changes: ' .. transcript.counts(t.counts.applied, t.counts.rejected), t.id)
+    end
     if t.error then
       add('  error: ' .. state_mod.compact(t.error), t.id)
     end
   end
-  return lines, map
+  return lines, map, subs
 end
 
 -- tasks opens the live task tree of ws.
 function M.tasks(ws, actions)
   local b = scratch('agentls://tasks/' .. ws.root, 'agentls-tasks')
-  local map = {}
-  vim.keymap.set('n', 's', function()
-    local id = map[vim.api.nvim_win_get_cursor(0)[1]]
-    if id then
-      actions.stop(ws, id)
-    end
-  end, { buffer = b, nowait = true, desc = 'stop the task under the cursor' })
+  local map, subs = {}, {}
+  local function key(lhs, desc, fn)
+    vim.keymap.set('n', lhs, function()
+      local line = vim.api.nvim_win_get_cursor(0)[1]
+      local id = map[line]
+      if id then
+        fn(id, subs[line])
+      end
+    end, { buffer = b, nowait = true, desc = desc })
+  end
+  key('s', 'stop the task under the cursor', function(id)
+    actions.stop(ws, id)
+  end)
+  key('x', 'skip the subtask under the cursor', function(id, sub)
+    actions.skip(ws, id, sub)
+  end)
+  key('D', 'remove the subtask under the cursor', function(id, sub)
+    actions.remove(ws, id, sub)
+  end)
+  key('a', 'add a subtask to the task, after the subtask under the cursor', function(id, sub)
+    actions.add(ws, id, sub)
+  end)
+  key('f', 'follow up on the task under the cursor', function(id)
+    actions.follow_up(ws, id)
+  end)
+  key('<CR>', 'the transcript of the task under the cursor', function(id)
+    actions.transcript(ws, id)
+  end)
+  key('u', 'undo what the task (or the subtask) under the cursor changed', function(id, sub)
+    actions.undo(ws, id, sub)
+  end)
   show(b)
   follow(ws, b, 'tasks', function()
     local lines
-    lines, map = M.task_lines(ws.state)
+    lines, map, subs = M.task_lines(ws.state)
     set_lines(b, lines)
   end)
   return b
+end
+
+-- transcript shows the live transcript of task t: a scratch buffer that
+-- the task's events append to (see agentls.transcript).
+function M.transcript(ws, t)
+  local name = 'agentls://transcript/' .. t.id
+  local b = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\/.*$^~[]') .. '$')
+  local fresh = b == -1 or not vim.api.nvim_buf_is_valid(b)
+  b = scratch(name, 'agentls-transcript')
+  if fresh or not transcript.view(b) then
+    transcript.attach(b, t.transcript)
+    local unsubscribe = ws.state:subscribe(function(kind, id)
+      if kind == 'transcript' and id == t.id then
+        transcript.changed(b)
+      end
+    end)
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = b,
+      once = true,
+      callback = function()
+        unsubscribe()
+      end,
+    })
+    -- Folds are options of a window: every window that shows it gets them.
+    vim.api.nvim_create_autocmd('BufWinEnter', {
+      buffer = b,
+      callback = function()
+        transcript.window_options(vim.api.nvim_get_current_win())
+      end,
+    })
+  end
+  local w = show(b, 20)
+  transcript.window_options(w)
+  vim.api.nvim_win_set_cursor(w, { vim.api.nvim_buf_line_count(b), 0 })
+  return b, w
 end
 
 -- heat_lines renders the hottest files; lines[i] -> path in the map.

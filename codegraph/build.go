@@ -1,0 +1,157 @@
+package codegraph
+
+import (
+	"encoding/binary"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/lsppos"
+)
+
+// builder collects what a parser finds in one file: definitions, imports
+// and references, with byte offsets turned into LSP positions by
+// internal/lsppos (lines end at \n, \r\n or \r; columns in UTF-16 units),
+// as every other place of agentls turns them.
+type builder struct {
+	src   []byte
+	m     *lsppos.Mapper // nil for a text all ASCII
+	lines []int32        // line starts of an ASCII text, as lsppos counts lines
+
+	syms    []Symbol
+	imports []Import
+	names   map[string]uint32
+	list    []string
+	counts  []uint32
+	refs    []byte
+	last    uint32 // line of the previous reference
+}
+
+func newBuilder(src []byte) *builder {
+	b := &builder{src: src, names: map[string]uint32{}}
+	// Most source is ASCII: a column is then a byte count, and the walk
+	// along the line that lsppos makes for every position is spared. The
+	// lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
+	lines := make([]int32, 1, len(src)/32+1)
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c >= utf8.RuneSelf:
+			b.m = lsppos.NewMapper(string(src))
+			return b
+		case c == '\n':
+			lines = append(lines, int32(i+1))
+		case c == '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			lines = append(lines, int32(i+1))
+		}
+	}
+	b.lines = lines
+	return b
+}
+
+// pos turns a byte offset into a position (clamped to the text).
+func (b *builder) pos(off int) Pos {
+	if b.m != nil {
+		p := b.m.Position(off)
+		return Pos{Line: p.Line, Col: p.Character}
+	}
+	off = min(max(off, 0), len(b.src))
+	line := sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+	start := int(b.lines[line])
+	// an offset inside a line break is the end of its line
+	end := len(b.src)
+	if line+1 < len(b.lines) {
+		end = int(b.lines[line+1]) - 1
+		if end > start && b.src[end] == '\n' && b.src[end-1] == '\r' {
+			end--
+		}
+	}
+	return Pos{Line: uint32(line), Col: uint32(min(off, end) - start)}
+}
+
+// def records a definition spanning the bytes [start, end) whose name is
+// at sel, and returns its index.
+func (b *builder) def(name string, kind Kind, parent int, container string, start, end, sel int) int {
+	if end < start {
+		end = start
+	}
+	b.syms = append(b.syms, Symbol{
+		Name: name, Kind: kind, Parent: int32(parent), Container: container,
+		Start: b.pos(start), End: b.pos(end), Sel: b.pos(sel),
+	})
+	return len(b.syms) - 1
+}
+
+// setEnd moves the end of definition i to the byte offset end.
+func (b *builder) setEnd(i, end int) {
+	if i >= 0 && i < len(b.syms) {
+		b.syms[i].End = b.pos(end)
+	}
+}
+
+func (b *builder) imp(path string, off int) {
+	if path == "" {
+		return
+	}
+	b.imports = append(b.imports, Import{Path: path, Line: b.pos(off).Line})
+}
+
+// ref records a reference to name at the byte offset off.
+func (b *builder) ref(name string, off int, call bool) {
+	b.refAt(name, b.pos(off), call)
+}
+
+func (b *builder) refAt(name string, p Pos, call bool) {
+	idx, ok := b.names[name]
+	if !ok {
+		idx = uint32(len(b.list))
+		b.names[name] = idx
+		b.list = append(b.list, name)
+		b.counts = append(b.counts, 0)
+	}
+	b.counts[idx]++
+	flag := uint64(0)
+	if call {
+		flag = 1
+	}
+	b.refs = binary.AppendUvarint(b.refs, uint64(idx))
+	b.refs = binary.AppendVarint(b.refs, int64(p.Line)-int64(b.last))
+	b.refs = binary.AppendUvarint(b.refs, uint64(p.Col)<<1|flag)
+	b.last = p.Line
+}
+
+// file returns what was collected as a File (without its path and stat).
+func (b *builder) file(lang Lang) *File {
+	return &File{Lang: lang, Symbols: b.syms, Imports: b.imports, Names: b.list, Counts: b.counts, refs: string(b.refs)}
+}
+
+// decodeRefs decodes the references of a file.
+func decodeRefs(names []string, enc string) []Ref {
+	var out []Ref
+	var line int64
+	buf := []byte(enc)
+	for len(buf) > 0 {
+		idx, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return out
+		}
+		buf = buf[n:]
+		d, n := binary.Varint(buf)
+		if n <= 0 {
+			return out
+		}
+		buf = buf[n:]
+		c, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return out
+		}
+		buf = buf[n:]
+		line += d
+		if idx >= uint64(len(names)) || line < 0 {
+			return out
+		}
+		out = append(out, Ref{Name: names[idx], Pos: Pos{Line: uint32(line), Col: uint32(c >> 1)}, Call: c&1 == 1})
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+// Package codegraph is the code graph of a workspace: its files, the
+// definitions in them (with their kind, their span and their name's place),
+// the references and calls between them, and the imports, for Go, Python,
+// JavaScript, TypeScript, Rust, Java, C and C++. It answers agent/codeGraph
+// (docs/PROTOCOL.md §3), finds symbols and references for the workers, and
+// makes the repo map the prompts carry (rank.go).
+//
+// Parsing is pure Go, so every static build has the graph: Go is read by
+// go/parser, the other languages by a lexer of our own (lex.go: comments
+// dropped, literals opaque, brackets matched) and a recogniser per language
+// that reads definitions off the token stream by their shape. References
+// are the identifiers that are not definitions' names (a Go function's
+// locals left out), a call when a parenthesis follows. docs/ARCHITECTURE.md
+// ("Choices made") has the measure of these parsers against tree-sitter.
+//
+// Guarantees:
+//   - The graph holds exactly the files the walks show (editing.Walker:
+//     inside the workspace, symlinks resolved, not in .git, in the zones,
+//     not ignored by .gitignore); a refresh of any other path drops it.
+//   - Run builds the graph in the background and never blocks its caller's
+//     start; queries wait until the graph is current (the first walk done
+//     and every change told so far refreshed), bounded by their context.
+//   - A *File is never changed once made: an update replaces it whole, so a
+//     query reads a file's records without a lock and sees each file whole.
+//   - Positions are LSP positions: 0-based lines (ending at \n, \r\n or \r)
+//     and UTF-16 columns, as internal/lsppos computes them.
+//   - The graph is stored atomically (internal/fsutil) in one file; a
+//     stored graph that does not check out is ignored and the graph built
+//     afresh, never half loaded.
+//   - A parser that fails on a file (a bug) costs that file its
+//     definitions, never the graph.
+//
+// A Graph is safe for concurrent use.
+package codegraph

@@ -1,0 +1,337 @@
+package codegraph
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/api"
+)
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	return readArchive(t, filepath.Join("testdata", name+".txtar")).workspace(t)
+}
+
+func has(dump, line string) bool {
+	for _, l := range strings.Split(dump, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUpdates(t *testing.T) {
+	t.Run("an edited file is parsed again and the references follow it", func(t *testing.T) {
+		root := fixture(t, "go")
+		g := start(t, Config{Root: root})
+		before := dump(g)
+		if !has(before, "call Sum 11:10 -> cart/cart.go#Pricer.Sum cart/sum.go#Cart.Sum") {
+			t.Fatalf("fixture changed:\n%s", before)
+		}
+		writeFile(t, root, "cart/sum.go", "package cart\n\nfunc (c *Cart) Total() int {\n\treturn len(c.items)\n}\n")
+		if err := g.Refresh(context.Background(), "cart/sum.go"); err != nil {
+			t.Fatal(err)
+		}
+		after := dump(g)
+		for _, line := range []string{
+			"def method Cart.Total 3:0-5:1",
+			"call Sum 11:10 -> cart/cart.go#Pricer.Sum",
+		} {
+			if !has(after, line) {
+				t.Errorf("after the edit, %q is missing:\n%s", line, after)
+			}
+		}
+		if strings.Contains(after, "Cart.Sum") {
+			t.Errorf("the old definition is still there:\n%s", after)
+		}
+	})
+	t.Run("a change told through Changed is in the graph once Current returns", func(t *testing.T) {
+		root := fixture(t, "go")
+		g := start(t, Config{Root: root})
+		writeFile(t, root, "cart/discount.go", "package cart\n\nfunc Discount(c *Cart) int { return c.Sum() / 10 }\n")
+		g.Changed("cart/discount.go")
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := g.Current(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !has(dump(g), "def function Discount 3:0-3:50") {
+			t.Errorf("the new file is not in the graph:\n%s", dump(g))
+		}
+	})
+	t.Run("a deleted file and a deleted directory leave the graph", func(t *testing.T) {
+		root := fixture(t, "go")
+		g := start(t, Config{Root: root})
+		if err := os.Remove(filepath.Join(root, "main.go")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(root, "cart")); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Refresh(context.Background(), "main.go", "cart"); err != nil {
+			t.Fatal(err)
+		}
+		if st := g.Stats(); st.Files != 0 {
+			t.Errorf("%d files left, want 0:\n%s", st.Files, dump(g))
+		}
+	})
+	t.Run("a file the walks do not show is never in the graph", func(t *testing.T) {
+		root := fixture(t, "go")
+		writeFile(t, root, ".gitignore", "gen/\n")
+		writeFile(t, root, "gen/gen.go", "package gen\n\nfunc Generated() {}\n")
+		writeFile(t, root, "secret/key.go", "package secret\n\nfunc Key() {}\n")
+		g := start(t, Config{Root: root, Zones: api.Zones{Allow: []string{"**"}, Deny: []string{"secret/**", "**/.git/**"}}})
+		d := dump(g)
+		if strings.Contains(d, "gen/") || strings.Contains(d, "secret/") {
+			t.Errorf("an ignored or denied file is in the graph:\n%s", d)
+		}
+		if err := g.Refresh(context.Background(), "gen/gen.go", "secret/key.go"); err != nil {
+			t.Fatal(err)
+		}
+		g.SetContent("secret/key.go", "package secret\n\nfunc Other() {}\n")
+		if d := dump(g); strings.Contains(d, "gen/") || strings.Contains(d, "secret/") {
+			t.Errorf("a refresh brought an ignored or denied file in:\n%s", d)
+		}
+	})
+	t.Run("a workspace with more source files than the bound is held up to it", func(t *testing.T) {
+		g := start(t, Config{Root: fixture(t, "go"), MaxFiles: 2})
+		if st := g.Stats(); st.Files != 2 {
+			t.Errorf("%d files held, want 2", st.Files)
+		}
+	})
+	t.Run("text agentls wrote is parsed as the file's, saved or not", func(t *testing.T) {
+		root := fixture(t, "go")
+		g := start(t, Config{Root: root})
+		g.SetContent("cart/sum.go", "package cart\n\nfunc (c *Cart) Count() int { return len(c.items) }\n")
+		if !has(dump(g), "def method Cart.Count 3:0-3:50") {
+			t.Errorf("the written text is not in the graph:\n%s", dump(g))
+		}
+	})
+}
+
+func TestStore(t *testing.T) {
+	t.Run("a restart reads the stored graph and parses nothing unchanged", func(t *testing.T) {
+		root := fixture(t, "typescript")
+		state := filepath.Join(t.TempDir(), "state", "codegraph.bin")
+		first := startStopped(t, Config{Root: root, StateFile: state})
+		if first.st.Parsed != 3 {
+			t.Fatalf("first build parsed %d files, want 3", first.st.Parsed)
+		}
+		second := startStopped(t, Config{Root: root, StateFile: state})
+		if second.st.Parsed != 0 || second.dump != first.dump {
+			t.Errorf("the restart parsed %d files (want 0), and its graph differs:\n%s", second.st.Parsed, lineDiff(first.dump, second.dump))
+		}
+		// a file changed while agentls was not running is parsed again
+		writeFile(t, root, "src/main.js", "function other() {}\n")
+		future := time.Now().Add(time.Hour)
+		if err := os.Chtimes(filepath.Join(root, "src", "main.js"), future, future); err != nil {
+			t.Fatal(err)
+		}
+		third := startStopped(t, Config{Root: root, StateFile: state})
+		if third.st.Parsed != 1 || !has(third.dump, "def function other 1:0-1:19") {
+			t.Errorf("after a change while stopped: parsed %d (want 1):\n%s", third.st.Parsed, third.dump)
+		}
+	})
+	t.Run("a damaged stored graph is built afresh", func(t *testing.T) {
+		root := fixture(t, "typescript")
+		state := filepath.Join(t.TempDir(), "codegraph.bin")
+		good := startStopped(t, Config{Root: root, StateFile: state})
+		data, err := os.ReadFile(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, damaged := range [][]byte{data[:len(data)/2], append([]byte("x"), data[1:]...), []byte("not a graph")} {
+			if err := os.WriteFile(state, damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			again := startStopped(t, Config{Root: root, StateFile: state})
+			if again.st.Parsed != 3 || again.dump != good.dump {
+				t.Errorf("from a damaged file: parsed %d (want 3), graph:\n%s", again.st.Parsed, lineDiff(good.dump, again.dump))
+			}
+		}
+	})
+	t.Run("every record survives the round trip", func(t *testing.T) {
+		for _, name := range []string{"go", "python", "typescript", "rust", "java", "c"} {
+			g := start(t, Config{Root: fixture(t, name)})
+			g.mu.RLock()
+			data := encodeGraph(g.files, g.modules)
+			g.mu.RUnlock()
+			files, modules, err := decodeGraph(data)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			h, err := New(Config{Root: g.Root()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.install(files, modules)
+			if dump(h) != dump(g) {
+				t.Errorf("%s: decoded graph differs:\n%s", name, lineDiff(dump(g), dump(h)))
+			}
+		}
+	})
+}
+
+type stopped struct {
+	st   Stats
+	dump string
+}
+
+// startStopped builds a graph, waits for it, stops it (which stores it)
+// and returns what it held.
+func startStopped(t *testing.T, cfg Config) stopped {
+	t.Helper()
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	if err := g.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := stopped{st: g.Stats(), dump: dump(g)}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestQueries(t *testing.T) {
+	root := fixture(t, "go")
+	g := start(t, Config{Root: root})
+	ctx := context.Background()
+	t.Run("a file's node has its definitions, imports and neighbours", func(t *testing.T) {
+		res, err := g.CodeGraph(ctx, Query{Path: "main.go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := edgeSet(res)
+		for _, e := range []string{
+			"main.go defines main.go#total",
+			"main.go imports module:fmt",
+			"main.go imports cart/cart.go",
+			"main.go references cart/cart.go",
+			"main.go references cart/sum.go",
+		} {
+			if !edges[e] {
+				t.Errorf("edge %q missing; edges: %v", e, res.Edges)
+			}
+		}
+	})
+	t.Run("a symbol's node has its callers and callees", func(t *testing.T) {
+		res, err := g.CodeGraph(ctx, Query{Symbol: "Cart.Add"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := edgeSet(res)
+		for _, e := range []string{
+			"cart/cart.go#Cart defines cart/cart.go#Cart.Add",
+			"main.go#main calls cart/cart.go#Cart.Add",
+		} {
+			if !edges[e] {
+				t.Errorf("edge %q missing; edges: %v", e, res.Edges)
+			}
+		}
+		res, err = g.CodeGraph(ctx, Query{Symbol: "main", Path: "main.go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges = edgeSet(res)
+		for _, e := range []string{"main.go#main calls cart/cart.go#New", "main.go#main calls main.go#total"} {
+			if !edges[e] {
+				t.Errorf("edge %q missing; edges: %v", e, res.Edges)
+			}
+		}
+	})
+	t.Run("depth follows callers of callers", func(t *testing.T) {
+		res, err := g.CodeGraph(ctx, Query{Symbol: "Cart.Sum", Depth: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges := edgeSet(res)
+		if !edges["main.go#total calls cart/sum.go#Cart.Sum"] || !edges["main.go#main calls main.go#total"] {
+			t.Errorf("depth 2 edges missing: %v", res.Edges)
+		}
+	})
+	t.Run("an unknown path or symbol is an error naming it", func(t *testing.T) {
+		for _, q := range []Query{{Path: "nope.go"}, {Path: "README"}, {Symbol: "Nothing"}, {}} {
+			_, err := g.CodeGraph(ctx, q)
+			if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInvalid) {
+				t.Errorf("%+v: err = %v, want ErrNotFound or ErrInvalid", q, err)
+			}
+		}
+	})
+}
+
+func edgeSet(res *api.CodeGraphResult) map[string]bool {
+	m := map[string]bool{}
+	for _, e := range res.Edges {
+		m[e.From+" "+e.Kind+" "+e.To] = true
+	}
+	return m
+}
+
+func TestRepoMap(t *testing.T) {
+	root := fixture(t, "repomap")
+	g := start(t, Config{Root: root})
+	ctx := context.Background()
+	t.Run("the most referenced definitions come first", func(t *testing.T) {
+		m, err := g.RepoMap(ctx, RepoMapOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(m), "\n")
+		if len(lines) < 3 || lines[0] != "store.go:" {
+			t.Fatalf("the map does not start with store.go:\n%s", m)
+		}
+		for _, want := range []string{"type Store struct", "func (s *Store) Get(k string) string", "func (s *Store) Put(k, v string)"} {
+			if !strings.Contains(strings.Join(lines[:5], "\n"), want) {
+				t.Errorf("%q is not among store.go's first lines:\n%s", want, m)
+			}
+		}
+		if a, c := strings.Index(m, "audit.go:"), strings.Index(m, "cache.go:"); a < 0 || c < 0 || a < c {
+			t.Errorf("audit.go, which nobody uses, is not shown after cache.go, which users.go uses:\n%s", m)
+		}
+	})
+	t.Run("a name the prompt mentions moves up", func(t *testing.T) {
+		m, err := g.RepoMap(ctx, RepoMapOptions{Prompt: "Add a filter to AuditTrail"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(m, "audit.go:\n") {
+			t.Errorf("the map does not start with audit.go:\n%s", m)
+		}
+	})
+	t.Run("heat moves a file up", func(t *testing.T) {
+		m, err := g.RepoMap(ctx, RepoMapOptions{Heat: map[string]float64{"orders.go": 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Index(m, "orders.go:") > strings.Index(m, "users.go:") {
+			t.Errorf("orders.go, which is hot, ranks after users.go:\n%s", m)
+		}
+	})
+	t.Run("the map fits its budget", func(t *testing.T) {
+		for _, tokens := range []int{20, 60, 1024} {
+			m, err := g.RepoMap(ctx, RepoMapOptions{Tokens: tokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m) > tokens*4 {
+				t.Errorf("%d tokens: %d characters, more than %d", tokens, len(m), tokens*4)
+			}
+			if tokens >= 60 && m == "" {
+				t.Errorf("%d tokens: an empty map", tokens)
+			}
+		}
+	})
+}

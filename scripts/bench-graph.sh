@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The code graph beside Universal Ctags on the same tree (docs/BENCHMARKS.md,
+# "Code graph"): by default the Go standard library of this machine's Go,
+# copied so the update figure can change a file. Usage:
+#   scripts/bench-graph.sh [TREE] [RUNS]
+# Prints, per run, each figure; then the medians. Needs ctags
+# (Debian: apt-get install -y universal-ctags) and GNU time (/usr/bin/time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tree=${1:-"$(go env GOROOT)/src"}
+runs=${2:-5}
+command -v ctags >/dev/null || { echo "bench-graph: ctags is missing (apt-get install -y universal-ctags)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench-graph: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$tree" "$work/tree"
+CGO_ENABLED=0 go build -o "$work/graph" ./bench/graph
+echo "tree: $tree ($(find "$work/tree" -type f | wc -l) files), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ctags: $(ctags --version | head -1)"
+for i in $(seq "$runs"); do
+  # ctags: one core, definitions only
+  /usr/bin/time -f "ctags_wall %e s\nctags_cpu %U %S\nctags_rss %M KiB" \
+    ctags -R -f "$work/tags" "$work/tree" 2>"$work/ctags.time" >/dev/null || true
+  grep '^ctags_' "$work/ctags.time" | awk '$1=="ctags_cpu"{printf "ctags_cpu %.3f s\n", $2+$3; next} {print}'
+  echo "ctags_tags $(grep -vc '^!' "$work/tags")"
+  # the graph: every core; then a second process from the stored graph
+  rm -f "$work/state.bin"
+  "$work/graph" -tree "$work/tree" -state "$work/state.bin"
+  "$work/graph" -tree "$work/tree" -state "$work/state.bin" -mode load
+  echo "--"
+done | tee "$work/runs.txt"
+echo "medians of $runs runs:"
+for k in $(awk '$1!="--" && $1!="update_file" && $1!="workers" && $1!="files" && $1!="definitions" && $1!="ctags_tags" {print $1}' "$work/runs.txt" | sort -u); do
+  unit=$(awk -v k="$k" '$1==k {print $3; exit}' "$work/runs.txt")
+  vals=$(awk -v k="$k" '$1==k {print $2}' "$work/runs.txt" | sort -g)
+  n=$(echo "$vals" | wc -l)
+  printf '%-20s %s %s\n' "$k" "$(echo "$vals" | sed -n "$(( (n + 1) / 2 ))p")" "$unit"
+done
