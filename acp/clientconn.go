@@ -126,17 +126,24 @@ func (h *clientHandler) HandleNotification(ctx context.Context, req *rpc.Request
 // implements Client. Safe for concurrent use.
 type ClientConn struct {
 	c    rpc.Caller
-	t    Timeouts
+	t    atomic.Pointer[Timeouts]
 	caps atomic.Pointer[ClientCapabilities]
 }
 
 // NewClientConn returns the calls to the client at the other end of c,
 // which has advertised nothing yet (SetCapabilities).
 func NewClientConn(c rpc.Caller, t Timeouts) *ClientConn {
-	cc := &ClientConn{c: c, t: t}
+	cc := &ClientConn{c: c}
+	cc.t.Store(&t)
 	cc.caps.Store(&ClientCapabilities{})
 	return cc
 }
+
+// SetTimeouts changes the bounds of the calls made afterwards.
+func (c *ClientConn) SetTimeouts(t Timeouts) { c.t.Store(&t) }
+
+// Timeouts returns the bounds in force.
+func (c *ClientConn) Timeouts() Timeouts { return *c.t.Load() }
 
 var _ Client = (*ClientConn)(nil)
 
@@ -152,35 +159,35 @@ func unsupported(method, capability string) error {
 
 // RequestPermission asks the person; it is bounded by Timeouts.Human.
 func (c *ClientConn) RequestPermission(ctx context.Context, p *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return callFor[RequestPermissionResponse](ctx, c.c, c.t.Human, MethodSessionRequestPermission, p)
+	return callFor[RequestPermissionResponse](ctx, c.c, c.Timeouts().Human, MethodSessionRequestPermission, p)
 }
 
 func (c *ClientConn) ReadTextFile(ctx context.Context, p *ReadTextFileRequest) (*ReadTextFileResponse, error) {
 	if !c.Capabilities().FS.ReadTextFile {
 		return nil, unsupported(MethodFSReadTextFile, "fs.readTextFile")
 	}
-	return callFor[ReadTextFileResponse](ctx, c.c, c.t.Call, MethodFSReadTextFile, p)
+	return callFor[ReadTextFileResponse](ctx, c.c, c.Timeouts().Call, MethodFSReadTextFile, p)
 }
 
 func (c *ClientConn) WriteTextFile(ctx context.Context, p *WriteTextFileRequest) (*WriteTextFileResponse, error) {
 	if !c.Capabilities().FS.WriteTextFile {
 		return nil, unsupported(MethodFSWriteTextFile, "fs.writeTextFile")
 	}
-	return callFor[WriteTextFileResponse](ctx, c.c, c.t.Call, MethodFSWriteTextFile, p)
+	return callFor[WriteTextFileResponse](ctx, c.c, c.Timeouts().Call, MethodFSWriteTextFile, p)
 }
 
 func (c *ClientConn) CreateTerminal(ctx context.Context, p *CreateTerminalRequest) (*CreateTerminalResponse, error) {
 	if !c.Capabilities().Terminal {
 		return nil, unsupported(MethodTerminalCreate, "terminal")
 	}
-	return callFor[CreateTerminalResponse](ctx, c.c, c.t.Call, MethodTerminalCreate, p)
+	return callFor[CreateTerminalResponse](ctx, c.c, c.Timeouts().Call, MethodTerminalCreate, p)
 }
 
 func (c *ClientConn) TerminalOutput(ctx context.Context, p *TerminalRequest) (*TerminalOutputResponse, error) {
 	if !c.Capabilities().Terminal {
 		return nil, unsupported(MethodTerminalOutput, "terminal")
 	}
-	return callFor[TerminalOutputResponse](ctx, c.c, c.t.Call, MethodTerminalOutput, p)
+	return callFor[TerminalOutputResponse](ctx, c.c, c.Timeouts().Call, MethodTerminalOutput, p)
 }
 
 // WaitForTerminalExit waits for the command's end; it is bounded by
@@ -189,21 +196,21 @@ func (c *ClientConn) WaitForTerminalExit(ctx context.Context, p *TerminalRequest
 	if !c.Capabilities().Terminal {
 		return nil, unsupported(MethodTerminalWaitForExit, "terminal")
 	}
-	return callFor[WaitForTerminalExitResponse](ctx, c.c, c.t.Long, MethodTerminalWaitForExit, p)
+	return callFor[WaitForTerminalExitResponse](ctx, c.c, c.Timeouts().Long, MethodTerminalWaitForExit, p)
 }
 
 func (c *ClientConn) KillTerminal(ctx context.Context, p *TerminalRequest) (*Empty, error) {
 	if !c.Capabilities().Terminal {
 		return nil, unsupported(MethodTerminalKill, "terminal")
 	}
-	return callFor[Empty](ctx, c.c, c.t.Call, MethodTerminalKill, p)
+	return callFor[Empty](ctx, c.c, c.Timeouts().Call, MethodTerminalKill, p)
 }
 
 func (c *ClientConn) ReleaseTerminal(ctx context.Context, p *TerminalRequest) (*Empty, error) {
 	if !c.Capabilities().Terminal {
 		return nil, unsupported(MethodTerminalRelease, "terminal")
 	}
-	return callFor[Empty](ctx, c.c, c.t.Call, MethodTerminalRelease, p)
+	return callFor[Empty](ctx, c.c, c.Timeouts().Call, MethodTerminalRelease, p)
 }
 
 // SessionUpdate sends session/update.

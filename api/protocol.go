@@ -672,8 +672,10 @@ const (
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
 type TaskEvent struct {
-	Kind         string          `json:"kind"`
-	SubtaskID    string          `json:"subtaskId,omitempty"`
+	Kind      string `json:"kind"`
+	SubtaskID string `json:"subtaskId,omitempty"`
+	// CallID ties a toolResult to its toolCall: unique within the task.
+	CallID       string          `json:"callId,omitempty"`
 	Text         string          `json:"text,omitempty"`
 	Tool         string          `json:"tool,omitempty"`
 	Arguments    json.RawMessage `json:"arguments,omitempty"`

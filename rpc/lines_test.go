@@ -309,3 +309,37 @@ func (h *notifyingHandler) HandleCall(ctx context.Context, req *Request) (any, e
 	}
 	return map[string]bool{"ok": true}, nil
 }
+
+// BenchmarkRoundTripLines is BenchmarkRoundTrip with newline-delimited
+// framing: what the ACP face's calls cost on the wire.
+func BenchmarkRoundTripLines(b *testing.B) {
+	_, client := linePair(b, echoHandler{}, echoHandler{})
+	ctx := context.Background()
+	params := json.RawMessage(`{"data":1}`)
+	var out json.RawMessage
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := client.Call(ctx, "agent/ping", params, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPayload1MiBLines is BenchmarkPayload1MiB with newline-delimited
+// framing: a line is read in buffer-sized pieces and scanned for newlines.
+func BenchmarkPayload1MiBLines(b *testing.B) {
+	_, client := linePair(b, echoHandler{}, echoHandler{})
+	ctx := context.Background()
+	params := json.RawMessage(`{"data":"` + strings.Repeat("x", 1<<20) + `"}`)
+	var out json.RawMessage
+	b.SetBytes(int64(2 * len(params)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := client.Call(ctx, "agent/ping", params, &out); err != nil {
+			b.Fatal(err)
+		}
+		if len(out) != len(params) {
+			b.Fatalf("echo of %d bytes, want %d", len(out), len(params))
+		}
+	}
+}

@@ -116,6 +116,7 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
+	queues  bool // cfg.Notifier was a Queueing one: tasks hand it their notifications directly
 
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
@@ -152,8 +153,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Redactor == nil {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
+	_, queues := cfg.Notifier.(Queueing)
 	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
 	e := &Engine{
+		queues:  queues,
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tasks:   map[string]*task{},

@@ -90,7 +90,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
-	t.out = newOutbox(e.cfg.Notifier, t.log)
+	t.out = newOutbox(e.cfg.Notifier, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }

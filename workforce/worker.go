@@ -35,6 +35,9 @@ type worker struct {
 	// toolMu runs one tool call at a time: the worker's own and those an
 	// external agent makes through the bridge (bridge.go).
 	toolMu sync.Mutex
+	// calls counts the tool calls made (under toolMu): the number of a
+	// Call's ID.
+	calls int
 	// revokes end the bridge grants of the subtask when it ends.
 	revokes []func()
 }
