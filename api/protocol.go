@@ -367,6 +367,10 @@ type RunParams struct {
 	// docs/MODELS.md).
 	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
+	// Engine runs every subtask of the task on this engine (docs/ENGINES.md):
+	// an engine's name, or "agentls" for the built-in worker; "" lets the
+	// plan decide.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
@@ -397,8 +401,12 @@ type Subtask struct {
 	State     string   `json:"state"`
 	DependsOn []string `json:"dependsOn"`
 	Role      string   `json:"role,omitempty"`
-	Result    string   `json:"result,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Engine is the external agent the subtask runs on ("" : the built-in
+	// worker), and Steps its own plan, as it reports it.
+	Engine string     `json:"engine,omitempty"`
+	Steps  []PlanStep `json:"steps,omitempty"`
+	Result string     `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
 }
 
 // Change operations.
@@ -654,6 +662,11 @@ const (
 	EventCommandFinished  = "commandFinished"
 	EventIntentSelected   = "intentSelected"
 	EventSessionContinued = "sessionContinued"
+	// Of a subtask run on an engine (docs/ENGINES.md): a piece of its
+	// reasoning, its own plan (the subtask's steps), and the engine's start.
+	EventThoughtDelta  = "thoughtDelta"
+	EventSteps         = "steps"
+	EventEngineStarted = "engineStarted"
 )
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind

@@ -59,6 +59,9 @@ type Timeouts struct {
 	// MCPMs bounds an MCP tool call, and an MCP server's start (its
 	// process, initialize and tools/list) but never below MCPStartMin.
 	MCPMs int64 `json:"mcpMs"`
+	// EngineMs bounds a subtask run on an engine (docs/ENGINES.md), its
+	// agent's start included; 0: no bound but the task's.
+	EngineMs int64 `json:"engineMs"`
 }
 
 // ReverseCall is ReverseCallMs as a duration.
@@ -75,6 +78,9 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 // MCP is MCPMs as a duration.
 func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// Engine is EngineMs as a duration; 0 means unbounded.
+func (t Timeouts) Engine() time.Duration { return ms(t.EngineMs) }
 
 // MCPStartMin is the least time an MCP server has to start: npx may
 // download the package the first time.
@@ -110,6 +116,9 @@ type Settings struct {
 	// AllowMCPTools are the MCP tools that run without asking under the
 	// ask policy: mcp__<server> (every tool of it) or mcp__<server>__<tool>.
 	AllowMCPTools []string `json:"allowMcpTools"`
+	// Engines configures the external agents subtasks may run on, by name
+	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
+	Engines map[string]EngineConfig `json:"engines"`
 }
 
 // RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
@@ -131,11 +140,12 @@ func DefaultSettings() Settings {
 		Commands:      CommandsAsk,
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		RepoMapTokens: 1024,
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
+		Engines:       map[string]EngineConfig{},
 	}
 }
 
@@ -173,6 +183,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.CommandEnv = CommandEnv{Pass: append([]string(nil), base.CommandEnv.Pass...)}
 	s.MCPServers = maps.Clone(base.MCPServers)
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
+	s.Engines = maps.Clone(base.Engines)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -204,6 +215,10 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 		case "mcpServers":
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)
+			unknown = append(unknown, unk...)
+		case "engines":
+			var unk []string
+			s.Engines, unk, err = DecodeEngines(key, v)
 			unknown = append(unknown, unk...)
 		case "allowMcpTools":
 			err = decodeAllowMCPTools(v, &s.AllowMCPTools)
@@ -395,8 +410,10 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 			dst = &t.HumanMs
 		case "mcpMs":
 			dst = &t.MCPMs
+		case "engineMs":
+			dst = &t.EngineMs
 		default:
-			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs"}
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs, engineMs"}
 		}
 		if isNull(fv) {
 			continue

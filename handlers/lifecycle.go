@@ -187,5 +187,6 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.mu.Unlock()
 	s.editor.SetTimeouts(next.Timeouts)
 	s.configureMCP(next)
+	s.configureEngines(next)
 	s.log.Info("settings changed")
 }
