@@ -370,6 +370,10 @@ type RunParams struct {
 	// Attachments are files and images the user gives the run besides
 	// the prompt (docs/PROTOCOL.md §3, Attachments).
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// Engine runs every subtask of the task on this engine (docs/ENGINES.md):
+	// an engine's name, or "agentls" for the built-in worker; "" lets the
+	// plan decide.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
@@ -400,8 +404,12 @@ type Subtask struct {
 	State     string   `json:"state"`
 	DependsOn []string `json:"dependsOn"`
 	Role      string   `json:"role,omitempty"`
-	Result    string   `json:"result,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Engine is the external agent the subtask runs on ("" : the built-in
+	// worker), and Steps its own plan, as it reports it.
+	Engine string     `json:"engine,omitempty"`
+	Steps  []PlanStep `json:"steps,omitempty"`
+	Result string     `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
 	// Todos is the checklist the subtask's worker keeps (its todo tool),
 	// as it last gave it.
 	Todos []Todo `json:"todos,omitempty"`
@@ -683,13 +691,19 @@ const (
 	EventTodos = "todos"
 	// EventThinking: the next piece of a model's thinking, as it streams.
 	EventThinking = "thinking"
+	// Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
+	// subtask's steps), and the engine's start. Its reasoning is thinking.
+	EventSteps         = "steps"
+	EventEngineStarted = "engineStarted"
 )
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
 type TaskEvent struct {
-	Kind         string          `json:"kind"`
-	SubtaskID    string          `json:"subtaskId,omitempty"`
+	Kind      string `json:"kind"`
+	SubtaskID string `json:"subtaskId,omitempty"`
+	// CallID ties a toolResult to its toolCall: unique within the task.
+	CallID       string          `json:"callId,omitempty"`
 	Text         string          `json:"text,omitempty"`
 	Tool         string          `json:"tool,omitempty"`
 	Arguments    json.RawMessage `json:"arguments,omitempty"`

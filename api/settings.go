@@ -59,6 +59,9 @@ type Timeouts struct {
 	// MCPMs bounds an MCP tool call, and an MCP server's start (its
 	// process, initialize and tools/list) but never below MCPStartMin.
 	MCPMs int64 `json:"mcpMs"`
+	// EngineMs bounds a subtask run on an engine (docs/ENGINES.md), its
+	// agent's start included; 0: no bound but the task's.
+	EngineMs int64 `json:"engineMs"`
 }
 
 // ReverseCall is ReverseCallMs as a duration.
@@ -75,6 +78,9 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 // MCP is MCPMs as a duration.
 func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// Engine is EngineMs as a duration; 0 means unbounded.
+func (t Timeouts) Engine() time.Duration { return ms(t.EngineMs) }
 
 // MCPStartMin is the least time an MCP server has to start: npx may
 // download the package the first time.
@@ -119,6 +125,9 @@ type Settings struct {
 	// Prices are the users' prices and context windows by model spec
 	// ("provider:model"), over the built-in ones (docs/TRACKING.md).
 	Prices map[string]Price `json:"prices"`
+	// Engines configures the external agents subtasks may run on, by name
+	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
+	Engines map[string]EngineConfig `json:"engines"`
 }
 
 // AttachmentLimits bound agent/run's attachments, in bytes: a file's text
@@ -174,7 +183,7 @@ func DefaultSettings() Settings {
 		Commands:      CommandsAsk,
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		RepoMapTokens: 1024,
 		MCPServers:    map[string]MCPServer{},
@@ -183,6 +192,7 @@ func DefaultSettings() Settings {
 		Thinking:      Thinking{BudgetTokens: 4096},
 		Heat:          HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
 		Prices:        map[string]Price{},
+		Engines:       map[string]EngineConfig{},
 	}
 }
 
@@ -221,6 +231,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.MCPServers = maps.Clone(base.MCPServers)
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	s.Prices = maps.Clone(base.Prices)
+	s.Engines = maps.Clone(base.Engines)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -252,6 +263,10 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 		case "mcpServers":
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)
+			unknown = append(unknown, unk...)
+		case "engines":
+			var unk []string
+			s.Engines, unk, err = DecodeEngines(key, v)
 			unknown = append(unknown, unk...)
 		case "allowMcpTools":
 			err = decodeAllowMCPTools(v, &s.AllowMCPTools)
@@ -451,8 +466,10 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 			dst = &t.HumanMs
 		case "mcpMs":
 			dst = &t.MCPMs
+		case "engineMs":
+			dst = &t.EngineMs
 		default:
-			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs"}
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs, engineMs"}
 		}
 		if isNull(fv) {
 			continue

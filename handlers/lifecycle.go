@@ -188,5 +188,6 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.editor.SetTimeouts(next.Timeouts)
 	s.configureMCP(next)
 	s.tuneHeat(next.Heat)
+	s.configureEngines(next)
 	s.log.Info("settings changed")
 }

@@ -96,7 +96,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
-	t.out = newOutbox(e.cfg.Notifier, t.log)
+	t.out = newOutbox(e.cfg.Notifier, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }
@@ -156,6 +156,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			t.subs = plan
 			for _, s := range plan {
 				t.ids[s.ID] = true
+				s.Engine = engineOf(t.params.Engine, s.Engine)
 			}
 			if !t.stopped {
 				t.state = api.TaskRunning
@@ -232,7 +233,14 @@ func (t *task) work(ctx context.Context, s *subtask) {
 	var summary string
 	var err error
 	var pc panics.Catcher
-	pc.Try(func() { summary, err = t.worker(ctx, s.ID).run(ctx) })
+	pc.Try(func() {
+		w := t.worker(ctx, s.ID)
+		if s.Engine != "" {
+			summary, err = w.runEngine(ctx, s.Engine)
+			return
+		}
+		summary, err = w.run(ctx)
+	})
 	if r := pc.Recovered(); r != nil {
 		t.log.Error("bug: a worker panicked; its subtask fails", zap.String("subtask", s.ID),
 			zap.Any("panic", r.Value), zap.ByteString("stack", r.Stack))
@@ -592,7 +600,8 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 			}
 		}
 		t.ids[id] = true
-		s := &subtask{Subtask: api.Subtask{ID: id, Content: content, State: api.SubtaskPending, DependsOn: append([]string{}, deps...)}}
+		s := &subtask{Subtask: api.Subtask{ID: id, Content: content, State: api.SubtaskPending, DependsOn: append([]string{}, deps...),
+			Engine: engineOf(t.params.Engine, "")}}
 		t.subs = append(t.subs, s)
 		return []api.TaskEvent{{Kind: api.EventSubtaskAdded, SubtaskID: id, Text: content}}
 	})

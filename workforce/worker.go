@@ -35,6 +35,9 @@ type worker struct {
 	// toolMu runs one tool call at a time: the worker's own and those an
 	// external agent makes through the bridge (bridge.go).
 	toolMu sync.Mutex
+	// calls counts the tool calls made (under toolMu): the number of a
+	// Call's ID.
+	calls int
 	// revokes end the bridge grants of the subtask when it ends.
 	revokes []func()
 }
@@ -68,6 +71,22 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	return w
 }
 
+// end releases what the worker held: its place among the running
+// workers, its bridge grants, its heat tracker.
+func (w *worker) end() {
+	t := w.t
+	t.mu.Lock()
+	delete(t.trackers, w.sub.ID)
+	delete(t.workers, w.sub.ID)
+	revokes := w.revokes
+	w.revokes = nil
+	t.mu.Unlock()
+	for _, revoke := range revokes {
+		revoke()
+	}
+	w.tracker.Close()
+}
+
 // errNoFinish: the worker ran out of turns.
 var errNoFinish = errors.New("the worker did not finish")
 
@@ -75,18 +94,7 @@ var errNoFinish = errors.New("the worker did not finish")
 // returns finish's summary.
 func (w *worker) run(ctx context.Context) (string, error) {
 	t := w.t
-	defer func() {
-		t.mu.Lock()
-		delete(t.trackers, w.sub.ID)
-		delete(t.workers, w.sub.ID)
-		revokes := w.revokes
-		w.revokes = nil
-		t.mu.Unlock()
-		for _, revoke := range revokes {
-			revoke()
-		}
-		w.tracker.Close()
-	}()
+	defer w.end()
 	req := &clients.Request{
 		Agent:    w.sub.ID,
 		Run:      t.runN,

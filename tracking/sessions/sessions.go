@@ -614,6 +614,9 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 		if slices.ContainsFunc(se.Tasks, func(t *task) bool { return t.TaskID == taskID }) {
 			return false, fmt.Errorf("%w: task %q already exists in session %q", ErrInvalid, taskID, se.ID)
 		}
+		if se.Title == "" {
+			se.Title = title(prompt) // a session made by Ensure
+		}
 		m[se.ID] = se
 		se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: api.TaskPlanning, Owner: s.owner})
 		s.touch(se, now)
@@ -624,6 +627,34 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 		return "", err
 	}
 	return sid, nil
+}
+
+// Ensure makes the session sessionID, empty and untitled, unless it
+// exists: a client that named the session before its first task (an ACP
+// client's session/new) continues it with StartTask. Its title is the
+// prompt of its first task.
+func (s *Store) Ensure(sessionID string) error {
+	if !validID(sessionID) {
+		return fmt.Errorf("%w: session id %q (letters, digits, '-', '_' and '.', at most 128)", ErrInvalid, sessionID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.sessions[sessionID] != nil {
+		return nil
+	}
+	return s.update(func(m map[string]*session) (bool, error) {
+		if m[sessionID] != nil {
+			return false, nil // another process made it meanwhile
+		}
+		now := s.now().UTC().Format(timeLayout)
+		se := &session{ID: sessionID, CreatedAt: now, Tasks: []*task{}}
+		m[sessionID] = se
+		s.touch(se, now)
+		return true, nil
+	})
 }
 
 // SetTaskState records a task's state. A task set to a state that is still

@@ -59,6 +59,7 @@ type Options struct {
 	Mode       string // one of api.EditModes
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
+	Engine     string // run every subtask on this engine ("" : as planned)
 	Record     string // record the model's answers as a script
 	JSON       bool   // every notification as one JSON line on stdout
 	Prompt     string
@@ -131,7 +132,7 @@ func Run(ctx context.Context, o Options) int {
 	done := make(chan outcome, 1)
 	go func() {
 		var res api.RunResult
-		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session, Attachments: atts}, &res)
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session, Attachments: atts, Engine: o.Engine}, &res)
 		done <- outcome{res, err}
 	}()
 	stopTask := func() {
