@@ -78,10 +78,20 @@ var (
 	ErrClosed = errors.New("the MCP client is closed")
 )
 
-// Result is what a tool call gave back, rendered as text for the model.
+// Result is what a tool call gave back: rendered as text for the model,
+// and its images, which go to the models whose tool results take them
+// (docs/MCP.md).
 type Result struct {
 	Text    string
 	IsError bool
+	Images  []Image
+}
+
+// Image is an image of a tool's result: its type as the server gave it,
+// and its bytes.
+type Image struct {
+	MIMEType string
+	Data     []byte
 }
 
 // Manager runs the MCP servers of one sidecar.

@@ -94,9 +94,12 @@ func TestHTTPServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(res.Images) != 1 || res.Images[0].MIMEType != "image/png" || len(res.Images[0].Data) != 70 {
+			t.Errorf("images = %+v, want the one png of 70 bytes", res.Images)
+		}
 		for _, want := range []string{
 			"hello",
-			"[image: image/png, 70 bytes; not shown: tool results reach the model as text]",
+			"[image 1: image/png, 70 bytes]",
 			"[resource link: file:///w/a.txt (a.txt), text/plain] a file",
 			"[resource: test://r/1, text/plain]\ninside",
 			"[resource: test://r/2, application/octet-stream, 3 bytes of binary data; not shown]",

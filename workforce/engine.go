@@ -213,10 +213,15 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 	if err != nil {
 		return nil, err
 	}
+	atts, err := e.attach(ctx, p, s, spec)
+	if err != nil {
+		return nil, err
+	}
 	t, err := e.start(p, s, model, spec)
 	if err != nil {
 		return nil, err
 	}
+	t.attachments = atts
 	defer e.running.Done()
 	res := redact.Value(e.cfg.Redactor, t.run(ctx))
 	e.finish(t)

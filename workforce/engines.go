@@ -404,7 +404,7 @@ func (h *engineHost) Update(u engines.Update) {
 		h.mu.Unlock()
 		t.emit(api.TaskEvent{Kind: api.EventMessageDelta, SubtaskID: w.sub.ID, Text: red.String(u.Text)})
 	case engines.UpdateThought:
-		t.emit(api.TaskEvent{Kind: api.EventThoughtDelta, SubtaskID: w.sub.ID, Text: red.String(u.Text)})
+		t.emit(api.TaskEvent{Kind: api.EventThinking, SubtaskID: w.sub.ID, Text: red.String(u.Text)})
 	case engines.UpdateToolCall:
 		h.endMessage()
 		h.toolCall(u.ToolCall)

@@ -34,8 +34,13 @@ type task struct {
 	settings  api.Settings
 	model     Model
 	spec      string
-	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
+	price     api.Price // of the model, for the usage (tracking/usage)
+	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
 	log       *zap.Logger
+	// attachments are what the user gave with the prompt, and references
+	// the workspace files the prompt names (attachments.go).
+	attachments []attachment
+	references  []string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -83,6 +88,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 	t := &task{
 		e: e, id: id, prompt: p.Prompt, params: p, settings: s,
 		model: model, spec: spec, runN: run,
+		price:    priceOf(spec, s),
 		log:      e.log.With(zap.String("task", id)),
 		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
@@ -137,7 +143,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.token = t.progress.token
 	t.mu.Unlock()
 	t.progress.begin(t.prompt)
-	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
+	t.references = t.edit.UserPaths(t.prompt, maxReferences)
+	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
 		t.emit(api.TaskEvent{Kind: api.EventSessionContinued, Text: t.params.SessionID})
 	}
@@ -380,7 +387,7 @@ func (t *task) end() *api.RunResult {
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(sessionState, res.Usage)
+	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	t.progress.end(res.Summary)
 	// Every notification of the task is handed to the connection before
 	// agent/run answers, so the reply comes after the last of them.

@@ -51,11 +51,12 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	tr := ws.Heat.Tracker(t.id, id)
 	t.trackers[id] = tr
 	t.mu.Unlock()
+	t.userFiles(tr) // the worker's first message holds them too
 	w := &worker{
 		t: t, sub: s, ctx: ctx,
 		agent:   t.editTask.Agent(id),
 		tracker: tr,
-		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr),
+		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr).Priced(t.price),
 		log:     t.log.With(zap.String("subtask", id)),
 	}
 	if t.params.IntentID != "" {
@@ -98,7 +99,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
+		Messages: []clients.Message{t.userMessage(t.workerTask(w.sub))},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
 		// The MCP servers start on the first worker's first turn; their
@@ -114,13 +115,12 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			}
 			return "", fmt.Errorf("model: %w", err)
 		}
-		w.meter.ModelCall(resp.Usage)
-		t.emitUsage(w.sub.ID, resp.Usage)
+		t.emitUsage(w.sub.ID, w.meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
 		}
-		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
 		if len(resp.ToolCalls) == 0 {
 			if strings.TrimSpace(resp.Text) != "" {
 				// A model that answers in prose without a tool is done: its
@@ -142,7 +142,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr})
+			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr, Images: r.images})
 			if r.finish {
 				summary, finished = r.summary, true
 			}

@@ -57,6 +57,8 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
 	fs.StringVar(&o.Intent, "intent", "", "the intent the task works under (agentls intents lists them)")
 	fs.StringVar(&o.Session, "session", "", "follow up on the session of an earlier run (its id is printed at the end)")
+	fs.Var((*stringList)(&o.Attach), "attach", "attach a file (PATH, or PATH:L1-L2 for its lines L1 to L2) or an image (png, jpeg, gif, webp) to the prompt (repeatable)")
+	fs.BoolVar(&o.Thinking, "thinking", false, "ask the model for its thinking, shown folded to one line (docs/MODELS.md)")
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code

@@ -429,6 +429,9 @@ func script(agents map[string][]turn) string {
 			if tr.text != "" {
 				m["text"] = tr.text
 			}
+			if tr.thinking != "" {
+				m["thinking"] = tr.thinking
+			}
 			if tr.delayMs > 0 {
 				m["delayMs"] = tr.delayMs
 			}
@@ -454,10 +457,11 @@ func script(agents map[string][]turn) string {
 }
 
 type turn struct {
-	text    string
-	calls   []call
-	delayMs int
-	usage   map[string]int
+	text     string
+	thinking string
+	calls    []call
+	delayMs  int
+	usage    map[string]int
 }
 
 type call struct {

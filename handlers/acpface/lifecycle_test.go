@@ -52,7 +52,7 @@ func TestInitialize(t *testing.T) {
 		switch {
 		case res.ProtocolVersion != 1:
 			t.Errorf("protocolVersion %d", res.ProtocolVersion)
-		case !c.LoadSession || !c.PromptCapabilities.EmbeddedContext || c.PromptCapabilities.Image || !c.MCPCapabilities.HTTP || c.MCPCapabilities.SSE:
+		case !c.LoadSession || !c.PromptCapabilities.EmbeddedContext || !c.PromptCapabilities.Image || c.PromptCapabilities.Audio || !c.MCPCapabilities.HTTP || c.MCPCapabilities.SSE:
 			t.Errorf("agentCapabilities %+v", c)
 		case c.SessionCapabilities.List == nil || c.SessionCapabilities.Resume == nil || c.SessionCapabilities.Close == nil:
 			t.Errorf("sessionCapabilities %+v", c.SessionCapabilities)

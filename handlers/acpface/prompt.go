@@ -39,7 +39,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 	if err != nil {
 		return nil, err
 	}
-	text, err := se.promptText(p.Prompt)
+	text, atts, err := se.promptText(p.Prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 	_, model := s.modelChoices(settings.Model)
 	se.book.setModel(model)
 	se.log.Info("session/prompt", zap.Int("blocks", len(p.Prompt)), zap.String("mode", settings.EditMode))
-	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent}, settings)
+	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent, Attachments: atts}, settings)
 	if res == nil {
 		return nil, promptError(err)
 	}
@@ -135,13 +135,15 @@ func (s *Server) Cancel(_ context.Context, p *acp.CancelNotification) error {
 	return nil
 }
 
-// promptText turns a prompt's blocks into the task's prompt: text as it
-// is, a resource link as a mention of the file (workspace-relative when it
-// is in the workspace), an embedded resource as a mention whose text is
-// attached after the prompt. Images and audio are refused: agentls's
-// models take text.
-func (se *session) promptText(blocks []acp.ContentBlock) (string, error) {
+// promptText turns a prompt's blocks into the task's prompt and its
+// attachments: text as it is, a resource link as a mention of the file
+// (workspace-relative when it is in the workspace), an embedded resource as
+// a mention whose text is attached after the prompt, an image as an image
+// attachment (its data, or the file its uri names), checked with the run's
+// other attachments (docs/PROTOCOL.md §3, Attachments). Audio is refused.
+func (se *session) promptText(blocks []acp.ContentBlock) (string, []api.Attachment, error) {
 	var b, attached strings.Builder
+	var atts []api.Attachment
 	for i, c := range blocks {
 		switch c.Type {
 		case acp.BlockText:
@@ -150,7 +152,7 @@ func (se *session) promptText(blocks []acp.ContentBlock) (string, error) {
 			b.WriteString(se.mention(c.URI, c.Name))
 		case acp.BlockResource:
 			if c.Resource == nil {
-				return "", api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: a resource block needs \"resource\"", i)
+				return "", nil, api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: a resource block needs \"resource\"", i)
 			}
 			name := se.mention(c.Resource.URI, "")
 			b.WriteString(name)
@@ -160,13 +162,33 @@ func (se *session) promptText(blocks []acp.ContentBlock) (string, error) {
 			case c.Resource.Blob != nil:
 				fmt.Fprintf(&attached, "\n\n%s is a binary file the user attached (%s); it is not shown.", name, orUnknown(c.Resource.MimeType))
 			}
-		case acp.BlockImage, acp.BlockAudio:
-			return "", api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: agentls does not take %s (its promptCapabilities do not offer them): describe it in words", i, c.Type)
+		case acp.BlockImage:
+			switch {
+			case c.Data != "":
+				atts = append(atts, api.Attachment{Type: api.AttachImage, Data: c.Data, MimeType: c.MimeType, Name: imageName(c.URI, len(atts))})
+			case c.URI != "":
+				atts = append(atts, api.Attachment{Type: api.AttachImage, URI: c.URI})
+			default:
+				return "", nil, api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: an image block needs \"data\" or \"uri\"", i)
+			}
+		case acp.BlockAudio:
+			return "", nil, api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: agentls does not take audio (its promptCapabilities do not offer it): say it in words", i)
 		default:
-			return "", api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: unknown content block type %q", i, c.Type)
+			return "", nil, api.Errorf(api.CodeInvalidParams, "invalid params: prompt[%d]: unknown content block type %q", i, c.Type)
 		}
 	}
-	return b.String() + attached.String(), nil
+	return b.String() + attached.String(), atts, nil
+}
+
+// imageName is what the model and the session call an image of a prompt:
+// the last part of its uri, else "image N".
+func imageName(uri string, n int) string {
+	if uri != "" {
+		if i := strings.LastIndexAny(uri, "/\\"); i >= 0 && i+1 < len(uri) {
+			return uri[i+1:]
+		}
+	}
+	return fmt.Sprintf("image %d", n+1)
 }
 
 func orUnknown(s string) string {

@@ -163,4 +163,41 @@ func TestPromptCodeGraph(t *testing.T) {
 	})
 }
 
+func TestPromptThinkingAndTodos(t *testing.T) {
+	t.Run("streams the model's thinking as thoughts marked so, and a worker's todos in its plan entry", func(t *testing.T) {
+		sc := script(map[string][]turn{
+			"coordinator": onePlan("Add greet"),
+			"1": {
+				{thinking: "The file is small.", calls: []call{{"todo", map[string]any{"todos": []any{
+					map[string]any{"content": "Add greet", "status": "in_progress"},
+					map[string]any{"content": "Test greet", "status": "pending"},
+				}}}}},
+				finish("done"),
+			},
+		})
+		e, sid := ready(t, opts{script: sc, meta: map[string]any{"thinking": map[string]any{"enabled": true}}})
+		_, err := e.prompt(t, sid, acp.Text("Add greet"))
+		must(t, err)
+		updates := e.client.seen()
+		thinking := ""
+		for _, c := range of[acp.AgentThoughtChunk](updates) {
+			if metaOf(t, c.Meta)["thinking"] == true {
+				thinking += c.Content.Text
+			}
+		}
+		if thinking != "The file is small." {
+			t.Fatalf("thinking %q", thinking)
+		}
+		var todos []any
+		for _, p := range of[acp.Plan](updates) {
+			if td, ok := metaOf(t, p.Entries[0].Meta)["todos"].([]any); ok {
+				todos = td
+			}
+		}
+		if len(todos) != 2 || todos[0].(map[string]any)["content"] != "Add greet" || todos[1].(map[string]any)["status"] != "pending" {
+			t.Fatalf("the plan entry's todos %v", todos)
+		}
+	})
+}
+
 var _ = testkit.Context

@@ -229,7 +229,7 @@ func (s *Server) Initialize(_ context.Context, p *acp.InitializeRequest) (*acp.I
 		ProtocolVersion: acp.ProtocolVersion,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 			MCPCapabilities:    acp.MCPCapabilities{HTTP: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},

@@ -143,14 +143,38 @@ func TestPromptBlocks(t *testing.T) {
 		}
 	})
 
-	t.Run("refuses an image, saying so", func(t *testing.T) {
+	t.Run("gives an image to the models as an attachment of the run", func(t *testing.T) {
 		e, sid := ready(t, opts{script: twoRuns})
-		_, err := e.prompt(t, sid, acp.Text("look"), acp.Image("image/png", "iVBORw0KGgo="))
-		if codeOf(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "prompt[1]") || !strings.Contains(err.Error(), "image") {
-			t.Fatalf("prompt with an image = %v", err)
+		_, err := e.prompt(t, sid, acp.Text("look"), acp.Image("image/png", onePixelPNG))
+		must(t, err)
+		before := len(e.client.seen())
+		_, err = e.agent.LoadSession(testkit.Context(t), &acp.LoadSessionRequest{SessionID: sid, Cwd: e.root})
+		must(t, err)
+		users := of[acp.UserMessageChunk](e.client.seen()[before:])
+		if len(users) != 1 || !strings.Contains(users[0].Content.Text, "image 1 (image/png, 70 bytes)") {
+			t.Fatalf("the session's prompt %+v: want it to list the attached image", users)
+		}
+	})
+
+	t.Run("refuses an image whose bytes are not its type, naming it", func(t *testing.T) {
+		e, sid := ready(t, opts{script: twoRuns})
+		_, err := e.prompt(t, sid, acp.Text("look"), acp.Image("image/jpeg", onePixelPNG))
+		if codeOf(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), `"attachments"[0]`) {
+			t.Fatalf("prompt with a png called jpeg = %v", err)
+		}
+	})
+
+	t.Run("refuses audio, saying so", func(t *testing.T) {
+		e, sid := ready(t, opts{script: twoRuns})
+		_, err := e.prompt(t, sid, acp.Text("listen"), acp.ContentBlock{Type: acp.BlockAudio, MimeType: "audio/wav", Data: "UklGRg=="})
+		if codeOf(err) != api.CodeInvalidParams || !strings.Contains(err.Error(), "prompt[1]") || !strings.Contains(err.Error(), "audio") {
+			t.Fatalf("prompt with audio = %v", err)
 		}
 	})
 }
+
+// onePixelPNG is a 1×1 PNG, 70 bytes, in base64.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 // listOf runs a slash command in the session and returns its answer.
 func listOf(t *testing.T, e *env, sid, command string) string {

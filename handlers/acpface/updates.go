@@ -53,6 +53,13 @@ type agentlsMeta struct {
 	Role      string   `json:"role,omitempty"`
 	Result    string   `json:"result,omitempty"`
 	Error     string   `json:"error,omitempty"`
+	// Engine is the external agent a plan entry's subtask runs on, and
+	// Todos the checklist its worker keeps (docs/PROTOCOL.md §5, todos).
+	Engine string     `json:"engine,omitempty"`
+	Todos  []api.Todo `json:"todos,omitempty"`
+	// Thinking marks a thought chunk that is the model's thinking, not
+	// its words.
+	Thinking bool `json:"thinking,omitempty"`
 	// Heat is the heat of the files a tool call touched, after it.
 	Heat []api.HeatNode `json:"heat,omitempty"`
 	// InputTokens and OutputTokens are a task's totals (usage_update).
@@ -214,6 +221,10 @@ func (b *book) taskUpdate(p *api.TaskUpdateParams) {
 	case api.EventMessageDelta:
 		b.streamed[ev.SubtaskID] = true
 		b.se.out.push(acp.AgentThoughtChunk{Content: acp.Text(ev.Text), Meta: sub.meta()})
+	case api.EventThinking:
+		m := sub
+		m.Thinking = true
+		b.se.out.push(acp.AgentThoughtChunk{Content: acp.Text(ev.Text), Meta: m.meta()})
 	case api.EventMessage:
 		text := ev.Text
 		if b.streamed[ev.SubtaskID] {
@@ -277,11 +288,6 @@ func (b *book) planLocked(subs []api.Subtask) {
 	if len(subs) == 0 {
 		return
 	}
-	key, _ := json.Marshal(subs)
-	if string(key) == b.plan {
-		return
-	}
-	b.plan = string(key)
 	entries := make([]acp.PlanEntry, len(subs))
 	for i, s := range subs {
 		status := acp.PlanPending
@@ -291,9 +297,16 @@ func (b *book) planLocked(subs []api.Subtask) {
 		case api.SubtaskDone, api.SubtaskFailed, api.SubtaskSkipped:
 			status = acp.PlanCompleted
 		}
-		m := agentlsMeta{SubtaskID: s.ID, State: s.State, DependsOn: s.DependsOn, Role: s.Role, Result: s.Result, Error: s.Error}
+		m := agentlsMeta{SubtaskID: s.ID, State: s.State, DependsOn: s.DependsOn, Role: s.Role, Result: s.Result, Error: s.Error, Engine: s.Engine, Todos: s.Todos}
 		entries[i] = acp.PlanEntry{Content: s.Content, Priority: acp.PriorityMedium, Status: status, Meta: m.meta()}
 	}
+	// Sent again only when what it shows changed (a subtask's usage is
+	// the usage_update's).
+	key, _ := json.Marshal(entries)
+	if string(key) == b.plan {
+		return
+	}
+	b.plan = string(key)
 	b.se.out.push(acp.Plan{Entries: entries})
 }
 

@@ -120,6 +120,9 @@ type task struct {
 	Prompt string    `json:"prompt"`
 	State  string    `json:"state"`
 	Usage  api.Usage `json:"usage"`
+	// Subtasks are the task's subtasks as it ended (their todos and
+	// usage): agent/session gives them back.
+	Subtasks []api.Subtask `json:"subtasks,omitempty"`
 	// Owner names the Store (owners/<Owner>.lock) that runs the task while
 	// it is planning, running or waiting; "" once it ended.
 	Owner string `json:"owner,omitempty"`
@@ -670,6 +673,14 @@ func (s *Store) SetTaskUsage(sessionID, taskID string, u api.Usage) error {
 	return s.updateTask(sessionID, taskID, func(t *task) { t.Usage = u })
 }
 
+// SetTaskResult records what a task used and its subtasks as it ended
+// (with their todos and usage). Like everything written, they are written
+// with the known secrets redacted.
+func (s *Store) SetTaskResult(sessionID, taskID string, u api.Usage, subtasks []api.Subtask) error {
+	subtasks = slices.Clone(subtasks)
+	return s.updateTask(sessionID, taskID, func(t *task) { t.Usage, t.Subtasks = u.Total(), subtasks })
+}
+
 func (s *Store) updateTask(sessionID, taskID string, f func(*task)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -760,12 +771,17 @@ func (s *Store) Usage(sessionID string) (api.Usage, error) {
 	if se == nil {
 		return api.Usage{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
 	}
+	return se.usage(), nil
+}
+
+// usage sums the session's tasks: a task of unknown price leaves the
+// session's cost unknown.
+func (se *session) usage() api.Usage {
 	var u api.Usage
 	for _, t := range se.Tasks {
-		u.InputTokens += t.Usage.InputTokens
-		u.OutputTokens += t.Usage.OutputTokens
+		u = u.Plus(t.Usage.Total())
 	}
-	return u, nil
+	return u
 }
 
 // Append adds one message to the session's history, on disk (fsynced)
@@ -918,10 +934,15 @@ func readMessages(path string) ([]api.SessionMessage, int, error) {
 	}
 }
 
-func (se *session) wireTasks() []api.SessionTask {
+// wireTasks lists the session's tasks, with their subtasks when subtasks
+// is set (agent/session).
+func (se *session) wireTasks(subtasks bool) []api.SessionTask {
 	out := make([]api.SessionTask, len(se.Tasks))
 	for i, t := range se.Tasks {
-		out[i] = api.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State}
+		out[i] = api.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State, Usage: t.Usage.Total()}
+		if subtasks {
+			out[i].Subtasks = t.Subtasks
+		}
 	}
 	return out
 }
@@ -941,7 +962,8 @@ func (s *Store) Sessions() (api.SessionsResult, error) {
 	sortNewestFirst(list)
 	out := api.SessionsResult{Sessions: make([]api.SessionInfo, len(list))}
 	for i, se := range list {
-		out.Sessions[i] = api.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt, Tasks: se.wireTasks()}
+		out.Sessions[i] = api.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt,
+			Usage: se.usage(), Tasks: se.wireTasks(false)}
 	}
 	return out, nil
 }
@@ -961,7 +983,7 @@ func (s *Store) Session(sessionID string) (api.SessionResult, error) {
 	if err != nil {
 		return api.SessionResult{}, err
 	}
-	return api.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks()}, nil
+	return api.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks(true)}, nil
 }
 
 // Delete is agent/deleteSession: the session and its history are removed. A
