@@ -35,6 +35,7 @@ const (
 	MethodCheckModel    = "agent/checkModel"
 	MethodIntents       = "agent/intents"
 	MethodMCPServers    = "agent/mcpServers"
+	MethodEngines       = "agent/engines"
 
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"

@@ -367,6 +367,13 @@ type RunParams struct {
 	// docs/MODELS.md).
 	Model         string         `json:"model,omitempty"`
 	WorkDoneToken *ProgressToken `json:"workDoneToken,omitempty"`
+	// Attachments are files and images the user gives the run besides
+	// the prompt (docs/PROTOCOL.md §3, Attachments).
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Engine runs every subtask of the task on this engine (docs/ENGINES.md):
+	// an engine's name, or "agentls" for the built-in worker; "" lets the
+	// plan decide.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
@@ -397,8 +404,18 @@ type Subtask struct {
 	State     string   `json:"state"`
 	DependsOn []string `json:"dependsOn"`
 	Role      string   `json:"role,omitempty"`
-	Result    string   `json:"result,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Engine is the external agent the subtask runs on ("" : the built-in
+	// worker), and Steps its own plan, as it reports it.
+	Engine string     `json:"engine,omitempty"`
+	Steps  []PlanStep `json:"steps,omitempty"`
+	Result string     `json:"result,omitempty"`
+	Error  string     `json:"error,omitempty"`
+	// Todos is the checklist the subtask's worker keeps (its todo tool),
+	// as it last gave it.
+	Todos []Todo `json:"todos,omitempty"`
+	// Usage is what the subtask's model calls used so far, with the
+	// context of its last call; absent before its first call.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Change operations.
@@ -419,10 +436,20 @@ type Change struct {
 	Diff      string `json:"diff"`
 }
 
-// Usage counts model tokens.
+// Usage counts model tokens (docs/TRACKING.md, Usage). InputTokens is all
+// the input, the cached part included: CacheReadTokens of it were read from
+// the provider's prompt cache, CacheWriteTokens written to it. Cost is in
+// US dollars, present only when every call counted has a known price.
+// ContextTokens and ContextWindow are set on a subtask's usage: the input
+// tokens of its last call, and the model's context window where known.
 type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
+	InputTokens      int64    `json:"inputTokens"`
+	OutputTokens     int64    `json:"outputTokens"`
+	CacheReadTokens  int64    `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64    `json:"cacheWriteTokens,omitempty"`
+	Cost             *float64 `json:"cost,omitempty"`
+	ContextTokens    int64    `json:"contextTokens,omitempty"`
+	ContextWindow    int64    `json:"contextWindow,omitempty"`
 }
 
 // RunResult is the reply to agent/run, sent when the task ends.
@@ -510,19 +537,23 @@ type LineSpan struct {
 	EndLine   int `json:"endLine"`
 }
 
-// SessionTask is a task as listed in a session.
+// SessionTask is a task as listed in a session: its usage, and in
+// agent/session its subtasks as they ended (with their todos and usage).
 type SessionTask struct {
-	TaskID string `json:"taskId"`
-	Prompt string `json:"prompt"`
-	State  string `json:"state"`
+	TaskID   string    `json:"taskId"`
+	Prompt   string    `json:"prompt"`
+	State    string    `json:"state"`
+	Usage    Usage     `json:"usage"`
+	Subtasks []Subtask `json:"subtasks,omitempty"`
 }
 
-// SessionInfo is one entry of agent/sessions.
+// SessionInfo is one entry of agent/sessions. Usage sums its tasks'.
 type SessionInfo struct {
 	SessionID string        `json:"sessionId"`
 	Title     string        `json:"title"`
 	CreatedAt string        `json:"createdAt"`
 	UpdatedAt string        `json:"updatedAt"`
+	Usage     Usage         `json:"usage"`
 	Tasks     []SessionTask `json:"tasks"`
 }
 
@@ -556,10 +587,12 @@ type SessionResult struct {
 // Heat actions (docs/PROTOCOL.md §3).
 const (
 	ActionUserProvided = "userProvided"
-	ActionRead         = "read"
-	ActionWrite        = "write"
-	ActionSearch       = "search"
-	ActionBlocked      = "blocked"
+	// ActionUserReferenced: the prompt names the file.
+	ActionUserReferenced = "userReferenced"
+	ActionRead           = "read"
+	ActionWrite          = "write"
+	ActionSearch         = "search"
+	ActionBlocked        = "blocked"
 	// ActionMCP: an MCP tool call named the file in its arguments.
 	ActionMCP = "mcp"
 )
@@ -654,13 +687,23 @@ const (
 	EventCommandFinished  = "commandFinished"
 	EventIntentSelected   = "intentSelected"
 	EventSessionContinued = "sessionContinued"
+	// EventTodos: a worker's checklist, whole, as its todo tool set it.
+	EventTodos = "todos"
+	// EventThinking: the next piece of a model's thinking, as it streams.
+	EventThinking = "thinking"
+	// Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
+	// subtask's steps), and the engine's start. Its reasoning is thinking.
+	EventSteps         = "steps"
+	EventEngineStarted = "engineStarted"
 )
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
 type TaskEvent struct {
-	Kind         string          `json:"kind"`
-	SubtaskID    string          `json:"subtaskId,omitempty"`
+	Kind      string `json:"kind"`
+	SubtaskID string `json:"subtaskId,omitempty"`
+	// CallID ties a toolResult to its toolCall: unique within the task.
+	CallID       string          `json:"callId,omitempty"`
 	Text         string          `json:"text,omitempty"`
 	Tool         string          `json:"tool,omitempty"`
 	Arguments    json.RawMessage `json:"arguments,omitempty"`
@@ -678,6 +721,14 @@ type TaskEvent struct {
 	// task: the counts of its changes applied and not applied.
 	Applied  *int `json:"applied,omitempty"`
 	Rejected *int `json:"rejected,omitempty"`
+	// Todos is the checklist of a todos event.
+	Todos []Todo `json:"todos,omitempty"`
+	// Cost (US dollars, when known), ContextTokens and ContextWindow are
+	// set on a usage event: the task's cost so far, and the context of
+	// the agent whose call it reports.
+	Cost          *float64 `json:"cost,omitempty"`
+	ContextTokens int64    `json:"contextTokens,omitempty"`
+	ContextWindow int64    `json:"contextWindow,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

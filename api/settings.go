@@ -59,6 +59,9 @@ type Timeouts struct {
 	// MCPMs bounds an MCP tool call, and an MCP server's start (its
 	// process, initialize and tools/list) but never below MCPStartMin.
 	MCPMs int64 `json:"mcpMs"`
+	// EngineMs bounds a subtask run on an engine (docs/ENGINES.md), its
+	// agent's start included; 0: no bound but the task's.
+	EngineMs int64 `json:"engineMs"`
 }
 
 // ReverseCall is ReverseCallMs as a duration.
@@ -75,6 +78,9 @@ func (t Timeouts) Human() time.Duration { return ms(t.HumanMs) }
 
 // MCP is MCPMs as a duration.
 func (t Timeouts) MCP() time.Duration { return ms(t.MCPMs) }
+
+// Engine is EngineMs as a duration; 0 means unbounded.
+func (t Timeouts) Engine() time.Duration { return ms(t.EngineMs) }
 
 // MCPStartMin is the least time an MCP server has to start: npx may
 // download the package the first time.
@@ -110,6 +116,52 @@ type Settings struct {
 	// AllowMCPTools are the MCP tools that run without asking under the
 	// ask policy: mcp__<server> (every tool of it) or mcp__<server>__<tool>.
 	AllowMCPTools []string `json:"allowMcpTools"`
+	// Attachments bounds what agent/run's attachments may weigh.
+	Attachments AttachmentLimits `json:"attachments"`
+	// Thinking asks the models for their thinking (docs/MODELS.md).
+	Thinking Thinking `json:"thinking"`
+	// Heat tunes the heat map (docs/TRACKING.md).
+	Heat HeatSettings `json:"heat"`
+	// Prices are the users' prices and context windows by model spec
+	// ("provider:model"), over the built-in ones (docs/TRACKING.md).
+	Prices map[string]Price `json:"prices"`
+	// Engines configures the external agents subtasks may run on, by name
+	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
+	Engines map[string]EngineConfig `json:"engines"`
+}
+
+// AttachmentLimits bound agent/run's attachments, in bytes: a file's text
+// as the model is given it, an image's bytes, and everything one run
+// attaches.
+type AttachmentLimits struct {
+	MaxFileBytes  int64 `json:"maxFileBytes"`
+	MaxImageBytes int64 `json:"maxImageBytes"`
+	MaxTotalBytes int64 `json:"maxTotalBytes"`
+}
+
+// Thinking is the thinking setting: when Enabled, models that can think
+// are asked to, with BudgetTokens of thinking at most (docs/MODELS.md).
+type Thinking struct {
+	Enabled      bool `json:"enabled"`
+	BudgetTokens int  `json:"budgetTokens"`
+}
+
+// Thinking budget bounds: Anthropic's least budget, and a bound well past
+// what an answer of one turn needs.
+const (
+	MinThinkingBudget = 1024
+	MaxThinkingBudget = 128000
+)
+
+// HeatSettings tune the heat map: Decay is the heat a file out of context
+// keeps per 100 ms, ContextTurns the model turns without access before a
+// file leaves context, CompactionThreshold the fraction of the previous
+// turn's input tokens below which a turn's input means the model's context
+// was compacted (0: never).
+type HeatSettings struct {
+	Decay               float64 `json:"decay"`
+	ContextTurns        int     `json:"contextTurns"`
+	CompactionThreshold float64 `json:"compactionThreshold"`
 }
 
 // RepoMapTokensLimit bounds repoMapTokens: a larger map crowds out the
@@ -131,11 +183,16 @@ func DefaultSettings() Settings {
 		Commands:      CommandsAsk,
 		AllowCommands: []string{},
 		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000},
+		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
 		CommandEnv:    CommandEnv{Pass: []string{}},
 		RepoMapTokens: 1024,
 		MCPServers:    map[string]MCPServer{},
 		AllowMCPTools: []string{},
+		Attachments:   AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
+		Thinking:      Thinking{BudgetTokens: 4096},
+		Heat:          HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
+		Prices:        map[string]Price{},
+		Engines:       map[string]EngineConfig{},
 	}
 }
 
@@ -173,6 +230,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.CommandEnv = CommandEnv{Pass: append([]string(nil), base.CommandEnv.Pass...)}
 	s.MCPServers = maps.Clone(base.MCPServers)
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
+	s.Prices = maps.Clone(base.Prices)
+	s.Engines = maps.Clone(base.Engines)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -205,8 +264,20 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			var unk []string
 			s.MCPServers, unk, err = DecodeMCPServers(key, v)
 			unknown = append(unknown, unk...)
+		case "engines":
+			var unk []string
+			s.Engines, unk, err = DecodeEngines(key, v)
+			unknown = append(unknown, unk...)
 		case "allowMcpTools":
 			err = decodeAllowMCPTools(v, &s.AllowMCPTools)
+		case "attachments":
+			err = decodeAttachmentLimits(v, &s.Attachments)
+		case "thinking":
+			err = decodeThinking(v, &s.Thinking)
+		case "heat":
+			err = decodeHeat(v, &s.Heat)
+		case "prices":
+			s.Prices, err = decodePrices(v)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {
@@ -395,8 +466,10 @@ func decodeTimeouts(v json.RawMessage, t *Timeouts) error {
 			dst = &t.HumanMs
 		case "mcpMs":
 			dst = &t.MCPMs
+		case "engineMs":
+			dst = &t.EngineMs
 		default:
-			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs"}
+			return &SettingsError{Key: "timeouts." + key, Reason: "unknown key; timeouts has reverseCallMs, commandMs, modelMs, humanMs, mcpMs, engineMs"}
 		}
 		if isNull(fv) {
 			continue

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,13 @@ func (m *anthropicModel) Complete(ctx context.Context, req *Request, onDelta fun
 
 func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{Model: anthropic.Model(m.ep.model), MaxTokens: maxTokens(req)}
+	if req.Thinking != nil {
+		// The budget is part of max_tokens, which must exceed it: the
+		// answer keeps its own bound on top of it.
+		budget := int64(req.Thinking.BudgetTokens)
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		p.MaxTokens += budget
+	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
@@ -61,8 +69,20 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 		switch msg.Role {
 		case RoleUser:
 			blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
+			for _, img := range msg.Images {
+				blocks = append(blocks, anthropic.NewImageBlockBase64(img.MimeType, base64.StdEncoding.EncodeToString(img.Data)))
+			}
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case RoleAssistant:
+			// Its thinking first, as the model gave it: the API checks the
+			// signatures, and wants them on a turn that called a tool.
+			for _, th := range msg.Thinking {
+				if th.Redacted != "" {
+					blocks = append(blocks, anthropic.NewRedactedThinkingBlock(th.Redacted))
+				} else if th.Signature != "" {
+					blocks = append(blocks, anthropic.NewThinkingBlock(th.Signature, th.Text))
+				}
+			}
 			if msg.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
 			}
@@ -77,7 +97,7 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		case RoleTool:
 			for _, r := range msg.ToolResults {
-				blocks = append(blocks, anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError))
+				blocks = append(blocks, anthropicToolResult(r))
 			}
 			if msg.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
@@ -114,11 +134,27 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 	return p, nil
 }
 
+// anthropicToolResult is a tool result with its text and, after it, its
+// images: Anthropic's tool results take image blocks.
+func anthropicToolResult(r ToolResult) anthropic.ContentBlockParamUnion {
+	b := anthropic.NewToolResultBlock(r.CallID, r.Content, r.IsError)
+	for _, img := range r.Images {
+		b.OfToolResult.Content = append(b.OfToolResult.Content, anthropic.ToolResultBlockParamContentUnion{
+			OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{
+				OfBase64: &anthropic.Base64ImageSourceParam{MediaType: anthropic.Base64ImageSourceMediaType(img.MimeType), Data: base64.StdEncoding.EncodeToString(img.Data)},
+			}},
+		})
+	}
+	return b
+}
+
 type anthropicBlock struct {
-	kind     string // "text", "tool_use", or another kind we pass over
+	kind     string // "text", "tool_use", "thinking", "redacted_thinking", or another kind we pass over
 	id, name string
 	text     strings.Builder
 	call     int // index among tool calls
+	// signature seals a thinking block; data is a redacted one's.
+	signature, data string
 }
 
 func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNewParams, em *emitter) (*Response, error) {
@@ -138,6 +174,7 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 		case "message_start":
 			u := ev.Message.Usage
 			resp.Usage.InputTokens = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+			resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
 			resp.Usage.OutputTokens = u.OutputTokens
 		case "content_block_start":
 			b := &anthropicBlock{kind: ev.ContentBlock.Type}
@@ -153,6 +190,14 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 				b.id, b.name, b.call = ev.ContentBlock.ID, ev.ContentBlock.Name, calls
 				calls++
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: b.call, ID: b.id, Name: b.name}})
+			case "thinking":
+				if ev.ContentBlock.Thinking != "" {
+					b.text.WriteString(ev.ContentBlock.Thinking)
+					em.emit(Delta{Thinking: ev.ContentBlock.Thinking})
+				}
+				b.signature = ev.ContentBlock.Signature
+			case "redacted_thinking":
+				b.data = ev.ContentBlock.Data
 			}
 		case "content_block_delta":
 			b := blocks[ev.Index]
@@ -166,6 +211,11 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 			case ev.Delta.Type == "input_json_delta" && b.kind == "tool_use":
 				b.text.WriteString(ev.Delta.PartialJSON)
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: b.call, Arguments: ev.Delta.PartialJSON}})
+			case ev.Delta.Type == "thinking_delta" && b.kind == "thinking":
+				b.text.WriteString(ev.Delta.Thinking)
+				em.emit(Delta{Thinking: ev.Delta.Thinking})
+			case ev.Delta.Type == "signature_delta" && b.kind == "thinking":
+				b.signature += ev.Delta.Signature
 			}
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
@@ -173,6 +223,7 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 			}
 			if ev.Usage.JSON.InputTokens.Valid() && ev.Usage.InputTokens > 0 {
 				resp.Usage.InputTokens = ev.Usage.InputTokens + ev.Usage.CacheCreationInputTokens + ev.Usage.CacheReadInputTokens
+				resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens = ev.Usage.CacheReadInputTokens, ev.Usage.CacheCreationInputTokens
 			}
 			if ev.Usage.OutputTokens > 0 {
 				resp.Usage.OutputTokens = ev.Usage.OutputTokens // cumulative
@@ -192,6 +243,10 @@ func (m *anthropicModel) stream(ctx context.Context, params anthropic.MessageNew
 	}
 	for _, b := range order {
 		switch b.kind {
+		case "thinking":
+			resp.Thinking = append(resp.Thinking, ThinkingBlock{Text: b.text.String(), Signature: b.signature})
+		case "redacted_thinking":
+			resp.Thinking = append(resp.Thinking, ThinkingBlock{Redacted: b.data})
 		case "text":
 			text.WriteString(b.text.String())
 		case "tool_use":

@@ -13,6 +13,7 @@ func FuzzParseScript(f *testing.F) {
 	f.Add([]byte(`{"agents": {"1": [{"toolCalls": [{"name": "x", "arguments": null}]}]}}`))
 	f.Add([]byte(`{"agents": {"2:1": [{"delayMs": 0, "usage": {"inputTokens": 1, "outputTokens": 2}}]}}`))
 	f.Add([]byte(`{"agents": {"a:b:c": [{"error": "boom"}]}}`))
+	f.Add([]byte(`{"agents": {"1": [{"usage": {"inputTokens": 10, "outputTokens": 2, "cacheReadTokens": 8, "cacheWriteTokens": 1}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseScript(data)
 		if err != nil {

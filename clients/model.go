@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/agentls/agentls/api"
 )
@@ -36,6 +37,15 @@ type Request struct {
 	Tools []Tool
 	// MaxTokens bounds the answer; 0 means DefaultMaxTokens.
 	MaxTokens int
+	// Thinking, when set, asks a model that can think to (docs/MODELS.md,
+	// thinking): its thinking streams as Delta.Thinking and comes back in
+	// Response.Thinking.
+	Thinking *Thinking
+}
+
+// Thinking asks for a model's thinking, BudgetTokens at most.
+type Thinking struct {
+	BudgetTokens int
 }
 
 // DefaultMaxTokens bounds an answer when Request.MaxTokens is 0.
@@ -64,6 +74,32 @@ type Message struct {
 	// ToolResults answer the tool calls of the previous assistant message
 	// (RoleTool only).
 	ToolResults []ToolResult
+	// Images go with a RoleUser message's text, after it.
+	Images []Image
+	// Thinking is what an assistant message's model thought before its
+	// answer, as its Response gave it: it goes back to the provider that
+	// made it (Anthropic requires its signed blocks on the turns that
+	// follow a tool call).
+	Thinking []ThinkingBlock
+}
+
+// Image is an image given to a model: its bytes and type (one of
+// api.ImageTypes), and the name the text calls it by.
+type Image struct {
+	MimeType string
+	Data     []byte
+	Name     string
+}
+
+// ThinkingBlock is a part of a model's thinking: its text and what the
+// provider needs to take it back.
+type ThinkingBlock struct {
+	Text string
+	// Signature seals the block (Anthropic's signature).
+	Signature string
+	// Redacted is the data of a block the provider sent encrypted, with
+	// no text (Anthropic's redacted_thinking).
+	Redacted string
 }
 
 // ToolCall is one call of a tool by the model.
@@ -80,6 +116,9 @@ type ToolResult struct {
 	CallID  string
 	Content string
 	IsError bool
+	// Images go with the content where the provider's tool results take
+	// images (Anthropic); elsewhere the content says they are not shown.
+	Images []Image
 }
 
 // Tool describes a tool to the model.
@@ -98,6 +137,8 @@ type Delta struct {
 	// ToolCall reports progress on a tool call: its ID and Name when it
 	// starts, then pieces of its arguments.
 	ToolCall *ToolCallDelta
+	// Thinking is the next piece of the model's thinking.
+	Thinking string
 	// Restart says that the attempt that streamed the deltas so far failed
 	// and is being retried: discard them; the answer streams anew.
 	Restart bool
@@ -130,6 +171,19 @@ type Response struct {
 	ToolCalls  []ToolCall
 	Usage      api.Usage
 	StopReason StopReason
+	// Thinking is what the model thought before its answer, when it said.
+	Thinking []ThinkingBlock
+}
+
+// ThinkingText is the text of blocks, joined.
+func ThinkingText(blocks []ThinkingBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // emitter forwards deltas to an optional callback and remembers whether

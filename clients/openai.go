@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 	"go.uber.org/zap"
@@ -50,7 +51,7 @@ func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(D
 	em := &emitter{fn: onDelta}
 	return m.retry.do(ctx, em, func(ctx context.Context) (*Response, error) {
 		m.log.Debug("model call", zap.String("agent", req.Agent), zap.Int("messages", len(req.Messages)))
-		return m.stream(ctx, params, em)
+		return m.stream(ctx, params, em, req.Thinking != nil)
 	})
 }
 
@@ -70,7 +71,17 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
-			p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+			if len(msg.Images) == 0 {
+				p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+				break
+			}
+			// Content parts: the text, then each image as a data URL
+			// (Ollama turns these into the message's images).
+			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Text)}
+			for _, img := range msg.Images {
+				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)}))
+			}
+			p.Messages = append(p.Messages, openai.UserMessage(parts))
 		case RoleAssistant:
 			a := &openai.ChatCompletionAssistantMessageParam{}
 			if msg.Text != "" {
@@ -91,6 +102,10 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 				if r.IsError {
 					// Chat completions has no error flag on tool results.
 					content = "Error: " + content
+				}
+				if len(r.Images) > 0 {
+					// Nor images: the model is told they are not shown.
+					content += "\n\n" + imagesNotShown(len(r.Images))
 				}
 				p.Messages = append(p.Messages, openai.ToolMessage(content, r.CallID))
 			}
@@ -133,12 +148,15 @@ type partialCall struct {
 	args     strings.Builder
 }
 
-func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNewParams, em *emitter) (*Response, error) {
+// stream runs one streamed call; with think, the reasoning a compatible
+// server streams (reasoning_content, or reasoning) is the thinking.
+func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNewParams, em *emitter, think bool) (*Response, error) {
 	st := m.client.Chat.Completions.NewStreaming(ctx, params)
 	defer st.Close()
 	var (
 		resp     Response
 		text     strings.Builder
+		thinking strings.Builder
 		calls    []*partialCall
 		byIndex  = map[int64]int{}
 		finished bool
@@ -148,10 +166,17 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 		if chunk.JSON.Usage.Valid() {
 			resp.Usage.InputTokens = chunk.Usage.PromptTokens
 			resp.Usage.OutputTokens = chunk.Usage.CompletionTokens
+			resp.Usage.CacheReadTokens = chunk.Usage.PromptTokensDetails.CachedTokens
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
 				continue
+			}
+			if think {
+				if r := reasoningOf(ch.Delta.JSON.ExtraFields); r != "" {
+					thinking.WriteString(r)
+					em.emit(Delta{Thinking: r})
+				}
 			}
 			if ch.Delta.Content != "" {
 				text.WriteString(ch.Delta.Content)
@@ -191,6 +216,9 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 		return nil, m.ep.incomplete()
 	}
 	resp.Text = text.String()
+	if thinking.Len() > 0 {
+		resp.Thinking = []ThinkingBlock{{Text: thinking.String()}}
+	}
 	for i, c := range calls {
 		id := c.id
 		if id == "" {
@@ -290,4 +318,23 @@ func errorMessageOf(raw []byte) string {
 		return s
 	}
 	return body.Message
+}
+
+// reasoningOf is the piece of reasoning of a compatible server's delta:
+// reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (OpenRouter,
+// Ollama), a string; "" when it has none.
+func reasoningOf(extra map[string]respjson.Field) string {
+	for _, k := range []string{"reasoning_content", "reasoning"} {
+		// The SDK marks the fields it has no type for as not valid: the
+		// raw JSON is the value.
+		f, ok := extra[k]
+		if !ok {
+			continue
+		}
+		var r string
+		if json.Unmarshal([]byte(f.Raw()), &r) == nil && r != "" {
+			return r
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/agentls/agentls/api"
 )
 
 func TestProvidersStreamTextAndToolCalls(t *testing.T) {
@@ -313,5 +316,57 @@ func TestAnthropicErrorEventWithoutRetriesIsClassified(t *testing.T) {
 	_, err := m.Complete(context.Background(), conversation(), nil)
 	if !errors.Is(err, ErrServer) || !Retryable(err) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestProvidersReportCachedInput(t *testing.T) {
+	streams := map[string]string{
+		"openai": `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-mini","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi."},"finish_reason":null}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-mini","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+
+data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1-mini","choices":[],"usage":{"prompt_tokens":2006,"completion_tokens":3,"total_tokens":2009,"prompt_tokens_details":{"cached_tokens":1920}}}
+
+data: [DONE]
+
+`,
+		"anthropic": `event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":21,"cache_creation_input_tokens":188,"cache_read_input_tokens":1800,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`,
+	}
+	want := map[string]api.Usage{
+		"openai":    {InputTokens: 2006, CacheReadTokens: 1920, OutputTokens: 3},
+		"anthropic": {InputTokens: 2009, CacheReadTokens: 1800, CacheWriteTokens: 188, OutputTokens: 3},
+	}
+	for _, pc := range providers {
+		t.Run(pc.name+" counts the cached part of the input", func(t *testing.T) {
+			fp := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, streams[pc.name])
+			})
+			resp, err := resolveFake(t, pc, fp.srv.URL, testOptions(&sleeps{}, nil)).Complete(context.Background(), conversation(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Usage != want[pc.name] {
+				t.Errorf("usage = %+v, want %+v", resp.Usage, want[pc.name])
+			}
+		})
 	}
 }

@@ -12,12 +12,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
 )
 
 // Turn is one scripted model answer (docs/MODELS.md, scripted model).
 type Turn struct {
+	// Thinking streams before the text when the request asks for thinking.
+	Thinking  string           `json:"thinking,omitempty"`
 	Text      string           `json:"text,omitempty"`
 	ToolCalls []ScriptToolCall `json:"toolCalls,omitempty"`
 	Usage     *api.Usage       `json:"usage,omitempty"`
@@ -44,6 +47,26 @@ type Script struct {
 
 	mu   sync.Mutex
 	next map[string]int // key -> index of the next turn
+	seen []Seen         // the calls that carried images
+}
+
+// Seen is a call of the scripted model that carried images, and the images
+// (of its messages and tool results, in order): the scripted model takes
+// every image it is given, and keeps what it saw for the tests that ask.
+type Seen struct {
+	Agent  string
+	Images []Image
+}
+
+// maxSeen bounds what a Script keeps of the images it saw.
+const maxSeen = 64
+
+// Seen returns the calls that carried images, oldest first (the first
+// maxSeen).
+func (s *Script) Seen() []Seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Seen(nil), s.seen...)
 }
 
 // ScriptKey is the key of an agent's list for the run-th agent/run: the
@@ -143,7 +166,7 @@ func (t *Turn) check() error {
 	if t.DelayMs < 0 {
 		return fmt.Errorf("delayMs is %d, not ≥ 0", t.DelayMs)
 	}
-	if t.Usage != nil && (t.Usage.InputTokens < 0 || t.Usage.OutputTokens < 0) {
+	if t.Usage != nil && (t.Usage.InputTokens < 0 || t.Usage.OutputTokens < 0 || t.Usage.CacheReadTokens < 0 || t.Usage.CacheWriteTokens < 0) {
 		return errors.New("usage counts must be ≥ 0")
 	}
 	if t.Error != "" && (t.Text != "" || len(t.ToolCalls) > 0) {
@@ -180,6 +203,16 @@ func (s *Script) Complete(ctx context.Context, req *Request, onDelta func(Delta)
 		return nil, &Error{Kind: ErrScriptExhausted, Message: "script exhausted for agent " + key}
 	}
 	s.next[key] = n + 1
+	var imgs []Image
+	for _, m := range req.Messages {
+		imgs = append(imgs, m.Images...)
+		for _, r := range m.ToolResults {
+			imgs = append(imgs, r.Images...)
+		}
+	}
+	if len(imgs) > 0 && len(s.seen) < maxSeen {
+		s.seen = append(s.seen, Seen{Agent: key, Images: imgs})
+	}
 	s.mu.Unlock()
 	t := turns[n]
 	if t.DelayMs > 0 {
@@ -198,6 +231,12 @@ func (s *Script) Complete(ctx context.Context, req *Request, onDelta func(Delta)
 		resp.Usage = *t.Usage
 	}
 	em := &emitter{fn: onDelta}
+	if t.Thinking != "" && req.Thinking != nil {
+		for _, piece := range pieces(t.Thinking, scriptThinkingPiece) {
+			em.emit(Delta{Thinking: piece})
+		}
+		resp.Thinking = []ThinkingBlock{{Text: t.Thinking}}
+	}
 	if t.Text != "" {
 		em.emit(Delta{Text: t.Text})
 	}
@@ -237,15 +276,15 @@ func sanitizeID(key string) string {
 func checkTurnKeys(raw json.RawMessage) error {
 	var turn map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &turn); err != nil {
-		return errors.New("a turn must be an object: {text?, toolCalls?, usage?, delayMs?, error?}")
+		return errors.New("a turn must be an object: {thinking?, text?, toolCalls?, usage?, delayMs?, error?}")
 	}
-	if err := exactKeys(turn, "text", "toolCalls", "usage", "delayMs", "error"); err != nil {
+	if err := exactKeys(turn, "thinking", "text", "toolCalls", "usage", "delayMs", "error"); err != nil {
 		return err
 	}
 	if u, ok := turn["usage"]; ok && string(u) != "null" {
 		var usage map[string]json.RawMessage
 		if json.Unmarshal(u, &usage) == nil {
-			if err := exactKeys(usage, "inputTokens", "outputTokens"); err != nil {
+			if err := exactKeys(usage, "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"); err != nil {
 				return fmt.Errorf("usage: %w", err)
 			}
 		}
@@ -334,4 +373,29 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 		vals = append(vals, v)
 	}
 	return keys, vals, nil
+}
+
+// scriptThinkingPiece bounds a piece of the scripted model's thinking, in
+// bytes: it streams as a real model's does, in several deltas.
+const scriptThinkingPiece = 40
+
+// pieces cuts s into pieces of at most n bytes, never inside a UTF-8
+// character.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut == 0 {
+			_, cut = utf8.DecodeRuneInString(s)
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
 }

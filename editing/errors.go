@@ -42,6 +42,8 @@ var (
 	ErrNotApplied = errors.New("not applied")
 	// ErrBranch: branch mode could not create its branch.
 	ErrBranch = errors.New("branch mode failed")
+	// ErrTooLarge: a file is larger than it may be.
+	ErrTooLarge = errors.New("too large")
 )
 
 // BlockedError is a refused access with the rule that refused it.

@@ -308,6 +308,12 @@ func (w *Workspace) zoneReason(rel string) string {
 	return fmt.Sprintf("not in zones.allow %q", w.allow)
 }
 
+// Closed reports why the zones close the workspace-relative path rel to
+// every agent ("" : they do not), without reporting it anywhere: for what
+// must be kept from an agent's sight, such as the copy an isolated engine
+// works in.
+func (w *Workspace) Closed(rel string) string { return w.zoneReason(rel) }
+
 // Access resolves p for an agent's access and checks it: the workspace
 // root, the zones, and for writes the owned scope (nil: no scope). A refusal
 // is reported to the observer and returned as an error wrapping ErrOutside,

@@ -187,5 +187,7 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.mu.Unlock()
 	s.editor.SetTimeouts(next.Timeouts)
 	s.configureMCP(next)
+	s.tuneHeat(next.Heat)
+	s.configureEngines(next)
 	s.log.Info("settings changed")
 }

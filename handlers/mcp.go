@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/workforce"
 )
 
 // mcpService is the server's MCP client, made on first use after
@@ -82,7 +84,11 @@ func (t mcpTools) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ct
 
 func (t mcpTools) Unavailable(name string) error { return t.m.Unavailable(name) }
 
-func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (string, bool, error) {
+func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (workforce.ToolOutput, error) {
 	res, err := t.m.Call(ctx, name, args, timeout)
-	return res.Text, res.IsError, err
+	out := workforce.ToolOutput{Text: res.Text, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, clients.Image{MimeType: img.MIMEType, Data: img.Data})
+	}
+	return out, err
 }

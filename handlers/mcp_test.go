@@ -231,13 +231,13 @@ func TestMCPStdioServerFromNpm(t *testing.T) {
 			t.Fatalf("%d approvals asked: %q", n, asked.list())
 		}
 	})
-	t.Run("renders structured content and images as text", func(t *testing.T) {
+	t.Run("renders structured content as text and names the images", func(t *testing.T) {
 		sc := r.toolResults(t, "mcp__everything__get-structured-content")
 		if len(sc) != 1 || !*sc[0].OK || !strings.Contains(sc[0].Summary, `"temperature"`) || strings.Contains(sc[0].Summary, "Structured content") {
 			t.Fatalf("structured = %+v", sc)
 		}
 		img := r.toolResults(t, "mcp__everything__get-tiny-image")
-		if len(img) != 1 || !*img[0].OK || !strings.Contains(img[0].Summary, "[image: image/png") {
+		if len(img) != 1 || !*img[0].OK || !strings.Contains(img[0].Summary, "[image 1: image/png") {
 			t.Fatalf("image = %+v", img)
 		}
 	})

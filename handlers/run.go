@@ -66,6 +66,9 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Redactor: s.opts.Redactor,
 		Tools:    mcpTools{tools},
 		Bridge:   w.bridge,
+
+		Engines:       s.Engines(),
+		EngineWorkDir: engineWorkDir(ws.StateDir),
 	})
 	if err != nil {
 		return nil, err

@@ -100,11 +100,12 @@ type Server struct {
 	exit     chan int // receives the exit code when exit arrives
 	exitOnce sync.Once
 
-	track trackingService
-	work  workService
-	sweep sweepService
-	graph graphService
-	mcp   mcpService
+	track   trackingService
+	work    workService
+	sweep   sweepService
+	graph   graphService
+	mcp     mcpService
+	engines enginesService
 
 	keysOnce sync.Once
 }
@@ -207,6 +208,7 @@ var methods = map[string]method{
 	api.MethodSkipSubtask:            {call: call((*Server).skipSubtask)},
 	api.MethodUndo:                   {call: call((*Server).undo)},
 	api.MethodMCPServers:             {call: call((*Server).mcpServers)},
+	api.MethodEngines:                {call: call((*Server).enginesList)},
 }
 
 // Exit receives the process exit code once the client sent exit (0 after

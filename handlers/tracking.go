@@ -51,6 +51,7 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 		s.log.Error("tracking unavailable", zap.Error(err))
 		return nil, err
 	}
+	ws.Heat.SetTuning(s.Settings().Heat)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.ws, t.cancel, t.done = ws, cancel, make(chan struct{})
 	go func() {
@@ -58,6 +59,18 @@ func (s *Server) Tracking() (*tracking.Workspace, error) {
 		_ = ws.Run(ctx)
 	}()
 	return ws, nil
+}
+
+// tuneHeat applies the heat setting to the heat map, when the tracking is
+// open (it takes the settings in force when it opens).
+func (s *Server) tuneHeat(h api.HeatSettings) {
+	t := &s.track
+	t.mu.Lock()
+	ws := t.ws
+	t.mu.Unlock()
+	if ws != nil {
+		ws.Heat.SetTuning(h)
+	}
 }
 
 // closeTracking stops the heat ticker, waits for it, and closes the

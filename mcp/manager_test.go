@@ -94,9 +94,12 @@ func TestHTTPServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(res.Images) != 1 || res.Images[0].MIMEType != "image/png" || len(res.Images[0].Data) != 70 {
+			t.Errorf("images = %+v, want the one png of 70 bytes", res.Images)
+		}
 		for _, want := range []string{
 			"hello",
-			"[image: image/png, 70 bytes; not shown: tool results reach the model as text]",
+			"[image 1: image/png, 70 bytes]",
 			"[resource link: file:///w/a.txt (a.txt), text/plain] a file",
 			"[resource: test://r/1, text/plain]\ninside",
 			"[resource: test://r/2, application/octet-stream, 3 bytes of binary data; not shown]",
@@ -404,25 +407,6 @@ func TestToolNames(t *testing.T) {
 			t.Fatal(got)
 		}
 	})
-}
-
-func TestExpand(t *testing.T) {
-	env := []string{"HOME=/home/me", "TOKEN=abc", "EMPTY="}
-	for in, want := range map[string]string{
-		"plain":                     "plain",
-		"${HOME}/x":                 "/home/me/x",
-		"Bearer ${TOKEN}":           "Bearer abc",
-		"${env:TOKEN}":              "abc",
-		"${MISSING}":                "",
-		"${MISSING:-fallback}":      "fallback",
-		"${EMPTY:-fallback}":        "fallback",
-		"$HOME and ${HOME":          "$HOME and ${HOME",
-		"${HOME}${TOKEN}-${NOPE:-}": "/home/meabc-",
-	} {
-		if got := expand(in, env); got != want {
-			t.Errorf("expand(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 func TestHTTPServerGone(t *testing.T) {

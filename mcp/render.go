@@ -8,12 +8,15 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// render turns a tool's result into the text the model is given (tool
-// results reach the model as text, docs/MODELS.md):
+// render turns a tool's result into the text the model is given, and its
+// images:
 //
 //   - text content as it is;
-//   - an image or audio as a line naming its type and size (the bytes do not
-//     reach the model);
+//   - an image as a line naming it, its type and size ("[image 1:
+//     image/png, 70 bytes]"), its bytes in Result.Images: the models whose
+//     tool results take images get it after the text (docs/MODELS.md);
+//   - audio as a line naming its type and size (the bytes do not reach the
+//     model);
 //   - a resource link as its name, URI, type and description;
 //   - an embedded resource as its URI and type, then its text (a binary
 //     one as its size);
@@ -23,6 +26,7 @@ import (
 // Parts are separated by a blank line.
 func render(res *sdk.CallToolResult) Result {
 	var parts []string
+	var images []Image
 	texts := map[string]bool{}
 	for _, c := range res.Content {
 		switch c := c.(type) {
@@ -32,7 +36,8 @@ func render(res *sdk.CallToolResult) Result {
 				texts[compactJSON(c.Text)] = true
 			}
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes; not shown: tool results reach the model as text]", orUnknown(c.MIMEType), len(c.Data)))
+			images = append(images, Image{MIMEType: c.MIMEType, Data: c.Data})
+			parts = append(parts, fmt.Sprintf("[image %d: %s, %d bytes]", len(images), orUnknown(c.MIMEType), len(c.Data)))
 		case *sdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes; not played: tool results reach the model as text]", orUnknown(c.MIMEType), len(c.Data)))
 		case *sdk.ResourceLink:
@@ -80,7 +85,7 @@ func render(res *sdk.CallToolResult) Result {
 	if strings.TrimSpace(text) == "" {
 		text = "(the tool returned no content)"
 	}
-	return Result{Text: text, IsError: res.IsError}
+	return Result{Text: text, IsError: res.IsError, Images: images}
 }
 
 func orUnknown(mime string) string {

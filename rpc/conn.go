@@ -98,10 +98,12 @@ type InlineHandler interface {
 //     InlineHandler marks as cheap, on the read loop); replies leave in the
 //     order the calls finish.
 //   - Notifications are handled one at a time, in arrival order, on one
-//     goroutine, never concurrently with each other; $/cancelRequest is
-//     handled on the read loop itself, so it is never queued behind them.
-//   - $/cancelRequest (numeric or string id) cancels the call's context; the
-//     call then answers -32800 whatever its handler returns.
+//     goroutine, never concurrently with each other; the cancel
+//     notification ($/cancelRequest, or the one CancelNotification names)
+//     is handled on the read loop itself, so it is never queued behind them.
+//     Settle waits until the notifications read so far have been handled.
+//   - The cancel notification (numeric or string id) cancels the call's
+//     context; the call then answers -32800 whatever its handler returns.
 //   - Calls and notifications sent to the peer leave in the order they were
 //     made, one write per message, coalesced when several are ready.
 //   - Sending never waits on the peer's reading while the backlog (what is
@@ -134,6 +136,28 @@ type Conn struct {
 
 	handlers sync.WaitGroup
 	served   chan struct{}
+
+	// the notification that cancels a call, and its id member
+	cancelMethod, cancelMember string
+
+	queued, handled uint64         // notifications queued and handled so far (under mu)
+	settlers        []settleWaiter // Settle calls waiting for handled to reach their mark
+}
+
+type settleWaiter struct {
+	mark uint64
+	ch   chan struct{}
+}
+
+// A ConnOption configures a Conn.
+type ConnOption func(*Conn)
+
+// CancelNotification names the notification that cancels a call in flight,
+// in both directions: its method, and the member of its params that holds
+// the call's id. The default is LSP's $/cancelRequest {"id"}; the Agent
+// Client Protocol's is $/cancel_request {"requestId"}.
+func CancelNotification(method, idMember string) ConnOption {
+	return func(c *Conn) { c.cancelMethod, c.cancelMember = method, idMember }
 }
 
 type inflightCall struct {
@@ -145,12 +169,12 @@ type inflightCall struct {
 var errCancelledByClient = errors.New("request cancelled by the client")
 
 // NewConn returns a connection over stream. Serve starts it.
-func NewConn(stream *Stream, log *zap.Logger) *Conn {
+func NewConn(stream *Stream, log *zap.Logger, opts ...ConnOption) *Conn {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Conn{
+	c := &Conn{
 		stream:   stream,
 		jc:       jsonrpc2.NewConn(stream),
 		log:      log,
@@ -159,7 +183,14 @@ func NewConn(stream *Stream, log *zap.Logger) *Conn {
 		inflight: make(map[idKey]*inflightCall),
 		noteWake: make(chan struct{}, 1),
 		served:   make(chan struct{}),
+
+		cancelMethod: api.MethodCancelRequest,
+		cancelMember: "id",
 	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Serve reads and serves messages until the input ends or ctx is done, then
@@ -236,7 +267,7 @@ func (c *Conn) Close() error {
 
 func (c *Conn) dispatch(h Handler, req *Request) {
 	if !req.isCall {
-		if req.method == api.MethodCancelRequest {
+		if req.method == c.cancelMethod {
 			c.cancelRequest(req.params)
 			return
 		}
@@ -246,6 +277,7 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		}
 		c.mu.Lock()
 		c.notes = append(c.notes, req)
+		c.queued++
 		c.mu.Unlock()
 		c.wakeNotes()
 		return
@@ -329,16 +361,14 @@ func (c *Conn) reply(req *Request, result any, err error, wait bool) {
 }
 
 func (c *Conn) cancelRequest(params json.RawMessage) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil || len(p.ID) == 0 {
-		c.log.Warn("rpc: $/cancelRequest without a valid id", zap.ByteString("params", truncateBytes(params)))
+	raw, err := Member(params, c.cancelMember)
+	if err != nil || len(raw) == 0 {
+		c.log.Warn("rpc: cancel notification without a valid id", zap.String("method", c.cancelMethod), zap.ByteString("params", truncateBytes(params)))
 		return
 	}
-	id, err := parseID(bytes.TrimSpace(p.ID))
+	id, err := parseID(bytes.TrimSpace(raw))
 	if err != nil {
-		c.log.Warn("rpc: $/cancelRequest with a bad id", zap.Error(err))
+		c.log.Warn("rpc: cancel notification with a bad id", zap.String("method", c.cancelMethod), zap.Error(err))
 		return
 	}
 	c.mu.Lock()
@@ -370,6 +400,7 @@ func (c *Conn) notificationLoop(h Handler) {
 			c.runNotification(h, req)
 		}
 		if len(batch) > 0 {
+			c.noteHandled(uint64(len(batch)))
 			continue
 		}
 		select {
@@ -383,8 +414,60 @@ func (c *Conn) notificationLoop(h Handler) {
 			for _, req := range batch {
 				c.runNotification(h, req)
 			}
+			c.noteHandled(uint64(len(batch)))
+			c.releaseSettlers()
 			return
 		}
+	}
+}
+
+// noteHandled counts n more notifications handled and wakes the Settle
+// calls whose mark is reached.
+func (c *Conn) noteHandled(n uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.handled += n
+	keep := c.settlers[:0]
+	for _, w := range c.settlers {
+		if c.handled >= w.mark {
+			close(w.ch)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	c.settlers = keep
+}
+
+// releaseSettlers wakes every Settle call: the connection has ended.
+func (c *Conn) releaseSettlers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range c.settlers {
+		close(w.ch)
+	}
+	c.settlers = nil
+}
+
+// Settle waits until every notification read before it was called has been
+// handled, or ctx ends (its cause), or the connection ends. A caller that
+// has a reply uses it to know the notifications the peer sent before that
+// reply have been handled: they were read before it.
+func (c *Conn) Settle(ctx context.Context) error {
+	c.mu.Lock()
+	if c.handled >= c.queued {
+		c.mu.Unlock()
+		return nil
+	}
+	w := settleWaiter{mark: c.queued, ch: make(chan struct{})}
+	c.settlers = append(c.settlers, w)
+	c.mu.Unlock()
+	select {
+	case <-w.ch:
+		return nil
+	case <-c.served:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
@@ -398,8 +481,9 @@ func (c *Conn) runNotification(h Handler, req *Request) {
 }
 
 // Call sends a request to the peer and decodes its result into result
-// (which may be nil). When ctx ends first, $/cancelRequest is sent for the
-// call and ctx's cause is returned; when the connection ends, ErrClosed. An
+// (which may be nil). When ctx ends first, the cancel notification
+// ($/cancelRequest by default) is sent for the call and ctx's cause is
+// returned; when the connection ends, ErrClosed. An
 // error reply is returned as *api.Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	if err := c.ctx.Err(); err != nil {
@@ -421,16 +505,12 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		if !errors.Is(cause, ErrClosed) {
 			// Tell the peer it may stop working on it.
 			nctx, ncancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeoutForCancel)
-			_ = c.jc.Notify(nctx, api.MethodCancelRequest, cancelParams{ID: &id})
+			_ = c.jc.Notify(nctx, c.cancelMethod, map[string]*jsonrpc2.ID{c.cancelMember: &id})
 			ncancel()
 		}
 		return cause
 	}
 	return err
-}
-
-type cancelParams struct {
-	ID *jsonrpc2.ID `json:"id"`
 }
 
 // Notify sends a notification to the peer. Past the high-water mark it

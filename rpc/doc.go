@@ -1,12 +1,16 @@
-// Package rpc is agentls's wire, owned once: JSON-RPC 2.0 with LSP's
-// Content-Length framing, in both directions, over any byte stream.
+// Package rpc is agentls's wire, owned once: JSON-RPC 2.0 in both
+// directions over any byte stream, with LSP's Content-Length framing or,
+// for the Agent Client Protocol, newline-delimited JSON (Lines).
 //
 //   - Stream (stream.go) parses frames by hand, answers malformed input with
-//     the right error and keeps reading, and writes each message as one frame.
+//     the right error and keeps reading, and writes each message as one
+//     frame (one line, with Lines).
 //   - Conn (conn.go) serves the peer's requests with a Handler and makes
-//     calls to the peer: it owns dispatch, ordering, $/cancelRequest (numeric
-//     and string ids) and the goroutines it starts. Its type comment states
-//     the ordering and concurrency every other package may rely on.
+//     calls to the peer: it owns dispatch, ordering, the cancel
+//     notification (LSP's $/cancelRequest, or ACP's $/cancel_request with
+//     CancelNotification; numeric and string ids) and the goroutines it
+//     starts. Its type comment states the ordering and concurrency every
+//     other package may rely on.
 //   - Editor and Notifier (editor.go) are the typed reverse calls and
 //     notifications of docs/PROTOCOL.md §4 and §5, each call bounded by its
 //     timeout and cancelled on the peer when its context ends.

@@ -52,7 +52,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 			return env, &syntaxError{off: j, msg: "data after the JSON value"}
 		}
 		if b[i] == '[' {
-			return env, errors.New("batch messages are not supported by LSP")
+			return env, errors.New("batch messages are not supported")
 		}
 		return env, errors.New("a message must be a JSON object")
 	}

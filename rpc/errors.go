@@ -46,7 +46,8 @@ var ErrClosed = errors.New("connection closed")
 var ErrWriteStalled = errors.New("the client stopped reading")
 
 // TruncatedError ends a stream whose input ended inside a frame: a header
-// without its end, or a body shorter than its Content-Length.
+// without its end, or a body shorter than its Content-Length; with Lines
+// framing, a last line without its newline that is not a whole JSON value.
 type TruncatedError struct {
 	// Want is the body length the frame announced; -1 when the input ended
 	// before a Content-Length was read.
@@ -55,10 +56,15 @@ type TruncatedError struct {
 	Got int64
 	// Header is true when the input ended inside the header.
 	Header bool
+	// Line is true for newline-delimited JSON (Lines): Got bytes arrived
+	// after the last newline.
+	Line bool
 }
 
 func (e *TruncatedError) Error() string {
 	switch {
+	case e.Line:
+		return fmt.Sprintf("the input ended inside a message: %d bytes without their closing newline, and not a whole JSON value", e.Got)
 	case e.Header && e.Want < 0:
 		return "the input ended inside a frame header"
 	case e.Header:

@@ -38,8 +38,11 @@ const (
 	keepBuffer = 256 << 10
 )
 
-// Stream is the LSP base protocol (Content-Length framing) over a byte
-// stream, implementing jsonrpc2.Stream so that jsonrpc2's Conn can run on it.
+// Stream is JSON-RPC 2.0 over a byte stream, implementing jsonrpc2.Stream
+// so that jsonrpc2's Conn can run on it. Its framing is the LSP base
+// protocol's (Content-Length headers) by default, or newline-delimited JSON
+// with the Lines option (the Agent Client Protocol's): everything below
+// holds for both, but for what is said of headers.
 //
 // Reading: frames are parsed by hand with a reused buffered reader; each
 // body is allocated once and every raw value (params, result, id) is a
@@ -100,16 +103,37 @@ type Stream struct {
 
 	// resync bookkeeping (read side only)
 	skipped int
+
+	lines bool // newline-delimited JSON instead of Content-Length framing
 }
+
+// A StreamOption configures a Stream.
+type StreamOption func(*Stream)
+
+// Lines frames each message as one line: the JSON text and a "\n", with no
+// header (newline-delimited JSON, the framing of the Agent Client Protocol).
+//
+// Reading, a line that is not a message is answered as a body that is not
+// one would be (-32700, -32600) and reading goes on with the next line;
+// blank lines and a "\r" before the "\n" are ignored; a line longer than
+// MaxMessageSize is skipped and answered with -32600. At the end of the
+// input, a last line without its "\n" is read when it is a whole JSON value;
+// otherwise the stream ends with a *TruncatedError. Writing, every message
+// leaves on one line: a newline inside the JSON text (which can only be
+// white space between its tokens) is written as a space.
+func Lines() StreamOption { return func(s *Stream) { s.lines = true } }
 
 // NewStream returns a Stream reading r and writing w. Close closes r when it
 // is an io.Closer; w stays open so that replies still in flight when the
 // input ends can be sent: its owner closes it.
-func NewStream(r io.Reader, w io.Writer, log *zap.Logger) *Stream {
+func NewStream(r io.Reader, w io.Writer, log *zap.Logger, opts ...StreamOption) *Stream {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	s := &Stream{in: bufio.NewReaderSize(r, readBufferSize), w: w, log: log, stalled: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
 	s.raw, s.deadline = nonBlocking(w)
 	s.rawFn = s.rawWrite
 	if rc, ok := r.(io.ReadCloser); ok {
@@ -153,7 +177,14 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		body, n, err := s.readFrame()
+		var body []byte
+		var n int64
+		var err error
+		if s.lines {
+			body, n, err = s.readLine()
+		} else {
+			body, n, err = s.readFrame()
+		}
 		if err != nil {
 			return nil, n, err
 		}
@@ -270,6 +301,57 @@ func (s *Stream) readFrame() ([]byte, int64, error) {
 		return nil, total + int64(got), fmt.Errorf("reading a body of %d bytes: %w", length, err)
 	}
 	return body, total + length, nil
+}
+
+// readLine reads one line of newline-delimited JSON (Lines). It returns
+// (nil, n, nil) for a line it had to skip.
+func (s *Stream) readLine() ([]byte, int64, error) {
+	var long []byte // the line so far, when it is longer than the buffer
+	var total int64
+	tooBig := false
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		total += int64(len(chunk))
+		if err == bufio.ErrBufferFull {
+			if !tooBig && len(long)+len(chunk) > MaxMessageSize {
+				tooBig, long = true, nil
+			}
+			if !tooBig {
+				long = append(long, chunk...)
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, total, fmt.Errorf("reading a line: %w", err)
+		}
+		if tooBig {
+			if err == io.EOF {
+				return nil, total, &TruncatedError{Want: -1, Got: total, Line: true}
+			}
+			s.replyError(nil, api.CodeInvalidRequest, fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", total, MaxMessageSize))
+			return nil, total, nil
+		}
+		// The body is a copy: chunk is the reader's buffer, and the message
+		// keeps sub-slices of its body.
+		line := append(long, chunk...)
+		line = bytes.TrimRight(line, " \t\r\n")
+		if err == io.EOF {
+			switch {
+			case len(bytes.TrimSpace(line)) == 0:
+				return nil, total, io.EOF
+			case !json.Valid(line):
+				return nil, total, &TruncatedError{Want: -1, Got: int64(len(line)), Line: true}
+			}
+			// A last message without its newline: read it; the next call
+			// meets the end.
+			return line, total, nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			long = nil
+			continue // a blank line between messages
+		}
+		return line, total, nil
+	}
 }
 
 // eagerBody is the largest body allocated whole before its bytes arrive;
@@ -617,13 +699,35 @@ func (s *Stream) writeReply(id *requestID, result any, err error) error {
 	return werr
 }
 
-// appendFrame appends the frame of a body n bytes long, produced by fill.
-func appendFrame(b []byte, n int, fill func([]byte) []byte) []byte {
+// appendFrame appends the frame of a body n bytes long, produced by fill:
+// with its header, or (Lines) as one line.
+func (s *Stream) appendFrame(b []byte, n int, fill func([]byte) []byte) []byte {
+	if s.lines {
+		return appendLine(b, n, fill)
+	}
 	b = slices.Grow(b, len(headerPrefix)+20+len(headerSuffix)+n)
 	b = append(b, headerPrefix...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, headerSuffix...)
 	return fill(b)
+}
+
+// appendLine appends a body n bytes long, produced by fill, as one line. A
+// newline in valid JSON text can only be white space between tokens (inside
+// a string it is escaped), so it is written as a space.
+func appendLine(b []byte, n int, fill func([]byte) []byte) []byte {
+	b = slices.Grow(b, n+1)
+	start := len(b)
+	b = fill(b)
+	for i := start; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			break
+		}
+		b[i+j] = ' '
+		i += j + 1
+	}
+	return append(b, '\n')
 }
 
 // writeFrame writes one frame of a body n bytes long, produced by fill. When
@@ -640,14 +744,14 @@ func (s *Stream) writeFrame(n int, fill func([]byte) []byte) (int64, error) {
 	}
 	if s.busy {
 		start := len(s.queue)
-		s.queue = appendFrame(s.queue, n, fill)
+		s.queue = s.appendFrame(s.queue, n, fill)
 		size := len(s.queue) - start
 		s.backlog.Store(int64(len(s.queue)))
 		s.wmu.Unlock()
 		return int64(size), nil
 	}
 	s.busy = true
-	buf := appendFrame(s.spare[:0], n, fill)
+	buf := s.appendFrame(s.spare[:0], n, fill)
 	s.spare = nil
 	s.wmu.Unlock()
 

@@ -89,6 +89,11 @@ type Config struct {
 	// Bridge serves the editor's tools to external agents (nil: MCPEntry
 	// fails with ErrNoBridge).
 	Bridge Bridge
+	// Engines runs subtasks on external agents (nil: none, every subtask
+	// on the built-in worker); EngineWorkDir is where isolated engines get
+	// their worktrees.
+	Engines       EngineRunner
+	EngineWorkDir string
 	// Redactor knows the secrets (nil: those of this process's
 	// environment): they are taken out of every notification, tool result
 	// and run result, and commands and git run without them (but those the
@@ -111,6 +116,7 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
+	queues  bool // cfg.Notifier was a Queueing one: tasks hand it their notifications directly
 
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
@@ -147,8 +153,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Redactor == nil {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
+	_, queues := cfg.Notifier.(Queueing)
 	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
 	e := &Engine{
+		queues:  queues,
 		cfg:     cfg,
 		log:     cfg.Logger,
 		tasks:   map[string]*task{},
@@ -189,6 +197,9 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 			return nil, fmt.Errorf("%w %q: %w", ErrUnknownSession, p.SessionID, err)
 		}
 	}
+	if err := e.checkEngine(p.Engine); err != nil {
+		return nil, fmt.Errorf("%w: \"engine\": %w", ErrInvalid, err)
+	}
 	if p.IntentID != "" {
 		if _, _, err := ws.Intents.Select(p.IntentID); err != nil {
 			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
@@ -202,10 +213,15 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 	if err != nil {
 		return nil, err
 	}
+	atts, err := e.attach(ctx, p, s, spec)
+	if err != nil {
+		return nil, err
+	}
 	t, err := e.start(p, s, model, spec)
 	if err != nil {
 		return nil, err
 	}
+	t.attachments = atts
 	defer e.running.Done()
 	res := redact.Value(e.cfg.Redactor, t.run(ctx))
 	e.finish(t)

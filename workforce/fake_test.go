@@ -41,12 +41,17 @@ type funcModel struct {
 	mu   sync.Mutex
 	reqs []clients.Request
 	fn   func(ctx context.Context, req *clients.Request) (*clients.Response, error)
+	// stream, when set, streams the deltas of a call before fn answers it.
+	stream func(req *clients.Request, onDelta func(clients.Delta))
 }
 
-func (m *funcModel) Complete(ctx context.Context, req *clients.Request, _ func(clients.Delta)) (*clients.Response, error) {
+func (m *funcModel) Complete(ctx context.Context, req *clients.Request, onDelta func(clients.Delta)) (*clients.Response, error) {
 	m.mu.Lock()
 	m.reqs = append(m.reqs, *req)
 	m.mu.Unlock()
+	if m.stream != nil && onDelta != nil {
+		m.stream(req, onDelta)
+	}
 	return m.fn(ctx, req)
 }
 

@@ -77,10 +77,10 @@ func (j *journal) loop() {
 	}
 }
 
-// close writes what is queued, then the task's final state and usage, and
-// waits until it is on disk.
-func (j *journal) close(state string, u api.Usage) {
-	j.push(func() error { return j.store.SetTaskUsage(j.sessionID, j.taskID, u) })
+// close writes what is queued, then the task's final state, usage and
+// subtasks, and waits until it is on disk.
+func (j *journal) close(state string, u api.Usage, subtasks []api.Subtask) {
+	j.push(func() error { return j.store.SetTaskResult(j.sessionID, j.taskID, u, subtasks) })
 	j.state(state)
 	j.mu.Lock()
 	j.closed = true

@@ -26,13 +26,20 @@ type ToolSource interface {
 	// need; ctx bounds the wait for them.
 	Tools(ctx context.Context) []api.MCPTool
 	// Call calls the tool named name with args, bounded by timeout and
-	// ctx. text is what the model is given, isError a failure the tool
-	// reported; err means the call did not run to its end (no such tool,
-	// the server unavailable or crashed, the time up, ctx ended).
-	Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (text string, isError bool, err error)
+	// ctx. err means the call did not run to its end (no such tool, the
+	// server unavailable or crashed, the time up, ctx ended).
+	Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (ToolOutput, error)
 	// Unavailable says why a name that is not offered (any more) cannot be
 	// called: its server's failure, or nil when no server claims it.
 	Unavailable(name string) error
+}
+
+// ToolOutput is what an MCP tool gave back: the text the model is given,
+// whether the tool reported a failure, and its images.
+type ToolOutput struct {
+	Text    string
+	IsError bool
+	Images  []clients.Image
 }
 
 // maxTraceContent bounds the file an MCP trace entry hashes.
@@ -97,15 +104,38 @@ func (w *worker) mcpCall(ctx context.Context, c clients.ToolCall) result {
 	if err := w.approveMCP(ctx, tool, c.Arguments); err != nil {
 		return fail(err)
 	}
-	text, isErr, err := src.Call(ctx, c.Name, c.Arguments, t.settings.Timeouts.MCP())
+	out, err := src.Call(ctx, c.Name, c.Arguments, t.settings.Timeouts.MCP())
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(context.Cause(ctx))
 		}
 		return fail(err)
 	}
-	w.recordMCP(tool, c.Arguments, !isErr)
-	return result{content: capOutput(text), isErr: isErr}
+	w.recordMCP(tool, c.Arguments, !out.IsError)
+	text, images := t.resultImages(out.Text, out.Images)
+	return result{content: capOutput(text), isErr: out.IsError, images: images}
+}
+
+// resultImages keeps the images of a tool's result that a model may be
+// given: of a type models take, and within attachments.maxImageBytes. The
+// text says why any other is left out.
+func (t *task) resultImages(text string, images []clients.Image) (string, []clients.Image) {
+	var kept []clients.Image
+	for i, img := range images {
+		why := ""
+		switch {
+		case clients.CheckImage(t.spec, img.MimeType) != nil:
+			why = clients.CheckImage(t.spec, img.MimeType).Error()
+		case int64(len(img.Data)) > t.settings.Attachments.MaxImageBytes:
+			why = fmt.Sprintf("%d bytes, more than attachments.maxImageBytes (%d)", len(img.Data), t.settings.Attachments.MaxImageBytes)
+		}
+		if why != "" {
+			text += fmt.Sprintf("\n[image %d is not given to the model: %s]", i+1, why)
+			continue
+		}
+		kept = append(kept, img)
+	}
+	return text, kept
 }
 
 // approveMCP applies the commands setting to an MCP call: deny refuses,

@@ -14,10 +14,12 @@ import (
 	"github.com/agentls/agentls/tracking"
 )
 
-// fakeTools is a ToolSource with two tools.
+// fakeTools is a ToolSource with two tools; their results carry images
+// when it has some.
 type fakeTools struct {
-	mu    sync.Mutex
-	calls []string
+	mu     sync.Mutex
+	calls  []string
+	images []clients.Image
 }
 
 func (f *fakeTools) Tools(context.Context) []api.MCPTool {
@@ -28,11 +30,11 @@ func (f *fakeTools) Tools(context.Context) []api.MCPTool {
 	}
 }
 
-func (f *fakeTools) Call(_ context.Context, name string, args json.RawMessage, _ time.Duration) (string, bool, error) {
+func (f *fakeTools) Call(_ context.Context, name string, args json.RawMessage, _ time.Duration) (ToolOutput, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, name)
 	f.mu.Unlock()
-	return "called " + name + " with " + string(args), false, nil
+	return ToolOutput{Text: "called " + name + " with " + string(args), Images: f.images}, nil
 }
 
 func (f *fakeTools) Unavailable(string) error { return nil }
@@ -145,6 +147,34 @@ func TestMCPTools(t *testing.T) {
 		reqs, _ := runMCP(t, settings(), "Run", tools, clients.ToolCall{ID: "x", Name: "mcp__srv__echo", Arguments: json.RawMessage(`[1]`)})
 		if r := lastResult(reqs, 1); !r.IsError || len(tools.made()) != 0 {
 			t.Fatalf("result = %+v, calls %v", r, tools.made())
+		}
+	})
+}
+
+func TestMCPResultImages(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	tools := &fakeTools{images: []clients.Image{
+		{MimeType: "image/png", Data: png},
+		{MimeType: "image/bmp", Data: []byte("BM")},
+		{MimeType: "image/png", Data: make([]byte, 2048)},
+	}}
+	s := settings()
+	s.Attachments.MaxImageBytes = 1024
+	reqs, _ := runMCP(t, s, "Run", tools, call("mcp__srv__echo", map[string]any{"message": "shot"}))
+	r := lastResult(reqs, 1)
+	t.Run("gives the model the images of a tool's result with its text", func(t *testing.T) {
+		if len(r.Images) != 1 || string(r.Images[0].Data) != string(png) {
+			t.Errorf("images = %+v", r.Images)
+		}
+	})
+	t.Run("leaves out an image of a type models do not take, and says so", func(t *testing.T) {
+		if !strings.Contains(r.Content, "[image 2 is not given to the model: image/bmp is not an image type models take") {
+			t.Errorf("content = %q", r.Content)
+		}
+	})
+	t.Run("leaves out an image larger than attachments.maxImageBytes, and says so", func(t *testing.T) {
+		if !strings.Contains(r.Content, "[image 3 is not given to the model: 2048 bytes, more than attachments.maxImageBytes (1024)]") {
+			t.Errorf("content = %q", r.Content)
 		}
 	})
 }

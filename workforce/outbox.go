@@ -24,6 +24,9 @@ import (
 type outbox struct {
 	n   Notifier
 	log *zap.Logger
+	// direct: n queues what it is given (it wraps a Queueing notifier), so
+	// it is handed each notification as it is made, in order, under mu.
+	direct bool
 
 	mu      sync.Mutex
 	queue   []note
@@ -40,8 +43,20 @@ type note struct {
 	warning  string
 }
 
-func newOutbox(n Notifier, log *zap.Logger) *outbox {
-	return &outbox{n: n, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
+func newOutbox(n Notifier, direct bool, log *zap.Logger) *outbox {
+	return &outbox{n: n, log: log, direct: direct, kick: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Queueing is implemented by a Notifier that never waits on its peer: it
+// queues what it is handed and sends it from a goroutine of its own (the
+// ACP face's session updates). The task then hands it each notification as
+// it is made instead of through the outbox's goroutine, so the order of
+// what it sends holds against the reverse calls the workers make: a tool
+// call's event reaches it before the file read or edit that call makes.
+type Queueing interface {
+	Notifier
+	// Queues marks the notifier; it is never called.
+	Queues()
 }
 
 // push queues a notification. After close it is dropped (and logged: every
@@ -51,6 +66,11 @@ func (o *outbox) push(nt note) {
 	if o.closed {
 		o.mu.Unlock()
 		o.log.Error("bug: a notification made after its task ended is dropped")
+		return
+	}
+	if o.direct {
+		defer o.mu.Unlock()
+		o.send(context.Background(), nt)
 		return
 	}
 	o.queue = append(o.queue, nt)

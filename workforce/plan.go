@@ -3,11 +3,13 @@ package workforce
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/tracking/usage"
 )
 
 // plan asks the coordinator for a plan. An invalid plan goes back to the
@@ -16,13 +18,17 @@ import (
 // It fails only when the model call itself fails.
 func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	ws := t.e.cfg.Tracking
-	meter := ws.Usage.Meter(t.sessionID, t.id, "", nil)
+	// The coordinator's context holds what the user gave and named.
+	tr := ws.Heat.Tracker(t.id, clients.AgentCoordinator)
+	defer tr.Close()
+	t.userFiles(tr)
+	meter := ws.Usage.Meter(t.sessionID, t.id, "", tr).Priced(t.price)
 	req := &clients.Request{
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
 		System:   t.coordinatorPrompt(),
 		Tools:    []clients.Tool{planTool},
-		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.prompt}},
+		Messages: []clients.Message{t.userMessage(t.prompt)},
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
 		resp, err := t.complete(ctx, req, clients.AgentCoordinator)
@@ -34,8 +40,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			}
 			return nil, err
 		}
-		meter.ModelCall(resp.Usage)
-		t.emitUsage("", resp.Usage)
+		t.emitUsage("", meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, Text: resp.Text})
 		}
@@ -67,7 +72,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			results = append(results, clients.ToolResult{CallID: c.ID, Content: msg, IsError: true})
 		}
 		req.Messages = append(req.Messages,
-			clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls},
+			clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking},
 			clients.Message{Role: clients.RoleTool, ToolResults: results})
 	}
 	return single(t.prompt), nil
@@ -89,29 +94,78 @@ func (t *task) complete(ctx context.Context, req *clients.Request, agent string)
 	if agent != clients.AgentCoordinator {
 		sub = agent
 	}
-	// A secret the model repeats may be split across deltas: the stream
-	// redacts it whole.
-	stream := t.e.cfg.Redactor.Stream()
-	emit := func(text string) {
+	if th := t.settings.Thinking; th.Enabled {
+		req.Thinking = &clients.Thinking{BudgetTokens: th.BudgetTokens}
+	}
+	// A secret the model repeats may be split across deltas: the streams
+	// (one for its text, one for its thinking) redact it whole.
+	stream, thinking := t.e.cfg.Redactor.Stream(), t.e.cfg.Redactor.Stream()
+	emit := func(kind, text string) {
 		if text != "" {
-			t.emit(api.TaskEvent{Kind: api.EventMessageDelta, SubtaskID: sub, Text: text})
+			t.emit(api.TaskEvent{Kind: kind, SubtaskID: sub, Text: text})
 		}
 	}
 	onDelta := func(d clients.Delta) {
 		if d.Restart {
 			stream.Reset()
+			thinking.Reset()
 		}
-		emit(stream.Write(d.Text))
+		emit(api.EventThinking, thinking.Write(d.Thinking))
+		if d.Text != "" {
+			// The thinking before the text ends with it.
+			emit(api.EventThinking, thinking.Flush())
+		}
+		emit(api.EventMessageDelta, stream.Write(d.Text))
 	}
 	resp, err := t.model.Complete(ctx, req, onDelta)
-	emit(stream.Flush())
+	emit(api.EventThinking, thinking.Flush())
+	emit(api.EventMessageDelta, stream.Flush())
+	if n := imagesIn(req); n > 0 && errors.Is(err, clients.ErrBadRequest) {
+		// A model without vision refuses the request; its provider's
+		// words say so, or not clearly.
+		err = fmt.Errorf("%w (the request carried %d image(s): the model may not take images)", err, n)
+	}
 	return resp, err
 }
 
-func (t *task) emitUsage(sub string, u api.Usage) {
-	if u.InputTokens == 0 && u.OutputTokens == 0 {
+// imagesIn counts the images of a request.
+func imagesIn(req *clients.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Images)
+		for _, r := range m.ToolResults {
+			n += len(r.Images)
+		}
+	}
+	return n
+}
+
+// emitUsage reports a model call of agent sub ("" is the coordinator) as
+// the meter counted it: the subtask's usage is updated, and a usage event
+// carries the task's totals (and cost, when known) with the context the
+// call used.
+func (t *task) emitUsage(sub string, call api.Usage) {
+	if call.Empty() {
 		return
 	}
-	total := t.e.cfg.Tracking.Usage.Task(t.id)
-	t.emit(api.TaskEvent{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens})
+	counter := t.e.cfg.Tracking.Usage
+	total := counter.Task(t.id)
+	var su api.Usage
+	if sub != "" {
+		su = counter.Subtask(t.id, sub)
+	}
+	t.mutate(func() []api.TaskEvent {
+		if s := t.findLocked(sub); s != nil && sub != "" {
+			s.Usage = &su
+		}
+		return []api.TaskEvent{{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens,
+			Cost: total.Cost, ContextTokens: call.ContextTokens, ContextWindow: call.ContextWindow}}
+	})
+}
+
+// priceOf is the price of the model spec under the settings' prices
+// (tracking/usage).
+func priceOf(spec string, s api.Settings) api.Price {
+	p, _ := usage.PriceOf(spec, s.Prices)
+	return p
 }

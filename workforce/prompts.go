@@ -55,6 +55,7 @@ How to plan:
 	if h := t.history(); h != "" {
 		fmt.Fprintf(&b, "\nEarlier in this conversation (oldest first):\n%s\n", h)
 	}
+	b.WriteString(t.enginesText())
 	return b.String()
 }
 

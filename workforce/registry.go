@@ -41,6 +41,7 @@ type result struct {
 	finish  bool
 	summary string
 	path    string // the file it was about, for the event
+	images  []clients.Image
 }
 
 func fail(err error) result { return result{content: "Error: " + err.Error(), isErr: true} }
@@ -282,6 +283,7 @@ var builtins = newRegistry(
 	runCommandTool,
 	askHumanTool,
 	selectIntentTool,
+	todoTool,
 	finishTool,
 )
 

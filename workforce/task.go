@@ -34,8 +34,13 @@ type task struct {
 	settings  api.Settings
 	model     Model
 	spec      string
-	runN      int // the N of a script's "N:" keys (docs/MODELS.md)
+	price     api.Price // of the model, for the usage (tracking/usage)
+	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
 	log       *zap.Logger
+	// attachments are what the user gave with the prompt, and references
+	// the workspace files the prompt names (attachments.go).
+	attachments []attachment
+	references  []string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -83,6 +88,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 	t := &task{
 		e: e, id: id, prompt: p.Prompt, params: p, settings: s,
 		model: model, spec: spec, runN: run,
+		price:    priceOf(spec, s),
 		log:      e.log.With(zap.String("task", id)),
 		state:    api.TaskPlanning,
 		trackers: map[string]*heat.Tracker{},
@@ -90,7 +96,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
-	t.out = newOutbox(e.cfg.Notifier, t.log)
+	t.out = newOutbox(e.cfg.Notifier, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }
@@ -137,7 +143,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.token = t.progress.token
 	t.mu.Unlock()
 	t.progress.begin(t.prompt)
-	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt, TaskID: t.id})
+	t.references = t.edit.UserPaths(t.prompt, maxReferences)
+	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
 		t.emit(api.TaskEvent{Kind: api.EventSessionContinued, Text: t.params.SessionID})
 	}
@@ -149,6 +156,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			t.subs = plan
 			for _, s := range plan {
 				t.ids[s.ID] = true
+				s.Engine = engineOf(t.params.Engine, s.Engine)
 			}
 			if !t.stopped {
 				t.state = api.TaskRunning
@@ -225,7 +233,14 @@ func (t *task) work(ctx context.Context, s *subtask) {
 	var summary string
 	var err error
 	var pc panics.Catcher
-	pc.Try(func() { summary, err = t.worker(ctx, s.ID).run(ctx) })
+	pc.Try(func() {
+		w := t.worker(ctx, s.ID)
+		if s.Engine != "" {
+			summary, err = w.runEngine(ctx, s.Engine)
+			return
+		}
+		summary, err = w.run(ctx)
+	})
 	if r := pc.Recovered(); r != nil {
 		t.log.Error("bug: a worker panicked; its subtask fails", zap.String("subtask", s.ID),
 			zap.Any("panic", r.Value), zap.ByteString("stack", r.Stack))
@@ -372,7 +387,7 @@ func (t *task) end() *api.RunResult {
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
-	t.journal.close(sessionState, res.Usage)
+	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	t.progress.end(res.Summary)
 	// Every notification of the task is handed to the connection before
 	// agent/run answers, so the reply comes after the last of them.
@@ -585,7 +600,8 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 			}
 		}
 		t.ids[id] = true
-		s := &subtask{Subtask: api.Subtask{ID: id, Content: content, State: api.SubtaskPending, DependsOn: append([]string{}, deps...)}}
+		s := &subtask{Subtask: api.Subtask{ID: id, Content: content, State: api.SubtaskPending, DependsOn: append([]string{}, deps...),
+			Engine: engineOf(t.params.Engine, "")}}
 		t.subs = append(t.subs, s)
 		return []api.TaskEvent{{Kind: api.EventSubtaskAdded, SubtaskID: id, Text: content}}
 	})

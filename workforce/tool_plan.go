@@ -24,6 +24,7 @@ type planSubtask struct {
 	Content   string   `json:"content" jsonschema:"minLength=1" jsonschema_description:"what to do, written so a worker can do it on its own"`
 	DependsOn []string `json:"dependsOn,omitempty" jsonschema_description:"ids of subtasks that must be done first"`
 	Role      string   `json:"role,omitempty" jsonschema_description:"optional role of the worker, e.g. \"tester\""`
+	Engine    string   `json:"engine,omitempty" jsonschema_description:"optional: the external agent to run this subtask on, one of the engines the instructions list; leave it out for agentls's own worker"`
 }
 
 var planTool = clients.Tool{
@@ -65,7 +66,13 @@ func (t *task) validatePlan(raw json.RawMessage) ([]*subtask, error) {
 				deps = append(deps, d)
 			}
 		}
-		subs = append(subs, &subtask{Subtask: api.Subtask{ID: id, Content: a.Content, State: api.SubtaskPending, DependsOn: deps, Role: a.Role}})
+		engine := strings.TrimSpace(a.Engine)
+		if t.params.Engine == "" {
+			if err := t.e.checkEngine(engine); err != nil {
+				return nil, fmt.Errorf("subtask %q: %v; the engines are %s (or none, for agentls's own worker)", id, err, t.engineList())
+			}
+		}
+		subs = append(subs, &subtask{Subtask: api.Subtask{ID: id, Content: a.Content, State: api.SubtaskPending, DependsOn: deps, Role: a.Role, Engine: engine}})
 	}
 	for _, s := range subs {
 		for _, d := range s.DependsOn {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -19,14 +20,17 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	w.toolMu.Lock()
 	defer w.toolMu.Unlock()
 	t := w.t
-	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, Tool: c.Name, Arguments: c.Arguments})
+	w.calls++
+	id := w.sub.ID + "/" + strconv.Itoa(w.calls)
+	ctx = withCall(ctx, Call{TaskID: t.id, SubtaskID: w.sub.ID, ID: id, Tool: c.Name, Arguments: c.Arguments})
+	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, Arguments: c.Arguments})
 	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
 	r := w.dispatch(ctx, c)
 	// What a tool gives back goes to the model, the person and the logs:
 	// no secret in it (a file or a command's output may hold one).
 	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
-	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
+	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
 	if r.isErr {
 		w.log.Debug("tool failed", zap.String("tool", c.Name), zap.String("error", r.content))
 	}

@@ -35,6 +35,9 @@ type worker struct {
 	// toolMu runs one tool call at a time: the worker's own and those an
 	// external agent makes through the bridge (bridge.go).
 	toolMu sync.Mutex
+	// calls counts the tool calls made (under toolMu): the number of a
+	// Call's ID.
+	calls int
 	// revokes end the bridge grants of the subtask when it ends.
 	revokes []func()
 }
@@ -48,11 +51,12 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	tr := ws.Heat.Tracker(t.id, id)
 	t.trackers[id] = tr
 	t.mu.Unlock()
+	t.userFiles(tr) // the worker's first message holds them too
 	w := &worker{
 		t: t, sub: s, ctx: ctx,
 		agent:   t.editTask.Agent(id),
 		tracker: tr,
-		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr),
+		meter:   ws.Usage.Meter(t.sessionID, t.id, id, tr).Priced(t.price),
 		log:     t.log.With(zap.String("subtask", id)),
 	}
 	if t.params.IntentID != "" {
@@ -67,6 +71,22 @@ func (t *task) worker(ctx context.Context, id string) *worker {
 	return w
 }
 
+// end releases what the worker held: its place among the running
+// workers, its bridge grants, its heat tracker.
+func (w *worker) end() {
+	t := w.t
+	t.mu.Lock()
+	delete(t.trackers, w.sub.ID)
+	delete(t.workers, w.sub.ID)
+	revokes := w.revokes
+	w.revokes = nil
+	t.mu.Unlock()
+	for _, revoke := range revokes {
+		revoke()
+	}
+	w.tracker.Close()
+}
+
 // errNoFinish: the worker ran out of turns.
 var errNoFinish = errors.New("the worker did not finish")
 
@@ -74,23 +94,12 @@ var errNoFinish = errors.New("the worker did not finish")
 // returns finish's summary.
 func (w *worker) run(ctx context.Context) (string, error) {
 	t := w.t
-	defer func() {
-		t.mu.Lock()
-		delete(t.trackers, w.sub.ID)
-		delete(t.workers, w.sub.ID)
-		revokes := w.revokes
-		w.revokes = nil
-		t.mu.Unlock()
-		for _, revoke := range revokes {
-			revoke()
-		}
-		w.tracker.Close()
-	}()
+	defer w.end()
 	req := &clients.Request{
 		Agent:    w.sub.ID,
 		Run:      t.runN,
 		System:   t.workerPrompt(w.sub),
-		Messages: []clients.Message{{Role: clients.RoleUser, Text: t.workerTask(w.sub)}},
+		Messages: []clients.Message{t.userMessage(t.workerTask(w.sub))},
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
 		// The MCP servers start on the first worker's first turn; their
@@ -106,13 +115,12 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			}
 			return "", fmt.Errorf("model: %w", err)
 		}
-		w.meter.ModelCall(resp.Usage)
-		t.emitUsage(w.sub.ID, resp.Usage)
+		t.emitUsage(w.sub.ID, w.meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
 		}
-		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		req.Messages = append(req.Messages, clients.Message{Role: clients.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls, Thinking: resp.Thinking})
 		if len(resp.ToolCalls) == 0 {
 			if strings.TrimSpace(resp.Text) != "" {
 				// A model that answers in prose without a tool is done: its
@@ -134,7 +142,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
-			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr})
+			results = append(results, clients.ToolResult{CallID: c.ID, Content: r.content, IsError: r.isErr, Images: r.images})
 			if r.finish {
 				summary, finished = r.summary, true
 			}

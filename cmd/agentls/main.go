@@ -1,6 +1,8 @@
 // Command agentls is an AI coding agent that editors run the way they run a
 // language server: `agentls` (or `agentls serve`) speaks JSON-RPC with LSP
-// framing on stdin/stdout. See docs/PROTOCOL.md.
+// framing on stdin/stdout. See docs/PROTOCOL.md. `agentls acp` speaks the
+// Agent Client Protocol instead (docs/ACP.md), and so does serve when the
+// first byte it reads is "{".
 //
 // In serve, stdout carries the protocol and nothing else: logs go to stderr,
 // or to --log-file. The exit code is that of docs/PROTOCOL.md §2 (0 after
@@ -31,6 +33,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/handlers/acpface"
 	"github.com/agentls/agentls/mcp/bridge"
 )
 
@@ -45,7 +48,10 @@ func main() {
 const usage = `agentls: an AI coding agent that editors run like a language server
 
 Usage:
-  agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout
+  agentls [serve] [flags]     speak JSON-RPC (LSP framing) on stdin/stdout; an editor
+                              that starts with "{" is served as an ACP client
+  agentls acp [flags]         be an ACP agent on stdin/stdout (the Agent Client
+                              Protocol of Zed, JetBrains, CodeCompanion, agent-shell)
   agentls run [flags] PROMPT  run one prompt here, as a headless editor (agentls run -h)
   agentls undo [flags]        take a task's changes back (agentls undo -h)
   agentls models [flags]      list the models the providers offer, the current one marked
@@ -58,8 +64,11 @@ Usage:
 Exit codes of serve: 0 exit after shutdown; 1 exit without shutdown, the end
 of stdin without shutdown or inside a frame, or a signal; 2 a bad command
 line; 3 the editor read nothing for --write-timeout (docs/PROTOCOL.md §2).
+Exit codes of acp: 0 the end of stdin, or a signal; 1 stdin ended inside a
+message; 2 a bad command line; 3 the client read nothing for --write-timeout
+(docs/ACP.md).
 
-Flags of serve:
+Flags of serve and acp:
 `
 
 func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
@@ -69,7 +78,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "serve":
-		return serve(args, stdin, stdout, stderr)
+		return serve(args, stdin, stdout, stderr, false)
+	case "acp":
+		return serve(args, stdin, stdout, stderr, true)
 	case "run":
 		return runCmd(args, stdin, stdout, stderr)
 	case "undo":
@@ -85,7 +96,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, run, undo, models, check-model, intents, mcp or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, acp, run, undo, models, check-model, intents, mcp or version)\n", cmd)
 	return 2
 }
 
@@ -121,18 +132,26 @@ func newServeFlags(out io.Writer, o *serveOptions) *flag.FlagSet {
 	return fs
 }
 
-func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
+// serve is `agentls serve` and, with acp, `agentls acp`: one editor on
+// stdin/stdout. serve tells the protocols apart by the first byte the
+// editor sends: "{" is ACP's newline-delimited JSON, anything else (an LSP
+// header, "Content-Length") is LSP.
+func serve(args []string, stdin *os.File, stdout, stderr io.Writer, acp bool) int {
+	name := "serve"
+	if acp {
+		name = "acp"
+	}
 	var o serveOptions
 	fs := newServeFlags(stderr, &o)
 	if code, ok := parseFlags(fs, args, printUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentls serve: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "agentls %s: unexpected argument %q\n", name, fs.Arg(0))
 		return 2
 	}
 	if o.writeTimeout < 0 {
-		fmt.Fprintf(stderr, "agentls serve: --write-timeout must not be negative, got %s\n", o.writeTimeout)
+		fmt.Fprintf(stderr, "agentls %s: --write-timeout must not be negative, got %s\n", name, o.writeTimeout)
 		return 2
 	}
 	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
@@ -149,7 +168,7 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	base.Zones.Deny = append(base.Zones.Deny, o.deny...)
 	for _, g := range append(append([]string(nil), base.Zones.Allow...), base.Zones.Deny...) {
 		if err := api.ValidateGlob(g); err != nil {
-			fmt.Fprintf(stderr, "agentls serve: --zone/--deny: %v\n", err)
+			fmt.Fprintf(stderr, "agentls %s: --zone/--deny: %v\n", name, err)
 			return 2
 		}
 	}
@@ -158,17 +177,90 @@ func serve(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	defer restore()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	cwd, _ := os.Getwd()
-	code := handlers.Serve(ctx, in, out, handlers.Options{
-		Version:      getVersion(),
-		Cwd:          cwd,
-		Base:         base,
-		Log:          log,
-		Record:       o.record,
-		WriteTimeout: o.writeTimeout,
-	})
+	if !acp {
+		var err error
+		if in, acp, err = sniff(ctx, in); err != nil {
+			log.Info("no message before the end of input", zap.Error(err))
+			return handlers.ExitError
+		}
+		if acp {
+			log.Info("the editor speaks ACP: serving it as an ACP agent")
+		}
+	}
+	var code int
+	if acp {
+		code = acpface.Serve(ctx, in, out, acpface.Options{
+			Version:      getVersion(),
+			Base:         base,
+			Log:          log,
+			Record:       o.record,
+			WriteTimeout: o.writeTimeout,
+		})
+	} else {
+		cwd, _ := os.Getwd()
+		code = handlers.Serve(ctx, in, out, handlers.Options{
+			Version:      getVersion(),
+			Cwd:          cwd,
+			Base:         base,
+			Log:          log,
+			Record:       o.record,
+			WriteTimeout: o.writeTimeout,
+		})
+	}
 	_ = log.Sync()
 	return code
+}
+
+// sniff reads the first bytes of in up to the first that is not white
+// space and reports whether it opens ACP's JSON ("{") rather than an LSP
+// header. It returns a reader that gives those bytes again, then in's; it
+// closes what in closes. ctx ending (a signal) ends the wait.
+func sniff(ctx context.Context, in io.Reader) (io.Reader, bool, error) {
+	if c, ok := in.(io.Closer); ok {
+		stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+		defer stop()
+	}
+	var seen []byte
+	buf := make([]byte, 1)
+	for {
+		n, err := in.Read(buf)
+		if n == 1 {
+			seen = append(seen, buf[0])
+			switch buf[0] {
+			case ' ', '\t', '\r', '\n':
+				continue
+			}
+			return &replayed{head: seen, r: in}, buf[0] == '{', nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, false, context.Cause(ctx)
+			}
+			return nil, false, err
+		}
+	}
+}
+
+// replayed reads head, then r; Close closes r.
+type replayed struct {
+	head []byte
+	r    io.Reader
+}
+
+func (p *replayed) Read(b []byte) (int, error) {
+	if len(p.head) > 0 {
+		n := copy(b, p.head)
+		p.head = p.head[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+func (p *replayed) Close() error {
+	if c, ok := p.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // newLogger logs to stderr, or to file when one is given. Never stdout:

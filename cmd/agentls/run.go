@@ -52,10 +52,13 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change), branch, or review (approve all of the task's changes at its end)")
 	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
+	fs.StringVar(&o.Engine, "engine", "", "run every subtask on this engine: claude, codex, gemini, one the engines setting names, or agentls (the built-in worker; docs/ENGINES.md)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
 	fs.StringVar(&o.Intent, "intent", "", "the intent the task works under (agentls intents lists them)")
 	fs.StringVar(&o.Session, "session", "", "follow up on the session of an earlier run (its id is printed at the end)")
+	fs.Var((*stringList)(&o.Attach), "attach", "attach a file (PATH, or PATH:L1-L2 for its lines L1 to L2) or an image (png, jpeg, gif, webp) to the prompt (repeatable)")
+	fs.BoolVar(&o.Thinking, "thinking", false, "ask the model for its thinking, shown folded to one line (docs/MODELS.md)")
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code

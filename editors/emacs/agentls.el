@@ -137,6 +137,13 @@ from the server's environment.  For example:
   "MCP tools that run without asking: \"mcp__SERVER\" or \"mcp__SERVER__TOOL\"."
   :type '(repeat string))
 
+(defcustom agentls-thinking nil
+  "Whether the models are asked for their thinking, shown folded in the transcript.
+nil leaves the server's default (no thinking), t asks for it, and a
+number asks for it with that budget of tokens (Anthropic's, 1024 to
+128000)."
+  :type '(choice (const :tag "Default" nil) (const :tag "Think" t) (natnum :tag "Budget of tokens")))
+
 (defcustom agentls-initialization-options nil
   "Further initializationOptions, as a plist merged over the others."
   :type '(plist :value-type sexp))
@@ -202,7 +209,10 @@ costs one redisplay per interval."
     :documentation "The intent id the next tasks work under, or nil.")
    (model
     :initform nil :accessor agentls-connection-model
-    :documentation "The model of the next tasks, or nil for the model setting."))
+    :documentation "The model of the next tasks, or nil for the model setting.")
+   (attachments
+    :initform nil :accessor agentls-connection-attachments
+    :documentation "The attachments of the next task, in order (`agentls-attach')."))
   :documentation "A connection to one agentls process serving one project.")
 
 (cl-defstruct (agentls-task (:constructor agentls--make-task)
@@ -221,6 +231,8 @@ costs one redisplay per interval."
   (summary nil :documentation "Summary once it ended.")
   (result nil :documentation "The RunResult plist once it ended.")
   (counts nil :documentation "(APPLIED . REJECTED): its changes, once it ended.")
+  (usage nil :documentation "Its usage plist so far: the last usage event's, then the result's.")
+  (thinking nil :documentation "Subtask ids (\"\" the coordinator) whose model thinks now.")
   (log nil :documentation "Its events for the transcript, newest first.")
   (pending nil :documentation "Events its transcript buffer has not shown yet.")
   (transcript nil :documentation "Its transcript buffer, once shown.")
@@ -280,7 +292,10 @@ Without a project it is DIR itself."
           (add :zones zones)))
       (when agentls-timeouts (add :timeouts agentls-timeouts))
       (when agentls-mcp-servers (add :mcpServers (agentls--mcp-servers-json agentls-mcp-servers)))
-      (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools))))
+      (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools)))
+      (when agentls-thinking
+        (add :thinking (append (list :enabled t)
+                               (and (numberp agentls-thinking) (list :budgetTokens agentls-thinking))))))
     (or opts (make-hash-table))))
 
 (defun agentls--mcp-servers-json (servers)
@@ -1103,6 +1118,13 @@ An edit to confirm waits for the person; any other applies at once."
         (push event (agentls-task-events task))
         (when (> (length (agentls-task-events task)) 200)
           (setcdr (nthcdr 199 (agentls-task-events task)) nil))
+        (pcase (plist-get event :kind)
+          ("usage" (setf (agentls-task-usage task) event))
+          ("thinking" (cl-pushnew (or (plist-get event :subtaskId) "") (agentls-task-thinking task)
+                                  :test #'equal))
+          ((or "messageDelta" "message" "toolCall" "subtaskFinished")
+           (setf (agentls-task-thinking task)
+                 (delete (or (plist-get event :subtaskId) "") (agentls-task-thinking task)))))
         (when (and (equal (plist-get event :kind) "stateChanged") (plist-get event :applied))
           (setf (agentls-task-counts task)
                 (cons (plist-get event :applied) (or (plist-get event :rejected) 0))))
@@ -1182,11 +1204,15 @@ of this task are asked for.  The task runs in the background: see
          (id (agentls--new-task-id))
          (task (agentls--make-task :id id :connection conn :prompt prompt :session session-id))
          (intent (pcase intent ("none" nil) ('nil (agentls-connection-intent conn)) (_ intent)))
-         (model (pcase model ("default" nil) ('nil (agentls-connection-model conn)) (_ model))))
+         (model (pcase model ("default" nil) ('nil (agentls-connection-model conn)) (_ model)))
+         ;; The run takes what `agentls-attach' gathered.
+         (attachments (prog1 (agentls-connection-attachments conn)
+                        (setf (agentls-connection-attachments conn) nil))))
     (puthash id task (agentls-connection-tasks conn))
     (jsonrpc-async-request
      conn 'agent/run
      (append (list :prompt (concat prompt (or context "")) :taskId id :workDoneToken id)
+             (and attachments (list :attachments (vconcat attachments)))
              (and session-id (list :sessionId session-id))
              (and intent (list :intentId intent))
              (and model (list :model model)))
@@ -1203,6 +1229,77 @@ of this task are asked for.  The task runs in the background: see
 (defvar agentls--prompt-history nil
   "Prompts given to `agentls-run'.")
 
+(defconst agentls--image-extensions '("png" "jpg" "jpeg" "gif" "webp")
+  "Extensions of the files attached as images.")
+
+(defun agentls--attachment (file &optional first last)
+  "Return the attachment of agent/run for FILE, an absolute file name.
+An image by its extension, else a file, with its lines FIRST to LAST
+\(1-based, both in) when given."
+  (if (member (downcase (or (file-name-extension file) "")) agentls--image-extensions)
+      (list :type "image" :path (expand-file-name file) :name (file-name-nondirectory file))
+    (append (list :type "file" :path (expand-file-name file))
+            ;; An end at character 0 leaves its line out: the line after LAST.
+            (and first (list :range (list :start (list :line (1- first) :character 0)
+                                          :end (list :line last :character 0)))))))
+
+(defun agentls--describe-attachment (attachment root)
+  "Say what ATTACHMENT is, its path relative to ROOT: \"main.go:5-7\"."
+  (let ((path (file-relative-name (plist-get attachment :path) root))
+        (range (plist-get attachment :range)))
+    (cond ((equal (plist-get attachment :type) "image") (concat path " (image)"))
+          (range (format "%s:%d-%d" path (1+ (plist-get (plist-get range :start) :line))
+                         (plist-get (plist-get range :end) :line)))
+          (t path))))
+
+;;;###autoload
+(defun agentls-attach (file &optional first last)
+  "Attach FILE, or its lines FIRST to LAST, to the next task of the project.
+Interactively: the lines of the active region, else with a prefix
+argument a file or an image (png, jpeg, gif, webp) chosen in the
+minibuffer, else the current file.  The next `agentls-run' sends them;
+`agentls-detach' drops them."
+  (interactive
+   (cond ((and (use-region-p) buffer-file-name)
+          (let* ((beg (region-beginning)) (end (region-end))
+                 (last (if (and (> end beg) (save-excursion (goto-char end) (bolp))) (1- end) end)))
+            (list buffer-file-name (line-number-at-pos beg) (line-number-at-pos last))))
+         ((or current-prefix-arg (not buffer-file-name))
+          (list (read-file-name "agentls: attach file or image: " nil nil t)))
+         (t (list buffer-file-name))))
+  (let ((conn (agentls--connection)))
+    (setf (agentls-connection-attachments conn)
+          (append (agentls-connection-attachments conn) (list (agentls--attachment file first last))))
+    (message "agentls: attached to the next task: %s"
+             (mapconcat (lambda (a) (agentls--describe-attachment a (agentls-connection-root conn)))
+                        (agentls-connection-attachments conn) ", "))))
+
+(defun agentls-detach ()
+  "Drop the attachments gathered for the next task of the project."
+  (interactive)
+  (setf (agentls-connection-attachments (agentls--connection)) nil)
+  (message "agentls: no attachment for the next task"))
+
+(defun agentls--usage-text (usage)
+  "Say what the USAGE plist counts.
+For example \"1200 in / 34 out, $0.0123, context 1200 of 200000 (0%)\":
+the cost and the context only when known."
+  (if (not usage)
+      ""
+    (let ((ctx (or (plist-get usage :contextTokens) 0))
+          (window (or (plist-get usage :contextWindow) 0))
+          (cost (plist-get usage :cost)))
+      (concat (format "%d in / %d out" (or (plist-get usage :inputTokens) 0) (or (plist-get usage :outputTokens) 0))
+              (if (numberp cost) (format ", $%.4f" cost) "")
+              (cond ((and (> ctx 0) (> window 0)) (format ", context %d of %d (%d%%)" ctx window (/ (* ctx 100) window)))
+                    ((> ctx 0) (format ", context %d" ctx))
+                    (t ""))))))
+
+(defun agentls--todo-line (todo)
+  "Return TODO, one step of a checklist, as a line: \"[x] Add greet\"."
+  (format "%s %s" (pcase (plist-get todo :status) ("done" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+          (plist-get todo :content)))
+
 (defun agentls--task-finished (task result)
   "Record the RunResult RESULT of TASK and tell the person."
   (setf (agentls-task-result task) result
@@ -1211,6 +1308,9 @@ of this task are asked for.  The task runs in the background: see
         (agentls-task-session task) (or (plist-get result :sessionId) (agentls-task-session task)))
   (when-let ((subtasks (plist-get result :subtasks)))
     (setf (agentls-task-subtasks task) (append subtasks nil)))
+  (when-let ((usage (plist-get result :usage)))
+    (setf (agentls-task-usage task) usage))
+  (setf (agentls-task-thinking task) nil)
   (setf (agentls-task-counts task) (agentls--counts result))
   ;; A rejected change is no change: say what was applied and what not.
   (message "agentls: task %s %s (%s)%s" (agentls-task-id task) (agentls-task-state task)
@@ -1505,23 +1605,43 @@ tasks buffer, else the newest task that has ended."
          for task in (agentls--all-tasks)
          for id = (agentls-task-id task)
          for root = (agentls-connection-root (agentls-task-connection task))
+         for usage = (agentls-task-usage task)
          collect (list id (vector id "" (propertize (agentls-task-state task) 'face
                                                     (agentls--state-face (agentls-task-state task)))
                                   (file-name-nondirectory (directory-file-name root))
                                   ;; One line per entry: a summary's first.
-                                  (or (car (split-string (or (agentls-task-summary task)
-                                                             (agentls-task-prompt task) "")
-                                                         "\n" t "[ \t]+"))
-                                      "")))
+                                  (concat (or (car (split-string (or (agentls-task-summary task)
+                                                                     (agentls-task-prompt task) "")
+                                                                 "\n" t "[ \t]+"))
+                                              "")
+                                          (if usage (concat "  · tokens " (agentls--usage-text (agentls--task-total usage))) "")
+                                          (if (member "" (agentls-task-thinking task)) "  · thinking…" ""))))
          append (cl-loop for sub in (agentls-task-subtasks task)
+                         for sid = (plist-get sub :id)
                          for state = (or (plist-get sub :state) "")
-                         collect (list (cons id (plist-get sub :id))
-                                       (vector "" (or (plist-get sub :id) "")
+                         collect (list (cons id sid)
+                                       (vector "" (or sid "")
                                                (propertize state 'face (agentls--state-face state))
                                                ""
-                                               (string-trim
-                                                (or (plist-get sub :error) (plist-get sub :result)
-                                                    (plist-get sub :content) ""))))))))
+                                               (concat
+                                                (string-trim
+                                                 (or (plist-get sub :error) (plist-get sub :result)
+                                                     (plist-get sub :content) ""))
+                                                (if-let ((u (plist-get sub :usage)))
+                                                    (concat "  · tokens " (agentls--usage-text u))
+                                                  "")
+                                                (if (and (equal state "running") (member sid (agentls-task-thinking task)))
+                                                    "  · thinking…" ""))))
+                         ;; Its todos, a line each, under it.
+                         ;; (Their id is the subtask's: its keys act on the subtask.)
+                         append (cl-loop for todo across (or (plist-get sub :todos) [])
+                                         collect (list (cons id sid)
+                                                       (vector "" "" "" "" (concat "    " (agentls--todo-line todo)))))))))
+
+(defun agentls--task-total (usage)
+  "Return the task's totals of USAGE, a usage event or the result's usage."
+  (list :inputTokens (plist-get usage :inputTokens) :outputTokens (plist-get usage :outputTokens)
+        :cost (plist-get usage :cost)))
 
 (defun agentls--tasks-redraw ()
   "Redraw the tasks buffer, keeping point on its entry."
@@ -1689,7 +1809,7 @@ tasks buffer, else the newest task that has ended."
 (define-derived-mode agentls-sessions-mode tabulated-list-mode "agentls-sessions"
   "The agent's conversations in this project, newest first.
 \\{agentls-sessions-mode-map}"
-  (setq tabulated-list-format [("Updated" 20 nil) ("Tasks" 6 nil) ("Title" 0 nil)])
+  (setq tabulated-list-format [("Updated" 20 nil) ("Tasks" 6 nil) ("Tokens" 34 nil) ("Title" 0 nil)])
   (setq tabulated-list-padding 1)
   (add-hook 'tabulated-list-revert-hook #'agentls--sessions-entries nil t)
   (tabulated-list-init-header))
@@ -1702,6 +1822,7 @@ tasks buffer, else the newest task that has ended."
                    collect (list (plist-get s :sessionId)
                                  (vector (or (plist-get s :updatedAt) "")
                                          (format "%d" (length (plist-get s :tasks)))
+                                         (agentls--usage-text (plist-get s :usage))
                                          (or (plist-get s :title) "")))))))
 
 ;;;###autoload
@@ -2177,6 +2298,7 @@ subtask joins it, so a long stream is one entry with its parts."
 (defvar-local agentls--tr-open nil "Non-nil when the last line is text to append to.")
 (defvar-local agentls--tr-streamed nil "Subtask ids whose text streamed since their last message.")
 (defvar-local agentls--tr-tools nil "Alist of subtask id to the (TOOL . MARKER) awaiting results.")
+(defvar-local agentls--tr-thinking nil "Alist of subtask id to its thinking streamed so far.")
 (defvar-local agentls--tr-finished nil "Non-nil once the end of the task is written.")
 (defvar-local agentls--tr-ended nil "Non-nil once the task's changes are written.")
 (defvar-local agentls-transcript-writes 0
@@ -2286,11 +2408,39 @@ CHANGE-LIST is nil until the run's result gives it."
                                      (split-string (string-remove-suffix "\n" (or (plist-get change :diff) ""))
                                                    "\n")))))))
 
+(defun agentls--tr-think (speaker)
+  "End SPEAKER's block of thinking: one line, its text hidden under it."
+  (when-let ((text (alist-get speaker agentls--tr-thinking nil nil #'equal)))
+    (setf (alist-get speaker agentls--tr-thinking nil t #'equal) nil)
+    (unless (string-empty-p (string-trim text))
+      (agentls--tr-line speaker (format "  ∴ thought (%d characters): %s" (length text) (agentls--tr-short text))
+                        'font-lock-comment-face)
+      (agentls--tr-details (mapcar (lambda (l) (concat "      " l))
+                                   (split-string (string-trim text) "\n"))))))
+
 (defun agentls--tr-event (e)
   "Write the event E (a plist of agent/taskUpdate, or the run's result)."
   (let ((sub (or (plist-get e :subtaskId) ""))
         (kind (plist-get e :kind)))
+    ;; A block of thinking ends at its agent's next text or tool call, or
+    ;; when the agent or the task ends.
     (pcase kind
+      ((or "messageDelta" "message" "toolCall" "subtaskFinished") (agentls--tr-think sub))
+      ((or "stateChanged" "agentlsResult")
+       (when (or (equal kind "agentlsResult") (member (plist-get e :state) '("done" "failed" "stopped")))
+         (dolist (entry agentls--tr-thinking)
+           (agentls--tr-think (car entry))))))
+    (pcase kind
+      ("thinking"
+       (setf (alist-get sub agentls--tr-thinking nil nil #'equal)
+             (concat (alist-get sub agentls--tr-thinking nil nil #'equal) (plist-get e :text))))
+      ("todos"
+       (let* ((todos (append (plist-get e :todos) nil))
+              (done (cl-count "done" todos :key (lambda (td) (plist-get td :status)) :test #'equal)))
+         (if (null todos)
+             (agentls--tr-line sub "  ☐ todos cleared")
+           (agentls--tr-line sub (format "  ☐ todos: %d of %d done" done (length todos)))
+           (agentls--tr-details (mapcar (lambda (td) (concat "      " (agentls--todo-line td))) todos)))))
       ("messageDelta"
        (push sub agentls--tr-streamed)
        (agentls--tr-text sub (apply #'concat (reverse (plist-get e :parts)))))
@@ -2510,6 +2660,7 @@ running task, else the newest; with a prefix argument, read it."
     (define-key map (kbd "d") #'agentls-doctor)
     (define-key map (kbd "u") #'agentls-undo)
     (define-key map (kbd "q") #'agentls-shutdown)
+    (define-key map (kbd "A") #'agentls-attach)
     map)
   "Keymap of the agentls commands.")
 (fset 'agentls-command-map agentls-command-map)

@@ -2,7 +2,9 @@
 // (a zero-based line and a count of UTF-16 code units in that line), in both
 // directions, the way gopls's protocol.Mapper does. Every place of agentls
 // where byte offsets meet LSP positions goes through it: the edits a diff
-// sends (package editing) and the edits an editor applies (editors/headless).
+// sends (package editing) and the edits an editor applies (ApplyEdits: the
+// headless editor's, and the ACP agent's, which applies the workforce's
+// edits for a client that takes whole files).
 //
 // Lines end at "\n", "\r\n" or a lone "\r", the three line breaks of LSP. A
 // line break is not part of its line: a position can be at the end of a

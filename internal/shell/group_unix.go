@@ -19,8 +19,10 @@ func shellCommand(command string) *exec.Cmd {
 // watchdogScript waits for the end of its input, which is a pipe only this
 // process holds the other end of, and then kills its whole process group.
 // The kernel closes that end whatever way this process ends, kill -9
-// included, so a command never outlives the process that ran it.
-const watchdogScript = "read _ ; kill -KILL 0"
+// included, so a command never outlives the process that ran it. It
+// ignores SIGTERM, so that Terminate asks the group's processes to end and
+// leaves the watchdog to kill what does not.
+const watchdogScript = "trap '' TERM ; read _ ; kill -KILL 0"
 
 // A Group is a process group of its own, led by a watchdog, that the
 // processes started into it (StartInGroup) and all their children belong
@@ -79,6 +81,17 @@ func (g *Group) Kill() {
 		// the watchdog do it.
 		_ = g.leash.Close()
 	}
+}
+
+// Terminate sends SIGTERM to every process of the group but the watchdog,
+// asking them to end; Kill ends what does not. After Close it does nothing.
+func (g *Group) Terminate() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
+	_ = syscall.Kill(-g.pgid, syscall.SIGTERM)
 }
 
 // Close kills the group and reaps the watchdog. Processes of the group

@@ -94,6 +94,10 @@ func (g *Group) Kill() {
 	}
 }
 
+// Terminate ends every process of the job: Windows has no SIGTERM to ask
+// with.
+func (g *Group) Terminate() { g.Kill() }
+
 // Close kills the job's processes and closes it. Closing again does
 // nothing.
 func (g *Group) Close() {

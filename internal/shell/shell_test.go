@@ -166,3 +166,46 @@ func TestRunLeavesOutTheVariablesToUnset(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 }
+
+func TestTerminateAsksTheGroupToEndAndKeepsTheWatchdog(t *testing.T) {
+	g, err := NewGroup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	// A process that ends on SIGTERM by itself, and one that ignores it.
+	polite := exec.Command("sleep", "300")
+	stubborn := exec.Command("sh", "-c", "trap '' TERM; while :; do sleep 1; done")
+	for _, c := range []*exec.Cmd{polite, stubborn} {
+		if err := g.Start(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	awaitGroup(t, g.ID(), "the processes did not start", func(m []string) bool { return slices.Contains(m, "sleep") && len(m) >= 3 })
+	g.Terminate()
+	if err := polite.Wait(); err == nil || !strings.Contains(err.Error(), "terminated") {
+		t.Fatalf("the sleep ended with %v, want terminated by SIGTERM", err)
+	}
+	// The watchdog ignored SIGTERM: when the group is closed it is what
+	// kills the process that ignored it too.
+	if err := g.watchdog.Process.Signal(syscall.Signal(0)); err != nil || processState(g.watchdog.Process.Pid) == "Z" {
+		t.Fatalf("after Terminate the watchdog is gone (%v): it must ignore SIGTERM", err)
+	}
+	g.Close()
+	_ = stubborn.Wait()
+	awaitEmpty(t, g.ID())
+}
+
+// processState is the state letter /proc gives process pid ("" when gone).
+func processState(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	if end := strings.LastIndexByte(string(data), ')'); end >= 0 {
+		if f := strings.Fields(string(data[end+1:])); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return ""
+}

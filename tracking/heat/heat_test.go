@@ -668,3 +668,86 @@ func recvDeadline[T any](t *testing.T, ch <-chan T) T {
 		return zero
 	}
 }
+
+func TestTuningFromTheHeatSetting(t *testing.T) {
+	t.Run("starts with the defaults of the setting", func(t *testing.T) {
+		f := newFixture(t)
+		if got := f.m.Tuning(); got != (api.HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5}) {
+			t.Errorf("tuning = %+v", got)
+		}
+	})
+	t.Run("cools files by the decay set", func(t *testing.T) {
+		f := newFixture(t)
+		f.m.SetTuning(api.HeatSettings{Decay: 0.5, ContextTurns: 3, CompactionThreshold: 0.5})
+		tr := f.m.Tracker("t", "1")
+		tr.Access("a.go", api.ActionRead)
+		f.tick()
+		tr.Close()
+		n, _ := nodeOf(forView(f.tick(), ""), "a.go")
+		if math.Abs(n.Heat-0.5) > 1e-9 {
+			t.Errorf("heat after one tick = %v, want 0.5", n.Heat)
+		}
+	})
+	t.Run("keeps a file in context for the turns set", func(t *testing.T) {
+		f := newFixture(t)
+		f.m.SetTuning(api.HeatSettings{Decay: 0.95, ContextTurns: 1, CompactionThreshold: 0.5})
+		tr := f.m.Tracker("t", "1")
+		tr.Access("a.go", api.ActionRead)
+		tr.Turn(100)
+		f.tick()
+		if n, _ := snapshotNode(t, f.m, "", "a.go"); n.InContext {
+			t.Errorf("after one turn with contextTurns 1: %+v", n)
+		}
+	})
+	for _, c := range []struct {
+		name      string
+		threshold float64
+		after     int64
+		inContext bool
+	}{
+		{"detects compaction below the threshold set", 0.8, 7999, false},
+		{"does not above it", 0.8, 8000, true},
+		{"never detects it with a threshold of 0", 0, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.m.SetTuning(api.HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: c.threshold})
+			tr := f.m.Tracker("t", "1")
+			tr.Turn(10000)
+			tr.Access("a.go", api.ActionRead)
+			tr.Turn(c.after)
+			f.tick()
+			if n, _ := snapshotNode(t, f.m, "", "a.go"); n.InContext != c.inContext {
+				t.Errorf("got %+v, want inContext %v", n, c.inContext)
+			}
+		})
+	}
+	t.Run("keeps the values in force for values out of range", func(t *testing.T) {
+		f := newFixture(t)
+		f.m.SetTuning(api.HeatSettings{Decay: 0.9, ContextTurns: 2, CompactionThreshold: 0.25})
+		f.m.SetTuning(api.HeatSettings{Decay: 0, ContextTurns: -1, CompactionThreshold: 1})
+		if got := f.m.Tuning(); got != (api.HeatSettings{Decay: 0.9, ContextTurns: 2, CompactionThreshold: 0.25}) {
+			t.Errorf("tuning = %+v", got)
+		}
+	})
+}
+
+func TestUserActions(t *testing.T) {
+	f := newFixture(t)
+	tr := f.m.Tracker("t", "coordinator")
+	tr.Access("shot.png", api.ActionUserProvided)
+	tr.Access("README.md", api.ActionUserReferenced)
+	f.tick()
+	for path, action := range map[string]string{"shot.png": api.ActionUserProvided, "README.md": api.ActionUserReferenced} {
+		t.Run("records "+action+" as an access in context", func(t *testing.T) {
+			if n, ok := snapshotNode(t, f.m, "t", path); !ok || n.LastAction != action || n.Heat != 1 || !n.InContext {
+				t.Errorf("%s = %+v (present %v)", path, n, ok)
+			}
+		})
+	}
+	t.Run("ranks a reference below everything else at the same instant", func(t *testing.T) {
+		if rank(api.ActionUserReferenced) >= rank(api.ActionUserProvided) || rank(api.ActionUserProvided) >= rank(api.ActionRead) {
+			t.Errorf("ranks: referenced %d, provided %d, read %d", rank(api.ActionUserReferenced), rank(api.ActionUserProvided), rank(api.ActionRead))
+		}
+	})
+}

@@ -7,7 +7,8 @@
 // (every worker merged). A view merges a file field by field over the
 // trackers that hold it: the highest heat, inContext when any has it in
 // context, the highest turn, and lastAction of the last access (at the same
-// instant write beats blocked, search, read and userProvided).
+// instant write beats blocked, mcp, search, read, userProvided and
+// userReferenced).
 //
 // A ticker (Run) drives the map: each tick decays files out of context
 // (heat × Decay per Interval), prunes them below PruneBelow, and sends each
@@ -50,31 +51,36 @@ type Emitter interface {
 
 // Options tune a Map. Zero fields take the defaults of DefaultOptions.
 type Options struct {
-	Decay        float64       // heat multiplier per Interval for files out of context (0.95)
-	PruneBelow   float64       // files cooler than this are dropped (0.01)
-	ContextTurns int           // model turns without access before a file leaves context (3)
-	Interval     time.Duration // tick period while active (100 ms)
-	MinInterval  time.Duration // at most one update per view per this (100 ms)
-	IdleAfter    time.Duration // no change for this long slows the ticker (2 s)
-	IdleInterval time.Duration // tick period while idle (500 ms)
-	Ignore       []string      // folder names never tracked (DefaultIgnore)
-	Clock        Clock         // SystemClock
-	Logger       *zap.Logger   // zap.NewNop()
+	Decay        float64 // heat multiplier per Interval for files out of context (0.95)
+	PruneBelow   float64 // files cooler than this are dropped (0.01)
+	ContextTurns int     // model turns without access before a file leaves context (3)
+	// CompactionThreshold: a turn whose input tokens are below this
+	// fraction of the previous turn's means the context was compacted
+	// (0.5; SetTuning can turn it off with 0).
+	CompactionThreshold float64
+	Interval            time.Duration // tick period while active (100 ms)
+	MinInterval         time.Duration // at most one update per view per this (100 ms)
+	IdleAfter           time.Duration // no change for this long slows the ticker (2 s)
+	IdleInterval        time.Duration // tick period while idle (500 ms)
+	Ignore              []string      // folder names never tracked (DefaultIgnore)
+	Clock               Clock         // SystemClock
+	Logger              *zap.Logger   // zap.NewNop()
 }
 
 // DefaultOptions returns the defaults of the protocol.
 func DefaultOptions() Options {
 	return Options{
-		Decay:        0.95,
-		PruneBelow:   0.01,
-		ContextTurns: 3,
-		Interval:     100 * time.Millisecond,
-		MinInterval:  100 * time.Millisecond,
-		IdleAfter:    2 * time.Second,
-		IdleInterval: 500 * time.Millisecond,
-		Ignore:       DefaultIgnore,
-		Clock:        SystemClock{},
-		Logger:       zap.NewNop(),
+		Decay:               0.95,
+		PruneBelow:          0.01,
+		ContextTurns:        3,
+		CompactionThreshold: 0.5,
+		Interval:            100 * time.Millisecond,
+		MinInterval:         100 * time.Millisecond,
+		IdleAfter:           2 * time.Second,
+		IdleInterval:        500 * time.Millisecond,
+		Ignore:              DefaultIgnore,
+		Clock:               SystemClock{},
+		Logger:              zap.NewNop(),
 	}
 }
 
@@ -88,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ContextTurns <= 0 {
 		o.ContextTurns = d.ContextTurns
+	}
+	if o.CompactionThreshold <= 0 || o.CompactionThreshold >= 1 {
+		o.CompactionThreshold = d.CompactionThreshold
 	}
 	if o.Interval <= 0 {
 		o.Interval = d.Interval
@@ -132,6 +141,10 @@ type Map struct {
 
 	idle   atomic.Bool
 	wakeCh chan struct{}
+
+	// tuning is what the heat setting changes while the map runs
+	// (SetTuning).
+	tuning atomic.Pointer[api.HeatSettings]
 }
 
 // New returns a Map that sends its updates to emit (nil: updates are only
@@ -151,8 +164,33 @@ func New(emit Emitter, opts Options) *Map {
 	for _, s := range opts.Ignore {
 		m.ignore[s] = true
 	}
+	m.tuning.Store(&api.HeatSettings{Decay: opts.Decay, ContextTurns: opts.ContextTurns, CompactionThreshold: opts.CompactionThreshold})
 	return m
 }
+
+// SetTuning applies the heat setting (docs/TRACKING.md): the decay of the
+// ticks after it, and the context turns and compaction threshold of the
+// turns after it. A value out of range (api.ApplySettings refuses them)
+// keeps the one in force; a CompactionThreshold of 0 turns the detection
+// of compaction off.
+func (m *Map) SetTuning(h api.HeatSettings) {
+	cur := m.tune()
+	if h.Decay <= 0 || h.Decay > 1 {
+		h.Decay = cur.Decay
+	}
+	if h.ContextTurns <= 0 {
+		h.ContextTurns = cur.ContextTurns
+	}
+	if h.CompactionThreshold < 0 || h.CompactionThreshold >= 1 {
+		h.CompactionThreshold = cur.CompactionThreshold
+	}
+	m.tuning.Store(&h)
+}
+
+// Tuning returns the heat setting in force.
+func (m *Map) Tuning() api.HeatSettings { return *m.tune() }
+
+func (m *Map) tune() *api.HeatSettings { return m.tuning.Load() }
 
 // Tracker returns a new tracker for one worker of task taskID. Call Close on
 // it when the worker ends.
@@ -287,10 +325,11 @@ func (m *Map) Tick(ctx context.Context, now time.Time) bool {
 func (m *Map) tick(now time.Time) ([]*api.HeatUpdateParams, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	factor := m.opts.Decay
+	decay := m.tune().Decay
+	factor := decay
 	if !m.lastTick.IsZero() {
 		steps := float64(now.Sub(m.lastTick)) / float64(m.opts.Interval)
-		factor = math.Pow(m.opts.Decay, min(max(steps, 0), 50))
+		factor = math.Pow(decay, min(max(steps, 0), 50))
 	}
 	m.lastTick = now
 

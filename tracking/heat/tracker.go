@@ -13,16 +13,18 @@ import (
 func rank(action string) int {
 	switch action {
 	case api.ActionWrite:
-		return 6
+		return 7
 	case api.ActionBlocked:
-		return 5
+		return 6
 	case api.ActionMCP:
-		return 4
+		return 5
 	case api.ActionSearch:
-		return 3
+		return 4
 	case api.ActionRead:
-		return 2
+		return 3
 	case api.ActionUserProvided:
+		return 2
+	case api.ActionUserReferenced:
 		return 1
 	}
 	return 0
@@ -73,7 +75,8 @@ func (t *Tracker) Worker() string { return t.worker }
 
 // Access records that the worker touched path (workspace-relative, "/"
 // separators) with action (one of api.ActionRead, ActionWrite, ActionSearch,
-// ActionUserProvided, ActionBlocked, ActionMCP): the file's heat goes to 1 and it enters
+// ActionUserProvided, ActionUserReferenced, ActionBlocked, ActionMCP): the
+// file's heat goes to 1 and it enters
 // the worker's context. Paths outside the workspace or under an ignored
 // folder (node_modules, .git, build output) are not tracked. An unknown
 // action is recorded as a read.
@@ -127,20 +130,23 @@ func (t *Tracker) Blocked(path, reason string) {
 // Turn records the end of one model turn whose request used inputTokens
 // tokens of context (0 when the provider did not say). Files not accessed
 // for ContextTurns turns leave the context and start to cool; when the input
-// tokens drop by more than half from the previous turn, the model's context
-// was compacted and every file leaves it.
+// tokens fall below CompactionThreshold of the previous turn's (by default,
+// by more than half), the model's context was compacted and every file
+// leaves it.
 func (t *Tracker) Turn(inputTokens int64) {
+	tune := t.m.tune()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return
 	}
-	compacted := inputTokens > 0 && t.lastInput > 0 && inputTokens*2 < t.lastInput
+	compacted := inputTokens > 0 && t.lastInput > 0 && tune.CompactionThreshold > 0 &&
+		float64(inputTokens) < tune.CompactionThreshold*float64(t.lastInput)
 	if inputTokens > 0 {
 		t.lastInput = inputTokens
 	}
 	t.turn++
-	limit := t.turn - t.m.opts.ContextTurns
+	limit := t.turn - tune.ContextTurns
 	for turn, files := range t.byTurn {
 		if !compacted && turn > limit {
 			continue

@@ -120,6 +120,9 @@ type task struct {
 	Prompt string    `json:"prompt"`
 	State  string    `json:"state"`
 	Usage  api.Usage `json:"usage"`
+	// Subtasks are the task's subtasks as it ended (their todos and
+	// usage): agent/session gives them back.
+	Subtasks []api.Subtask `json:"subtasks,omitempty"`
 	// Owner names the Store (owners/<Owner>.lock) that runs the task while
 	// it is planning, running or waiting; "" once it ended.
 	Owner string `json:"owner,omitempty"`
@@ -611,6 +614,9 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 		if slices.ContainsFunc(se.Tasks, func(t *task) bool { return t.TaskID == taskID }) {
 			return false, fmt.Errorf("%w: task %q already exists in session %q", ErrInvalid, taskID, se.ID)
 		}
+		if se.Title == "" {
+			se.Title = title(prompt) // a session made by Ensure
+		}
 		m[se.ID] = se
 		se.Tasks = append(se.Tasks, &task{TaskID: taskID, Prompt: prompt, State: api.TaskPlanning, Owner: s.owner})
 		s.touch(se, now)
@@ -621,6 +627,34 @@ func (s *Store) StartTask(sessionID, taskID, prompt string) (string, error) {
 		return "", err
 	}
 	return sid, nil
+}
+
+// Ensure makes the session sessionID, empty and untitled, unless it
+// exists: a client that named the session before its first task (an ACP
+// client's session/new) continues it with StartTask. Its title is the
+// prompt of its first task.
+func (s *Store) Ensure(sessionID string) error {
+	if !validID(sessionID) {
+		return fmt.Errorf("%w: session id %q (letters, digits, '-', '_' and '.', at most 128)", ErrInvalid, sessionID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.sessions[sessionID] != nil {
+		return nil
+	}
+	return s.update(func(m map[string]*session) (bool, error) {
+		if m[sessionID] != nil {
+			return false, nil // another process made it meanwhile
+		}
+		now := s.now().UTC().Format(timeLayout)
+		se := &session{ID: sessionID, CreatedAt: now, Tasks: []*task{}}
+		m[sessionID] = se
+		s.touch(se, now)
+		return true, nil
+	})
 }
 
 // SetTaskState records a task's state. A task set to a state that is still
@@ -637,6 +671,14 @@ func (s *Store) SetTaskState(sessionID, taskID, state string) error {
 // SetTaskUsage records a task's token usage so far.
 func (s *Store) SetTaskUsage(sessionID, taskID string, u api.Usage) error {
 	return s.updateTask(sessionID, taskID, func(t *task) { t.Usage = u })
+}
+
+// SetTaskResult records what a task used and its subtasks as it ended
+// (with their todos and usage). Like everything written, they are written
+// with the known secrets redacted.
+func (s *Store) SetTaskResult(sessionID, taskID string, u api.Usage, subtasks []api.Subtask) error {
+	subtasks = slices.Clone(subtasks)
+	return s.updateTask(sessionID, taskID, func(t *task) { t.Usage, t.Subtasks = u.Total(), subtasks })
 }
 
 func (s *Store) updateTask(sessionID, taskID string, f func(*task)) error {
@@ -729,12 +771,17 @@ func (s *Store) Usage(sessionID string) (api.Usage, error) {
 	if se == nil {
 		return api.Usage{}, fmt.Errorf("%w %q", ErrUnknownSession, sessionID)
 	}
+	return se.usage(), nil
+}
+
+// usage sums the session's tasks: a task of unknown price leaves the
+// session's cost unknown.
+func (se *session) usage() api.Usage {
 	var u api.Usage
 	for _, t := range se.Tasks {
-		u.InputTokens += t.Usage.InputTokens
-		u.OutputTokens += t.Usage.OutputTokens
+		u = u.Plus(t.Usage.Total())
 	}
-	return u, nil
+	return u
 }
 
 // Append adds one message to the session's history, on disk (fsynced)
@@ -887,10 +934,15 @@ func readMessages(path string) ([]api.SessionMessage, int, error) {
 	}
 }
 
-func (se *session) wireTasks() []api.SessionTask {
+// wireTasks lists the session's tasks, with their subtasks when subtasks
+// is set (agent/session).
+func (se *session) wireTasks(subtasks bool) []api.SessionTask {
 	out := make([]api.SessionTask, len(se.Tasks))
 	for i, t := range se.Tasks {
-		out[i] = api.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State}
+		out[i] = api.SessionTask{TaskID: t.TaskID, Prompt: t.Prompt, State: t.State, Usage: t.Usage.Total()}
+		if subtasks {
+			out[i].Subtasks = t.Subtasks
+		}
 	}
 	return out
 }
@@ -910,7 +962,8 @@ func (s *Store) Sessions() (api.SessionsResult, error) {
 	sortNewestFirst(list)
 	out := api.SessionsResult{Sessions: make([]api.SessionInfo, len(list))}
 	for i, se := range list {
-		out.Sessions[i] = api.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt, Tasks: se.wireTasks()}
+		out.Sessions[i] = api.SessionInfo{SessionID: se.ID, Title: se.Title, CreatedAt: se.CreatedAt, UpdatedAt: se.UpdatedAt,
+			Usage: se.usage(), Tasks: se.wireTasks(false)}
 	}
 	return out, nil
 }
@@ -930,7 +983,7 @@ func (s *Store) Session(sessionID string) (api.SessionResult, error) {
 	if err != nil {
 		return api.SessionResult{}, err
 	}
-	return api.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks()}, nil
+	return api.SessionResult{SessionID: se.ID, Title: se.Title, Messages: msgs, Tasks: se.wireTasks(true)}, nil
 }
 
 // Delete is agent/deleteSession: the session and its history are removed. A

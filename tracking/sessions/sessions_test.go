@@ -401,3 +401,60 @@ func TestNoSecretIsWritten(t *testing.T) {
 		t.Fatalf("messages = %+v", msgs)
 	}
 }
+
+func TestEnsure(t *testing.T) {
+	t.Run("makes an empty session that the first task continues and titles", func(t *testing.T) {
+		e := newEnv(t)
+		s := e.open(t)
+		defer s.Close()
+		must(t, s.Ensure("acp-1"))
+		list, err := s.Sessions()
+		must(t, err)
+		if len(list.Sessions) != 1 || list.Sessions[0].SessionID != "acp-1" || list.Sessions[0].Title != "" || len(list.Sessions[0].Tasks) != 0 {
+			t.Fatalf("sessions = %+v", list.Sessions)
+		}
+		sid, err := s.StartTask("acp-1", "t1", "Add a greet function\nand test it")
+		must(t, err)
+		if sid != "acp-1" {
+			t.Fatalf("StartTask continued %q", sid)
+		}
+		got, err := s.Session("acp-1")
+		must(t, err)
+		if got.Title != "Add a greet function" || len(got.Tasks) != 1 {
+			t.Fatalf("session = %+v", got)
+		}
+		// A second task keeps the first one's title.
+		_, err = s.StartTask("acp-1", "t2", "something else")
+		must(t, err)
+		got, _ = s.Session("acp-1")
+		if got.Title != "Add a greet function" {
+			t.Fatalf("title = %q", got.Title)
+		}
+	})
+
+	t.Run("leaves a session that exists as it is, even one another process made", func(t *testing.T) {
+		e := newEnv(t)
+		a := e.open(t)
+		defer a.Close()
+		sid, err := a.StartTask("", "t1", "first")
+		must(t, err)
+		b := e.open(t)
+		defer b.Close()
+		must(t, b.Ensure(sid))
+		got, err := b.Session(sid)
+		must(t, err)
+		if got.Title != "first" || len(got.Tasks) != 1 {
+			t.Fatalf("session = %+v", got)
+		}
+	})
+
+	t.Run("refuses an id that cannot name a file", func(t *testing.T) {
+		s := newEnv(t).open(t)
+		defer s.Close()
+		for _, id := range []string{"", "..", "a/b", strings.Repeat("x", 129)} {
+			if err := s.Ensure(id); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Ensure(%q) = %v, want ErrInvalid", id, err)
+			}
+		}
+	})
+}

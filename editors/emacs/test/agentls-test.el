@@ -1147,6 +1147,85 @@ SPEC is (ROOT CONN)."
             (should (string-match-p "Model    ok  script:.*the script loads" text))
             (should (string-match-p "missing +PROBLEM  failed, 0 tools: .*cannot run" text))))))))
 
+(ert-deftest agentls-test-attachments-todos-thinking-and-usage ()
+  "Attach lines and an image; the tasks show todos and usage with its cost, the transcript folds thinking."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("main.txt" . "one\ntwo\nthree\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :thinking "One step will do." :text "One step."))
+                     "1" (list (list :thinking "First a checklist,\nthen the work."
+                                     :toolCalls (vector (list :name "todo" :arguments
+                                                              (list :todos (vector (list :content "Read the selection" :status "in_progress")
+                                                                                   (list :content "Finish" :status "pending")))))
+                                     :usage (list :inputTokens 1000 :outputTokens 100))
+                               (list :toolCalls (vector (list :name "todo" :arguments
+                                                              (list :todos (vector (list :content "Read the selection" :status "done")
+                                                                                   (list :content "Finish" :status "in_progress"))))))
+                               (agentls-test--call "finish" :summary "read it"))))
+    (agentls-test--needs-run conn)
+    ;; Thinking and the price of the scripted model: a fresh connection.
+    (agentls--stop-connection conn)
+    (let* ((agentls-thinking t)
+           (agentls-initialization-options
+            (list :prices (list (intern (concat ":" agentls-model))
+                                (list :input 3 :output 15 :contextWindow 200000))))
+           (conn (agentls--connection root))
+           (default-directory root)
+           (pixel (base64-decode-string "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")))
+      (let ((coding-system-for-write 'binary))
+        (write-region pixel nil (expand-file-name "shot.png" root) nil 'silent))
+      (with-current-buffer (find-file-noselect (expand-file-name "main.txt" root))
+        (goto-char (point-min))
+        (forward-line 1)
+        (set-mark (point))
+        (forward-line 2)
+        (activate-mark)
+        (call-interactively #'agentls-attach)
+        (deactivate-mark)
+        (cl-letf (((symbol-function 'read-file-name) (lambda (&rest _) (expand-file-name "shot.png" root))))
+          (let ((current-prefix-arg '(4)))
+            (call-interactively #'agentls-attach))))
+      (should (equal (mapcar (lambda (a) (agentls--describe-attachment a root))
+                             (agentls-connection-attachments conn))
+                     '("main.txt:2-3" "shot.png (image)")))
+      (let* ((task (agentls-test--run conn "Read what I attached"))
+             (result (agentls-task-result task)))
+        (should (null (agentls-connection-attachments conn)))
+        (should (equal (plist-get result :state) "done"))
+        (let ((session (jsonrpc-request conn 'agent/session (list :sessionId (plist-get result :sessionId)))))
+          (should (equal (plist-get (aref (plist-get session :messages) 0) :text)
+                         "Read what I attached\n\nAttached: main.txt (lines 2-3), shot.png (image/png, 70 bytes)")))
+        (should (agentls-test--events task "thinking"))
+        (should (= 2 (length (agentls-test--events task "todos"))))
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (dolist (want '("tokens 1000 in / 100 out, $0.0045"
+                            "tokens 1000 in / 100 out, $0.0045, context 1000 of 200000 (0%)"
+                            "    [x] Read the selection" "    [>] Finish"))
+              (should (string-match-p (regexp-quote want) text)))))
+        (let ((buffer (agentls-transcript task)))
+          (agentls-test--wait "the transcript's end"
+                              (lambda () (with-current-buffer buffer
+                                           (string-match-p "── task done" (buffer-string)))))
+          (with-current-buffer buffer
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (dolist (want '("  ∴ thought (17 characters): One step will do."
+                              "  ∴ thought (33 characters): First a checklist, then the work."
+                              "  ☐ todos: 0 of 2 done" "  ☐ todos: 1 of 2 done"))
+                (should (string-match-p (regexp-quote want) text))))
+            ;; The thinking is hidden under its line.
+            (goto-char (point-min))
+            (search-forward "∴ thought (33 characters)")
+            (let ((hidden (save-excursion (search-forward "      then the work.") (match-beginning 0))))
+              (should (invisible-p hidden)))))
+        (agentls-sessions)
+        (with-current-buffer (get-buffer "*agentls-sessions*")
+          (should (string-match-p (regexp-quote "1000 in / 100 out, $0.0045")
+                                  (buffer-substring-no-properties (point-min) (point-max))))))
+      (agentls--stop-connection conn))))
+
 (ert-deftest agentls-test-transcript-follows-a-task ()
   "`agentls-transcript' shows the streamed text per subtask, tool calls folded, changes at the end."
   (agentls-test--with-project

@@ -22,12 +22,47 @@ command('AgentRun', function(o)
     return
   end
   local session = o.bang and ws.last_session or nil
+  if o.range > 0 and vim.api.nvim_buf_get_name(0) ~= '' then
+    -- :'<,'>AgentRun attaches the selection's lines.
+    a.attach(ws, a.attachment(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':p'), o.line1, o.line2))
+  end
   if o.args ~= '' then
     a.run(o.args, { workspace = ws, session_id = session })
   else
     a.prompt(ws, session)
   end
-end, { nargs = '*', bang = true, desc = 'agentls: run a task (! continues the last session)' })
+end, { nargs = '*', bang = true, range = true, desc = 'agentls: run a task (! continues the last session; a range attaches those lines)' })
+
+command('AgentAttach', function(o)
+  local a = agentls()
+  local ws = a.workspace()
+  if not ws then
+    return
+  end
+  if o.bang then
+    return a.detach(ws)
+  end
+  if o.args ~= '' then
+    -- A file or an image chosen by its path.
+    return a.attach(ws, a.attachment(vim.fn.fnamemodify(vim.fn.expand(o.args), ':p')))
+  end
+  local name = vim.api.nvim_buf_get_name(0)
+  if name == '' then
+    return vim.notify('agentls: this buffer has no file to attach', vim.log.levels.WARN)
+  end
+  local path = vim.fn.fnamemodify(name, ':p')
+  if o.range > 0 then
+    a.attach(ws, a.attachment(path, o.line1, o.line2)) -- the selection's lines
+  else
+    a.attach(ws, a.attachment(path)) -- the current file
+  end
+end, {
+  nargs = '?',
+  range = true,
+  bang = true,
+  complete = 'file',
+  desc = 'agentls: attach the selection, the current file, or {path} (a file or an image) to the next task (! drops them)',
+})
 
 command('AgentStop', function(o)
   agentls().stop(nil, o.args ~= '' and o.args or nil)

@@ -726,6 +726,95 @@ test(':AgentUndo refuses a task whose file the person changed since, ! undoes wh
   R.eq('one\n', R.read(root .. '/a.txt'), 'and on disk')
 end)
 
+test('attachments, todos, folded thinking and usage with its cost: :AgentAttach, :AgentTasks, :AgentTranscript, :AgentSessions', function()
+  -- A PNG of one pixel.
+  local pixel = '\137\80\78\71\13\10\26\10\0\0\0\13\73\72\68\82\0\0\0\1\0\0\0\1\8\6\0\0\0\31\21\196\137\0\0\0\13\73\68\65\84\120\218\99\252\207\192\80\15\0\4\133\1\128\132\169\140\33\0\0\0\0\73\69\78\68\174\66\96\130'
+  local steps = function(a, b)
+    return { todos = { { content = 'Read the selection', status = a }, { content = 'Finish', status = b } } }
+  end
+  local root, ws = workspace({ ['main.txt'] = 'one\ntwo\nthree\n' }, {
+    agents = {
+      coordinator = { { thinking = 'One step will do.', text = 'One step.' } },
+      ['1'] = {
+        { thinking = 'First a checklist,\nthen the work.', toolCalls = { call('todo', steps('in_progress', 'pending')) }, usage = { inputTokens = 1000, outputTokens = 100 } },
+        { toolCalls = { call('todo', steps('done', 'in_progress')) } },
+        { toolCalls = { call('finish', { summary = 'read it' }) } },
+      },
+    },
+  }, { thinking = true })
+  -- The price of the scripted model, so that the cost shows.
+  R.write(root .. '/shot.png', pixel)
+  agentls.restart()
+  assert(agentls.setup({ cmd = bin, model = 'script:' .. root .. '/.script.json', edit_mode = 'apply', thinking = true,
+    prices = { ['script:' .. root .. '/.script.json'] = { input = 3, output = 15, contextWindow = 200000 } } }))
+  ws = assert(agentls.workspace())
+  ws.updates = {}
+  local apply = ws.state.task_update
+  ws.state.task_update = function(self, p)
+    table.insert(ws.updates, p)
+    return apply(self, p)
+  end
+
+  vim.cmd('edit ' .. root .. '/main.txt')
+  vim.cmd('2,3AgentAttach')
+  vim.cmd('AgentAttach shot.png')
+  R.eq({ 'main.txt:2-3', 'shot.png (image)' }, vim.tbl_map(function(a)
+    return agentls.describe(a, root)
+  end, agentls.attachments(ws)), 'the attachments of the next task')
+  local id, wait = start(ws, 'Read what I attached')
+  R.eq({}, agentls.attachments(ws), 'the run took them')
+  local res = wait()
+  R.eq('done', res.state, 'state')
+
+  local session
+  require('agentls.client').request(ws, 'agent/session', { sessionId = res.sessionId }, function(err, r)
+    session = r or { error = err }
+  end)
+  R.wait_for(function()
+    return session
+  end, 'agent/session')
+  R.eq('Read what I attached\n\nAttached: main.txt (lines 2-3), shot.png (image/png, 70 bytes)', session.messages[1].text, 'the server got the selection and the image')
+
+  R.truthy(#events(ws, 'thinking') > 0, 'thinking events')
+  R.eq(2, #events(ws, 'todos'), 'todos events')
+
+  vim.cmd('AgentTasks')
+  local tb = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
+  end, ':AgentTasks to show the end')
+  local lines = R.buf_lines(tb)
+  R.contains(lines, 'tokens 1000 in / 100 out, $0.0045', 'the task\'s usage and cost')
+  R.contains(lines, '      tokens 1000 in / 100 out, $0.0045, context 1000 of 200000 (0%)', 'the subtask\'s usage, cost and context')
+  R.contains(lines, '      [x] Read the selection', 'a todo done, under its subtask')
+  R.contains(lines, '      [>] Finish', 'a todo in progress')
+
+  vim.cmd('AgentTranscript ' .. id)
+  local b = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    return table.concat(R.buf_lines(b), '\n'):find('── task done', 1, true)
+  end, 'the transcript to end')
+  lines = R.buf_lines(b)
+  R.contains(lines, '  ∴ thought (17 characters): One step will do.', 'the coordinator\'s thinking, on one line')
+  R.contains(lines, '  ☐ todos: 1 of 2 done', 'the second checklist')
+  for i, l in ipairs(lines) do
+    if l:find('∴ thought (33 characters): First a checklist, then the work.', 1, true) then
+      R.eq(i, vim.fn.foldclosed(i + 1), 'the thinking is folded under its line')
+      R.eq('      First a checklist,', lines[i + 1], 'its text, line by line')
+      R.eq('      then the work.', lines[i + 2], 'its second line')
+    end
+  end
+  R.contains(lines, '∴ thought (33 characters): First a checklist, then the work.', 'the worker\'s thinking')
+
+  vim.cmd('AgentSessions')
+  local sb
+  R.wait_for(function()
+    sb = vim.api.nvim_get_current_buf()
+    return vim.api.nvim_buf_get_name(sb):find('agentls://sessions', 1, true)
+  end, 'the sessions view')
+  R.contains(R.buf_lines(sb), 'tokens 1000 in / 100 out, $0.0045', 'the session\'s usage and cost')
+end)
+
 T.teardown = function()
   agentls.restart()
 end

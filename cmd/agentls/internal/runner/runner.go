@@ -59,6 +59,7 @@ type Options struct {
 	Mode       string // one of api.EditModes
 	Yes        bool   // approve every change and command
 	MaxWorkers int    // 0: the default
+	Engine     string // run every subtask on this engine ("" : as planned)
 	Record     string // record the model's answers as a script
 	JSON       bool   // every notification as one JSON line on stdout
 	Prompt     string
@@ -68,6 +69,10 @@ type Options struct {
 	// PassEnv names the secret variables commands may inherit (the
 	// commandEnv setting, docs/PROTOCOL.md §2).
 	PassEnv []string
+	// Attach are the --attach values: PATH or PATH:L1-L2 (attach.go).
+	Attach []string
+	// Thinking asks the models for their thinking (the thinking setting).
+	Thinking bool
 
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
@@ -102,6 +107,11 @@ func Run(ctx context.Context, o Options) int {
 		fmt.Fprintf(o.Stderr, "agentls run: --mode %q is not one of %s\n", o.Mode, strings.Join(api.EditModes, ", "))
 		return ExitUsage
 	}
+	atts, err := Attachments(o.Attach)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "agentls run: --attach %v\n", err)
+		return ExitUsage
+	}
 	ui := newUI(o)
 	ed, code := start(ctx, "agentls run", o)
 	if ed == nil {
@@ -122,7 +132,7 @@ func Run(ctx context.Context, o Options) int {
 	done := make(chan outcome, 1)
 	go func() {
 		var res api.RunResult
-		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session}, &res)
+		err := ed.Call(runCtx, api.MethodRun, api.RunParams{Prompt: o.Prompt, TaskID: taskID, IntentID: o.Intent, SessionID: o.Session, Attachments: atts, Engine: o.Engine}, &res)
 		done <- outcome{res, err}
 	}()
 	stopTask := func() {
@@ -248,6 +258,9 @@ func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
 	}
 	if len(o.PassEnv) > 0 {
 		init["commandEnv"] = map[string]any{"pass": o.PassEnv}
+	}
+	if o.Thinking {
+		init["thinking"] = map[string]any{"enabled": true}
 	}
 	var command []string
 	if o.Serve == nil {
@@ -609,8 +622,21 @@ func (u *ui) result(res *api.RunResult) {
 	if applied, rejected := countChanges(res); applied+rejected > 0 {
 		fmt.Fprintf(w, "Changes: %d applied, %d rejected\n", applied, rejected)
 	}
-	if res.Usage.InputTokens > 0 || res.Usage.OutputTokens > 0 {
-		fmt.Fprintf(w, "Tokens: %d in, %d out\n", res.Usage.InputTokens, res.Usage.OutputTokens)
+	if !res.Usage.Empty() {
+		fmt.Fprintf(w, "Tokens: %s\n", usageText(res.Usage))
+		for _, s := range res.Subtasks {
+			if s.Usage != nil && !s.Usage.Empty() {
+				fmt.Fprintf(w, "  %s %s: %s\n", s.ID, short(s.Content, 50), usageText(*s.Usage))
+			}
+		}
+	}
+	for _, s := range res.Subtasks {
+		if len(s.Todos) > 0 {
+			fmt.Fprintf(w, "Todos of %s %s:\n", s.ID, short(s.Content, 50))
+			for _, td := range s.Todos {
+				fmt.Fprintf(w, "  %s\n", todoLine(td))
+			}
+		}
 	}
 	if res.SessionID != "" {
 		fmt.Fprintf(w, "Session: %s (agentls run --session %s PROMPT follows up on it)\n", res.SessionID, res.SessionID)
@@ -645,6 +671,28 @@ func countChanges(res *api.RunResult) (applied, rejected int) {
 		}
 	}
 	return applied, rejected
+}
+
+// usageText says what a usage counts: "2467 in (1200 cached), 244 out,
+// $0.0111; context 344 of 200000 tokens". The cost and the context are
+// said only when known.
+func usageText(u api.Usage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d in", u.InputTokens)
+	if u.CacheReadTokens > 0 {
+		fmt.Fprintf(&b, " (%d cached)", u.CacheReadTokens)
+	}
+	fmt.Fprintf(&b, ", %d out", u.OutputTokens)
+	if u.Cost != nil {
+		fmt.Fprintf(&b, ", $%.4f", *u.Cost)
+	}
+	switch {
+	case u.ContextTokens > 0 && u.ContextWindow > 0:
+		fmt.Fprintf(&b, "; context %d of %d tokens (%d%%)", u.ContextTokens, u.ContextWindow, u.ContextTokens*100/u.ContextWindow)
+	case u.ContextTokens > 0:
+		fmt.Fprintf(&b, "; context %d tokens", u.ContextTokens)
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {

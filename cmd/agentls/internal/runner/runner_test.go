@@ -354,3 +354,35 @@ func TestRunSummary(t *testing.T) {
 		t.Errorf("stdout counts the rejected change as a change made:\n%s", out)
 	}
 }
+
+func TestRunSummaryTellsTheUsage(t *testing.T) {
+	cost := func(v float64) *float64 { return &v }
+	f := &fakeServer{run: func(ctx context.Context, conn *rpc.Conn, p api.RunParams) (any, error) {
+		return api.RunResult{TaskID: p.TaskID, State: api.TaskDone, Summary: "done",
+			Subtasks: []api.Subtask{
+				{ID: "1", Content: "Add a greet function", State: api.SubtaskDone,
+					Usage: &api.Usage{InputTokens: 1143, CacheReadTokens: 600, OutputTokens: 106, Cost: cost(0.005019), ContextTokens: 344, ContextWindow: 200000}},
+				{ID: "2", Content: "Test it", State: api.SubtaskDone,
+					Usage: &api.Usage{InputTokens: 912, OutputTokens: 90, ContextTokens: 350}},
+				{ID: "3", Content: "Never ran", State: api.SubtaskSkipped},
+			},
+			Usage: api.Usage{InputTokens: 2467, OutputTokens: 244, Cost: cost(0.011061)}}, nil
+	}}
+	_, out, _ := runFake(t, f, Options{Yes: true})
+	for _, c := range []struct{ name, want string }{
+		{"says the task's tokens and cost", "Tokens: 2467 in, 244 out, $0.0111\n"},
+		{"says each subtask's tokens, cached input, cost and context against the window", "  1 Add a greet function: 1143 in (600 cached), 106 out, $0.0050; context 344 of 200000 tokens (0%)\n"},
+		{"leaves the cost and the window out where they are not known", "  2 Test it: 912 in, 90 out; context 350 tokens\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(out, c.want) {
+				t.Errorf("stdout lacks %q:\n%s", c.want, out)
+			}
+		})
+	}
+	t.Run("says nothing of a subtask that used no token", func(t *testing.T) {
+		if strings.Contains(out, "Never ran:") {
+			t.Errorf("stdout:\n%s", out)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/api"
@@ -14,12 +15,19 @@ type tree struct {
 	state    string
 	subtasks []api.Subtask
 	activity map[string]string // subtask id -> its last tool call
+	// thinking holds each agent's block of thinking while it streams, by
+	// tag ("task" for the coordinator).
+	thinking map[string]*strings.Builder
 }
 
-func newTree() *tree { return &tree{activity: map[string]string{}} }
+func newTree() *tree {
+	return &tree{activity: map[string]string{}, thinking: map[string]*strings.Builder{}}
+}
 
-// apply takes one agent/taskUpdate and returns the plain line that tells it
-// ("" for events not worth a line of their own).
+// apply takes one agent/taskUpdate and returns the plain lines that tell
+// it ("" for events not worth a line of their own). A block of thinking is
+// told in one line when it ends: at its agent's next text or tool call, or
+// when the agent or the task ends.
 func (t *tree) apply(p *api.TaskUpdateParams) string {
 	t.state = p.State
 	t.subtasks = p.Subtasks
@@ -28,7 +36,53 @@ func (t *tree) apply(p *api.TaskUpdateParams) string {
 	if ev.SubtaskID != "" {
 		tag = ev.SubtaskID
 	}
+	if ev.Kind == api.EventThinking {
+		b := t.thinking[tag]
+		if b == nil {
+			b = &strings.Builder{}
+			t.thinking[tag] = b
+		}
+		b.WriteString(ev.Text)
+		return ""
+	}
+	var folded []string
+	switch {
+	case ev.Kind == api.EventStateChanged && isFinal(ev.State):
+		for _, k := range sortedKeys(t.thinking) {
+			folded = append(folded, t.fold(k))
+		}
+	case ev.Kind == api.EventMessageDelta || ev.Kind == api.EventMessage || ev.Kind == api.EventToolCall || ev.Kind == api.EventSubtaskFinished:
+		if t.thinking[tag] != nil {
+			folded = append(folded, t.fold(tag))
+		}
+	}
+	if line := t.line(ev, tag); line != "" {
+		folded = append(folded, line)
+	}
+	return strings.Join(folded, "\n")
+}
+
+// fold ends tag's block of thinking and tells it in one line.
+func (t *tree) fold(tag string) string {
+	text := t.thinking[tag].String()
+	delete(t.thinking, tag)
+	return fmt.Sprintf("[%s] thought: %s (%d characters)", tag, short(text, 120), len([]rune(text)))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// line is the plain line of one event.
+func (t *tree) line(ev api.TaskEvent, tag string) string {
 	switch ev.Kind {
+	case api.EventTodos:
+		return fmt.Sprintf("[%s] todos: %s", tag, short(todosText(ev.Todos), 200))
 	case api.EventStateChanged:
 		return fmt.Sprintf("[task] %s", ev.State)
 	case api.EventPlanned:
@@ -90,6 +144,9 @@ func (t *tree) render(color bool) []string {
 		case api.SubtaskFailed, api.SubtaskBlocked:
 			line += " — " + short(s.Error, 60)
 		}
+		if s.Usage != nil && !s.Usage.Empty() {
+			line += " · " + usageShort(*s.Usage)
+		}
 		if color {
 			switch s.State {
 			case api.SubtaskDone:
@@ -101,8 +158,67 @@ func (t *tree) render(color bool) []string {
 			}
 		}
 		lines = append(lines, line)
+		for _, td := range s.Todos {
+			lines = append(lines, "      "+todoLine(td))
+		}
+		if b := t.thinking[s.ID]; b != nil && s.State == api.SubtaskRunning {
+			lines = append(lines, "      thinking… "+shortTail(b.String(), 60))
+		}
+	}
+	if b := t.thinking["task"]; b != nil {
+		lines = append(lines, "  thinking… "+shortTail(b.String(), 60))
 	}
 	return lines
+}
+
+// todoLine is one step of a checklist: "[x] Add greet".
+func todoLine(td api.Todo) string {
+	mark := map[string]string{api.TodoDone: "[x]", api.TodoInProgress: "[>]"}[td.Status]
+	if mark == "" {
+		mark = "[ ]"
+	}
+	return mark + " " + short(td.Content, 70)
+}
+
+// todosText is a checklist on one line; an empty one says so.
+func todosText(todos []api.Todo) string {
+	if len(todos) == 0 {
+		return "(cleared)"
+	}
+	parts := make([]string, len(todos))
+	for i, td := range todos {
+		parts[i] = todoLine(td)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// usageShort is a subtask's usage in the tree: "1.2k tokens, $0.0051, 12%
+// context".
+func usageShort(u api.Usage) string {
+	s := tokens(u.InputTokens+u.OutputTokens) + " tokens"
+	if u.Cost != nil {
+		s += fmt.Sprintf(", $%.4f", *u.Cost)
+	}
+	if u.ContextTokens > 0 && u.ContextWindow > 0 {
+		s += fmt.Sprintf(", %d%% context", u.ContextTokens*100/u.ContextWindow)
+	}
+	return s
+}
+
+func tokens(n int64) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+// shortTail is the end of s on one line, at most n characters.
+func shortTail(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return "…" + string(r[len(r)-n+1:])
+	}
+	return s
 }
 
 // toolActivity says what a tool call does, briefly.
@@ -123,6 +239,8 @@ func toolActivity(tool string, args []byte) string {
 		return "ask_human " + short(str("question"), 60)
 	case "select_intent":
 		return "select_intent " + str("intent_id")
+	case "todo":
+		return "todo"
 	case "finish":
 		return "finish"
 	}

@@ -25,6 +25,7 @@ var terminalWords = strings.NewReplacer(
 	`initializationOptions.commandEnv`, `--pass-env`,
 	`editor setting "model"`, `--model`,
 	`agent/checkModel model`, `--model`,
+	`"engine": `, `--engine: `,
 )
 
 // forTerminal is the message of err as `agentls run` prints it: the

@@ -29,6 +29,13 @@ M.defaults = {
   mcp_servers = nil,
   -- MCP tools that run without asking: 'mcp__<server>' or 'mcp__<server>__<tool>'
   allow_mcp_tools = nil,
+  -- Ask the models for their thinking, shown folded in the transcript:
+  -- true, or { budget_tokens = 4096 } (Anthropic's budget, 1024–128000).
+  thinking = nil,
+  -- Prices and context windows by model, over the built-in ones:
+  -- { ['provider:model'] = { input = 3, output = 15, contextWindow = 200000 } }
+  -- (US dollars per million tokens).
+  prices = nil,
   -- Files or folders whose presence marks a workspace root, searched upward
   -- from a buffer's file; the current directory when none is found.
   root_markers = { '.orchestration', '.git' },
@@ -126,6 +133,12 @@ local function validate(c)
   if c.allow_mcp_tools ~= nil and not is_list_of_strings(c.allow_mcp_tools) then
     return 'allow_mcp_tools must be a list of mcp__<server> or mcp__<server>__<tool>'
   end
+  if c.thinking ~= nil and type(c.thinking) ~= 'boolean' and (type(c.thinking) ~= 'table' or (c.thinking.budget_tokens ~= nil and type(c.thinking.budget_tokens) ~= 'number')) then
+    return 'thinking must be true, false or { budget_tokens = n }'
+  end
+  if c.prices ~= nil and (type(c.prices) ~= 'table' or #c.prices > 0) then
+    return 'prices must be a table of provider:model to { input, output, contextWindow }'
+  end
   if c.trace ~= nil and type(c.trace) ~= 'boolean' then
     return 'trace must be true or false'
   end
@@ -187,6 +200,12 @@ function M.init_options(c)
     o.mcpServers = servers
   end
   o.allowMcpTools = c.allow_mcp_tools
+  if type(c.thinking) == 'table' then
+    o.thinking = { enabled = true, budgetTokens = c.thinking.budget_tokens }
+  elseif c.thinking ~= nil then
+    o.thinking = { enabled = c.thinking }
+  end
+  o.prices = c.prices
   return o
 end
 

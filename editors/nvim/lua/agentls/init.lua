@@ -95,6 +95,15 @@ function M.run(prompt, opts)
   params.editMode = opts.edit_mode
   params.intentId = opts.intent_id or ws.intent_id
   params.model = opts.model or ws.model
+  -- The attachments given, else those gathered with :AgentAttach, which
+  -- this run takes.
+  local atts = opts.attachments or ws.attachments
+  if atts and #atts > 0 then
+    params.attachments = atts
+  end
+  if not opts.attachments then
+    ws.attachments = nil
+  end
   client.request(ws, 'agent/run', params, function(err, result)
     if err then
       ws.state:run_failed(id, err)
@@ -114,6 +123,68 @@ function M.run(prompt, opts)
     end
   end)
   return ws, id
+end
+
+local image_exts = { png = true, jpg = true, jpeg = true, gif = true, webp = true }
+
+-- attachment makes the attachment of agent/run for a file (absolute path):
+-- an image by its extension, else a file, with the lines first..last
+-- (1-based, both in) when given.
+function M.attachment(path, first, last)
+  local ext = (path:match('%.([%w]+)$') or ''):lower()
+  if image_exts[ext] then
+    return { type = 'image', path = path, name = vim.fn.fnamemodify(path, ':t') }
+  end
+  local a = { type = 'file', path = path }
+  if first then
+    -- An end at character 0 leaves its line out: the line after last.
+    a.range = { start = { line = first - 1, character = 0 }, ['end'] = { line = last, character = 0 } }
+  end
+  return a
+end
+
+-- describe says what an attachment is: "main.go:5-7", "shot.png (image)".
+function M.describe(a, root)
+  local p = a.path or a.name or 'image'
+  if root and p:sub(1, #root + 1) == root .. '/' then
+    p = p:sub(#root + 2)
+  end
+  if a.type == 'image' then
+    return p .. ' (image)'
+  end
+  if a.range then
+    return string.format('%s:%d-%d', p, a.range.start.line + 1, a.range['end'].line)
+  end
+  return p
+end
+
+-- attach adds an attachment to those the next :AgentRun of ws sends.
+function M.attach(ws, a)
+  ws = ws or M.workspace()
+  if not ws then
+    return
+  end
+  ws.attachments = ws.attachments or {}
+  table.insert(ws.attachments, a)
+  local names = {}
+  for _, x in ipairs(ws.attachments) do
+    table.insert(names, M.describe(x, ws.root))
+  end
+  notify(string.format('attached to the next task: %s', table.concat(names, ', ')))
+end
+
+-- attachments are those the next :AgentRun of ws sends (a copy).
+function M.attachments(ws)
+  return vim.deepcopy((ws or {}).attachments or {})
+end
+
+-- detach drops the attachments gathered for the next run of ws.
+function M.detach(ws)
+  ws = ws or M.workspace()
+  if ws then
+    ws.attachments = nil
+    notify('no attachment for the next task')
+  end
 end
 
 -- stop stops a task of the current workspace: task_id, else the newest

@@ -51,7 +51,8 @@ local function new_task(id, prompt)
     last_tool = nil, -- { subtaskId, tool, arguments }
     last_message = nil,
     question = nil,
-    usage = { inputTokens = 0, outputTokens = 0 },
+    usage = { inputTokens = 0, outputTokens = 0 }, -- and cost, when known
+    thinking = {}, -- agent ('' the coordinator, else a subtask id) -> true while it thinks
     progress = nil, -- { title, message, percentage }
     result = nil,
     error = nil,
@@ -126,6 +127,32 @@ local function compact(v)
 end
 M.compact = compact
 
+-- usage_text says what a usage counts: "1200 in / 34 out, $0.0123,
+-- context 1200 of 200000 (0%)"; the cost and the context only when known.
+function M.usage_text(u)
+  if type(u) ~= 'table' then
+    return ''
+  end
+  local s = string.format('%d in / %d out', tonumber(u.inputTokens) or 0, tonumber(u.outputTokens) or 0)
+  if tonumber(u.cost) then
+    s = s .. string.format(', $%.4f', tonumber(u.cost))
+  end
+  local ctx, window = tonumber(u.contextTokens) or 0, tonumber(u.contextWindow) or 0
+  if ctx > 0 and window > 0 then
+    s = s .. string.format(', context %d of %d (%d%%)', ctx, window, math.floor(ctx * 100 / window))
+  elseif ctx > 0 then
+    s = s .. string.format(', context %d', ctx)
+  end
+  return s
+end
+
+local todo_marks = { done = '[x]', in_progress = '[>]' }
+
+-- todo_line is one step of a checklist: "[x] Add greet".
+function M.todo_line(td)
+  return (todo_marks[td.status] or '[ ]') .. ' ' .. compact(td.content)
+end
+
 -- task_update applies an agent/taskUpdate. An update older than one already
 -- applied (seq rises by one per notification of a task) is ignored.
 function State:task_update(p)
@@ -162,9 +189,17 @@ function State:task_update(p)
     t.question = nil
   elseif e.kind == 'usage' then
     -- The event carries the task's running total.
-    t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0 }
+    t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0, cost = tonumber(e.cost) }
   elseif e.kind == 'stateChanged' and e.applied ~= nil then
     t.counts = { applied = tonumber(e.applied) or 0, rejected = tonumber(e.rejected) or 0 }
+  end
+  -- An agent thinks from its first thinking event to its next text or
+  -- tool call (docs/PROTOCOL.md §5).
+  local agent = type(e.subtaskId) == 'string' and e.subtaskId or ''
+  if e.kind == 'thinking' then
+    t.thinking[agent] = true
+  elseif e.kind == 'messageDelta' or e.kind == 'message' or e.kind == 'toolCall' or e.kind == 'subtaskFinished' then
+    t.thinking[agent] = nil
   end
   -- A transcript that cannot show an event must not cost the task view.
   local ok, err = pcall(t.transcript.event, t.transcript, e, p.subtasks)
@@ -188,8 +223,10 @@ function State:run_result(id, res)
     t.usage = {
       inputTokens = tonumber(res.usage.inputTokens) or 0,
       outputTokens = tonumber(res.usage.outputTokens) or 0,
+      cost = tonumber(res.usage.cost),
     }
   end
+  t.thinking = {}
   t.question = nil
   t.counts = M.counts(res)
   t.transcript:result(res)

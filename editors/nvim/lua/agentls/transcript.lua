@@ -39,6 +39,7 @@ function M.new(task_id, prompt)
     speaker = nil, -- the subtask id of the last block ('' for the task)
     open = false, -- the last line is text of the speaker, to append to
     streamed = {}, -- speaker -> text streamed since its last message event
+    thinking = {}, -- speaker -> its thinking streamed so far, shown folded when it ends
     tools = {}, -- speaker -> FIFO of { line, tool } waiting for their result
     contents = {}, -- subtask id -> content
     dirty = nil, -- line index -> true, rewritten since the last flush (nil: not tracked)
@@ -186,6 +187,21 @@ local function argument_lines(args)
   return out
 end
 
+-- think ends speaker's block of thinking: one line, folded over its text.
+function Doc:think(speaker)
+  local text = self.thinking[speaker]
+  self.thinking[speaker] = nil
+  if not text or vim.trim(text) == '' then
+    return
+  end
+  self:line(speaker, string.format('  ∴ thought (%d characters): %s', vim.fn.strchars(text), one_line(text, 100)), '>1')
+  local lines = {}
+  for _, l in ipairs(vim.split(vim.trim(text), '\n', { plain = true })) do
+    table.insert(lines, '      ' .. l)
+  end
+  self:details(lines)
+end
+
 -- event applies one agent/taskUpdate event; subtasks is the update's list.
 function Doc:event(e, subtasks)
   if type(subtasks) == 'table' then
@@ -200,7 +216,36 @@ function Doc:event(e, subtasks)
   end
   local sub = type(e.subtaskId) == 'string' and e.subtaskId or ''
   local k = e.kind
-  if k == 'messageDelta' then
+  if k == 'thinking' then
+    if type(e.text) == 'string' then
+      self.thinking[sub] = (self.thinking[sub] or '') .. e.text
+    end
+    return
+  end
+  -- A block of thinking ends at its agent's next text or tool call, or
+  -- when the agent or the task ends.
+  if k == 'messageDelta' or k == 'message' or k == 'toolCall' or k == 'subtaskFinished' then
+    self:think(sub)
+  elseif k == 'stateChanged' and (e.state == 'done' or e.state == 'failed' or e.state == 'stopped') then
+    for _, speaker in ipairs(vim.tbl_keys(self.thinking)) do
+      self:think(speaker)
+    end
+  end
+  if k == 'todos' then
+    local todos = type(e.todos) == 'table' and e.todos or {}
+    local done = 0
+    local lines = {}
+    for _, td in ipairs(todos) do
+      done = done + (td.status == 'done' and 1 or 0)
+      table.insert(lines, '      ' .. require('agentls.state').todo_line(td))
+    end
+    if #todos == 0 then
+      self:line(sub, '  ☐ todos cleared')
+    else
+      self:line(sub, string.format('  ☐ todos: %d of %d done', done, #todos), '>1')
+      self:details(lines)
+    end
+  elseif k == 'messageDelta' then
     if type(e.text) == 'string' then
       self.streamed[sub] = (self.streamed[sub] or '') .. e.text
       self:text(sub, e.text)

@@ -112,18 +112,13 @@ function M.task_lines(st)
   end
   for _, t in ipairs(tasks) do
     add('')
-    local usage = t.usage or {}
     add(
-      string.format(
-        'Task %s  [%s]  %s    tokens %d in / %d out',
-        t.id,
-        t.state,
-        state_mod.compact(t.prompt or ''),
-        usage.inputTokens or 0,
-        usage.outputTokens or 0
-      ),
+      string.format('Task %s  [%s]  %s    tokens %s', t.id, t.state, state_mod.compact(t.prompt or ''), state_mod.usage_text(t.usage or {})),
       t.id
     )
+    if t.thinking and t.thinking[''] then
+      add('  coordinator thinking…', t.id)
+    end
     if t.progress and t.progress.kind ~= 'end' and (t.progress.message or t.progress.percentage) then
       add(string.format('  progress %s%% %s', tostring(t.progress.percentage or 0), t.progress.message or ''), t.id)
     end
@@ -137,6 +132,17 @@ function M.task_lines(st)
         t.id,
         s.id
       )
+      if type(s.usage) == 'table' then
+        add('      tokens ' .. state_mod.usage_text(s.usage), t.id, s.id)
+      end
+      if type(s.todos) == 'table' then
+        for _, td in ipairs(s.todos) do
+          add('      ' .. state_mod.todo_line(td), t.id, s.id)
+        end
+      end
+      if s.state == 'running' and t.thinking and t.thinking[s.id] then
+        add('      thinking…', t.id, s.id)
+      end
       if s.state == 'running' and t.last_tool and t.last_tool.subtaskId == s.id then
         add(string.format('      last tool: %s %s', t.last_tool.tool or '', t.last_tool.arguments or ''), t.id, s.id)
       end
@@ -297,10 +303,10 @@ function M.sessions(ws, sessions, actions)
     table.insert(lines, 'No session yet.')
   end
   for _, s in ipairs(sessions) do
-    table.insert(lines, string.format('%s  %s  %s', s.updatedAt or '', s.sessionId, state_mod.compact(s.title or '')))
+    table.insert(lines, string.format('%s  %s  %s    tokens %s', s.updatedAt or '', s.sessionId, state_mod.compact(s.title or ''), state_mod.usage_text(s.usage or {})))
     map[#lines] = s.sessionId
     for _, t in ipairs(s.tasks or {}) do
-      table.insert(lines, string.format('    [%s] %s', t.state or '', state_mod.compact(t.prompt or '')))
+      table.insert(lines, string.format('    [%s] %s    tokens %s', t.state or '', state_mod.compact(t.prompt or ''), state_mod.usage_text(t.usage or {})))
       map[#lines] = s.sessionId
     end
   end

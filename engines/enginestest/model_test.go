@@ -1,0 +1,20 @@
+package enginestest
+
+import (
+	"testing"
+)
+
+func TestAgentCwd(t *testing.T) {
+	for _, c := range []struct{ name, body, want string }{
+		{"finds Claude Code's working directory", `{"system":[{"text":"Primary working directory: /tmp/wt/tree\n  - Is a git repository: false"}]}`, "/tmp/wt/tree"},
+		{"finds Codex's cwd", `{"input":[{"content":[{"text":"<environment_context>\n  <cwd>/tmp/a b/x</cwd>\n"}]}]}`, "/tmp/a b/x"},
+		{"finds Gemini CLI's workspace directory", `{"contents":[{"parts":[{"text":"- **Workspace Directories:**\n  - /home/me/project\n- **Directory"}]}]}`, "/home/me/project"},
+		{"finds nothing in a request without one", `{"messages":[]}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := agentCwd([]byte(c.body)); got != c.want {
+				t.Fatalf("agentCwd = %q, want %q", got, c.want)
+			}
+		})
+	}
+}

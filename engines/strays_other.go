@@ -1,0 +1,9 @@
+//go:build !linux
+
+package engines
+
+// strayDescendants finds nothing where there is no /proc to read: the
+// process group (a job object on Windows) is what is signalled.
+func strayDescendants(pid, pgid int) []int { return nil }
+
+func signalAll(pids []int, kill bool) {}

@@ -1,0 +1,447 @@
+package acpface
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/agentls/agentls/acp"
+	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp"
+	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking"
+	"github.com/agentls/agentls/workforce"
+)
+
+// session is one ACP session: a root with its own task engine, MCP
+// servers, edit mode, model and intent. Its id is the id of its session in
+// the root's store, made at its first prompt (sessions.Store.Ensure).
+type session struct {
+	srv  *Server
+	id   string
+	root string
+	ws   *workspace
+	log  *zap.Logger
+
+	engine *workforce.Engine
+	mcp    *mcp.Manager
+	out    *sender
+	book   *book // its tool calls, plan and streams (updates.go)
+
+	mu       sync.Mutex
+	settings api.Settings // the connection's, with the session's own mode and model
+	intent   string       // the intent of its prompts (/intent), "" for none
+	stored   bool         // its session exists in the store
+	turn     *turn        // the prompt turn in progress, nil when none
+	closed   bool
+}
+
+// turn is a prompt in progress.
+type turn struct {
+	cancel context.CancelCauseFunc
+	taskID string
+	done   chan struct{} // closed when the prompt has answered
+}
+
+// errCancelled is the cause of a turn ended by session/cancel.
+var errCancelled = errors.New("cancelled by the client (session/cancel)")
+
+func newSessionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// openSession makes the session id on root with the servers given, and
+// registers it. settingsMeta is the request's _meta.agentls (may be nil).
+func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, settingsMeta json.RawMessage) (*session, error) {
+	root, err := rootOf(cwdField, cwd)
+	if err != nil {
+		return nil, err
+	}
+	st := s.Settings()
+	if len(settingsMeta) > 0 {
+		next, unknown, err := api.ApplySettings(st, settingsMeta)
+		if err != nil {
+			return nil, api.Errorf(api.CodeInvalidParams, "invalid params: _meta.agentls.%v", err)
+		}
+		if len(unknown) > 0 {
+			s.log.Warn("_meta.agentls: unknown keys ignored", zap.Strings("keys", unknown))
+		}
+		st = next
+	}
+	mcpServers := maps.Clone(st.MCPServers)
+	if len(servers) > 0 {
+		raw, err := json.Marshal(servers)
+		if err != nil {
+			return nil, err
+		}
+		own, err := api.MCPServersFromACP(raw)
+		if err != nil {
+			return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
+		}
+		if mcpServers == nil {
+			mcpServers = map[string]api.MCPServer{}
+		}
+		maps.Copy(mcpServers, own) // the session's own win over the settings'
+	}
+	st.MCPServers = mcpServers
+	ws, err := s.workspace(root)
+	if err != nil {
+		return nil, err
+	}
+	log := s.log.With(zap.String("session", id))
+	se := &session{srv: s, id: id, root: root, ws: ws, log: log, settings: st}
+	se.out = newSender(s.client, id, log)
+	se.book = newBook(se)
+	se.mcp = mcp.New(mcp.Options{Dir: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
+	se.mcp.Configure(st.MCPServers, st.Timeouts.MCPStart())
+	se.engine, err = workforce.New(workforce.Config{
+		Root:     root,
+		Editor:   &editor{s: se},
+		Notifier: notifier{se},
+		Tracking: ws.track,
+		Models:   ws.models,
+		Logger:   log,
+		Redactor: s.opts.Redactor,
+		Tools:    mcpTools{se.mcp},
+		Graph:    ws.graph,
+	})
+	if err != nil {
+		se.mcp.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		se.mcp.Close()
+		return nil, fmt.Errorf("session: %w", rpc.ErrClosed)
+	}
+	old := s.sessions[id]
+	s.sessions[id] = se
+	s.mu.Unlock()
+	if old != nil {
+		old.close() // loaded again: the new one replaces it
+	}
+	return se, nil
+}
+
+// session returns the open session id, or -32002.
+func (s *Server) session(id string) (*session, error) {
+	if id == "" {
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "sessionId" is required`)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if se := s.sessions[id]; se != nil {
+		return se, nil
+	}
+	return nil, api.Errorf(acp.CodeResourceNotFound, "session %q is not open: session/new, session/load or session/resume it first", id)
+}
+
+// NewSession answers session/new: a new session on cwd, its MCP servers
+// configured (they start on their first need), its modes, model option and
+// commands.
+func (s *Server) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	st := s.Settings()
+	if err := s.checkModel(st.Model); err != nil {
+		return nil, err
+	}
+	se, err := s.openSession(newSessionID(), "cwd", p.Cwd, p.McpServers, p.Meta[acp.MetaKey])
+	if err != nil {
+		return nil, err
+	}
+	se.announceCommands()
+	s.listModels(se.root)
+	se.log.Info("session/new", zap.String("root", se.root), zap.Int("mcpServers", len(p.McpServers)))
+	return &acp.NewSessionResponse{SessionID: se.id, Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+}
+
+// storedSession checks that the root's store has the session id.
+func (s *Server) storedSession(cwd, id string) (api.SessionResult, error) {
+	root, err := rootOf("cwd", cwd)
+	if err != nil {
+		return api.SessionResult{}, err
+	}
+	ws, err := s.workspace(root)
+	if err != nil {
+		return api.SessionResult{}, err
+	}
+	res, err := ws.track.Session(api.SessionParams{SessionID: id})
+	if errors.Is(err, tracking.ErrUnknownSession) {
+		return res, api.Errorf(acp.CodeResourceNotFound, "no session %q in %s (session/list lists them)", id, root)
+	}
+	return res, err
+}
+
+// LoadSession answers session/load: the session is opened again on its
+// root and its history replayed as session/update notifications (user
+// messages, the workers' words as thoughts, tool calls, each task's
+// summary as the agent's message) before the answer.
+func (s *Server) LoadSession(ctx context.Context, p *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	hist, err := s.storedSession(p.Cwd, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	se, err := s.openSession(p.SessionID, "cwd", p.Cwd, p.McpServers, p.Meta[acp.MetaKey])
+	if err != nil {
+		return nil, err
+	}
+	se.mu.Lock()
+	se.stored = true
+	se.mu.Unlock()
+	se.replay(hist)
+	se.announceCommands()
+	s.listModels(se.root)
+	if err := se.out.flush(ctx); err != nil {
+		return nil, err
+	}
+	se.log.Info("session/load", zap.String("root", se.root), zap.Int("messages", len(hist.Messages)))
+	return &acp.LoadSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+}
+
+// ResumeSession answers session/resume: session/load without the replay.
+func (s *Server) ResumeSession(_ context.Context, p *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
+	if _, err := s.storedSession(p.Cwd, p.SessionID); err != nil {
+		return nil, err
+	}
+	se, err := s.openSession(p.SessionID, "cwd", p.Cwd, p.McpServers, p.Meta[acp.MetaKey])
+	if err != nil {
+		return nil, err
+	}
+	se.mu.Lock()
+	se.stored = true
+	se.mu.Unlock()
+	se.announceCommands()
+	s.listModels(se.root)
+	se.log.Info("session/resume", zap.String("root", se.root))
+	return &acp.ResumeSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+}
+
+// listPage is how many sessions one session/list answer holds.
+const listPage = 50
+
+// ListSessions answers session/list: the sessions of cwd's store (of every
+// root open in this connection without cwd), newest first, those with at
+// least one prompt; the cursor is the offset of the next page.
+func (s *Server) ListSessions(_ context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	var roots []string
+	if p.Cwd != "" {
+		root, err := rootOf("cwd", p.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		roots = []string{root}
+	} else {
+		s.mu.Lock()
+		roots = slices.Sorted(maps.Keys(s.workspaces))
+		s.mu.Unlock()
+	}
+	var all []acp.SessionInfo
+	for _, root := range roots {
+		ws, err := s.workspace(root)
+		if err != nil {
+			return nil, err
+		}
+		list, err := ws.track.ListSessions()
+		if err != nil {
+			return nil, err
+		}
+		for _, si := range list.Sessions {
+			if len(si.Tasks) == 0 {
+				continue // named by a session/new, never prompted
+			}
+			all = append(all, acp.SessionInfo{SessionID: si.SessionID, Cwd: root, Title: si.Title, UpdatedAt: si.UpdatedAt})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b acp.SessionInfo) int {
+		switch {
+		case a.UpdatedAt > b.UpdatedAt:
+			return -1
+		case a.UpdatedAt < b.UpdatedAt:
+			return 1
+		}
+		return 0
+	})
+	from := 0
+	if p.Cursor != "" {
+		n, err := strconv.Atoi(p.Cursor)
+		if err != nil || n < 0 || n > len(all) {
+			return nil, api.Errorf(api.CodeInvalidParams, "invalid params: cursor %q is not one session/list gave", p.Cursor)
+		}
+		from = n
+	}
+	res := &acp.ListSessionsResponse{Sessions: all[from:min(from+listPage, len(all))]}
+	if res.Sessions == nil {
+		res.Sessions = []acp.SessionInfo{}
+	}
+	if from+listPage < len(all) {
+		res.NextCursor = strconv.Itoa(from + listPage)
+	}
+	return res, nil
+}
+
+// CloseSession answers session/close: its prompt is stopped and waited
+// for, its MCP servers stopped; its history stays in the store.
+func (s *Server) CloseSession(_ context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
+	se, err := s.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.sessions[se.id] == se {
+		delete(s.sessions, se.id)
+	}
+	s.mu.Unlock()
+	se.close()
+	se.log.Info("session/close")
+	return &acp.CloseSessionResponse{}, nil
+}
+
+// close stops the session's prompt, waits for its task to end and its
+// updates to leave, and stops its MCP servers.
+func (se *session) close() {
+	se.mu.Lock()
+	if se.closed {
+		se.mu.Unlock()
+		return
+	}
+	se.closed = true
+	t := se.turn
+	se.mu.Unlock()
+	if t != nil {
+		t.cancel(errSessionClosed)
+	}
+	se.engine.Close() // every task stopped, its session written
+	if t != nil {
+		<-t.done
+	}
+	se.mcp.Close()
+	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	_ = se.out.flush(flush)
+	cancel()
+	se.out.close()
+}
+
+var errSessionClosed = errors.New("the session was closed")
+
+// ---- modes and configuration options ----
+
+// modeNames name and describe the edit modes (docs/EDITING.md) as a
+// session's modes; api.EditModes says which there are, in their order.
+var modeNames = map[string][2]string{
+	api.EditPropose: {"Propose", "Each change is shown as a diff and waits for your approval"},
+	api.EditApply:   {"Apply", "Changes are applied as the workers make them; each shows as a diff"},
+	api.EditBranch:  {"Branch", "Changes go to a new git branch, agent/<task>; your branch stays as it was"},
+	api.EditReview:  {"Review", "Changes are held until the prompt's end, then proposed together, file by file"},
+}
+
+// editModes are the modes of a session: the edit modes.
+var editModes = func() []acp.SessionMode {
+	out := make([]acp.SessionMode, len(api.EditModes))
+	for i, m := range api.EditModes {
+		n, ok := modeNames[m]
+		if !ok {
+			n = [2]string{m, ""}
+		}
+		out[i] = acp.SessionMode{ID: m, Name: n[0], Description: n[1]}
+	}
+	return out
+}()
+
+func (se *session) modes() *acp.SessionModeState {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return &acp.SessionModeState{CurrentModeID: se.settings.EditMode, AvailableModes: editModes}
+}
+
+// SetSessionMode answers session/set_mode: the edit mode of the session's
+// next prompts.
+func (s *Server) SetSessionMode(_ context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+	se, err := s.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !api.ValidEditMode(p.ModeID) {
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: modeId %q is not one of %v", p.ModeID, api.EditModes)
+	}
+	se.mu.Lock()
+	se.settings.EditMode = p.ModeID
+	se.mu.Unlock()
+	se.log.Info("session/set_mode", zap.String("mode", p.ModeID))
+	return &acp.SetSessionModeResponse{}, nil
+}
+
+// modelOption is the id of the model configuration option.
+const modelOption = "model"
+
+// configOptions are the session's options: its model.
+func (se *session) configOptions() []acp.SessionConfigOption {
+	se.mu.Lock()
+	current := se.settings.Model
+	se.mu.Unlock()
+	choices, current := se.srv.modelChoices(current)
+	return []acp.SessionConfigOption{{
+		ID: modelOption, Name: "Model", Category: acp.CategoryModel, Type: acp.ConfigSelect,
+		Description:  "The model the session's prompts think with (provider:model)",
+		CurrentValue: current, Options: choices,
+	}}
+}
+
+// SetSessionConfigOption answers session/set_config_option: the model of
+// the session's next prompts, one of the option's values.
+func (s *Server) SetSessionConfigOption(_ context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	se, err := s.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if p.ConfigID != modelOption {
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: configId %q is not an option of agentls's sessions (they have %q)", p.ConfigID, modelOption)
+	}
+	value, ok := p.Value.(string)
+	if !ok {
+		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "value" of %q must be a string`, modelOption)
+	}
+	choices, _ := s.modelChoices("")
+	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelect) bool { return c.Value == value }) {
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q is not one of the models offered", value)
+	}
+	if err := s.checkModel(value); err != nil {
+		return nil, err
+	}
+	se.mu.Lock()
+	se.settings.Model = value
+	se.mu.Unlock()
+	se.log.Info("session/set_config_option", zap.String("model", value))
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions()}, nil
+}
+
+// announceTimeout bounds the wait of a flush that precedes a question.
+const announceTimeout = 30 * time.Second
+
+// mcpTools is the session's MCP client as the workforce's ToolSource.
+type mcpTools struct{ m *mcp.Manager }
+
+func (t mcpTools) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ctx) }
+
+func (t mcpTools) Unavailable(name string) error { return t.m.Unavailable(name) }
+
+func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (workforce.ToolOutput, error) {
+	res, err := t.m.Call(ctx, name, args, timeout)
+	out := workforce.ToolOutput{Text: res.Text, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, clients.Image{MimeType: img.MIMEType, Data: img.Data})
+	}
+	return out, err
+}
