@@ -101,16 +101,16 @@ export interface TaskUpdateParams {
 }
 
 /**
- * Something that goes along with a prompt: a workspace file, or some of its
- * lines. Sent on agent/run only to an agentls that advertises
- * capabilities.experimental.agent.attachments.
+ * A file that goes along with a prompt, whole or some of its lines
+ * (docs/PROTOCOL.md §3, Attachments). Sent on agent/run only to an agentls
+ * that declares capabilities.experimental.agent.attachments.
  */
 export interface RunAttachment {
+  type: 'file';
   /** Workspace-relative, / separators. */
   path: string;
-  /** 1-based and inclusive; both absent for the whole file. */
-  startLine?: number;
-  endLine?: number;
+  /** The lines it covers, whole: an end at character 0 leaves its line out. Absent: the whole file. */
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
 }
 
 /** The optional features an agentls may declare in capabilities.experimental.agent. */

@@ -25,11 +25,15 @@ export function attachmentLabel(a: Attachment): string {
   return a.endLine === undefined || a.endLine === a.startLine ? `${a.path}:${a.startLine}` : `${a.path}:${a.startLine}-${a.endLine}`;
 }
 
-/** runAttachments are the attachments as agent/run takes them. */
+/** runAttachments are the attachments as agent/run takes them: 1-based lines become an LSP range of whole lines. */
 export function runAttachments(attachments: readonly Attachment[]): RunAttachment[] {
   return attachments.map((a) => a.startLine === undefined
-    ? { path: a.path }
-    : { path: a.path, startLine: a.startLine, endLine: a.endLine ?? a.startLine });
+    ? { type: 'file', path: a.path }
+    : {
+      type: 'file',
+      path: a.path,
+      range: { start: { line: a.startLine - 1, character: 0 }, end: { line: a.endLine ?? a.startLine, character: 0 } },
+    });
 }
 
 /** The most prompts the history keeps. */

@@ -155,6 +155,8 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     // The question of the sixth task names a file by its absolute path, as a model may.
     const scripted = JSON.parse(fs.readFileSync(path.join(here, 'task.script.json'), 'utf8'));
     scripted.agents['6:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Name the function' }] } }] }];
+    scripted.agents['7:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Read the attached line' }] } }] }];
+    scripted.agents['7:1'] = [{ toolCalls: [{ name: 'finish', arguments: { summary: 'read the attached line' } }] }];
     scripted.agents['6:1'] = [
       { toolCalls: [{ name: 'ask_human', arguments: { question: `Which name for \`greet\` in ${path.join(ws, 'main.go')}?`, options: ['greet', 'hello'] } }] },
       { toolCalls: [{ name: 'finish', arguments: { summary: 'named it' } }] },
@@ -375,8 +377,8 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.match(text, /2\. Run the check and record it/);
     assert.match(text, /Tokens: 5\.5k in · 180 out/);
     assert.equal(text.includes(ws), false, 'no absolute workspace path');
-    // This agentls takes no attachments: the view offers none.
-    assert.deepEqual(await view.locator('button[data-attach]').evaluateAll((bs) => bs.map((b) => b.hidden)), [true, true]);
+    // agentls declares attachments: the view offers them.
+    assert.deepEqual(await view.locator('button[data-attach]').evaluateAll((bs) => bs.map((b) => b.hidden)), [false, false]);
     const tools = task.locator('details.tool');
     assert.ok(await tools.count() >= 5, 'each tool call is there');
     assert.deepEqual(new Set(await tools.evaluateAll((ds) => ds.map((d) => d.open))), new Set([false]), 'folded');
@@ -559,16 +561,14 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.match(call, /ask_human Which name for greet in main\.go\?/, 'the tool call in plain words, its path relative');
   });
 
-  step('lists the models and tests the connection of the model, and lists the intents, a COMPLETED one not to be chosen', async () => {
+  step('lists the models, tests the connection of the model, and lists the intents, a COMPLETED one not to be chosen', async () => {
     await palette('agentls: Choose Model…');
     // agent/models: the connection test first, then the configured model (the setting, scripted here).
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test connection' }).waitFor({ timeout: 30000 });
     const models = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
     assert.match(models, /Use the configured model/);
     assert.match(models, /script:/);
-    await page.locator('.quick-input-widget input').fill('Test connection');
-    await page.keyboard.press('Enter');
-    await page.locator('.notifications-toasts .notification-toast', { hasText: /script:/ }).waitFor({ timeout: 30000 });
+    await page.keyboard.press('Escape');
     await palette('Notifications: Clear All Notifications');
     await palette('agentls: Test Connection');
     await page.locator('.notifications-toasts .notification-toast', { hasText: /script:/ }).waitFor({ timeout: 30000 });
@@ -593,6 +593,29 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.doesNotMatch(rows, /INT-2/, 'a COMPLETED intent is not offered');
     await open.click();
     await conversation().locator('button', { hasText: 'Intent: INT-1' }).waitFor();
+  });
+
+  step('sends the selection attached in the conversation view along with the prompt', async () => {
+    await openFile('notes.txt');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+End');
+    const view = conversation();
+    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('button[data-attach="selection"]').click();
+    await view.locator('.attachment', { hasText: 'notes.txt:1' }).waitFor();
+    await view.locator('textarea#prompt').click();
+    await page.keyboard.type('What does this line say?');
+    await foldTasks(true);
+    await viewShot('conversation-attachment');
+    await foldTasks(false);
+    await view.locator('textarea#prompt').press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: read the attached line' }).waitFor({ timeout: 30000 });
+    assert.equal(await view.locator('.attachment').count(), 0, 'sent, the chips are gone');
+    // The session records the prompt with what was attached, as agentls read it.
+    await waitFor('the attachment in the session', () => {
+      const f = findFile(state, (p) => p.endsWith('.jsonl') && fs.readFileSync(p, 'utf8').includes('What does this line say?'));
+      return f !== undefined && /What does this line say\?\\n\\nAttached: notes\.txt \(lines 1\b/.test(fs.readFileSync(f, 'utf8'));
+    });
   });
 
   step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {
@@ -664,8 +687,10 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
 async function openFile(name) {
   await palette('Go to File');
   await page.keyboard.type(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // The file, not a diff of it that agentls opened (those are in the history too).
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).filter({ hasNotText: '(agentls:' }).first();
+  await row.waitFor();
+  await row.click();
   await page.locator('.tab.active', { hasText: name }).waitFor();
 }
 

@@ -141,9 +141,9 @@ describe('the conversation', () => {
     conv.attach({ path: 'main.go' });
     assert.equal(conv.attachments.length, 3, 'the same file once');
     assert.deepEqual(runAttachments(conv.attachments), [
-      { path: 'main.go' },
-      { path: 'greet.go', startLine: 3, endLine: 9 },
-      { path: 'notes.md', startLine: 4, endLine: 4 },
+      { type: 'file', path: 'main.go' },
+      { type: 'file', path: 'greet.go', range: { start: { line: 2, character: 0 }, end: { line: 9, character: 0 } } },
+      { type: 'file', path: 'notes.md', range: { start: { line: 3, character: 0 }, end: { line: 4, character: 0 } } },
     ]);
     const s = viewState(conv, new TaskStore(), new PendingStore(), { ...extras, canAttach: true });
     assert.equal(s.canAttach, true);
@@ -153,7 +153,7 @@ describe('the conversation', () => {
   it('takes attachments to be advertised only by capabilities.experimental.agent.attachments set to true', () => {
     const result = (agent: unknown): unknown => ({ capabilities: { experimental: { agent } } });
     assert.equal(advertised(result({ version: 1, attachments: true }), Features.attachments), true);
-    assert.equal(advertised(result({ version: 1 }), Features.attachments), false, 'today\'s agentls');
+    assert.equal(advertised(result({ version: 1 }), Features.attachments), false, 'an agentls from before attachments');
     assert.equal(advertised(result({ attachments: 'yes' }), Features.attachments), false);
     assert.equal(advertised({ capabilities: {} }, Features.attachments), false);
     assert.equal(advertised(undefined, Features.attachments), false, 'not started');

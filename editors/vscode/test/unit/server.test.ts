@@ -17,6 +17,8 @@ import { EditLog } from '../../src/edits';
 import { CommandRunner } from '../../src/handlers/runCommand';
 import { PendingStore } from '../../src/pending';
 import {
+  advertised,
+  Features,
   fillAgentCapabilities,
   HeatSnapshot,
   Methods,
@@ -187,6 +189,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     );
     assert.equal(res.serverInfo.name, 'agentls');
     assert.equal(res.capabilities.experimental.agent.version, 1);
+    assert.equal(advertised(res, Features.attachments), true, 'agentls declares that agent/run takes attachments');
     await conn.sendNotification('initialized', {});
   });
 
