@@ -127,6 +127,10 @@ function writeSettings(agentls) {
     'telemetry.telemetryLevel': 'off',
     'extensions.autoCheckUpdates': false,
     'files.autoSave': 'off',
+    // What the test types goes in as typed: no suggestion takes an Enter.
+    'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' },
+    'editor.wordBasedSuggestions': 'off',
+    'editor.acceptSuggestionOnEnter': 'off',
     'agentls.model': `script:${path.join(tmp, 'task.script.json')}`,
     'agentls.commands': 'ask',
     ...agentls,
@@ -238,10 +242,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const editor = page.locator('.monaco-editor textarea').first();
     await editor.focus();
     await page.keyboard.press('Control+A');
-    await page.keyboard.type('draft from the editor');
-    // A suggestion widget would take the Enter: close it first.
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Enter');
+    await page.keyboard.type('draft from the editor\n');
     await page.locator('.tab.active.dirty', { hasText: 'notes.txt' }).waitFor();
     assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'draft on disk\n', 'the change is unsaved');
 
