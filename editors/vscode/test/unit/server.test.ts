@@ -71,6 +71,24 @@ const script = {
   },
 };
 
+/**
+ * settings sends new settings and waits until agentls has taken them: a run
+ * may start before a notification sent ahead of it is handled, but
+ * notifications are handled in order, so the message refusing a bad value
+ * sent next says the settings before it are in place (and stay).
+ */
+async function settings(conn: MessageConnection, options: unknown): Promise<void> {
+  const refused = new Promise<void>((resolve) => {
+    const sub = conn.onNotification('window/showMessage', () => {
+      sub.dispose();
+      resolve();
+    });
+  });
+  await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+  await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: { maxWorkers: 0 } } });
+  await refused;
+}
+
 describe('the extension against the agentls binary', { timeout: 120000 }, () => {
   let proc: ChildProcess;
   let conn: MessageConnection;
@@ -205,7 +223,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
   it('takes a settings change for the next task', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'apply', commands: 'allow', maxWorkers: 2 };
     const { options } = initOptions({ get: (k) => values[k] });
-    await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+    await settings(conn, options);
     assert.deepEqual(await conn.sendRequest(Methods.ping, {}), { data: null });
   });
 
@@ -274,7 +292,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
   it('holds proposals and approvals until answered, and counts the changes applied and rejected', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'propose', commands: 'ask' };
     const { options } = initOptions({ get: (k) => values[k] });
-    await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+    await settings(conn, options);
     tasks.begin('task-2', 'Polish the notes', { folder });
     const run = conn.sendRequest<RunResult>(Methods.run, { prompt: 'Polish the notes', taskId: 'task-2' });
 
