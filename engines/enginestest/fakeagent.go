@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -50,6 +51,7 @@ type Step struct {
 	Exit      int      `json:"exit,omitempty"`      // exit with this code (after 1 so 0 is "not set")
 	PidFile   string   `json:"pidFile,omitempty"`   // write its own pid to this file
 	Freeze    bool     `json:"freeze,omitempty"`    // stop itself (SIGSTOP): it reads nothing more
+	MCP       bool     `json:"mcp,omitempty"`       // say the MCP servers session/new gave it: "mcp: name, …"
 }
 
 type fakeAgent struct {
@@ -57,6 +59,7 @@ type fakeAgent struct {
 	script []Step
 	client *acp.ClientConn
 	cwd    string
+	mcp    []string // the names of session/new's MCP servers
 
 	mu      sync.Mutex
 	cancels map[string]chan struct{}
@@ -83,6 +86,10 @@ func (a *fakeAgent) Initialize(_ context.Context, p *acp.InitializeRequest) (*ac
 
 func (a *fakeAgent) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	a.cwd = p.Cwd
+	a.mcp = nil
+	for _, m := range p.McpServers {
+		a.mcp = append(a.mcp, m.Name)
+	}
 	return &acp.NewSessionResponse{SessionID: "s1"}, nil
 }
 
@@ -207,6 +214,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 				return nil, err
 			}
 			_ = os.WriteFile(s.Child, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		case s.MCP:
+			a.say(ctx, "mcp: "+strings.Join(a.mcp, ", "))
 		case s.PidFile != "":
 			_ = os.WriteFile(s.PidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
 		case s.Hang:
