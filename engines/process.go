@@ -20,7 +20,7 @@ type process struct {
 	group  *shell.Group
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	stderr *tail
+	stderr *shell.Tail
 
 	exited  chan struct{} // closed when the process has been reaped
 	waitErr error         // its exit, once exited is closed
@@ -37,7 +37,7 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	p := &process{cmd: cmd, group: g, stderr: &tail{max: 4 << 10}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, group: g, stderr: &shell.Tail{Max: 4 << 10}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		g.Close()
@@ -109,29 +109,6 @@ func (p *process) stderrTail() string {
 	return t
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, b...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
 // environ is the agent's environment: agentls's, without the secrets
 // (unset) but the engine's own keys, then the entry's env with ${NAME}
 // taken from agentls's environment.
@@ -156,7 +133,7 @@ func environ(base []string, unset, keys []string, extra map[string]string) []str
 		}
 	}
 	for k, v := range extra {
-		out = append(out, k+"="+expand(v, base))
+		out = append(out, k+"="+shell.Expand(v, base))
 	}
 	return out
 }
@@ -168,43 +145,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// expand replaces ${NAME}, ${NAME:-default} and ${env:NAME} with values
-// from environ, as the mcpServers setting does; an unset NAME gives "" (or
-// the default).
-func expand(s string, environ []string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		ref := strings.TrimPrefix(s[i+2:i+j], "env:")
-		name, def, hasDef := strings.Cut(ref, ":-")
-		v := ""
-		for k := len(environ) - 1; k >= 0; k-- {
-			if n, val, ok := strings.Cut(environ[k], "="); ok && n == name {
-				v = val
-				break
-			}
-		}
-		if v == "" && hasDef {
-			v = def
-		}
-		b.WriteString(v)
-		s = s[i+j+1:]
-	}
 }
 
 // osEnviron is the sidecar's environment (tests replace nothing here; the

@@ -46,6 +46,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/shell"
 )
 
 // Options configure a Manager.
@@ -171,14 +172,14 @@ func (m *Manager) secrets(name string, cfg api.MCPServer) {
 	r := m.opts.Redactor
 	for k, v := range cfg.Env {
 		if redact.IsSecretName(k) {
-			r.AddValue("mcpServers."+name+".env."+k, expand(v, m.opts.Environ))
+			r.AddValue("mcpServers."+name+".env."+k, shell.Expand(v, m.opts.Environ))
 		}
 	}
 	for k, v := range cfg.Headers {
 		if !credentialHeader(k) {
 			continue
 		}
-		v = expand(v, m.opts.Environ)
+		v = shell.Expand(v, m.opts.Environ)
 		label := "mcpServers." + name + ".headers." + k
 		r.AddValue(label, v)
 		if _, tok, ok := strings.Cut(v, " "); ok {

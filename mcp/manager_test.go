@@ -409,25 +409,6 @@ func TestToolNames(t *testing.T) {
 	})
 }
 
-func TestExpand(t *testing.T) {
-	env := []string{"HOME=/home/me", "TOKEN=abc", "EMPTY="}
-	for in, want := range map[string]string{
-		"plain":                     "plain",
-		"${HOME}/x":                 "/home/me/x",
-		"Bearer ${TOKEN}":           "Bearer abc",
-		"${env:TOKEN}":              "abc",
-		"${MISSING}":                "",
-		"${MISSING:-fallback}":      "fallback",
-		"${EMPTY:-fallback}":        "fallback",
-		"$HOME and ${HOME":          "$HOME and ${HOME",
-		"${HOME}${TOKEN}-${NOPE:-}": "/home/meabc-",
-	} {
-		if got := expand(in, env); got != want {
-			t.Errorf("expand(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestHTTPServerGone(t *testing.T) {
 	srv := testServer(nil)
 	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))

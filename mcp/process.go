@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/shell"
 )
 
 // stderrKeep is how much of a server's stderr is kept, its end, to say why
@@ -25,7 +25,7 @@ const stderrKeep = 4 << 10
 type process struct {
 	cmd    *exec.Cmd
 	group  procGroup
-	stderr *tail
+	stderr *shell.Tail
 	red    *redact.Redactor
 	exited chan struct{} // closed once Wait returned
 	err    error         // Wait's error; read after exited is closed
@@ -38,9 +38,9 @@ type process struct {
 func startProcess(_ context.Context, cfg api.MCPServer, dir string, environ []string, red *redact.Redactor) (sdk.Transport, *process, error) {
 	args := make([]string, len(cfg.Args))
 	for i, a := range cfg.Args {
-		args[i] = expand(a, environ)
+		args[i] = shell.Expand(a, environ)
 	}
-	cmd := exec.Command(expand(cfg.Command, environ), args...)
+	cmd := exec.Command(shell.Expand(cfg.Command, environ), args...)
 	cmd.Dir = dir
 	cmd.Env = serverEnv(cfg, environ, red)
 	// Our own pipes: Wait never closes the ends the session reads and
@@ -55,7 +55,7 @@ func startProcess(_ context.Context, cfg api.MCPServer, dir string, environ []st
 		inW.Close()
 		return nil, nil, err
 	}
-	p := &process{cmd: cmd, stderr: &tail{max: stderrKeep}, red: red, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stderr: &shell.Tail{Max: stderrKeep}, red: red, exited: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	// A child that keeps stderr open must not hold Wait once the group is
 	// killed.
@@ -95,7 +95,7 @@ func serverEnv(cfg api.MCPServer, environ []string, red *redact.Redactor) []stri
 		}
 	}
 	for k, v := range cfg.Env {
-		out = append(out, k+"="+expand(v, environ))
+		out = append(out, k+"="+shell.Expand(v, environ))
 	}
 	return out
 }
@@ -157,68 +157,4 @@ func (p *process) stderrTail() string {
 		t = "…" + t[len(t)-600:]
 	}
 	return p.red.String(strings.Join(strings.Fields(t), " "))
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
-// expand replaces ${NAME}, ${NAME:-default} and ${env:NAME} (VS Code's
-// form) with values from environ; an unset NAME gives "" (or the default).
-// Other text, a lone $ included, is left as it is.
-func expand(s string, environ []string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		ref := s[i+2 : i+j]
-		ref = strings.TrimPrefix(ref, "env:")
-		name, def, hasDef := strings.Cut(ref, ":-")
-		v, ok := lookup(environ, name)
-		if (!ok || v == "") && hasDef {
-			v = def
-		}
-		b.WriteString(v)
-		s = s[i+j+1:]
-	}
-}
-
-func lookup(environ []string, name string) (string, bool) {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
 }

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/shell"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -400,10 +401,10 @@ func (m *Manager) dialConfigured(ctx context.Context, s *server) (sdk.Transport,
 	if s.cfg.URL != "" {
 		headers := make(http.Header, len(s.cfg.Headers))
 		for k, v := range s.cfg.Headers {
-			headers.Set(k, expand(v, m.opts.Environ))
+			headers.Set(k, shell.Expand(v, m.opts.Environ))
 		}
 		return &sdk.StreamableClientTransport{
-			Endpoint:   expand(s.cfg.URL, m.opts.Environ),
+			Endpoint:   shell.Expand(s.cfg.URL, m.opts.Environ),
 			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}},
 			MaxRetries: 2,
 		}, nil, nil

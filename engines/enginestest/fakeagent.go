@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -208,8 +207,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 			}
 			a.update(ctx, acp.Plan{Entries: entries})
 		case s.Child != "":
-			cmd := exec.Command("sleep", "300")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			cmd := escapedChild()
 			if err := cmd.Start(); err != nil {
 				return nil, err
 			}
@@ -225,7 +223,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 			signal.Ignore(syscall.SIGTERM)
 			select {}
 		case s.Freeze:
-			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			freeze()
 			select {}
 		case s.Exit > 0:
 			fmt.Fprintln(os.Stderr, "fake agent: giving up")
