@@ -14,6 +14,8 @@ import { renderHeader, renderLog } from '../../src/webview/render';
 import { isFromView } from '../../src/webview/state';
 
 const folder = 'file:///home/me/project';
+/** text is a tree item's label or tooltip where it is a string, else ''. */
+const text = (x: unknown): string => (typeof x === 'string' ? x : '');
 const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }], canAttach: true, engine: '' };
 
 const todos = [{ content: 'Read the selection', status: 'done' }, { content: 'Finish', status: 'in_progress' }, { content: 'Ship', status: 'pending' }];
@@ -88,7 +90,7 @@ describe('thinking', () => {
     const tree = new TaskTreeProvider(store);
     const all = (n?: Node): string[] => tree.getChildren(n).flatMap((c) => {
       const item = tree.getTreeItem(c);
-      return [`${String(item.label)} ${String(item.description ?? '')} ${String(item.tooltip ?? '')}`, ...all(c)];
+      return [`${text(item.label)} ${text(item.description)} ${text(item.tooltip)}`, ...all(c)];
     });
     assert.ok(all().every((l) => !/checklist,|thoughts|will do/.test(l)), 'no thinking in the tree');
   });
@@ -103,7 +105,7 @@ describe('todos and engines', () => {
     const sub1 = tree.getChildren(task).find((n) => n.kind === 'subtask' && n.subtaskId === '1');
     assert.ok(sub1);
     const children = tree.getChildren(sub1).map((n) => tree.getTreeItem(n));
-    const todoRows = children.filter((i) => String(i.tooltip ?? '').startsWith('todo'));
+    const todoRows = children.filter((i) => text(i.tooltip).startsWith('todo'));
     assert.deepEqual(todoRows.map((i) => [i.label, (i.iconPath as { id: string }).id]), [
       ['Read the selection', 'pass'],
       ['Finish', 'arrow-right'],
@@ -121,8 +123,8 @@ describe('todos and engines', () => {
     const sub2 = tree.getChildren(task).find((n) => n.kind === 'subtask' && n.subtaskId === '2');
     assert.ok(sub2);
     assert.equal(tree.getTreeItem(sub2).label, '2. Write it [fake]');
-    assert.match(String(tree.getTreeItem(sub2).tooltip), /engine: fake/);
-    const steps = tree.getChildren(sub2).map((n) => tree.getTreeItem(n)).filter((i) => String(i.tooltip ?? '').startsWith('step'));
+    assert.match(text(tree.getTreeItem(sub2).tooltip), /engine: fake/);
+    const steps = tree.getChildren(sub2).map((n) => tree.getTreeItem(n)).filter((i) => text(i.tooltip).startsWith('step'));
     assert.deepEqual(steps.map((i) => [i.label, (i.iconPath as { id: string }).id]), [['read main.txt', 'pass'], ['write out.txt', 'arrow-right']]);
   });
 
@@ -182,7 +184,7 @@ describe('usage and cost', () => {
     const sub1 = tree.getChildren(task).find((n) => n.kind === 'subtask' && n.subtaskId === '1');
     assert.ok(sub1);
     assert.match(String(tree.getTreeItem(sub1).description), /1\.1k tokens, \$0\.0045/);
-    assert.match(String(tree.getTreeItem(sub1).tooltip), /tokens: 1\.0k in · 100 out · \$0\.0045 · context 1\.0k of 200k \(1%\)/);
+    assert.match(text(tree.getTreeItem(sub1).tooltip), /tokens: 1\.0k in · 100 out · \$0\.0045 · context 1\.0k of 200k \(1%\)/);
     assert.ok(tree.getChildren(sub1).map((n) => tree.getTreeItem(n).label).includes('1.0k in · 100 out · $0.0045 · context 1.0k of 200k (1%)'));
 
     const html = renderLog(viewState(conv, store, new PendingStore(), extras));
@@ -210,8 +212,8 @@ describe('engines', () => {
 
   it('lists each engine with whether it can be used, and why not', () => {
     const [claude, fake] = (res.engines ?? []).map(engineItem);
-    assert.deepEqual([claude?.label, claude?.description, claude?.detail], ['$(circle-slash) claude', 'not usable · built-in · isolated', 'not installed: npm install -g @zed-industries/claude-agent-acp']);
-    assert.deepEqual([fake?.label, fake?.description, fake?.detail], ['$(pass-filled) fake', 'usable · 1.2.3 · from settings', '/bin/fake']);
+    assert.deepEqual([claude.label, claude.description, claude.detail], ['$(circle-slash) claude', 'not usable · built-in · isolated', 'not installed: npm install -g @zed-industries/claude-agent-acp']);
+    assert.deepEqual([fake.label, fake.description, fake.detail], ['$(pass-filled) fake', 'usable · 1.2.3 · from settings', '/bin/fake']);
   });
 
   it('offers the plan\'s choice, the built-in worker and the usable engines; one that cannot be used only says why', () => {
