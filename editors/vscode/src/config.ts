@@ -136,6 +136,56 @@ export function mcpEntryProblem(e: unknown): string | undefined {
   return undefined;
 }
 
+/** The layers of a setting, as vscode.WorkspaceConfiguration.inspect gives them. */
+export interface SettingLayers {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The part of vscode.WorkspaceConfiguration settingsSource reads. */
+export interface InspectableConfig extends ConfigSource {
+  inspect(section: string): SettingLayers | undefined;
+}
+
+/**
+ * The settings that are objects keyed by names the person chooses: a model
+ * (`openai:gpt-4.1-mini`), a server, an engine. VS Code's get() drops the
+ * entries whose key has a dot, so they are read from their layers.
+ */
+export const namedSettings = ['prices', 'engines', 'mcpServers'] as const;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * mergeLayers is a named setting's value: the entries of its default, the
+ * user's, the workspace's and the folder's settings, a later one replacing
+ * an entry of the same name. A layer that is not an object stands alone.
+ */
+export function mergeLayers(l: SettingLayers | undefined): unknown {
+  if (l === undefined) {
+    return undefined;
+  }
+  let out: unknown;
+  for (const v of [l.defaultValue, l.globalValue, l.workspaceValue, l.workspaceFolderValue]) {
+    if (v === undefined) {
+      continue;
+    }
+    out = isPlainObject(v) && isPlainObject(out) ? { ...out, ...v } : isPlainObject(v) ? { ...v } : v;
+  }
+  return out;
+}
+
+/** settingsSource reads the named settings from their layers, the others as VS Code gives them. */
+export function settingsSource(cfg: InspectableConfig): ConfigSource {
+  return {
+    get: (section) => ((namedSettings as readonly string[]).includes(section) ? mergeLayers(cfg.inspect(section)) : cfg.get(section)),
+  };
+}
+
 /** A setting that cannot be sent as it is, and what was kept instead. */
 export interface SettingProblem {
   key: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as fs from 'node:fs';
-import { allSettings, changeAction, initOptions, packagedBinary, resolveBinary, restartSettings, serveArgs } from '../../src/config';
+import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource } from '../../src/config';
 
 function source(values: Record<string, unknown>): { get(k: string): unknown } {
   return { get: (k) => values[k] };
@@ -172,5 +172,32 @@ describe('serveArgs', () => {
   });
   it('leaves an unknown log level to the server default', () => {
     assert.deepEqual(serveArgs('loud'), ['serve']);
+  });
+});
+
+describe('settingsSource', () => {
+  it('reads a price whose model has a dot from the setting\'s layers, the folder\'s entry over the user\'s', () => {
+    const layers: Record<string, unknown> = {
+      prices: {
+        defaultValue: {},
+        globalValue: { 'openai:gpt-4.1-mini': { input: 0.4, output: 1.6 }, 'anthropic:claude-sonnet-4-5': { input: 3, output: 15 } },
+        workspaceFolderValue: { 'openai:gpt-4.1-mini': { input: 1, output: 2 } },
+      },
+      editMode: { defaultValue: 'propose' },
+    };
+    const cfg = {
+      // As VS Code's get() gives an object whose keys have dots: without them.
+      get: (k: string): unknown => (k === 'prices' ? {} : k === 'editMode' ? 'apply' : undefined),
+      inspect: (k: string) => layers[k] as SettingLayers | undefined,
+    };
+    const { options } = initOptions(settingsSource(cfg));
+    assert.deepEqual(options.prices, { 'openai:gpt-4.1-mini': { input: 1, output: 2 }, 'anthropic:claude-sonnet-4-5': { input: 3, output: 15 } });
+    assert.equal(options.editMode, 'apply', 'the other settings as VS Code gives them');
+  });
+
+  it('lets a layer that is not an object stand alone, to be reported', () => {
+    assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'] }), ['x']);
+    assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'], workspaceValue: { a: 1 } }), { a: 1 });
+    assert.equal(mergeLayers(undefined), undefined);
   });
 });
