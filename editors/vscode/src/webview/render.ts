@@ -52,7 +52,7 @@ export function renderPending(p: ViewPending): string {
   return `<div class="pending kind-${e(p.kind)}" data-pending="${e(p.id)}"><div class="pending-head">${e(head)}</div>${body}<div class="actions">${actions}</div></div>`;
 }
 
-const checkMarks: Record<ViewCheck['status'], string> = { done: '☑', in_progress: '▸', pending: '☐' };
+const checkMarks: Record<ViewCheck['status'], string> = { done: '☑', in_progress: '→', pending: '☐' };
 
 /** renderChecklist is a list of todos or steps, each with its mark. */
 export function renderChecklist(items: readonly ViewCheck[]): string {

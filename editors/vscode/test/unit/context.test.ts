@@ -131,7 +131,7 @@ describe('todos and engines', () => {
   it('shows the checklists, the engine and its start in the conversation', () => {
     const { store, conv } = started();
     const html = renderLog(viewState(conv, store, new PendingStore(), extras));
-    assert.match(html, /<div class="todos" aria-label="Todos of subtask 1"><ul class="checklist"><li class="check check-done"><span class="mark" aria-label="done">☑<\/span> Read the selection<\/li><li class="check check-in_progress"><span class="mark" aria-label="in progress">▸<\/span> Finish<\/li>/);
+    assert.match(html, /<div class="todos" aria-label="Todos of subtask 1"><ul class="checklist"><li class="check check-done"><span class="mark" aria-label="done">☑<\/span> Read the selection<\/li><li class="check check-in_progress"><span class="mark" aria-label="in progress">→<\/span> Finish<\/li>/);
     assert.match(html, /<summary>Todos: 1 of 2 done<\/summary>/, 'each checklist the worker set, folded');
     assert.match(html, /<summary>Todos: 1 of 3 done<\/summary>/);
     assert.match(html, /2\. Write it<\/span> <span class="engine" title="Runs on the engine fake">\[fake\]<\/span>/);
