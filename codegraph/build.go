@@ -4,18 +4,27 @@ import (
 	"encoding/binary"
 	"sort"
 	"unicode/utf8"
-
-	"github.com/agentls/agentls/internal/lsppos"
 )
 
 // builder collects what a parser finds in one file: definitions, imports
-// and references, with byte offsets turned into LSP positions by
-// internal/lsppos (lines end at \n, \r\n or \r; columns in UTF-16 units),
-// as every other place of agentls turns them.
+// and references, with byte offsets turned into LSP positions as
+// internal/lsppos turns them (lines end at \n, \r\n or \r; columns in
+// UTF-16 units; an offset inside a character is that character's start,
+// one inside a line break its line's end), which TestPositionsAreLSPPositions
+// holds it to.
 type builder struct {
 	src   []byte
-	m     *lsppos.Mapper // nil for a text all ASCII
-	lines []int32        // line starts of an ASCII text, as lsppos counts lines
+	ascii bool    // the text is all ASCII: a column is a byte count
+	lines []int32 // line starts, as lsppos cuts lines
+
+	// The last position found: its line and, in a text that is not all
+	// ASCII, a character boundary of that line at or before it with the
+	// UTF-16 units before the boundary. Parsers ask for positions mostly in
+	// the order of the text, so a walk along a line goes on from here
+	// rather than from the line's start: a minified file's one long line
+	// costs one walk, not one per position.
+	curLine         int
+	curAt, curUnits int
 
 	syms    []Symbol
 	imports []Import
@@ -27,16 +36,13 @@ type builder struct {
 }
 
 func newBuilder(src []byte) *builder {
-	b := &builder{src: src, names: map[string]uint32{}}
-	// Most source is ASCII: a column is then a byte count, and the walk
-	// along the line that lsppos makes for every position is spared. The
-	// lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
+	b := &builder{src: src, names: map[string]uint32{}, ascii: true}
+	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
 	lines := make([]int32, 1, len(src)/32+1)
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c >= utf8.RuneSelf:
-			b.m = lsppos.NewMapper(string(src))
-			return b
+			b.ascii = false
 		case c == '\n':
 			lines = append(lines, int32(i+1))
 		case c == '\r':
@@ -50,14 +56,23 @@ func newBuilder(src []byte) *builder {
 	return b
 }
 
+// lineOf is the line holding the byte offset off (in [0, len(src)]): the
+// line of the last position or the next one, else a binary search.
+func (b *builder) lineOf(off int) int {
+	l := b.curLine
+	for range 2 {
+		if l < len(b.lines) && int(b.lines[l]) <= off && (l+1 == len(b.lines) || int(b.lines[l+1]) > off) {
+			return l
+		}
+		l++
+	}
+	return sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+}
+
 // pos turns a byte offset into a position (clamped to the text).
 func (b *builder) pos(off int) Pos {
-	if b.m != nil {
-		p := b.m.Position(off)
-		return Pos{Line: p.Line, Col: p.Character}
-	}
 	off = min(max(off, 0), len(b.src))
-	line := sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+	line := b.lineOf(off)
 	start := int(b.lines[line])
 	// an offset inside a line break is the end of its line
 	end := len(b.src)
@@ -67,7 +82,34 @@ func (b *builder) pos(off int) Pos {
 			end--
 		}
 	}
-	return Pos{Line: uint32(line), Col: uint32(min(off, end) - start)}
+	to := min(off, end)
+	if b.ascii {
+		b.curLine = line
+		return Pos{Line: uint32(line), Col: uint32(to - start)}
+	}
+	// walk the line's characters up to the last boundary at or before to,
+	// counting UTF-16 units: two beyond the Basic Multilingual Plane, one
+	// for an invalid byte (as editors read it, U+FFFD)
+	at, units := start, 0
+	if b.curLine == line && b.curAt >= start && b.curAt <= to {
+		at, units = b.curAt, b.curUnits
+	}
+	for at < to {
+		size, u := 1, 1
+		if b.src[at] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRune(b.src[at:end])
+			if r >= 0x10000 {
+				u = 2
+			}
+		}
+		if at+size > to {
+			break
+		}
+		at, units = at+size, units+u
+	}
+	b.curLine, b.curAt, b.curUnits = line, at, units
+	return Pos{Line: uint32(line), Col: uint32(units)}
 }
 
 // def records a definition spanning the bytes [start, end) whose name is
