@@ -3,6 +3,7 @@ package codegraph
 import (
 	"encoding/binary"
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -35,10 +36,18 @@ type builder struct {
 	last    uint32 // line of the previous reference
 }
 
+// builders are reused from file to file: a full index makes thousands,
+// and their slices and name map grown for one file serve the next (file
+// copies out what it keeps).
+var builders = sync.Pool{New: func() any { return &builder{names: map[string]uint32{}} }}
+
+// newBuilder returns a builder for src, empty; file gives it back.
 func newBuilder(src []byte) *builder {
-	b := &builder{src: src, names: map[string]uint32{}, ascii: true}
+	b := builders.Get().(*builder)
+	b.src, b.ascii, b.curLine, b.curAt, b.curUnits, b.last = src, true, 0, 0, 0, 0
+	b.syms, b.imports, b.list, b.counts, b.refs = b.syms[:0], b.imports[:0], b.list[:0], b.counts[:0], b.refs[:0]
 	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
-	lines := make([]int32, 1, len(src)/32+1)
+	lines := append(b.lines[:0], 0)
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c >= utf8.RuneSelf:
@@ -163,9 +172,26 @@ func (b *builder) refAt(name string, p Pos, call bool) {
 	b.last = p.Line
 }
 
-// file returns what was collected as a File (without its path and stat).
+// file returns what was collected as a File (without its path and stat),
+// copied to its size, and gives the builder back: it is not used after.
 func (b *builder) file(lang Lang) *File {
-	return &File{Lang: lang, Symbols: b.syms, Imports: b.imports, Names: b.list, Counts: b.counts, refs: string(b.refs)}
+	f := &File{Lang: lang, Symbols: clone(b.syms), Imports: clone(b.imports), Names: clone(b.list), Counts: clone(b.counts), refs: string(b.refs)}
+	// the strings it holds are the file's now, not the pool's
+	clear(b.syms)
+	clear(b.imports)
+	clear(b.list)
+	clear(b.names)
+	b.src = nil
+	builders.Put(b)
+	return f
+}
+
+// clone copies a slice to its length, nil when empty.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // decodeRefs decodes the references of a file.

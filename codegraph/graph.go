@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"path"
 	"runtime"
@@ -444,11 +445,46 @@ func (g *Graph) load(c candidate, old *File) (*File, error) {
 	if size > g.cfg.MaxFileSize {
 		return &File{Path: c.rel, Lang: c.lang, Size: size, ModTime: mtime, Err: fmt.Sprintf("not parsed: larger than %d bytes", g.cfg.MaxFileSize)}, nil
 	}
-	src, err := os.ReadFile(c.abs)
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	src, err := readFile(c.abs, size, *buf)
+	*buf = src
 	if err != nil {
 		return nil, err
 	}
+	// the parsers copy what they keep: src goes back to the pool
 	return g.parseSource(c.rel, c.lang, src, size, mtime, old), nil
+}
+
+// readBufs hold the text of the files being parsed, reused from file to
+// file rather than one allocation each.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readFile reads the file at abs, of about size bytes (it may have changed
+// since), into buf and returns it, grown as needed.
+func readFile(abs string, size int64, buf []byte) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	if int64(cap(buf)) <= size {
+		buf = make([]byte, 0, size+512)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf[:0], err
+		}
+	}
 }
 
 // parseSource parses src as the file rel, or keeps old when its content is

@@ -19,8 +19,8 @@ func parseGo(name string, src []byte) (*File, error) {
 	// itself, by the declarations it has met in the function.
 	f, perr := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	b := newBuilder(src)
-	out := b.file(LangGo)
 	if f == nil {
+		out := b.file(LangGo)
 		if perr != nil {
 			out.Err = firstError(perr)
 		}
@@ -73,7 +73,7 @@ func parseGo(name string, src []byte) (*File, error) {
 	for _, d := range f.Decls {
 		g.refs(d)
 	}
-	out = b.file(LangGo)
+	out := b.file(LangGo)
 	if perr != nil {
 		out.Err = firstError(perr)
 	}
