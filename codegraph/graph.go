@@ -404,12 +404,17 @@ func (g *Graph) parseAll(ctx context.Context, cands []candidate, old map[string]
 		next <- i
 	}
 	close(next)
+	defer boostGC()()
+	var parsed atomic.Int64
 	p := pool.New().WithMaxGoroutines(g.cfg.Workers)
 	for w := 0; w < g.cfg.Workers; w++ {
 		p.Go(func() {
 			for i := range next {
 				if ctx.Err() != nil {
 					return
+				}
+				if parsed.Add(1)%256 == 0 {
+					adjustGC()
 				}
 				c := cands[i]
 				f, err := g.load(c, old[c.rel])
