@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -525,11 +525,15 @@ func parseSafely(lang Lang, rel string, src []byte) (f *File) {
 	return f
 }
 
+// hashContent is a file's content hash: two CRC-32s, Castagnoli's and
+// IEEE's, side by side, which the processors compute in hardware at four
+// times the speed of FNV-1a (the hash of older stored graphs: a file whose
+// time moved is then parsed again once).
 func hashContent(b []byte) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write(b)
-	return h.Sum64()
+	return uint64(crc32.Checksum(b, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(b))
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // goModulePath reads the module path of a go.mod.
 func goModulePath(abs string) string {
