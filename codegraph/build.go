@@ -1,6 +1,7 @@
 package codegraph
 
 import (
+	"bytes"
 	"encoding/binary"
 	"sort"
 	"sync"
@@ -44,25 +45,52 @@ var builders = sync.Pool{New: func() any { return &builder{names: map[string]uin
 // newBuilder returns a builder for src, empty; file gives it back.
 func newBuilder(src []byte) *builder {
 	b := builders.Get().(*builder)
-	b.src, b.ascii, b.curLine, b.curAt, b.curUnits, b.last = src, true, 0, 0, 0, 0
+	b.src, b.curLine, b.curAt, b.curUnits, b.last = src, 0, 0, 0, 0
 	b.syms, b.imports, b.list, b.counts, b.refs = b.syms[:0], b.imports[:0], b.list[:0], b.counts[:0], b.refs[:0]
-	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
+	b.ascii = isASCII(src)
+	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r);
+	// most texts have no \r, and their \n are found by IndexByte.
 	lines := append(b.lines[:0], 0)
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case c >= utf8.RuneSelf:
-			b.ascii = false
-		case c == '\n':
-			lines = append(lines, int32(i+1))
-		case c == '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i++
+	if bytes.IndexByte(src, '\r') < 0 {
+		for i := 0; ; {
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				break
 			}
-			lines = append(lines, int32(i+1))
+			i += j + 1
+			lines = append(lines, int32(i))
+		}
+	} else {
+		for i := 0; i < len(src); i++ {
+			switch src[i] {
+			case '\n':
+				lines = append(lines, int32(i+1))
+			case '\r':
+				if i+1 < len(src) && src[i+1] == '\n' {
+					i++
+				}
+				lines = append(lines, int32(i+1))
+			}
 		}
 	}
 	b.lines = lines
 	return b
+}
+
+// isASCII reports whether src is all ASCII, eight bytes at a time.
+func isASCII(src []byte) bool {
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		if binary.LittleEndian.Uint64(src[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(src); i++ {
+		if src[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // lineOf is the line holding the byte offset off (in [0, len(src)]): the
