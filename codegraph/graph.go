@@ -325,11 +325,25 @@ type candidate struct {
 	lang     Lang
 }
 
-// build walks the workspace and brings every file up to date.
+// build walks the workspace and brings every file up to date. The walk
+// and the parse run at once: each file the walk finds goes to the
+// parsing goroutines as it is found.
 func (g *Graph) build(ctx context.Context) error {
 	start := time.Now()
-	var cands []candidate
+	g.mu.RLock()
+	old := g.files
+	g.mu.RUnlock()
+	endBoost := boostGC()
+	defer endBoost()
+	cands := make(chan candidate, 1024)
+	results := make([][]*File, g.cfg.Workers)
+	var seen atomic.Int64
+	p := pool.New()
+	for w := range results {
+		p.Go(func() { results[w] = g.parseFrom(ctx, cands, old, &seen) })
+	}
 	modules := map[string]string{}
+	found := 0
 	err := g.walker.Walk(ctx, "**", func(rel, abs string) error {
 		if path.Base(rel) == "go.mod" {
 			if m := goModulePath(abs); m != "" {
@@ -337,14 +351,24 @@ func (g *Graph) build(ctx context.Context) error {
 			}
 			return nil
 		}
-		if lang := LangOf(rel); lang != LangNone {
-			if len(cands) == g.cfg.MaxFiles {
-				return errTooMany
-			}
-			cands = append(cands, candidate{rel: rel, abs: abs, lang: lang})
+		lang := LangOf(rel)
+		if lang == LangNone {
+			return nil
 		}
-		return nil
+		if found == g.cfg.MaxFiles {
+			return errTooMany
+		}
+		found++
+		select {
+		case cands <- candidate{rel: rel, abs: abs, lang: lang}:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	})
+	close(cands)
+	p.Wait()
+	endBoost()
 	if errors.Is(err, errTooMany) {
 		g.log.Warn("code graph: the workspace has more source files than the graph holds; the rest are left out",
 			zap.Int("held", g.cfg.MaxFiles))
@@ -353,22 +377,17 @@ func (g *Graph) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("code graph: walk the workspace: %w", err)
 	}
-	g.mu.RLock()
-	old := g.files
-	g.mu.RUnlock()
-	results := g.parseAll(ctx, cands, old)
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	files := make(map[string]*File, len(results))
+	files := make(map[string]*File, found)
 	parsed := 0
-	for _, f := range results {
-		if f == nil {
-			continue
-		}
-		files[f.Path] = f
-		if old[f.Path] != f {
-			parsed++
+	for _, list := range results {
+		for _, f := range list {
+			files[f.Path] = f
+			if old[f.Path] != f {
+				parsed++
+			}
 		}
 	}
 	g.mu.Lock()
@@ -395,38 +414,27 @@ func sameModules(a, b map[string]string) bool {
 	return true
 }
 
-// parseAll brings each candidate up to date, in parallel: a file whose
-// size and time are those of its old record keeps it.
-func (g *Graph) parseAll(ctx context.Context, cands []candidate, old map[string]*File) []*File {
-	out := make([]*File, len(cands))
-	next := make(chan int, len(cands))
-	for i := range cands {
-		next <- i
+// parseFrom brings each candidate it receives up to date (a file whose
+// size and time are those of its old record keeps it) until cands is
+// closed or ctx ends, and returns the records. seen counts the candidates
+// of every goroutine, to size the collector's pace to the heap as the
+// build goes (gc.go).
+func (g *Graph) parseFrom(ctx context.Context, cands <-chan candidate, old map[string]*File, seen *atomic.Int64) []*File {
+	var out []*File
+	for c := range cands {
+		if ctx.Err() != nil {
+			continue // the walk stops too; drain what it sent
+		}
+		if seen.Add(1)%256 == 0 {
+			adjustGC()
+		}
+		f, err := g.load(c, old[c.rel])
+		if err != nil {
+			g.log.Debug("code graph: file not read", zap.String("path", c.rel), zap.Error(err))
+			continue
+		}
+		out = append(out, f)
 	}
-	close(next)
-	defer boostGC()()
-	var parsed atomic.Int64
-	p := pool.New().WithMaxGoroutines(g.cfg.Workers)
-	for w := 0; w < g.cfg.Workers; w++ {
-		p.Go(func() {
-			for i := range next {
-				if ctx.Err() != nil {
-					return
-				}
-				if parsed.Add(1)%256 == 0 {
-					adjustGC()
-				}
-				c := cands[i]
-				f, err := g.load(c, old[c.rel])
-				if err != nil {
-					g.log.Debug("code graph: file not read", zap.String("path", c.rel), zap.Error(err))
-					continue
-				}
-				out[i] = f
-			}
-		})
-	}
-	p.Wait()
 	return out
 }
 
