@@ -184,11 +184,23 @@ func (b *builder) ref(name string, off int, call bool) {
 func (b *builder) refAt(name string, p Pos, call bool) {
 	idx, ok := b.names[name]
 	if !ok {
-		idx = uint32(len(b.list))
+		idx = b.intern(name)
 		b.names[name] = idx
-		b.list = append(b.list, name)
-		b.counts = append(b.counts, 0)
 	}
+	b.refIdx(idx, p, call)
+}
+
+// intern adds name to the names the file refers to and returns its
+// index; refAt calls it once per name, a parser that keeps its own table
+// of names (parse_go.go) once per name too.
+func (b *builder) intern(name string) uint32 {
+	b.list = append(b.list, name)
+	b.counts = append(b.counts, 0)
+	return uint32(len(b.list) - 1)
+}
+
+// refIdx records a reference to the name of index idx at p.
+func (b *builder) refIdx(idx uint32, p Pos, call bool) {
 	b.counts[idx]++
 	flag := uint64(0)
 	if call {

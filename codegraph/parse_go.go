@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path"
 	"strconv"
+	"sync"
 )
 
 // parseGo parses Go with the standard library's own parser: every
@@ -40,7 +41,11 @@ func parseGo(name string, src []byte) (*File, error) {
 		}
 		return o
 	}
-	g := goParser{b: b, off: off, pkgs: map[string]bool{}, file: f}
+	g := goParser{b: b, off: off, file: f, names: goNamesPool.Get().(map[string]goName)}
+	defer func() {
+		clear(g.names)
+		goNamesPool.Put(g.names)
+	}()
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -51,7 +56,9 @@ func parseGo(name string, src []byte) (*File, error) {
 		if imp.Name != nil {
 			local = imp.Name.Name
 		}
-		g.pkgs[local] = true
+		e := g.name(local)
+		e.pkg = true
+		g.names[local] = e
 	}
 	for _, d := range f.Decls {
 		g.decl(d)
@@ -88,11 +95,41 @@ func firstError(err error) string {
 }
 
 type goParser struct {
-	b      *builder
-	off    func(token.Pos) int
-	file   *ast.File
-	pkgs   map[string]bool // the file's import names
-	locals map[string]bool // names declared so far in the function being read
+	b    *builder
+	off  func(token.Pos) int
+	file *ast.File
+	// names holds what the walk knows of each name of the file, so that
+	// an identifier costs one lookup: whether it is an import name, a
+	// local of the declaration being read, and its index among the
+	// names the builder records references to.
+	names map[string]goName
+	cur   uint32 // the declaration being read, counted from 1
+}
+
+// goName is what the walk knows of a name of a Go file.
+type goName struct {
+	ref   int32  // index among the builder's names, -1 until referred to
+	local uint32 // the declaration (goParser.cur) it is a local of, 0 none
+	pkg   bool   // an import name of the file
+}
+
+// goNamesPool holds the name tables of the files being parsed, reused
+// from file to file.
+var goNamesPool = sync.Pool{New: func() any { return map[string]goName{} }}
+
+// name returns what is known of name (a new entry when nothing).
+func (g *goParser) name(name string) goName {
+	if e, ok := g.names[name]; ok {
+		return e
+	}
+	return goName{ref: -1}
+}
+
+// isPkg reports whether name is an import name of the file, not hidden by
+// a local of the declaration being read.
+func (g *goParser) isPkg(name string) bool {
+	e, ok := g.names[name]
+	return ok && e.pkg && e.local != g.cur
 }
 
 // An identifier's Obj is free (object resolution is off): it marks the
@@ -201,11 +238,7 @@ func receiverType(e ast.Expr) string {
 // function's end, and its uses are left out of the references (they are
 // most identifiers of a file, and never another file's business).
 func (g *goParser) refs(d ast.Decl) {
-	if g.locals == nil {
-		g.locals = map[string]bool{}
-	} else {
-		clear(g.locals)
-	}
+	g.cur++ // no name is a local of it yet
 	if fd, ok := d.(*ast.FuncDecl); ok {
 		g.fields(fd.Recv)
 		g.fields(fd.Type.Params)
@@ -221,10 +254,18 @@ func (g *goParser) refs(d ast.Decl) {
 func (g *goParser) walk(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Ident:
-		if isDef(n) || n.Name == "_" || g.locals[n.Name] {
+		if isDef(n) || n.Name == "_" {
 			return
 		}
-		g.b.ref(n.Name, g.off(n.Pos()), n.Obj == markCall)
+		e, ok := g.names[n.Name]
+		if ok && e.local == g.cur {
+			return
+		}
+		if !ok || e.ref < 0 {
+			e.ref = int32(g.b.intern(n.Name))
+			g.names[n.Name] = e
+		}
+		g.b.refIdx(uint32(e.ref), g.b.pos(g.off(n.Pos())), n.Obj == markCall)
 
 	case *ast.Field:
 		for _, id := range n.Names {
@@ -259,7 +300,7 @@ func (g *goParser) walk(n ast.Node) {
 	case *ast.ParenExpr:
 		g.walk(n.X)
 	case *ast.SelectorExpr:
-		if x, ok := n.X.(*ast.Ident); ok && !g.locals[x.Name] && g.pkgs[x.Name] {
+		if x, ok := n.X.(*ast.Ident); ok && g.isPkg(x.Name) {
 			setDef(x) // a package name, not a reference to a definition
 		}
 		g.walk(n.X)
@@ -496,7 +537,9 @@ func (g *goParser) fields(list *ast.FieldList) {
 // local declares an identifier (a name being defined) as a local.
 func (g *goParser) local(e ast.Expr) {
 	if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
-		g.locals[id.Name] = true
+		e := g.name(id.Name)
+		e.local = g.cur
+		g.names[id.Name] = e
 		setDef(id)
 	}
 }
