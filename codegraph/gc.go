@@ -15,12 +15,13 @@ import (
 // beyond what the process's own percent allows, so the raise shrinks as
 // the graph grows and a large graph costs at most that much more memory.
 // On the Go standard library (docs/BENCHMARKS.md) it takes a tenth off
-// the build's CPU time for about 100 MiB more at the peak. The percent is
-// restored when the last build running in the process ends; a process
-// whose collector is off (GOGC=off) is left alone.
+// the build's CPU time; a headroom of 64 MiB does as well as 128 or 256
+// for 50 to 100 MiB less at the peak, and 32 gives back part of the gain.
+// The percent is restored when the last build running in the process
+// ends; a process whose collector is off (GOGC=off) is left alone.
 const (
 	buildGCPercent  = 400
-	buildGCHeadroom = 128 << 20
+	buildGCHeadroom = 64 << 20
 )
 
 // gcBoost is the process's raised percent, shared by the builds running
