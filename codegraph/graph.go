@@ -335,7 +335,7 @@ func (g *Graph) build(ctx context.Context) error {
 	g.mu.RUnlock()
 	endBoost := boostGC()
 	defer endBoost()
-	cands := make(chan candidate, 1024)
+	cands := make(chan candidate, 64*g.cfg.Workers) // the walk is far quicker than a parse
 	results := make([][]*File, g.cfg.Workers)
 	var seen atomic.Int64
 	p := pool.New()
