@@ -148,9 +148,12 @@ type ServerExperimental struct {
 	Agent AgentServerCapabilities `json:"agent"`
 }
 
-// AgentServerCapabilities is {"version": 1}.
+// AgentServerCapabilities is {"version": 1, "attachments": true}: the
+// protocol's version, and what an editor may offer because agentls takes it.
 type AgentServerCapabilities struct {
 	Version int `json:"version"`
+	// Attachments: agent/run takes attachments (docs/PROTOCOL.md §3).
+	Attachments bool `json:"attachments"`
 }
 
 // ---- reverse calls (docs/PROTOCOL.md §4) ----

@@ -95,7 +95,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 			// buffers: what is unsaved reaches it through agentls's own
 			// edits (docs/PROTOCOL.md §2).
 			TextDocumentSync: &api.TextDocumentSyncOptions{Save: api.SaveOptions{IncludeText: false}},
-			Experimental:     api.ServerExperimental{Agent: api.AgentServerCapabilities{Version: 1}},
+			Experimental:     api.ServerExperimental{Agent: api.AgentServerCapabilities{Version: 1, Attachments: true}},
 		},
 	}, nil
 }

@@ -60,6 +60,9 @@ func TestInitialize(t *testing.T) {
 		if res.ServerInfo.Name != "agentls" || res.ServerInfo.Version != "test" || res.Capabilities.Experimental.Agent.Version != 1 {
 			t.Fatalf("initialize result = %+v", res)
 		}
+		if !res.Capabilities.Experimental.Agent.Attachments {
+			t.Fatalf("initialize result = %+v: attachments are not advertised", res)
+		}
 	})
 
 	for _, c := range []struct {

@@ -41,7 +41,7 @@ for s in "${suites[@]}"; do
 done
 
 run_go() {
-	echo "== go: go build ./... (the first time: module downloads and a full compile, a minute or two)"
+	echo "== go: go build ./... (the first time: module downloads and a full compile, two or three minutes on two cores)"
 	long "go build ./..." $GO build ./... || return 1
 	echo "== go: go vet ./..."
 	long "go vet ./..." $GO vet ./... || return 1
@@ -93,7 +93,7 @@ run_go() {
 		;;
 	*) return 1 ;;
 	esac
-	echo "== go: go test ./... (about a minute)"
+	echo "== go: go test ./... (three to five minutes on two cores: the engine tests start the real agents)"
 	long "go test ./..." $GO test -count=1 -timeout 900s ./... || return 1
 	local race=()
 	for d in rpc handlers editors/headless workforce; do

@@ -74,7 +74,11 @@ func (e *Engine) runningWorker(taskID, subtaskID string) (*worker, error) {
 }
 
 // BridgeTools are the tools the bridge serves, as the worker has them.
-func (e *Engine) BridgeTools() []api.MCPTool {
+func (e *Engine) BridgeTools() []api.MCPTool { return BridgeTools() }
+
+// BridgeTools are the tools the bridge serves to any engine's agent: the
+// worker's read_file, write_file, edit_file and run_command.
+func BridgeTools() []api.MCPTool {
 	var out []api.MCPTool
 	for _, tl := range toolkit {
 		if slices.Contains(bridgedTools, tl.Name) {

@@ -39,6 +39,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{"prints agentls models --help on stdout", []string{"models", "--help"}, "Usage: agentls models"},
 		{"prints agentls check-model --help on stdout, with the exit codes", []string{"check-model", "--help"}, "Exit codes:"},
 		{"prints agentls intents --help on stdout", []string{"intents", "--help"}, "Usage: agentls intents"},
+		{"prints agentls engines --help on stdout", []string{"engines", "--help"}, "Usage: agentls engines"},
 		{"names the commands in agentls --help", []string{"--help"}, "agentls check-model [flags]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +60,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{"prints a missing prompt and the usage on stderr", []string{"run"}, "a prompt is required"},
 		{"prints an argument agentls models does not take and the usage on stderr", []string{"models", "gpt"}, `unexpected argument "gpt"`},
 		{"prints a bad flag of intents and the usage on stderr", []string{"intents", "--model", "x"}, "flag provided but not defined: -model"},
+		{"prints a bad flag of engines and the usage on stderr", []string{"engines", "--model", "x"}, "flag provided but not defined: -model"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errs := run(t, c.args...)

@@ -11,8 +11,9 @@
 // editor read nothing for --write-timeout), and 2 for a bad command line;
 // before it exits, every task is stopped and its session written. `agentls
 // run` is package runner, with its own exit codes; so are `agentls undo`,
-// `agentls models`, `agentls check-model` and `agentls intents`, which start
-// the server as `agentls run` does and ask it one question.
+// `agentls models`, `agentls check-model`, `agentls intents` and `agentls
+// engines`, which start the server as `agentls run` does and ask it one
+// question.
 package main
 
 import (
@@ -57,6 +58,7 @@ Usage:
   agentls models [flags]      list the models the providers offer, the current one marked
   agentls check-model [flags] check that the model works, or say what is wrong
   agentls intents [flags]     list the intents agentls run --intent takes
+  agentls engines [flags]     list the engines (Claude Code, Codex, Gemini CLI) agentls run --engine takes
   agentls mcp                 serve the editor's tools over MCP (stdio) to an agent agentls runs;
                               started by agentls with the entry it hands that agent (docs/MCP.md)
   agentls version             print the version
@@ -85,7 +87,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return runCmd(args, stdin, stdout, stderr)
 	case "undo":
 		return undoCmd(args, stdout, stderr)
-	case "models", "check-model", "intents":
+	case "models", "check-model", "intents", "engines":
 		return queryCmd(cmd, args, stdout, stderr)
 	case "mcp":
 		return mcpCmd(args, stdin, stdout, stderr)
@@ -96,7 +98,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		printUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, acp, run, undo, models, check-model, intents, mcp or version)\n", cmd)
+	fmt.Fprintf(stderr, "agentls: unknown command %q (want serve, acp, run, undo, models, check-model, intents, engines, mcp or version)\n", cmd)
 	return 2
 }
 

@@ -46,20 +46,35 @@ intent cannot be selected. Exits 1 when the file cannot be used, saying why.
 Flags:
 `
 
-// queryCmd is `agentls models`, `agentls check-model` and `agentls
-// intents`: one question to a server started here, as agentls run starts
-// it.
+const enginesUsage = `Usage: agentls engines [flags]
+
+Lists the engines: the external coding agents (Claude Code, Codex, Gemini CLI)
+a subtask may run on instead of agentls's own worker, found on PATH or in npm's
+cache (docs/ENGINES.md). Each is shown with its version, the command agentls
+would start and where it was found, whether it runs isolated (in a worktree of
+its own), or why it cannot be used. Any usable name is a value of agentls run
+--engine. Exits 0 once the list is printed.
+
+Flags:
+`
+
+// queryCmd is `agentls models`, `agentls check-model`, `agentls intents`
+// and `agentls engines`: one question to a server started here, as agentls
+// run starts it.
 func queryCmd(name string, args []string, stdout, stderr io.Writer) int {
 	var o runner.Options
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	text := map[string]string{"models": modelsUsage, "check-model": checkModelUsage, "intents": intentsUsage}[name]
+	text := map[string]string{"models": modelsUsage, "check-model": checkModelUsage, "intents": intentsUsage, "engines": enginesUsage}[name]
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, text)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
-	if name != "intents" {
+	if name == "engines" {
+		fs.BoolVar(&o.Probe, "probe", false, "start each usable engine and ask it its version (at most 30 s each)")
+	}
+	if name != "intents" && name != "engines" {
 		fs.StringVar(&o.Model, "model", "", "provider:model, e.g. anthropic:claude-sonnet-4-5 or script:/abs/path.json (default: AGENTLS_MODEL, then the API keys)")
 	}
 	fs.BoolVar(&o.JSON, "json", false, "print the server's answer as one line of JSON")
@@ -90,6 +105,8 @@ func queryCmd(name string, args []string, stdout, stderr io.Writer) int {
 		return runner.Models(context.Background(), o)
 	case "check-model":
 		return runner.CheckModel(context.Background(), o)
+	case "engines":
+		return runner.Engines(context.Background(), o)
 	}
 	return runner.Intents(context.Background(), o)
 }

@@ -193,3 +193,38 @@ func TestAgentlsIntentsAndFollowUps(t *testing.T) {
 		}
 	})
 }
+
+func TestAgentlsEngines(t *testing.T) {
+	bin := t.TempDir()
+	agent := filepath.Join(bin, "claude-agent-acp")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Only the fake claude-agent-acp (and sh, for the server's watchdog)
+	// is on PATH, and npm's cache is empty: codex and gemini are found
+	// nowhere.
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh:", err)
+	}
+	if err := os.Symlink(sh, filepath.Join(bin, "sh")); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATH": bin}
+	t.Run("lists the engines, the one found on PATH usable and the others with why not", func(t *testing.T) {
+		code, out, errs := agentlsIn(t, t.TempDir(), env, "engines")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 0 || len(lines) != 4 || lines[0] != "3 engines (agentls run --engine NAME; agentls: the built-in worker)" ||
+			lines[1] != "claude: usable, isolated: "+agent+" (from PATH)" ||
+			!strings.HasPrefix(lines[2], "codex: cannot be used: ") || !strings.HasPrefix(lines[3], "gemini: cannot be used: ") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr: %s", code, out, errs)
+		}
+	})
+	t.Run("prints agent/engines' answer with --json", func(t *testing.T) {
+		code, out, errs := agentlsIn(t, t.TempDir(), env, "engines", "--json")
+		var res api.EnginesResult
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Engines) != 3 || !res.Engines[0].Usable || res.Engines[1].Usable {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr: %s", code, out, errs)
+		}
+	})
+}

@@ -133,6 +133,22 @@ from the server's environment.  For example:
 `agentls-mcp-servers' (the command) shows their state."
   :type '(alist :key-type (string :tag "Name") :value-type (plist :value-type sexp)))
 
+(defcustom agentls-engines nil
+  "External agents subtasks may run on, as an alist of (NAME . PLIST).
+They add to, or change, the built-in engines claude, codex and gemini
+\(Claude Code, Codex and Gemini CLI, found on PATH or in npm's cache;
+docs/ENGINES.md).  PLIST has :command (the program and its arguments,
+a list of strings), :env (an alist of (VARIABLE . VALUE); ${NAME} in a
+value is read from the server's environment), :isolate (t or
+:json-false: run in a worktree of its own) and :disabled (t leaves the
+engine out).  For example:
+
+  ((\"goose\" :command (\"goose\" \"acp\") :isolate t)
+   (\"codex\" :disabled t))
+
+`agentls-doctor' lists the engines and whether each can be used."
+  :type '(alist :key-type (string :tag "Name") :value-type (plist :value-type sexp)))
+
 (defcustom agentls-allow-mcp-tools nil
   "MCP tools that run without asking: \"mcp__SERVER\" or \"mcp__SERVER__TOOL\"."
   :type '(repeat string))
@@ -292,6 +308,7 @@ Without a project it is DIR itself."
           (add :zones zones)))
       (when agentls-timeouts (add :timeouts agentls-timeouts))
       (when agentls-mcp-servers (add :mcpServers (agentls--mcp-servers-json agentls-mcp-servers)))
+      (when agentls-engines (add :engines (agentls--engines-json agentls-engines)))
       (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools)))
       (when agentls-thinking
         (add :thinking (append (list :enabled t)
@@ -311,6 +328,23 @@ Without a project it is DIR itself."
                                 (let ((map (make-hash-table :test #'equal)))
                                   (pcase-dolist (`(,k . ,v) value) (puthash k v map))
                                   map))
+                               (_ value))
+                             entry))
+        (puthash name entry out)))
+    out))
+
+(defun agentls--engines-json (engines)
+  "Return ENGINES, the value of `agentls-engines', as JSON objects."
+  (let ((out (make-hash-table :test #'equal)))
+    (pcase-dolist (`(,name . ,plist) engines)
+      (let ((entry (make-hash-table :test #'equal)))
+        (cl-loop for (key value) on plist by #'cddr
+                 do (puthash (substring (symbol-name key) 1)
+                             (pcase key
+                               (:command (vconcat value))
+                               (:env (let ((map (make-hash-table :test #'equal)))
+                                       (pcase-dolist (`(,k . ,v) value) (puthash k v map))
+                                       map))
                                (_ value))
                              entry))
         (puthash name entry out)))
@@ -1115,6 +1149,12 @@ An edit to confirm waits for the person; any other applies at once."
       (when-let ((subtasks (plist-get params :subtasks)))
         (setf (agentls-task-subtasks task) (append subtasks nil)))
       (when-let ((event (plist-get params :event)))
+        ;; A steps event tells of the engine's plan, which is its subtask's:
+        ;; the transcript gets it with the event.
+        (when (equal (plist-get event :kind) "steps")
+          (let ((sub (cl-find (plist-get event :subtaskId) (agentls-task-subtasks task)
+                              :key (lambda (s) (plist-get s :id)) :test #'equal)))
+            (setq event (append event (list :steps (plist-get sub :steps))))))
         (push event (agentls-task-events task))
         (when (> (length (agentls-task-events task)) 200)
           (setcdr (nthcdr 199 (agentls-task-events task)) nil))
@@ -1178,15 +1218,17 @@ The context is a string naming where the text comes from, or nil."
                 (string-remove-suffix "\n" (buffer-substring-no-properties beg end)))))))
 
 ;;;###autoload
-(defun agentls-run (prompt &optional context session-id intent model)
+(defun agentls-run (prompt &optional context session-id intent model engine)
   "Ask the agent to do PROMPT in the current project; return the task id.
 Interactively the active region, or with a prefix argument the whole
 buffer, goes along as CONTEXT.  SESSION-ID continues an earlier
 conversation.  The task works under INTENT and with MODEL; nil means
 those chosen for the project with `agentls-select-intent' and
 `agentls-select-model' (\"none\" and \"default\" mean no intent and the
-model setting).  With two prefix arguments, the intent and the model
-of this task are asked for.  The task runs in the background: see
+model setting).  ENGINE runs every subtask on that engine (\"agentls\":
+the built-in worker; nil: as the plan says; see `agentls-run-on-engine').
+With two prefix arguments, the intent, the model and the engine of this
+task are asked for.  The task runs in the background: see
 `agentls-tasks' and `agentls-transcript'."
   (interactive
    (let* ((choose (equal current-prefix-arg '(16)))
@@ -1197,7 +1239,8 @@ of this task are asked for.  The task runs in the background: see
            (agentls--region-context)
            nil
            (and choose (or (agentls--read-intent conn "agentls: intent of this task: ") "none"))
-           (and choose (or (agentls--read-model conn "agentls: model of this task: ") "default")))))
+           (and choose (or (agentls--read-model conn "agentls: model of this task: ") "default"))
+           (and choose (agentls--read-engine conn "agentls: engine of this task: ")))))
   (when (string-empty-p (string-trim prompt))
     (user-error "The prompt is empty"))
   (let* ((conn (agentls--connection))
@@ -1215,7 +1258,8 @@ of this task are asked for.  The task runs in the background: see
              (and attachments (list :attachments (vconcat attachments)))
              (and session-id (list :sessionId session-id))
              (and intent (list :intentId intent))
-             (and model (list :model model)))
+             (and model (list :model model))
+             (and engine (list :engine engine)))
      :timeout nil
      :success-fn (lambda (result) (agentls--task-finished task result))
      :error-fn (jsonrpc-lambda (&key code message &allow-other-keys)
@@ -1228,6 +1272,51 @@ of this task are asked for.  The task runs in the background: see
 
 (defvar agentls--prompt-history nil
   "Prompts given to `agentls-run'.")
+
+(defconst agentls--plan-decides "plan decides"
+  "The answer of `agentls--read-engine' that leaves the engines to the plan.")
+
+(defun agentls-engines (&optional conn probe)
+  "Return the engines of CONN's server (agent/engines), a list of plists.
+Each has :name, :version, :command, :source, :isolated, :usable and
+:reason.  With PROBE each usable engine is started to ask its version."
+  (let ((conn (or conn (agentls--connection))))
+    (append (plist-get (agentls--request conn 'agent/engines (if probe (list :probe t) (make-hash-table))
+                                         :timeout (if probe 90 30))
+                       :engines)
+            nil)))
+
+(defun agentls--read-engine (conn prompt)
+  "Read an engine of CONN's server with PROMPT; nil for the plan's choice.
+The choices are the usable engines of agent/engines and \"agentls\", the
+built-in worker."
+  (let* ((engines (agentls-engines conn))
+         (usable (cl-loop for e in engines when (eq t (plist-get e :usable)) collect e))
+         (names (append (list agentls--plan-decides "agentls") (mapcar (lambda (e) (plist-get e :name)) usable)))
+         (completion-extra-properties
+          (list :annotation-function
+                (lambda (name)
+                  (cond ((equal name agentls--plan-decides) "  each subtask where the plan puts it")
+                        ((equal name "agentls") "  agentls's own workers")
+                        (t (let ((e (cl-find name usable :key (lambda (e) (plist-get e :name)) :test #'equal)))
+                             (format "  %s" (or (plist-get e :version) "")))))))))
+    (let ((choice (completing-read prompt names nil t nil nil agentls--plan-decides)))
+      (unless (or (string-empty-p choice) (equal choice agentls--plan-decides))
+        choice))))
+
+;;;###autoload
+(defun agentls-run-on-engine (engine prompt &optional context)
+  "Ask the agent to do PROMPT with every subtask on ENGINE; return the task id.
+ENGINE is completed from the server's engines (agent/engines): Claude
+Code, Codex, Gemini CLI, those of `agentls-engines', or \"agentls\" for
+the built-in worker; nil leaves them to the plan.  CONTEXT is as for
+`agentls-run'."
+  (interactive
+   (let ((engine (agentls--read-engine (agentls--connection) "agentls: run on engine: ")))
+     (list engine
+           (read-string (format "agentls on %s: " (or engine "the plan's engines")) nil 'agentls--prompt-history)
+           (agentls--region-context))))
+  (agentls-run prompt context nil nil nil engine))
 
 (defconst agentls--image-extensions '("png" "jpg" "jpeg" "gif" "webp")
   "Extensions of the files attached as images.")
@@ -1294,6 +1383,11 @@ the cost and the context only when known."
               (cond ((and (> ctx 0) (> window 0)) (format ", context %d of %d (%d%%)" ctx window (/ (* ctx 100) window)))
                     ((> ctx 0) (format ", context %d" ctx))
                     (t ""))))))
+
+(defun agentls--step-line (step)
+  "Return STEP, one step of an engine's own plan, as a line: \"[>] Add greet\"."
+  (format "%s %s" (pcase (plist-get step :status) ("completed" "[x]") ("in_progress" "[>]") (_ "[ ]"))
+          (plist-get step :content)))
 
 (defun agentls--todo-line (todo)
   "Return TODO, one step of a checklist, as a line: \"[x] Add greet\"."
@@ -1627,6 +1721,11 @@ tasks buffer, else the newest task that has ended."
                                                 (string-trim
                                                  (or (plist-get sub :error) (plist-get sub :result)
                                                      (plist-get sub :content) ""))
+                                                ;; A subtask run on an engine names it.
+                                                (let ((engine (plist-get sub :engine)))
+                                                  (if (and (stringp engine) (not (string-empty-p engine)))
+                                                      (format "  [%s]" engine)
+                                                    ""))
                                                 (if-let ((u (plist-get sub :usage)))
                                                     (concat "  · tokens " (agentls--usage-text u))
                                                   "")
@@ -1636,7 +1735,11 @@ tasks buffer, else the newest task that has ended."
                          ;; (Their id is the subtask's: its keys act on the subtask.)
                          append (cl-loop for todo across (or (plist-get sub :todos) [])
                                          collect (list (cons id sid)
-                                                       (vector "" "" "" "" (concat "    " (agentls--todo-line todo)))))))))
+                                                       (vector "" "" "" "" (concat "    " (agentls--todo-line todo)))))
+                         ;; Its engine's own plan, a line each, under it.
+                         append (cl-loop for step across (or (plist-get sub :steps) [])
+                                         collect (list (cons id sid)
+                                                       (vector "" "" "" "" (concat "    " (agentls--step-line step)))))))))
 
 (defun agentls--task-total (usage)
   "Return the task's totals of USAGE, a usage event or the result's usage."
@@ -2190,10 +2293,26 @@ with `agentls-check-model'."
 ;;;; Doctor
 
 ;;;###autoload
+(defun agentls--engine-line (engine)
+  "Return the line of `agentls-doctor' for ENGINE, a plist of agent/engines."
+  (let ((name (concat (plist-get engine :name)
+                      (let ((v (plist-get engine :version)))
+                        (if (and (stringp v) (not (string-empty-p v))) (concat " " v) "")))))
+    (if (eq t (plist-get engine :usable))
+        (format "  %-16s %s  usable%s (%s%s)" name (propertize "ok" 'face 'success)
+                (if (eq t (plist-get engine :isolated)) ", isolated" "")
+                (mapconcat #'identity (plist-get engine :command) " ")
+                (let ((src (plist-get engine :source)))
+                  (if (and (stringp src) (not (string-empty-p src))) (concat ", from " src) "")))
+      (format "  %-16s %s  cannot be used: %s" name (propertize "--" 'face 'shadow)
+              (or (plist-get engine :reason) "")))))
+
 (defun agentls-doctor ()
-  "Report whether agentls works here: binary, server, model, MCP servers.
+  "Report whether agentls works here: binary, server, model, MCP servers, engines.
 The model is tried with agent/checkModel and the MCP servers are
-started, so each says whether it works and, if not, why."
+started, so each says whether it works and, if not, why; the engines
+\(agent/engines) are listed with their version, or why each cannot be
+used."
   (interactive)
   (let* ((root (agentls--project-root))
          (buffer (get-buffer-create "*agentls-doctor*"))
@@ -2242,7 +2361,10 @@ started, so each says whether it works and, if not, why."
                                       (funcall ok (member state '("ready" "restarted")))
                                       (pcase state ("notStarted" "not started") (_ state))
                                       (or (plist-get server :toolCount) 0)
-                                      (or (plist-get server :error) (agentls--mcp-server-where server)))))))))))
+                                      (or (plist-get server :error) (agentls--mcp-server-where server))))))))
+              (insert "\nEngines (`agentls-run-on-engine'; one not installed is no problem):\n")
+              (dolist (engine (agentls-engines conn))
+                (insert (agentls--engine-line engine) "\n")))))
         (goto-char (point-min))))
     (pop-to-buffer buffer)
     buffer))
@@ -2434,6 +2556,15 @@ CHANGE-LIST is nil until the run's result gives it."
       ("thinking"
        (setf (alist-get sub agentls--tr-thinking nil nil #'equal)
              (concat (alist-get sub agentls--tr-thinking nil nil #'equal) (plist-get e :text))))
+      ("engineStarted"
+       (agentls--tr-line sub (format "  ▶ on %s: %s" (plist-get e :text) (or (plist-get e :summary) "started"))))
+      ("steps"
+       (let* ((steps (append (plist-get e :steps) nil))
+              (done (cl-count "completed" steps :key (lambda (st) (plist-get st :status)) :test #'equal)))
+         (if (null steps)
+             (agentls--tr-line sub "  ☰ steps cleared")
+           (agentls--tr-line sub (format "  ☰ steps: %d of %d done" done (length steps)))
+           (agentls--tr-details (mapcar (lambda (st) (concat "      " (agentls--step-line st))) steps)))))
       ("todos"
        (let* ((todos (append (plist-get e :todos) nil))
               (done (cl-count "done" todos :key (lambda (td) (plist-get td :status)) :test #'equal)))
@@ -2656,6 +2787,7 @@ running task, else the newest; with a prefix argument, read it."
     (define-key map (kbd "f") #'agentls-follow-up)
     (define-key map (kbd "i") #'agentls-select-intent)
     (define-key map (kbd "M") #'agentls-select-model)
+    (define-key map (kbd "e") #'agentls-run-on-engine)
     (define-key map (kbd "c") #'agentls-check-model)
     (define-key map (kbd "d") #'agentls-doctor)
     (define-key map (kbd "u") #'agentls-undo)

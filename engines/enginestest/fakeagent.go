@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -49,6 +50,7 @@ type Step struct {
 	Exit      int      `json:"exit,omitempty"`      // exit with this code (after 1 so 0 is "not set")
 	PidFile   string   `json:"pidFile,omitempty"`   // write its own pid to this file
 	Freeze    bool     `json:"freeze,omitempty"`    // stop itself (SIGSTOP): it reads nothing more
+	MCP       bool     `json:"mcp,omitempty"`       // say the MCP servers session/new gave it: "mcp: name, …"
 }
 
 type fakeAgent struct {
@@ -56,6 +58,7 @@ type fakeAgent struct {
 	script []Step
 	client *acp.ClientConn
 	cwd    string
+	mcp    []string // the names of session/new's MCP servers
 
 	mu      sync.Mutex
 	cancels map[string]chan struct{}
@@ -82,6 +85,10 @@ func (a *fakeAgent) Initialize(_ context.Context, p *acp.InitializeRequest) (*ac
 
 func (a *fakeAgent) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	a.cwd = p.Cwd
+	a.mcp = nil
+	for _, m := range p.McpServers {
+		a.mcp = append(a.mcp, m.Name)
+	}
 	return &acp.NewSessionResponse{SessionID: "s1"}, nil
 }
 
@@ -205,6 +212,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 				return nil, err
 			}
 			_ = os.WriteFile(s.Child, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		case s.MCP:
+			a.say(ctx, "mcp: "+strings.Join(a.mcp, ", "))
 		case s.PidFile != "":
 			_ = os.WriteFile(s.PidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
 		case s.Hang:

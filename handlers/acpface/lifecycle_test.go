@@ -18,13 +18,16 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/engines/enginestest"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
 // TestMain lets the test binary play a stdio MCP server with an echo tool
 // when AGENTLS_ACP_TEST_MCP is set: a session's mcpServers start it as a
-// real process.
+// real process. It is also the fake ACP agent of the engine tests
+// (enginestest.ServeFakeAgent plays it in the processes they start).
 func TestMain(m *testing.M) {
+	enginestest.ServeFakeAgent()
 	if os.Getenv("AGENTLS_ACP_TEST_MCP") == "1" {
 		srv := sdk.NewServer(&sdk.Implementation{Name: "acp-test", Version: "1"}, nil)
 		type echoArgs struct {
@@ -124,7 +127,7 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestNewSession(t *testing.T) {
-	t.Run("answers the session with its modes, its model option and its commands", func(t *testing.T) {
+	t.Run("answers the session with its modes, its model and engine options and its commands", func(t *testing.T) {
 		e := start(t, opts{script: script(nil)})
 		e.initialize(t, opts{})
 		res, err := e.agent.NewSession(testkit.Context(t), &acp.NewSessionRequest{Cwd: e.root})
@@ -132,7 +135,7 @@ func TestNewSession(t *testing.T) {
 		if res.SessionID == "" || res.Modes == nil || res.Modes.CurrentModeID != "propose" || len(res.Modes.AvailableModes) != len(api.EditModes) || res.Modes.AvailableModes[3].ID != "review" {
 			t.Fatalf("session/new = %+v", res)
 		}
-		if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].ID != "model" || !strings.HasPrefix(res.ConfigOptions[0].CurrentValue.(string), "script:") {
+		if len(res.ConfigOptions) != 2 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[1].ID != "engine" || !strings.HasPrefix(res.ConfigOptions[0].CurrentValue.(string), "script:") {
 			t.Fatalf("configOptions = %+v", res.ConfigOptions)
 		}
 		u := e.client.await(t, "available_commands_update", func(u acp.SessionUpdate) bool {

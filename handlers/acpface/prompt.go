@@ -63,7 +63,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		return nil, api.Errorf(api.CodeInvalidRequest, "session %q is already answering a prompt: session/cancel it first", se.id)
 	}
 	se.turn = t
-	settings, intent, stored := se.settings, se.intent, se.stored
+	settings, intent, stored, forced := se.settings, se.intent, se.stored, se.forced
 	se.mu.Unlock()
 	defer func() {
 		se.mu.Lock()
@@ -83,8 +83,8 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 	}
 	_, model := s.modelChoices(settings.Model)
 	se.book.setModel(model)
-	se.log.Info("session/prompt", zap.Int("blocks", len(p.Prompt)), zap.String("mode", settings.EditMode))
-	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent, Attachments: atts}, settings)
+	se.log.Info("session/prompt", zap.Int("blocks", len(p.Prompt)), zap.String("mode", settings.EditMode), zap.String("engine", forced))
+	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent, Attachments: atts, Engine: forced}, settings)
 	if res == nil {
 		return nil, promptError(err)
 	}

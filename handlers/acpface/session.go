@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/engines"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
@@ -34,14 +35,16 @@ type session struct {
 	ws   *workspace
 	log  *zap.Logger
 
-	engine *workforce.Engine
-	mcp    *mcp.Manager
-	out    *sender
-	book   *book // its tool calls, plan and streams (updates.go)
+	engine  *workforce.Engine
+	engines *engines.Manager // the external agents its subtasks may run on
+	mcp     *mcp.Manager
+	out     *sender
+	book    *book // its tool calls, plan and streams (updates.go)
 
 	mu       sync.Mutex
 	settings api.Settings // the connection's, with the session's own mode and model
 	intent   string       // the intent of its prompts (/intent), "" for none
+	forced   string       // the engine of its prompts' subtasks (the engine option), "" as planned
 	stored   bool         // its session exists in the store
 	turn     *turn        // the prompt turn in progress, nil when none
 	closed   bool
@@ -107,6 +110,7 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 	se.book = newBook(se)
 	se.mcp = mcp.New(mcp.Options{Dir: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
 	se.mcp.Configure(st.MCPServers, st.Timeouts.MCPStart())
+	se.engines = s.newEngines(st, log)
 	se.engine, err = workforce.New(workforce.Config{
 		Root:     root,
 		Editor:   &editor{s: se},
@@ -117,6 +121,10 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 		Redactor: s.opts.Redactor,
 		Tools:    mcpTools{se.mcp},
 		Graph:    ws.graph,
+		Bridge:   ws.bridge,
+
+		Engines:       se.engines,
+		EngineWorkDir: engineWorkDir(ws.track.StateDir),
 	})
 	if err != nil {
 		se.mcp.Close()
@@ -386,7 +394,7 @@ func (s *Server) SetSessionMode(_ context.Context, p *acp.SetSessionModeRequest)
 // modelOption is the id of the model configuration option.
 const modelOption = "model"
 
-// configOptions are the session's options: its model.
+// configOptions are the session's options: its model and its engine.
 func (se *session) configOptions() []acp.SessionConfigOption {
 	se.mu.Lock()
 	current := se.settings.Model
@@ -396,18 +404,25 @@ func (se *session) configOptions() []acp.SessionConfigOption {
 		ID: modelOption, Name: "Model", Category: acp.CategoryModel, Type: acp.ConfigSelect,
 		Description:  "The model the session's prompts think with (provider:model)",
 		CurrentValue: current, Options: choices,
-	}}
+	}, se.engineConfigOption()}
 }
 
-// SetSessionConfigOption answers session/set_config_option: the model of
-// the session's next prompts, one of the option's values.
+// SetSessionConfigOption answers session/set_config_option: the model or
+// the engine of the session's next prompts, one of the option's values.
 func (s *Server) SetSessionConfigOption(_ context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
 	se, err := s.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	if p.ConfigID != modelOption {
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: configId %q is not an option of agentls's sessions (they have %q)", p.ConfigID, modelOption)
+	switch p.ConfigID {
+	case modelOption:
+	case engineOption:
+		if err := se.setEngine(p.Value); err != nil {
+			return nil, err
+		}
+		return &acp.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions()}, nil
+	default:
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: configId %q is not an option of agentls's sessions (they have %q and %q)", p.ConfigID, modelOption, engineOption)
 	}
 	value, ok := p.Value.(string)
 	if !ok {

@@ -53,10 +53,12 @@ type agentlsMeta struct {
 	Role      string   `json:"role,omitempty"`
 	Result    string   `json:"result,omitempty"`
 	Error     string   `json:"error,omitempty"`
-	// Engine is the external agent a plan entry's subtask runs on, and
-	// Todos the checklist its worker keeps (docs/PROTOCOL.md §5, todos).
-	Engine string     `json:"engine,omitempty"`
-	Todos  []api.Todo `json:"todos,omitempty"`
+	// Engine is the external agent a plan entry's subtask runs on, Steps
+	// that agent's own plan, and Todos the checklist its worker keeps
+	// (docs/PROTOCOL.md §5, todos).
+	Engine string         `json:"engine,omitempty"`
+	Steps  []api.PlanStep `json:"steps,omitempty"`
+	Todos  []api.Todo     `json:"todos,omitempty"`
 	// Thinking marks a thought chunk that is the model's thinking, not
 	// its words.
 	Thinking bool `json:"thinking,omitempty"`
@@ -238,6 +240,8 @@ func (b *book) taskUpdate(p *api.TaskUpdateParams) {
 		b.resultLocked(p.TaskID, ev)
 	case api.EventBlocked:
 		b.se.out.push(acp.AgentThoughtChunk{Content: acp.Text(fmt.Sprintf("Blocked: %s: %s\n\n", ev.Path, ev.Reason)), Meta: sub.meta()})
+	case api.EventEngineStarted:
+		b.se.out.push(acp.AgentThoughtChunk{Content: acp.Text(fmt.Sprintf("Running on %s (%s).\n\n", ev.Text, ev.Summary)), Meta: sub.meta()})
 	case api.EventIntentSelected:
 		b.se.out.push(acp.AgentThoughtChunk{Content: acp.Text(fmt.Sprintf("Working under intent %s.\n\n", ev.Text)), Meta: sub.meta()})
 	case api.EventUsage:
@@ -297,7 +301,7 @@ func (b *book) planLocked(subs []api.Subtask) {
 		case api.SubtaskDone, api.SubtaskFailed, api.SubtaskSkipped:
 			status = acp.PlanCompleted
 		}
-		m := agentlsMeta{SubtaskID: s.ID, State: s.State, DependsOn: s.DependsOn, Role: s.Role, Result: s.Result, Error: s.Error, Engine: s.Engine, Todos: s.Todos}
+		m := agentlsMeta{SubtaskID: s.ID, State: s.State, DependsOn: s.DependsOn, Role: s.Role, Result: s.Result, Error: s.Error, Engine: s.Engine, Steps: s.Steps, Todos: s.Todos}
 		entries[i] = acp.PlanEntry{Content: s.Content, Priority: acp.PriorityMedium, Status: status, Meta: m.meta()}
 	}
 	// Sent again only when what it shows changed (a subtask's usage is

@@ -15,6 +15,7 @@ import (
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/codegraph"
 	"github.com/agentls/agentls/internal/fsutil"
+	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 	"github.com/agentls/agentls/workforce"
@@ -30,6 +31,7 @@ type workspace struct {
 	track  *tracking.Workspace
 	models *workforce.Models
 	graph  *codegraph.Graph // nil when it could not be made
+	bridge *bridge.Listener // the editor's tools for its sessions' engines
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup // the heat ticker and the sweep
@@ -77,6 +79,7 @@ func (s *Server) workspace(root string) (*workspace, error) {
 		return nil, fmt.Errorf("opening %s: %w", root, err)
 	}
 	w.track = track
+	w.bridge = s.newBridge(root, track.StateDir)
 	onRetry := func(ev clients.RetryEvent) { s.warnRoot(root, "agentls: "+ev.Message()) }
 	w.models = workforce.NewModels(s.opts.Getenv, root, s.opts.Record, onRetry, s.log, s.opts.Redactor)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -128,6 +131,7 @@ const graphFile = "codegraph.bin"
 // the tracking: the tasks still going are marked interrupted. The sessions
 // on the root have closed before.
 func (w *workspace) close() {
+	w.bridge.Close()
 	w.cancel()
 	w.done.Wait()
 	_ = w.models.Close()

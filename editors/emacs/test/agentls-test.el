@@ -1226,6 +1226,112 @@ SPEC is (ROOT CONN)."
                                   (buffer-substring-no-properties (point-min) (point-max))))))
       (agentls--stop-connection conn))))
 
+;;;; Engines
+
+(defvar agentls-test--fake-agent (getenv "AGENTLS_FAKE_AGENT_BIN")
+  "The fake ACP agent of engines/enginestest, built by test/run.sh.")
+
+(defun agentls-test--fake-engines (&rest steps)
+  "Return `agentls-engines' with the fake agent playing STEPS as \"fake\"."
+  (unless (and agentls-test--fake-agent (file-executable-p agentls-test--fake-agent))
+    (ert-fail "AGENTLS_FAKE_AGENT_BIN is not set (test/run.sh builds the fake agent)"))
+  `(("fake" :command (,agentls-test--fake-agent)
+     :env (("AGENTLS_FAKE_AGENT" . ,(json-serialize (vconcat steps))))
+     :isolate :json-false)))
+
+(ert-deftest agentls-test-engines-in-the-tasks-transcript-and-doctor ()
+  "A run forced onto an engine shows it in the tasks, the transcript and the doctor."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("main.txt" . "main\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (agentls-test--call "plan" :subtasks (vector (list :id "1" :content "Work on main.txt"))))))
+    (agentls-test--needs-run conn)
+    ;; The engines are read when the connection starts: start anew.
+    (agentls--stop-connection conn)
+    (let* ((agentls-engines (agentls-test--fake-engines
+                             (list :plan ["read main.txt" "write out.txt"])
+                             (list :read "main.txt")
+                             (list :write "out.txt" :content "from the engine\n")
+                             (list :say "The engine is done.")))
+           (conn (agentls--connection root))
+           (default-directory root)
+           offered)
+      (with-current-buffer (find-file-noselect (expand-file-name "main.txt" root))
+        (erase-buffer)
+        (insert "unsaved in the editor\n"))
+      ;; agentls-run-on-engine completes from agent/engines.
+      (let* ((finished nil)
+             (agentls-task-finished-functions (list (lambda (task) (push task finished))))
+             (id (cl-letf (((symbol-function 'completing-read)
+                            (lambda (_prompt collection &rest _) (setq offered collection) "fake"))
+                           ((symbol-function 'read-string) (lambda (&rest _) "Work on main.txt")))
+                   (call-interactively #'agentls-run-on-engine)))
+             (task (agentls-test--wait "the task on the engine to end"
+                                       (lambda () (cl-find id finished :key #'agentls-task-id :test #'equal))))
+             (result (agentls-task-result task)))
+        (should (equal (car offered) "plan decides"))
+        (should (member "agentls" offered))
+        (should (member "fake" offered))
+        (should (equal (plist-get result :state) "done"))
+        (should (equal (plist-get (aref (plist-get result :subtasks) 0) :engine) "fake"))
+        (should (equal (with-temp-buffer (insert-file-contents (expand-file-name "out.txt" root)) (buffer-string))
+                       "from the engine\n"))
+        (should (= 1 (length (agentls-test--events task "engineStarted"))))
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (dolist (want '("  [fake]" "    [>] read main.txt" "    [ ] write out.txt"))
+              (should (string-match-p (regexp-quote want) text)))))
+        (let ((buffer (agentls-transcript task)))
+          (agentls-test--wait "the transcript's end"
+                              (lambda () (with-current-buffer buffer
+                                           (string-match-p "── task done" (buffer-string)))))
+          (with-current-buffer buffer
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (dolist (want '("  ▶ on fake: started in " "  ☰ steps: 0 of 2 done" "      [>] read main.txt"
+                              "read: unsaved in the editor"))
+                (should (string-match-p (regexp-quote want) text)))))))
+      ;; The doctor of the project's file (the views above are shared by
+      ;; every project).
+      (with-current-buffer (with-current-buffer (find-file-noselect (expand-file-name "main.txt" root))
+                             (agentls-doctor))
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (should (string-match-p (concat "^  fake +ok  usable (" (regexp-quote agentls-test--fake-agent) ", from settings)$") text))
+          ;; The built-in engines are listed too, usable or not.
+          (should (string-match-p "^  claude " text))))
+      (with-current-buffer (find-file-noselect (expand-file-name "main.txt" root))
+        (set-buffer-modified-p nil))
+      (agentls--stop-connection conn))))
+
+(ert-deftest agentls-test-engine-that-cannot-be-used-fails-the-run ()
+  "A run forced onto an engine that cannot be used fails with the server's reason."
+  (agentls-test--with-project
+      (root conn :script (agentls-test--script "coordinator" (list (list :text "One step."))))
+    (agentls-test--needs-run conn)
+    (agentls--stop-connection conn)
+    (let* ((agentls-engines '(("broken" :command ("/no/such/agent"))))
+           (conn (agentls--connection root))
+           (default-directory root)
+           (finished nil)
+           (agentls-task-finished-functions (list (lambda (task) (push task finished))))
+           (id (agentls-run "Work" nil nil nil nil "broken"))
+           (task (agentls-test--wait "the run to be refused"
+                                     (lambda () (cl-find id finished :key #'agentls-task-id :test #'equal)))))
+      (should (equal (agentls-task-state task) "failed"))
+      (should (string-match-p "engine \"broken\" cannot be used" (agentls-task-summary task)))
+      (agentls--stop-connection conn))))
+
+(ert-deftest agentls-test-engines-go-out-as-json-objects ()
+  "`agentls-engines' becomes the engines setting: command an array, env an object."
+  (let ((agentls-engines '(("goose" :command ("goose" "acp") :env (("GOOSE_KEY" . "${GOOSE_KEY}")) :isolate t)
+                           ("codex" :disabled t))))
+    (let* ((sent (json-parse-string (json-serialize (agentls--initialization-options)) :object-type 'plist))
+           (engines (plist-get sent :engines)))
+      (should (equal (plist-get engines :goose)
+                     '(:command ["goose" "acp"] :env (:GOOSE_KEY "${GOOSE_KEY}") :isolate t)))
+      (should (equal (plist-get engines :codex) '(:disabled t))))))
+
 (ert-deftest agentls-test-transcript-follows-a-task ()
   "`agentls-transcript' shows the streamed text per subtask, tool calls folded, changes at the end."
   (agentls-test--with-project

@@ -13,6 +13,10 @@ local function agentls()
   return require('agentls')
 end
 
+local function commands()
+  return require('agentls.commands')
+end
+
 local command = vim.api.nvim_create_user_command
 
 command('AgentRun', function(o)
@@ -26,12 +30,22 @@ command('AgentRun', function(o)
     -- :'<,'>AgentRun attaches the selection's lines.
     a.attach(ws, a.attachment(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':p'), o.line1, o.line2))
   end
-  if o.args ~= '' then
-    a.run(o.args, { workspace = ws, session_id = session })
+  -- :AgentRun engine=claude {prompt} runs every subtask on that engine.
+  local prompt, engine = commands().run_args(o.args)
+  if prompt ~= '' then
+    a.run(prompt, { workspace = ws, session_id = session, engine = engine })
   else
-    a.prompt(ws, session)
+    a.prompt(ws, session, engine)
   end
-end, { nargs = '*', bang = true, range = true, desc = 'agentls: run a task (! continues the last session; a range attaches those lines)' })
+end, {
+  nargs = '*',
+  bang = true,
+  range = true,
+  desc = 'agentls: run a task (engine={name} first runs it on that engine; ! continues the last session; a range attaches those lines)',
+  complete = function(lead, cmdline, pos)
+    return commands().complete_run(lead, cmdline, pos)
+  end,
+})
 
 command('AgentAttach', function(o)
   local a = agentls()
@@ -94,9 +108,6 @@ command('AgentRestart', function()
   agentls().restart()
 end, { desc = 'agentls: stop the clients; the next command starts them with the current setup' })
 
-local function commands()
-  return require('agentls.commands')
-end
 
 command('AgentSkip', function(o)
   local a = agentls()

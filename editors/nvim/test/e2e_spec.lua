@@ -815,6 +815,97 @@ test('attachments, todos, folded thinking and usage with its cost: :AgentAttach,
   R.contains(R.buf_lines(sb), 'tokens 1000 in / 100 out, $0.0045', 'the session\'s usage and cost')
 end)
 
+local fake_agent = os.getenv('AGENTLS_FAKE_AGENT_BIN')
+
+-- fake_engines is the engines setting with the fake ACP agent of
+-- engines/enginestest playing steps as engine "fake", in the workspace.
+local function fake_engines(steps)
+  return { fake = { command = { fake_agent }, env = { AGENTLS_FAKE_AGENT = vim.json.encode(steps) }, isolate = false } }
+end
+
+test('engines: a run forced onto one shows it in :AgentTasks, the transcript and :checkhealth; :AgentRun completes engine=', function()
+  R.truthy(fake_agent and fake_agent ~= '', 'AGENTLS_FAKE_AGENT_BIN (test/run.sh builds it)')
+  local root, ws = workspace({ ['main.txt'] = 'main\n' }, {
+    agents = {
+      coordinator = { { toolCalls = { call('plan', { subtasks = { { id = '1', content = 'Work on main.txt' } } }) } } },
+    },
+  }, {
+    engines = fake_engines({
+      { plan = { 'read main.txt', 'write out.txt' } },
+      { read = 'main.txt' },
+      { write = 'out.txt', content = 'from the engine\n' },
+      { say = 'The engine is done.' },
+    }),
+  })
+  vim.cmd('edit ' .. root .. '/main.txt')
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'unsaved in the editor' })
+
+  -- :AgentRun's completion asks the running server for its engines.
+  R.eq({ 'engine=agentls', 'engine=fake' }, vim.fn.getcompletion('AgentRun engine=', 'cmdline'), 'engine= completes from agent/engines')
+  R.eq({ 'engine=fake' }, vim.fn.getcompletion('AgentRun engine=f', 'cmdline'), 'engine=f completes to the fake engine')
+  R.eq({}, vim.fn.getcompletion('AgentRun engine=fake Do', 'cmdline'), 'nothing completes in the prompt')
+
+  local id, wait = start(ws, 'Work on main.txt', { engine = 'fake' })
+  local res = wait()
+  R.eq('done', res.state, 'state')
+  R.eq('fake', res.subtasks[1].engine, 'the subtask ran on the engine forced')
+  R.eq('from the engine\n', R.read(root .. '/out.txt'), 'the engine\'s write went through the editor')
+  R.eq(1, #events(ws, 'engineStarted'), 'engineStarted events')
+  R.eq(1, #events(ws, 'steps'), 'steps events')
+
+  vim.cmd('AgentTasks')
+  local tb = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
+  end, ':AgentTasks to show the end')
+  local lines = R.buf_lines(tb)
+  R.contains(lines, '1  Work on main.txt  [fake]', 'the engine after the subtask\'s content')
+  R.contains(lines, '      [>] read main.txt', 'the engine\'s steps under its subtask')
+  R.contains(lines, '      [ ] write out.txt', 'its second step')
+
+  vim.cmd('AgentTranscript ' .. id)
+  local b = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    return table.concat(R.buf_lines(b), '\n'):find('── task done', 1, true)
+  end, 'the transcript to end')
+  lines = R.buf_lines(b)
+  R.contains(lines, '  ▶ on fake: started in ', 'the engine\'s start, on one line')
+  R.contains(lines, '  ☰ steps: 0 of 2 done', 'its steps, on one line')
+  R.contains(lines, '      [>] read main.txt', 'each step under it')
+  R.contains(lines, 'read: unsaved in the editor', 'the engine read the buffer, unsaved text included')
+
+  local report = require('agentls.health').engines_report(agentls.client.request_sync(ws, 'agent/engines', vim.empty_dict(), 10000))
+  local fake
+  for _, l in ipairs(report) do
+    if l.text:find('engine fake', 1, true) then
+      fake = l
+    end
+  end
+  R.truthy(fake, ':checkhealth lists the fake engine')
+  R.eq('ok', fake.level, 'it is usable')
+  R.contains({ fake.text }, 'engine fake: usable (' .. fake_agent .. ', from settings)', 'with its command and where it comes from')
+  R.contains(vim.tbl_map(function(l)
+    return l.text
+  end, report), 'engine claude', 'the built-in engines are listed too')
+
+  vim.cmd('checkhealth agentls')
+  R.contains(R.buf_lines(0), 'engine fake: usable', ':checkhealth agentls shows the engines')
+end)
+
+test('engines: a run on an engine that cannot be used fails with the server\'s reason', function()
+  local _, ws = workspace({}, { agents = { coordinator = { { text = 'One step.' } } } }, {
+    engines = { broken = { command = { '/no/such/agent' } } },
+  })
+  local done, err
+  agentls.run('Work', { workspace = ws, engine = 'broken', on_done = function(_, e)
+    done, err = true, e
+  end })
+  R.wait_for(function()
+    return done
+  end, 'the run to be refused')
+  R.contains({ err }, 'engine "broken" cannot be used', 'the error says why')
+end)
+
 T.teardown = function()
   agentls.restart()
 end

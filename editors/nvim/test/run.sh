@@ -62,6 +62,14 @@ if [ -z "${AGENTLS_BIN:-}" ]; then
 	AGENTLS_BIN=$cache/agentls
 fi
 export AGENTLS_BIN
+# The fake ACP agent (engines/enginestest) the engine tests run as engine "fake".
+if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
+	mkdir -p "$cache"
+	echo "== nvim: go build -o ${cache#"$repo"/}/fakeagent ./engines/enginestest/fakeagent"
+	long "go build" ${GO:-go} build -o "$cache/fakeagent" ./engines/enginestest/fakeagent || { echo "nvim suite: building the fake agent failed" >&2; exit 1; }
+	AGENTLS_FAKE_AGENT_BIN=$cache/fakeagent
+fi
+export AGENTLS_FAKE_AGENT_BIN
 export "${xdg[@]}" TMPDIR="$tmp/run" AGENTLS_STATE_DIR="$tmp/agentls"
 
 # run_spec runs one spec file in its own Neovim; the output goes to $out.

@@ -66,6 +66,59 @@ test('the MCP servers of :checkhealth say each state, the tools and the errors',
   R.eq({ { level = 'info', text = 'no MCP server configured (mcp_servers in setup())' } }, health.mcp_report({ servers = {} }), 'none')
 end)
 
+test('engines go out as the objects the server reads; a bad entry is refused naming it', function()
+  local c = assert(config.resolve({ engines = { goose = { command = { 'goose', 'acp' }, env = {}, isolate = true }, codex = { disabled = true } } }))
+  local wire = vim.json.encode(config.init_options(c))
+  R.contains(wire, '"env":{}', 'env stays an object')
+  local o = vim.json.decode(wire)
+  R.eq({ 'goose', 'acp' }, o.engines.goose.command, 'command')
+  R.eq(true, o.engines.codex.disabled, 'disabled')
+  for _, case in ipairs({
+    { { engines = { 'goose' } }, 'engines must be a table of engine name' },
+    { { engines = { goose = { command = 'goose acp' } } }, 'engines.goose.command must be a list of strings' },
+    { { engines = { goose = { command = {} } } }, 'engines.goose.command must be a list of strings' },
+    { { engines = { goose = { command = { 'goose' }, env = 'X=1' } } }, 'engines.goose.env must be a table' },
+  }) do
+    local _, err = config.resolve(case[1])
+    R.contains(err or '', case[2], vim.inspect(case[1]))
+  end
+end)
+
+test('the engines of :checkhealth say each version and command, or why it cannot be used', function()
+  local health = require('agentls.health')
+  local lines = health.engines_report({ engines = {
+    { name = 'claude', builtin = true, command = { '/usr/bin/claude-agent-acp' }, source = 'path', version = '0.23.1', isolated = true, usable = true },
+    { name = 'codex', builtin = true, command = {}, isolated = true, usable = false, reason = 'codex-acp is not on PATH' },
+    { name = 'goose', builtin = false, command = { 'goose', 'acp' }, source = 'settings', isolated = false, usable = true },
+  } })
+  R.eq({
+    { level = 'ok', text = 'engine claude 0.23.1: usable, isolated (/usr/bin/claude-agent-acp, from path)' },
+    { level = 'info', text = 'engine codex: cannot be used: codex-acp is not on PATH' },
+    { level = 'ok', text = 'engine goose: usable (goose acp, from settings)' },
+  }, lines, 'the lines')
+end)
+
+test(':AgentRun reads engine= before the prompt', function()
+  local commands = require('agentls.commands')
+  R.eq({ 'Add greet', 'claude' }, { commands.run_args('engine=claude Add greet') }, 'engine and prompt')
+  R.eq({ 'Add greet', nil }, { commands.run_args('Add greet') }, 'no engine')
+  R.eq({ 'Add engine=x', nil }, { commands.run_args('Add engine=x') }, 'engine= only first')
+end)
+
+test('a subtask on an engine shows it after its content, and its steps under it', function()
+  local st = state.new('/ws')
+  st:task_update({ taskId = 't1', seq = 1, state = 'running', subtasks = {
+    { id = '1', content = 'add greet', state = 'running', dependsOn = {}, engine = 'claude',
+      steps = { { content = 'read main.go', status = 'completed' }, { content = 'write greet', status = 'in_progress' } } },
+    { id = '2', content = 'notes', state = 'pending', dependsOn = {} },
+  }, event = { kind = 'steps', subtaskId = '1' } })
+  local lines = views.task_lines(st)
+  R.contains(lines, '1  add greet  [claude]', 'the engine')
+  R.contains(lines, '      [x] read main.go', 'a step done')
+  R.contains(lines, '      [>] write greet', 'a step in progress')
+  R.not_contains(lines, 'notes  [', 'no engine for the built-in worker')
+end)
+
 test('bad options are refused with a message naming the option', function()
   for _, case in ipairs({
     { { edit_mode = 'yolo' }, 'edit_mode must be one of apply, branch, propose' },

@@ -41,6 +41,7 @@ done
 # Type errors stop the packaging: esbuild only strips the types.
 cd "$here"
 npx --no-install tsc -p . --noEmit
+npx --no-install tsc -p src/webview
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

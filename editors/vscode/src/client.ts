@@ -1,6 +1,6 @@
-// The agentls process as a language client: spawned with the settings as
-// initializationOptions and the provider keys in its environment, restarted
-// or reconfigured when either changes.
+// The agentls process of one workspace folder as a language client: spawned
+// in the folder with its settings as initializationOptions and the provider
+// keys in its environment, restarted or reconfigured when either changes.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -14,7 +14,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice } from './config';
-import { fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
+import { advertised, fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
 
@@ -43,7 +43,7 @@ function isExecutable(p: string): boolean {
   }
 }
 
-/** AgentClient owns the language client and its restarts. */
+/** AgentClient owns one folder's language client and its restarts. */
 export class AgentClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient> | undefined;
@@ -56,16 +56,26 @@ export class AgentClient implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly keys: ProviderKeys,
-    private readonly deps: WiringDeps,
+    readonly folder: vscode.WorkspaceFolder,
+    /** The handlers and stores the client's connection is wired to. */
+    private readonly wiring: (lc: LanguageClient) => WiringDeps,
+    private readonly onStopped: () => void,
   ) {}
 
-  private config(): vscode.WorkspaceConfiguration {
-    return vscode.workspace.getConfiguration('agentls');
+  /** The folder's agentls settings (folder settings over workspace and user ones). */
+  config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('agentls', this.folder.uri);
+  }
+
+  /** log writes a line to the agentls output, naming the folder when there are several. */
+  log(line: string): void {
+    const many = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+    this.output.appendLine(many ? `[${this.folder.name}] ${line}` : line);
   }
 
   private reportProblems(problems: SettingProblem[]): void {
     for (const p of problems) {
-      this.output.appendLine(`settings: ${p.key}: ${p.message}`);
+      this.log(`settings: ${p.key}: ${p.message}`);
       void vscode.window.showWarningMessage(`agentls: ${p.key} ${p.message}`, 'Open Settings').then((pick) => {
         if (pick !== undefined) {
           void vscode.commands.executeCommand('workbench.action.openSettings', p.key);
@@ -94,15 +104,12 @@ export class AgentClient implements vscode.Disposable {
   }
 
   private async start(): Promise<LanguageClient> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (folder === undefined) {
-      throw new Error('open a folder first: agentls works on a workspace folder');
-    }
+    const folder = this.folder;
     const { options, problems } = initOptions(this.config());
     this.reportProblems(problems);
     const bin = this.binary();
     const env = { ...process.env, ...(await this.keys.environment()) };
-    this.output.appendLine(`starting ${bin.command} (${bin.source}) in ${folder.uri.fsPath}`);
+    this.log(`starting ${bin.command} (${bin.source}) in ${folder.uri.fsPath}`);
     const serverOptions: ServerOptions = {
       command: bin.command,
       args: serveArgs(this.config().get('logLevel')),
@@ -117,8 +124,9 @@ export class AgentClient implements vscode.Disposable {
       // synchronise, and a crash is told once rather than five times.
       connectionOptions: { maxRestartCount: 2 },
     };
-    const client = new LanguageClient('agentls', 'agentls', serverOptions, clientOptions);
+    const client = new LanguageClient('agentls', `agentls (${folder.name})`, serverOptions, clientOptions);
     client.registerFeature(new AgentFeature());
+    const deps = this.wiring(client);
     const conn: Connection = {
       onRequest: (method, handler) =>
         client.onRequest(method, async (params: unknown, token: vscode.CancellationToken) => {
@@ -128,19 +136,20 @@ export class AgentClient implements vscode.Disposable {
             if (e instanceof RpcError) {
               return new ResponseError(e.code, e.message);
             }
-            this.output.appendLine(`${method}: ${String(e)}`);
+            this.log(`${method}: ${String(e)}`);
             return new ResponseError(-32603, `${method}: ${e instanceof Error ? e.message : String(e)}`);
           }
         }),
       onNotification: (method, handler) => client.onNotification(method, handler),
     };
-    this.subscriptions.push(...register(conn, this.deps));
+    this.subscriptions.push(...register(conn, deps));
     this.subscriptions.push(client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.stateEmitter.fire(true);
-        void this.loadHeat(client);
+        void this.loadHeat(client, deps);
       } else if (e.newState === State.Stopped) {
-        this.deps.heat.reset();
+        deps.heat.reset();
+        this.onStopped();
         this.stateEmitter.fire(false);
       }
     }));
@@ -158,12 +167,12 @@ export class AgentClient implements vscode.Disposable {
     return client;
   }
 
-  private async loadHeat(client: LanguageClient): Promise<void> {
+  private async loadHeat(client: LanguageClient, deps: WiringDeps): Promise<void> {
     try {
       const snap = await client.sendRequest<HeatSnapshot>(Methods.heatSnapshot, {});
-      this.deps.heat.applySnapshot(snap);
+      deps.heat.applySnapshot(snap);
     } catch (e) {
-      this.output.appendLine(`heat snapshot: ${String(e)}`);
+      this.log(`heat snapshot: ${String(e)}`);
     }
   }
 
@@ -176,7 +185,7 @@ export class AgentClient implements vscode.Disposable {
     const { options, problems } = initOptions(this.config());
     this.reportProblems(problems);
     await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
-    this.output.appendLine(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);
+    this.log(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);
   }
 
   async restart(): Promise<void> {
@@ -192,14 +201,26 @@ export class AgentClient implements vscode.Disposable {
       try {
         await client.stop(5000);
       } catch (e) {
-        this.output.appendLine(`stopping agentls: ${String(e)}`);
+        this.log(`stopping agentls: ${String(e)}`);
       }
     }
-    this.deps.heat.reset();
+    this.onStopped();
   }
 
   running(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /**
+   * advertises reports whether the running agentls declared an optional
+   * feature in its initialize result (capabilities.experimental.agent.<feature>
+   * set to true); false while it is not running.
+   */
+  advertises(feature: string): boolean {
+    if (!this.running()) {
+      return false;
+    }
+    return advertised(this.client?.initializeResult, feature);
   }
 
   private disposeSubscriptions(): void {

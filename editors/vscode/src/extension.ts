@@ -1,27 +1,47 @@
-// The agentls extension: commands, the Tasks view, heat in the explorer and
-// the status bar, over one agentls process per window.
+// The agentls extension: commands, the Tasks view, the conversation view,
+// heat in the explorer and the status bar, over one agentls process per
+// workspace folder.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { AgentClient } from './client';
+import { ResponseError } from 'vscode-languageclient/node';
+import { checkMessage, Choices, intentItems, ModelItem, modelItems, undoRefusals, undoSummary } from './choices';
 import { changeAction } from './config';
-import { defaultAskDeps } from './handlers/ask';
-import { defaultReadFileDeps } from './handlers/readFile';
+import { DiffContent, diffScheme } from './diff';
+import { EditLog } from './edits';
+import { Agents, FolderAgent, folderNames, relativeTo } from './folders';
+import { defaultApproveDeps, defaultAskDeps } from './handlers/ask';
 import { CommandRunner } from './handlers/runCommand';
+import { Inbox } from './inbox';
+import { PendingStore } from './pending';
 import { buildPrompt, SelectionContext } from './prompt';
-import { MCPServersResult, Methods, RunParams, RunResult, SessionResult, SessionsResult, TraceResult } from './protocol';
+import {
+  AddSubtaskResult,
+  CheckModelResult,
+  IntentsResult,
+  MCPServersResult,
+  Features,
+  Methods,
+  ModelsResult,
+  RunAttachment,
+  RunParams,
+  RunResult,
+  SessionResult,
+  SessionsResult,
+  TraceResult,
+  UndoResult,
+} from './protocol';
 import { providers, ProviderKeys } from './secrets';
-import { HeatDecorations, HeatStore } from './views/heat';
+import { plainText } from './text';
+import { ConversationView, conversationViewId } from './views/conversation';
+import { Conversation, runAttachments, viewState } from './views/conversationModel';
 import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
-import { oneLine, TaskStore } from './views/taskModel';
-import { TaskTreeProvider } from './views/taskTree';
+import { changeCounts, isFinal, oneLine, TaskStore, TaskView } from './views/taskModel';
+import { Node, TaskTreeProvider, TreeFolder } from './views/taskTree';
+import { FromView } from './webview/state';
 
-let agent: AgentClient | undefined;
-
-function root(): vscode.Uri | undefined {
-  return vscode.workspace.workspaceFolders?.[0]?.uri;
-}
+let agents: Agents | undefined;
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -44,11 +64,33 @@ function selectionContext(): SelectionContext | undefined {
   };
 }
 
+/** modelName is a model as the view names it: a scripted model by its file's name. */
+function modelName(model: string): string {
+  const m = /^script:(.*[\\/])?([^\\/]+)$/.exec(model);
+  return m !== null ? `script:${m[2]}` : model;
+}
+
+/** nodeOf reads the tree node (or task id) a command was given. */
+function nodeOf(arg: unknown): Node | undefined {
+  if (typeof arg === 'string') {
+    return { kind: 'task', taskId: arg };
+  }
+  if (typeof arg === 'object' && arg !== null && 'kind' in arg) {
+    return arg as Node;
+  }
+  if (typeof arg === 'object' && arg !== null && 'taskId' in arg && typeof arg.taskId === 'string') {
+    return { kind: 'task', taskId: arg.taskId };
+  }
+  return undefined;
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('agentls');
   const commandOutput = vscode.window.createOutputChannel('agentls: commands');
   const tasks = new TaskStore();
-  const heat = new HeatDecorations(new HeatStore(), root);
+  const pending = new PendingStore();
+  const edits = new EditLog();
+  tasks.diffOf = (folder, path) => edits.latest(folder, path)?.id;
   const runner = new CommandRunner(commandOutput, async () => {
     if (!vscode.workspace.getConfiguration('agentls').get<boolean>('saveBeforeCommand', true)) {
       return;
@@ -65,43 +107,103 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   });
   const keys = new ProviderKeys(context.secrets);
-  const client = new AgentClient(context, output, keys, {
-    readFile: defaultReadFileDeps(),
-    ask: defaultAskDeps(),
-    runner,
+  const askDeps = defaultAskDeps();
+  const inbox = new Inbox(pending, edits, askDeps);
+  const all = new Agents({
+    context,
+    output,
+    keys,
     tasks,
-    heat,
+    pending,
+    edits,
+    runner,
+    ask: askDeps,
+    approve: defaultApproveDeps(),
+    propose: (p) => {
+      inbox.notifyProposal(p);
+    },
     warn: (m) => {
       output.appendLine(m);
     },
   });
-  agent = client;
-  const tree = new TaskTreeProvider(tasks);
+  agents = all;
+  const choices = new Choices(context.workspaceState);
+  const conversation = new Conversation(context.workspaceState.get<string[]>('agentls.history') ?? []);
+  const treeFolders = (): TreeFolder[] => all.all().map((a) => ({ key: a.key, name: a.folder.name, path: a.folder.uri.fsPath }));
+  const tree = new TaskTreeProvider(tasks, pending, treeFolders);
   const view = vscode.window.createTreeView('agentls.tasks', { treeDataProvider: tree, showCollapseAll: true });
-  const status = new TaskStatusBar(tasks);
+  const status = new TaskStatusBar(tasks, pending);
+
+  /** The folder the conversation is in: its tasks', else the first folder's. */
+  const conversationAgent = (): FolderAgent | undefined => all.get(conversation.folder) ?? all.all()[0];
+  const describeModel = (a: FolderAgent | undefined): string => {
+    if (a === undefined) {
+      return 'none';
+    }
+    const chosen = choices.get(a.key).model;
+    if (chosen !== undefined) {
+      return modelName(chosen);
+    }
+    const setting = a.client.config().get<string>('model') ?? '';
+    return setting !== '' ? modelName(setting) : 'configured';
+  };
+  const describeIntent = (a: FolderAgent | undefined): string => {
+    const c = a !== undefined ? choices.get(a.key) : {};
+    return c.intentId !== undefined ? `${c.intentId}${c.intentName !== undefined ? ` ${c.intentName}` : ''}` : '';
+  };
+  const conv = new ConversationView(context.extensionUri, () => {
+    const a = conversationAgent();
+    return viewState(conversation, tasks, pending, {
+      folderName: a?.folder.name ?? '',
+      multiRoot: all.all().length > 1,
+      model: describeModel(a),
+      intent: describeIntent(a),
+      folders: folderNames(),
+      canAttach: a?.client.advertises(Features.attachments) ?? false,
+    });
+  }, (m) => {
+    void onViewMessage(m);
+  });
+
+  const updateViews = (): void => {
+    const running = tasks.running();
+    void vscode.commands.executeCommand('setContext', 'agentls.taskRunning', running.length > 0);
+    const waiting = pending.all();
+    view.badge = waiting.length > 0 ? { value: waiting.length, tooltip: `${waiting.length} waiting for you` }
+      : running.length > 0 ? { value: running.length, tooltip: `${running.length} running` } : undefined;
+    const first = waiting.at(0);
+    void vscode.commands.executeCommand('setContext', 'agentls.canAttach', conversationAgent()?.client.advertises(Features.attachments) ?? false);
+    view.message = first !== undefined ? `Waiting for you: ${oneLine(first.text, 120)}${waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : ''}` : undefined;
+    conv.refresh();
+  };
 
   context.subscriptions.push(
     output,
     commandOutput,
     runner,
-    heat,
-    client,
+    all,
     tree,
     view,
     status,
-    vscode.window.registerFileDecorationProvider(heat),
-    tasks.onDidChange(() => {
-      const running = tasks.running();
-      void vscode.commands.executeCommand('setContext', 'agentls.taskRunning', running.length > 0);
-      const t = tasks.latest();
-      view.badge = running.length > 0 ? { value: running.length, tooltip: `${running.length} running` } : undefined;
-      view.message = t?.question !== undefined ? `Waiting for you: ${oneLine(t.question, 120)}` : undefined;
+    conv,
+    vscode.window.registerWebviewViewProvider(conversationViewId, conv, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.workspace.registerTextDocumentContentProvider(diffScheme, new DiffContent(edits)),
+    tasks.onDidChange(updateViews),
+    pending.onDidChange(updateViews),
+    choices.onDidChange(() => {
+      conv.refresh();
     }),
+    all.onDidChange(() => {
+      tree.refresh();
+      conv.refresh();
+    }),
+    // Whether the conversation's agentls takes attachments is known once it runs.
+    all.onDidChangeRunning(updateViews),
   );
 
-  async function connected(): Promise<Awaited<ReturnType<AgentClient['get']>> | undefined> {
+  async function connected(a: FolderAgent): Promise<Awaited<ReturnType<FolderAgent['client']['get']>> | undefined> {
     try {
-      return await client.get();
+      return await a.client.get();
     } catch (e) {
       const pick = await vscode.window.showErrorMessage(`agentls: ${errorText(e)}`, 'Open Settings', 'Show Output');
       if (pick === 'Open Settings') {
@@ -113,56 +215,154 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }
 
-  /** run starts a task and renders its result when it ends. */
-  async function run(prompt: string, sessionId?: string): Promise<RunResult | undefined> {
-    const lc = await connected();
+  /** pick is the folder a command acts on, telling the person when there is none. */
+  async function pick(purpose: string): Promise<FolderAgent | undefined> {
+    if (all.all().length === 0) {
+      void vscode.window.showInformationMessage('agentls: open a folder first: agentls works on a workspace folder');
+      return undefined;
+    }
+    return all.pick(purpose);
+  }
+
+  /** agentOf is the folder agent of a task. */
+  function agentOf(t: TaskView): FolderAgent | undefined {
+    return all.get(t.folder) ?? (all.all().length === 1 ? all.all()[0] : undefined);
+  }
+
+  /** request sends one request to a folder's agentls; a failure is told and undefined. */
+  async function request<T>(a: FolderAgent, method: string, params: unknown, what: string): Promise<T | undefined> {
+    const lc = await connected(a);
+    if (lc === undefined) {
+      return undefined;
+    }
+    try {
+      return await lc.sendRequest<T>(method, params);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`agentls: ${what}: ${errorText(e)}`);
+      return undefined;
+    }
+  }
+
+  /** run starts a task in a folder and renders its result when it ends. */
+  async function run(a: FolderAgent, prompt: string, sessionId?: string, attachments?: RunAttachment[]): Promise<RunResult | undefined> {
+    const lc = await connected(a);
     if (lc === undefined) {
       return undefined;
     }
     const taskId = randomUUID();
-    tasks.begin(taskId, prompt);
-    void vscode.commands.executeCommand('agentls.tasks.focus');
+    const choice = choices.get(a.key);
+    tasks.begin(taskId, prompt, {
+      folder: a.key,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(choice.model !== undefined ? { model: choice.model } : {}),
+      ...(choice.intentId !== undefined ? { intentId: choice.intentId } : {}),
+    });
+    if (sessionId !== undefined && conversation.sessionId(tasks) !== sessionId) {
+      // Continuing a session the view does not show: show its tasks first.
+      conversation.reset(a.key);
+      for (const t of tasks.tasks().filter((x) => x.sessionId === sessionId && x.taskId !== taskId).reverse()) {
+        conversation.show(t.taskId, a.key, true);
+      }
+    }
+    conversation.show(taskId, a.key, sessionId !== undefined);
+    updateViews();
     const params: RunParams = { prompt, taskId };
     if (sessionId !== undefined) {
       params.sessionId = sessionId;
+    }
+    if (choice.model !== undefined) {
+      params.model = choice.model;
+    }
+    if (choice.intentId !== undefined) {
+      params.intentId = choice.intentId;
+    }
+    if (attachments !== undefined && attachments.length > 0) {
+      params.attachments = attachments;
     }
     let result: RunResult;
     try {
       result = await lc.sendRequest<RunResult>(Methods.run, params);
     } catch (e) {
       tasks.fail(taskId, errorText(e));
-      void vscode.window.showErrorMessage(`agentls: the task failed: ${errorText(e)}`);
+      if (e instanceof ResponseError && e.code === -32602 && /intentId/.test(e.message) && choice.intentId !== undefined) {
+        await choices.set(a.key, { intentId: undefined, intentName: undefined });
+        void vscode.window.showErrorMessage(`agentls: ${plainText(e.message)} (the intent is no longer chosen)`, 'Choose Intent…').then((p) => {
+          if (p !== undefined) {
+            void selectIntent(a);
+          }
+        });
+      } else {
+        void vscode.window.showErrorMessage(`agentls: the task failed: ${plainText(errorText(e), folderNames())}`);
+      }
       return undefined;
     }
     tasks.finish(result);
-    const summary = result.summary !== '' ? `: ${oneLine(result.summary, 200)}` : '';
-    const msg = `agentls: task ${result.state}${summary}`;
-    const actions = result.sessionId !== '' ? ['Continue…', 'Show Session'] : [];
+    const t = tasks.get(result.taskId);
+    const summary = result.summary !== '' ? `: ${oneLine(plainText(result.summary, folderNames()), 200)}` : '';
+    const counts = t !== undefined ? changeCounts(t) : '';
+    const msg = `agentls: task ${result.state}${summary}${counts !== '' ? ` (${counts})` : ''}`;
+    const actions = result.sessionId !== '' ? ['Follow Up…', 'Show Session'] : [];
     const show = result.state === 'done' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(msg, ...actions).then((pick) => {
-      if (pick === 'Continue…') {
-        void runTask(result.sessionId);
-      } else if (pick === 'Show Session') {
-        void openSession(result.sessionId);
+    void show(msg, ...actions).then((p) => {
+      if (p === 'Follow Up…') {
+        void followUp(result.taskId);
+      } else if (p === 'Show Session') {
+        void openSession(a, result.sessionId);
       }
     });
     return result;
   }
 
-  async function runTask(sessionId?: string, promptArg?: string): Promise<void> {
+  async function runTask(promptArg?: string): Promise<void> {
+    const a = await pick('Run Task');
+    if (a === undefined) {
+      return;
+    }
     const sel = selectionContext();
-    const request = promptArg ?? await vscode.window.showInputBox({
-      title: sessionId !== undefined ? 'agentls: Continue the session' : 'agentls: Run Task',
+    const text = promptArg ?? await vscode.window.showInputBox({
+      title: 'agentls: Run Task',
       prompt: sel !== undefined
         ? `What should the agent do? The selection (${sel.path}, lines ${sel.startLine}-${sel.endLine}) goes along.`
         : 'What should the agent do?',
       placeHolder: 'e.g. Add a --verbose flag to the CLI and test it',
       ignoreFocusOut: true,
     });
-    if (request === undefined || request.trim() === '') {
+    if (text === undefined || text.trim() === '') {
       return;
     }
-    await run(buildPrompt(request, sel), sessionId);
+    void conv.show();
+    await run(a, buildPrompt(text, sel));
+  }
+
+  /** followUp continues a finished task's session with a new prompt. */
+  async function followUp(taskId?: string, text?: string): Promise<void> {
+    const t = taskId !== undefined ? tasks.get(taskId) : tasks.tasks().find((x) => isFinal(x.state) && x.sessionId !== '');
+    if (t === undefined || t.sessionId === '') {
+      void vscode.window.showInformationMessage('agentls: no finished task to follow up');
+      return;
+    }
+    const a = agentOf(t);
+    if (a === undefined) {
+      return;
+    }
+    const prompt = text ?? await vscode.window.showInputBox({
+      title: `agentls: Follow up on "${oneLine(t.prompt, 60)}"`,
+      prompt: 'The agent sees the conversation so far.',
+      ignoreFocusOut: true,
+    });
+    if (prompt === undefined || prompt.trim() === '') {
+      return;
+    }
+    void conv.show();
+    await run(a, prompt.trim(), t.sessionId);
+  }
+
+  async function continueSession(a: FolderAgent, sessionId: string): Promise<void> {
+    const prompt = await vscode.window.showInputBox({ title: 'agentls: Continue the session', prompt: 'The agent sees the conversation so far.', ignoreFocusOut: true });
+    if (prompt !== undefined && prompt.trim() !== '') {
+      void conv.show();
+      await run(a, prompt.trim(), sessionId);
+    }
   }
 
   async function stop(taskId?: string): Promise<void> {
@@ -176,50 +376,249 @@ export function activate(context: vscode.ExtensionContext): void {
       if (running.length === 1) {
         id = running[0]?.taskId;
       } else {
-        const pick = await vscode.window.showQuickPick(
+        const p = await vscode.window.showQuickPick(
           running.map((t) => ({ label: oneLine(t.prompt, 80), description: t.state, taskId: t.taskId })),
           { title: 'agentls: Stop which task?' },
         );
-        id = pick?.taskId;
+        id = p?.taskId;
       }
     }
-    if (id === undefined) {
+    const t = id !== undefined ? tasks.get(id) : undefined;
+    const a = t !== undefined ? agentOf(t) : undefined;
+    if (id === undefined || a === undefined) {
       return;
     }
-    const lc = await connected();
-    if (lc === undefined) {
-      return;
-    }
-    try {
-      const res = await lc.sendRequest<{ stopped: boolean }>(Methods.stop, { taskId: id });
-      if (!res.stopped) {
-        void vscode.window.showInformationMessage('agentls: that task had already ended');
-      }
-    } catch (e) {
-      void vscode.window.showErrorMessage(`agentls: stop failed: ${errorText(e)}`);
+    const res = await request<{ stopped: boolean }>(a, Methods.stop, { taskId: id }, 'stop failed');
+    if (res !== undefined && !res.stopped) {
+      void vscode.window.showInformationMessage('agentls: that task had already ended');
     }
   }
 
-  async function openSession(sessionId: string): Promise<void> {
-    const lc = await connected();
-    if (lc === undefined) {
+  /** taskOf finds the task a tree command names, or the newest running one. */
+  function taskOf(arg: unknown, running: boolean): TaskView | undefined {
+    const n = nodeOf(arg);
+    if (n !== undefined && (n.kind === 'task' || n.kind === 'subtask' || n.kind === 'change')) {
+      return tasks.get(n.taskId);
+    }
+    return running ? tasks.running()[0] : tasks.tasks().find((t) => isFinal(t.state));
+  }
+
+  async function addSubtask(arg?: unknown, text?: string): Promise<void> {
+    const t = taskOf(arg, true);
+    if (t === undefined || isFinal(t.state)) {
+      void vscode.window.showInformationMessage('agentls: subtasks are added to a running task');
       return;
     }
-    const s = await lc.sendRequest<SessionResult>(Methods.session, { sessionId });
+    const a = agentOf(t);
+    if (a === undefined) {
+      return;
+    }
+    const content = text ?? await vscode.window.showInputBox({
+      title: `agentls: Add a subtask to "${oneLine(t.prompt, 60)}"`,
+      prompt: 'What should a worker do?',
+      ignoreFocusOut: true,
+    });
+    if (content === undefined || content.trim() === '') {
+      return;
+    }
+    let dependsOn: string[] = [];
+    const open = t.subtasks.filter((s) => s.state === 'pending' || s.state === 'running');
+    if (text === undefined && open.length > 0) {
+      const deps = await vscode.window.showQuickPick(open.map((s) => ({ label: `${s.id}. ${oneLine(s.content, 70)}`, description: s.state, id: s.id })), {
+        title: 'agentls: After which subtasks? (none: it starts at once)',
+        canPickMany: true,
+      });
+      if (deps === undefined) {
+        return;
+      }
+      dependsOn = deps.map((d) => d.id);
+    }
+    const res = await request<AddSubtaskResult>(a, Methods.addSubtask, { taskId: t.taskId, content: content.trim(), ...(dependsOn.length > 0 ? { dependsOn } : {}) }, 'cannot add the subtask');
+    if (res !== undefined) {
+      void vscode.window.setStatusBarMessage(`agentls: subtask ${res.subtaskId} added`, 5000);
+    }
+  }
+
+  async function subtaskControl(arg: unknown, method: string, verb: string): Promise<void> {
+    const n = nodeOf(arg);
+    if (n?.kind !== 'subtask') {
+      void vscode.window.showInformationMessage(`agentls: pick a subtask in the Tasks view to ${verb}`);
+      return;
+    }
+    const t = tasks.get(n.taskId);
+    const a = t !== undefined ? agentOf(t) : undefined;
+    if (a !== undefined) {
+      await request(a, method, { taskId: n.taskId, subtaskId: n.subtaskId }, `cannot ${verb} subtask ${n.subtaskId}`);
+    }
+  }
+
+  async function undo(arg?: unknown): Promise<void> {
+    const n = nodeOf(arg);
+    const t = taskOf(arg, false);
+    if (t === undefined || !isFinal(t.state)) {
+      void vscode.window.showInformationMessage('agentls: a task is undone once it has ended');
+      return;
+    }
+    const a = agentOf(t);
+    if (a === undefined) {
+      return;
+    }
+    const subtaskId = n?.kind === 'subtask' ? n.subtaskId : undefined;
+    const what = subtaskId !== undefined ? `subtask ${subtaskId} of "${oneLine(t.prompt, 60)}"` : `"${oneLine(t.prompt, 60)}"`;
+    const sure = await vscode.window.showWarningMessage(`Undo ${what}? Each file it changed goes back to its text before it; your later changes elsewhere in them stay.`, { modal: true }, 'Undo');
+    if (sure !== 'Undo') {
+      return;
+    }
+    const params = { taskId: t.taskId, ...(t.sessionId !== '' ? { sessionId: t.sessionId } : {}), ...(subtaskId !== undefined ? { subtaskId } : {}) };
+    const res = await request<UndoResult>(a, Methods.undo, params, 'cannot undo');
+    if (res === undefined) {
+      return;
+    }
+    if (res.undone) {
+      void vscode.window.showInformationMessage(`agentls: ${undoSummary(res)}`);
+      return;
+    }
+    const { refused, rest } = undoRefusals(res);
+    const detail = refused.map((f) => `• ${plainText(f.reason ?? `${f.path} could not be undone`, folderNames())}`).join('\n');
+    if (rest.length === 0) {
+      void vscode.window.showWarningMessage(`agentls: nothing was undone`, { modal: true, detail });
+      return;
+    }
+    const p = await vscode.window.showWarningMessage(
+      `agentls: ${refused.length} file${refused.length === 1 ? '' : 's'} cannot be undone, so nothing was. Undo the other ${rest.length} (${rest.map((f) => f.path).join(', ')})?`,
+      { modal: true, detail },
+      'Undo the Rest',
+    );
+    if (p !== 'Undo the Rest') {
+      return;
+    }
+    const partial = await request<UndoResult>(a, Methods.undo, { ...params, partial: true }, 'cannot undo');
+    if (partial !== undefined) {
+      void vscode.window.showInformationMessage(`agentls: ${undoSummary(partial)}`);
+    }
+  }
+
+  async function checkModel(a?: FolderAgent): Promise<void> {
+    const agent = a ?? await pick('Test Connection');
+    if (agent === undefined) {
+      return;
+    }
+    const model = choices.get(agent.key).model;
+    const res = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `agentls: testing ${model ?? 'the configured model'}…` },
+      () => request<CheckModelResult>(agent, Methods.checkModel, model !== undefined ? { model } : {}, 'cannot test the model'));
+    if (res === undefined) {
+      return;
+    }
+    if (res.ok) {
+      void vscode.window.showInformationMessage(checkMessage(res));
+      return;
+    }
+    const closest = res.closest ?? [];
+    void vscode.window.showWarningMessage(checkMessage(res), ...closest.map((c) => `Use ${c}`)).then(async (p) => {
+      if (p !== undefined) {
+        await choices.set(agent.key, { model: p.slice('Use '.length) });
+        void vscode.window.showInformationMessage(`agentls: the next tasks in ${agent.folder.name} run with ${p.slice('Use '.length)}`);
+      }
+    });
+  }
+
+  async function selectModel(a?: FolderAgent): Promise<void> {
+    const agent = a ?? await pick('Choose Model');
+    if (agent === undefined) {
+      return;
+    }
+    const chosen = choices.get(agent.key).model;
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { action?: ModelItem['action'] }>();
+    qp.title = `agentls: the model of the next tasks${all.all().length > 1 ? ` in ${agent.folder.name}` : ''}`;
+    qp.placeholder = 'Asking the providers for their models…';
+    qp.busy = true;
+    qp.matchOnDescription = true;
+    qp.show();
+    const res = await request<ModelsResult>(agent, Methods.models, {}, 'cannot list the models');
+    if (res === undefined) {
+      qp.dispose();
+      return;
+    }
+    qp.items = modelItems(res, chosen).map((i) => ({ ...i, kind: i.kind === 'separator' ? vscode.QuickPickItemKind.Separator : vscode.QuickPickItemKind.Default }));
+    qp.busy = false;
+    qp.placeholder = 'Pick the model of the next tasks (the agentls.model setting is left as it is)';
+    const picked = await new Promise<ModelItem['action'] | undefined>((resolve) => {
+      qp.onDidAccept(() => {
+        resolve(qp.selectedItems[0]?.action);
+        qp.hide();
+      });
+      qp.onDidHide(() => {
+        resolve(undefined);
+        qp.dispose();
+      });
+    });
+    switch (picked?.type) {
+      case 'test':
+        await checkModel(agent);
+        break;
+      case 'default':
+        await choices.set(agent.key, { model: undefined });
+        void vscode.window.showInformationMessage(`agentls: the next tasks run with the configured model${res.current !== '' ? ` (${res.current})` : ''}`);
+        break;
+      case 'model':
+        await choices.set(agent.key, { model: picked.id });
+        void vscode.window.showInformationMessage(`agentls: the next tasks${all.all().length > 1 ? ` in ${agent.folder.name}` : ''} run with ${picked.id}`, 'Test Connection').then((p) => {
+          if (p !== undefined) {
+            void checkModel(agent);
+          }
+        });
+        break;
+      case 'problem':
+        void vscode.window.showWarningMessage(`agentls: ${picked.message}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  async function selectIntent(a?: FolderAgent): Promise<void> {
+    const agent = a ?? await pick('Choose Intent');
+    if (agent === undefined) {
+      return;
+    }
+    const res = await request<IntentsResult>(agent, Methods.intents, {}, 'cannot list the intents');
+    if (res === undefined) {
+      return;
+    }
+    if (res.error !== undefined && res.error !== '') {
+      void vscode.window.showErrorMessage(`agentls: ${plainText(res.error, folderNames())}`);
+      return;
+    }
+    const items = intentItems(res, choices.get(agent.key).intentId);
+    if (items.length === 1) {
+      void vscode.window.showInformationMessage((res.intents ?? []).length > 0
+        ? 'agentls: every intent of .orchestration/active_intents.yaml is COMPLETED: none can be chosen'
+        : 'agentls: this folder has no intents (.orchestration/active_intents.yaml)');
+      return;
+    }
+    const p = await vscode.window.showQuickPick(items, { title: 'agentls: the intent the next tasks work under', matchOnDetail: true });
+    if (p === undefined) {
+      return;
+    }
+    await choices.set(agent.key, p.intent !== undefined ? { intentId: p.intent.id, intentName: p.intent.name } : { intentId: undefined, intentName: undefined });
+  }
+
+  async function openSession(a: FolderAgent, sessionId: string): Promise<void> {
+    const s = await request<SessionResult>(a, Methods.session, { sessionId }, 'cannot open the session');
+    if (s === undefined) {
+      return;
+    }
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: transcript(s) });
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 
   async function showSessions(): Promise<void> {
-    const lc = await connected();
-    if (lc === undefined) {
+    const a = await pick('Show Sessions');
+    if (a === undefined) {
       return;
     }
-    let res: SessionsResult;
-    try {
-      res = await lc.sendRequest<SessionsResult>(Methods.sessions, {});
-    } catch (e) {
-      void vscode.window.showErrorMessage(`agentls: cannot list sessions: ${errorText(e)}`);
+    const res = await request<SessionsResult>(a, Methods.sessions, {}, 'cannot list sessions');
+    if (res === undefined) {
       return;
     }
     const sessions = res.sessions ?? [];
@@ -227,46 +626,35 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showInformationMessage('agentls: no sessions in this workspace yet');
       return;
     }
-    const pick = await vscode.window.showQuickPick(sessions.map(sessionItem), {
+    const p = await vscode.window.showQuickPick(sessions.map(sessionItem), {
       title: 'agentls: Sessions',
       placeHolder: 'Pick a session to open, continue or delete',
       matchOnDetail: true,
     });
-    if (pick === undefined) {
+    if (p === undefined) {
       return;
     }
-    const action = await vscode.window.showQuickPick(['Open Transcript', 'Continue…', 'Delete'], { title: pick.label });
-    try {
-      if (action === 'Open Transcript') {
-        await openSession(pick.sessionId);
-      } else if (action === 'Continue…') {
-        await runTask(pick.sessionId);
-      } else if (action === 'Delete') {
-        const sure = await vscode.window.showWarningMessage(`Delete the session "${pick.label}" and its history?`, { modal: true }, 'Delete');
-        if (sure === 'Delete') {
-          await lc.sendRequest(Methods.deleteSession, { sessionId: pick.sessionId });
-        }
+    const action = await vscode.window.showQuickPick(['Open Transcript', 'Continue…', 'Delete'], { title: p.label });
+    if (action === 'Open Transcript') {
+      await openSession(a, p.sessionId);
+    } else if (action === 'Continue…') {
+      await continueSession(a, p.sessionId);
+    } else if (action === 'Delete') {
+      const sure = await vscode.window.showWarningMessage(`Delete the session "${p.label}" and its history?`, { modal: true }, 'Delete');
+      if (sure === 'Delete') {
+        await request(a, Methods.deleteSession, { sessionId: p.sessionId }, 'cannot delete the session');
       }
-    } catch (e) {
-      void vscode.window.showErrorMessage(`agentls: ${errorText(e)}`);
     }
   }
 
   // showMcpServers lists the MCP servers with their state (agent/mcpServers):
   // picking one, or "Start All", opens the report with every server's tools.
   async function showMcpServers(): Promise<void> {
-    const lc = await connected();
-    if (lc === undefined) {
+    const a = await pick('Show MCP Servers');
+    if (a === undefined) {
       return;
     }
-    const list = async (start: boolean): Promise<MCPServersResult | undefined> => {
-      try {
-        return await lc.sendRequest<MCPServersResult>(Methods.mcpServers, { start });
-      } catch (e) {
-        void vscode.window.showErrorMessage(`agentls: cannot list the MCP servers: ${errorText(e)}`);
-        return undefined;
-      }
-    };
+    const list = (start: boolean): Promise<MCPServersResult | undefined> => request<MCPServersResult>(a, Methods.mcpServers, { start }, 'cannot list the MCP servers');
     let res = await list(false);
     if (res === undefined) {
       return;
@@ -274,15 +662,15 @@ export function activate(context: vscode.ExtensionContext): void {
     const servers = res.servers ?? [];
     if (servers.length > 0) {
       const startAll = { label: '$(play) Start All', description: 'start the servers not started yet and show the report', server: '' };
-      const pick = await vscode.window.showQuickPick([...servers.map(mcpServerItem), startAll], {
+      const p = await vscode.window.showQuickPick([...servers.map(mcpServerItem), startAll], {
         title: 'agentls: MCP Servers',
         placeHolder: 'Pick a server to see the report with every server and its tools',
         matchOnDetail: true,
       });
-      if (pick === undefined) {
+      if (p === undefined) {
         return;
       }
-      if (pick === startAll) {
+      if (p === startAll) {
         res = await list(true);
         if (res === undefined) {
           return;
@@ -295,22 +683,15 @@ export function activate(context: vscode.ExtensionContext): void {
 
   async function showTraceForLine(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
-    const folder = root();
-    if (editor === undefined || folder === undefined || vscode.workspace.getWorkspaceFolder(editor.document.uri) === undefined) {
+    const a = editor !== undefined ? all.of(editor.document.uri) : undefined;
+    if (editor === undefined || a === undefined) {
       void vscode.window.showInformationMessage('agentls: open a file of the workspace and put the cursor on a line');
       return;
     }
-    const lc = await connected();
-    if (lc === undefined) {
-      return;
-    }
-    const path = vscode.workspace.asRelativePath(editor.document.uri, false);
+    const path = relativeTo(a.folder.uri, editor.document.uri);
     const line = editor.selection.active.line + 1;
-    let res: TraceResult;
-    try {
-      res = await lc.sendRequest<TraceResult>(Methods.trace, { path, line });
-    } catch (e) {
-      void vscode.window.showErrorMessage(`agentls: cannot read the trace: ${errorText(e)}`);
+    const res = await request<TraceResult>(a, Methods.trace, { path, line }, 'cannot read the trace');
+    if (res === undefined) {
       return;
     }
     const entries = res.entries ?? [];
@@ -318,13 +699,13 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.showInformationMessage(`agentls: no agent change recorded for ${path}:${line}`);
       return;
     }
-    const pick = await vscode.window.showQuickPick(entries.map(traceItem), {
+    const p = await vscode.window.showQuickPick(entries.map(traceItem), {
       title: `agentls: changes to ${path}:${line}`,
       placeHolder: 'Pick one to open its session',
       matchOnDetail: true,
     });
-    if (pick !== undefined && pick.entry.sessionId !== '') {
-      await openSession(pick.entry.sessionId);
+    if (p !== undefined && p.entry.sessionId !== '') {
+      await openSession(a, p.entry.sessionId);
     }
   }
 
@@ -365,69 +746,286 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   }
 
-  const restart = async (): Promise<void> => {
+  const restart = async (a: FolderAgent): Promise<void> => {
     try {
-      await client.restart();
+      await a.client.restart();
     } catch (e) {
       void vscode.window.showErrorMessage(`agentls: ${errorText(e)}`);
     }
   };
+  const runningIn = (a: FolderAgent): number => tasks.running().filter((t) => t.folder === a.key).length;
+
+  let lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  /** attach adds the active editor's file, or its selection, to the next prompt. */
+  function attach(what: 'file' | 'selection', editor = vscode.window.activeTextEditor ?? lastEditor): void {
+    if (editor === undefined || editor.document.uri.scheme !== 'file') {
+      void vscode.window.showInformationMessage('agentls: open a file of the workspace to attach it');
+      return;
+    }
+    const a = all.of(editor.document.uri);
+    if (a === undefined) {
+      void vscode.window.showInformationMessage('agentls: that file is outside the workspace folders');
+      return;
+    }
+    const into = conversation.taskIds.length === 0 ? a : all.get(conversation.folder) ?? a;
+    if (!into.client.advertises(Features.attachments)) {
+      void vscode.window.showInformationMessage('agentls: this agentls takes no attachments with a prompt (it does not advertise them): name the file in the prompt');
+      return;
+    }
+    if (conversation.taskIds.length === 0) {
+      conversation.folder = a.key;
+    }
+    const base = all.get(conversation.folder)?.folder.uri ?? a.folder.uri;
+    const path = relativeTo(base, editor.document.uri);
+    const sel = editor.selection;
+    if (what === 'selection' && !sel.isEmpty) {
+      const endLine = sel.end.character === 0 && sel.end.line > sel.start.line ? sel.end.line : sel.end.line + 1;
+      conversation.attach({ path, startLine: sel.start.line + 1, endLine });
+    } else {
+      conversation.attach({ path });
+    }
+    conv.refresh();
+  }
+  async function onViewMessage(m: FromView): Promise<void> {
+    switch (m.type) {
+      case 'send': {
+        const text = m.text.trim();
+        if (text === '') {
+          return;
+        }
+        conversation.remember(text);
+        void context.workspaceState.update('agentls.history', conversation.history);
+        const running = conversation.running(tasks);
+        if (running !== undefined) {
+          // A subtask takes no attachments: they wait for the next task.
+          await addSubtask({ kind: 'task', taskId: running.taskId }, text);
+          return;
+        }
+        const a = all.get(conversation.folder) ?? await pick('Send');
+        if (a === undefined) {
+          return;
+        }
+        const attached = a.client.advertises(Features.attachments) ? runAttachments(conversation.attachments) : [];
+        conversation.attachments = [];
+        conv.refresh();
+        await run(a, text, conversation.folder === a.key ? conversation.sessionId(tasks) : undefined, attached);
+        return;
+      }
+      case 'stop':
+        await stop(m.taskId);
+        return;
+      case 'skip':
+        await subtaskControl({ kind: 'subtask', taskId: m.taskId, subtaskId: m.subtaskId }, Methods.skipSubtask, 'skip');
+        return;
+      case 'answer':
+        inbox.answer(m.id, m.value);
+        return;
+      case 'review':
+        inbox.review(m.id);
+        return;
+      case 'diff':
+        await inbox.diff(m.diffId);
+        return;
+      case 'attach':
+        attach(m.what);
+        return;
+      case 'detach':
+        conversation.detach(m.id);
+        conv.refresh();
+        return;
+      case 'model':
+        await selectModel(conversationAgent());
+        return;
+      case 'intent':
+        await selectIntent(conversationAgent());
+        return;
+      case 'new': {
+        const a = await pick('New Conversation');
+        if (a !== undefined) {
+          conversation.reset(a.key);
+          conversation.attachments = [];
+          conv.refresh();
+          conv.focus();
+        }
+        return;
+      }
+      case 'ready':
+        return;
+    }
+  }
+
+  const pendingId = (arg: unknown): string | undefined => {
+    const n = nodeOf(arg);
+    if (n?.kind === 'pending') {
+      return n.id;
+    }
+    return pending.all()[0]?.id;
+  };
+  const answerWith = (value: string) => (arg: unknown): void => {
+    const id = pendingId(arg);
+    if (id !== undefined) {
+      const p = pending.get(id);
+      // An approval's action by its place, when agentls words it otherwise.
+      const v = p !== undefined && !p.options.includes(value) && p.kind === 'approval'
+        ? p.options[['Run', 'Always allow', 'Deny'].indexOf(value)] ?? value
+        : value;
+      inbox.answer(id, v);
+    }
+  };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand('agentls.runTask', (prompt?: unknown) => runTask(undefined, typeof prompt === 'string' ? prompt : undefined)),
+    vscode.window.onDidChangeActiveTextEditor((e) => {
+      if (e !== undefined) {
+        lastEditor = e;
+      }
+    }),
+    vscode.commands.registerCommand('agentls.runTask', (prompt?: unknown) => runTask(typeof prompt === 'string' ? prompt : undefined)),
     vscode.commands.registerCommand('agentls.stop', (arg?: unknown) => {
-      const id = typeof arg === 'string' ? arg
-        : typeof arg === 'object' && arg !== null && 'taskId' in arg && typeof arg.taskId === 'string' ? arg.taskId
-          : undefined;
-      return stop(id);
+      const n = nodeOf(arg);
+      return stop(n !== undefined && n.kind === 'task' ? n.taskId : undefined);
+    }),
+    vscode.commands.registerCommand('agentls.followUp', (arg?: unknown) => followUp(taskOf(arg, false)?.taskId)),
+    vscode.commands.registerCommand('agentls.addSubtask', (arg?: unknown) => addSubtask(arg)),
+    vscode.commands.registerCommand('agentls.skipSubtask', (arg?: unknown) => subtaskControl(arg, Methods.skipSubtask, 'skip')),
+    vscode.commands.registerCommand('agentls.removeSubtask', (arg?: unknown) => subtaskControl(arg, Methods.removeSubtask, 'remove')),
+    vscode.commands.registerCommand('agentls.undoTask', (arg?: unknown) => {
+      const n = nodeOf(arg);
+      return undo(n?.kind === 'subtask' ? { kind: 'task', taskId: n.taskId } : arg);
+    }),
+    vscode.commands.registerCommand('agentls.undoSubtask', (arg?: unknown) => undo(arg)),
+    vscode.commands.registerCommand('agentls.selectModel', () => selectModel()),
+    vscode.commands.registerCommand('agentls.checkModel', () => checkModel()),
+    vscode.commands.registerCommand('agentls.selectIntent', () => selectIntent()),
+    vscode.commands.registerCommand('agentls.showPending', async () => {
+      if (!await inbox.showPending()) {
+        await vscode.commands.executeCommand('agentls.tasks.focus');
+      }
+    }),
+    vscode.commands.registerCommand('agentls.answer', (arg?: unknown) => {
+      const id = pendingId(arg);
+      return id !== undefined ? inbox.prompt(id) : inbox.showPending();
+    }),
+    vscode.commands.registerCommand('agentls.approve.run', answerWith('Run')),
+    vscode.commands.registerCommand('agentls.approve.always', answerWith('Always allow')),
+    vscode.commands.registerCommand('agentls.approve.deny', answerWith('Deny')),
+    vscode.commands.registerCommand('agentls.question.dismiss', (arg?: unknown) => {
+      const id = pendingId(arg);
+      if (id !== undefined) {
+        inbox.answer(id, null);
+      }
+    }),
+    vscode.commands.registerCommand('agentls.proposal.accept', answerWith('Accept')),
+    vscode.commands.registerCommand('agentls.proposal.reject', answerWith('Reject')),
+    vscode.commands.registerCommand('agentls.proposal.review', (arg?: unknown) => {
+      const id = pendingId(arg);
+      if (id !== undefined) {
+        inbox.review(id);
+      }
+    }),
+    vscode.commands.registerCommand('agentls.proposal.diff', async (arg?: unknown) => {
+      const id = pendingId(arg);
+      const files = (id !== undefined ? pending.get(id)?.files : undefined) ?? [];
+      const f = files.length <= 1 ? files[0] : (await vscode.window.showQuickPick(files.map((x) => ({ label: x.path, description: x.operation, f: x })), { title: 'agentls: which file?' }))?.f;
+      if (f?.diffId !== undefined) {
+        await inbox.diff(f.diffId);
+      }
+    }),
+    vscode.commands.registerCommand('agentls.showChange', async (arg?: unknown) => {
+      const n = nodeOf(arg);
+      if (n?.kind !== 'change') {
+        return;
+      }
+      const t = tasks.get(n.taskId);
+      const c = t?.changes[n.index];
+      if (t === undefined || c === undefined) {
+        return;
+      }
+      const id = edits.latest(t.folder, c.path)?.id;
+      if (id !== undefined) {
+        await inbox.diff(id);
+        return;
+      }
+      // Not kept in this window: the unified diff agentls reported.
+      const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: c.diff ?? '' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }),
+    vscode.commands.registerCommand('agentls.openConversation', () => conv.reveal()),
+    vscode.commands.registerCommand('agentls.newConversation', () => onViewMessage({ type: 'new' })),
+    vscode.commands.registerCommand('agentls.attachSelection', () => {
+      attach('selection');
+      return conv.reveal();
+    }),
+    vscode.commands.registerCommand('agentls.attachFile', () => {
+      attach('file');
+      return conv.reveal();
     }),
     vscode.commands.registerCommand('agentls.showSessions', showSessions),
     vscode.commands.registerCommand('agentls.showTraceForLine', showTraceForLine),
     vscode.commands.registerCommand('agentls.showMcpServers', showMcpServers),
     vscode.commands.registerCommand('agentls.setProviderKey', setProviderKey),
     vscode.commands.registerCommand('agentls.clearProviderKey', clearProviderKey),
-    vscode.commands.registerCommand('agentls.restart', restart),
+    vscode.commands.registerCommand('agentls.restart', async () => {
+      for (const a of all.all()) {
+        await restart(a);
+      }
+    }),
     vscode.commands.registerCommand('agentls.showOutput', () => {
       output.show();
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      switch (changeAction((s) => e.affectsConfiguration(s))) {
-        case 'restart':
-          if (tasks.running().length === 0) {
-            void restart();
-          } else {
-            void vscode.window.showInformationMessage('agentls: the change takes effect when agentls restarts', 'Restart Now').then((pick) => {
-              if (pick !== undefined) {
-                void restart();
-              }
-            });
-          }
-          break;
-        case 'reconfigure':
-          void client.reconfigure();
-          break;
-        case 'none':
-          break;
+      for (const a of all.all()) {
+        switch (changeAction((s) => e.affectsConfiguration(s, a.folder.uri))) {
+          case 'restart':
+            if (runningIn(a) === 0) {
+              void restart(a);
+            } else {
+              void vscode.window.showInformationMessage(`agentls: the change takes effect when agentls${all.all().length > 1 ? ` (${a.folder.name})` : ''} restarts`, 'Restart Now').then((p) => {
+                if (p !== undefined) {
+                  void restart(a);
+                }
+              });
+            }
+            break;
+          case 'reconfigure':
+            void a.client.reconfigure();
+            break;
+          case 'none':
+            break;
+        }
       }
+      conv.refresh();
     }),
     keys.onDidChange(() => {
       // A key is read by the process at start: a new one needs a new process.
-      if (client.running() && tasks.running().length === 0) {
-        void restart();
+      for (const a of all.all()) {
+        if (a.client.running() && runningIn(a) === 0) {
+          void restart(a);
+        }
       }
     }),
   );
 
   // Start in the background so the heat of earlier tasks shows and the first
   // task starts at once; a failure is told when the person runs a command.
-  if (root() !== undefined) {
-    client.get().catch((e: unknown) => {
-      output.appendLine(errorText(e));
+  for (const a of all.all()) {
+    a.client.get().catch((e: unknown) => {
+      a.client.log(errorText(e));
     });
   }
+  context.subscriptions.push(all.onDidChange(() => {
+    for (const a of all.all()) {
+      if (!a.client.running()) {
+        a.client.get().catch((e: unknown) => {
+          a.client.log(errorText(e));
+        });
+      }
+    }
+  }));
 }
 
 export async function deactivate(): Promise<void> {
-  await agent?.stop();
-  agent = undefined;
+  const a = agents;
+  agents = undefined;
+  await Promise.all((a?.all() ?? []).map((x) => x.client.stop()));
+  a?.dispose();
 }

@@ -11,6 +11,15 @@ export const Methods = {
   trace: 'agent/trace',
   ping: 'agent/ping',
   mcpServers: 'agent/mcpServers',
+  addSubtask: 'agent/addSubtask',
+  removeSubtask: 'agent/removeSubtask',
+  skipSubtask: 'agent/skipSubtask',
+  intents: 'agent/intents',
+  models: 'agent/models',
+  checkModel: 'agent/checkModel',
+  undo: 'agent/undo',
+  showMessageRequest: 'window/showMessageRequest',
+  applyEdit: 'workspace/applyEdit',
   readFile: 'agent/readFile',
   runCommand: 'agent/runCommand',
   ask: 'agent/ask',
@@ -77,6 +86,9 @@ export interface TaskEvent {
   inputTokens?: number;
   outputTokens?: number;
   state?: string;
+  /** On the stateChanged event that ends a task: its changes applied and not. */
+  applied?: number;
+  rejected?: number;
 }
 
 export interface TaskUpdateParams {
@@ -88,12 +100,43 @@ export interface TaskUpdateParams {
   event: TaskEvent;
 }
 
+/**
+ * A file that goes along with a prompt, whole or some of its lines
+ * (docs/PROTOCOL.md §3, Attachments). Sent on agent/run only to an agentls
+ * that declares capabilities.experimental.agent.attachments.
+ */
+export interface RunAttachment {
+  type: 'file';
+  /** Workspace-relative, / separators. */
+  path: string;
+  /** The lines it covers, whole: an end at character 0 leaves its line out. Absent: the whole file. */
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+}
+
+/** The optional features an agentls may declare in capabilities.experimental.agent. */
+export const Features = { attachments: 'attachments' } as const;
+
+/** advertised reads capabilities.experimental.agent.<feature> === true of an initialize result. */
+export function advertised(result: unknown, feature: string): boolean {
+  let v: unknown = result;
+  for (const k of ['capabilities', 'experimental', 'agent', feature]) {
+    if (typeof v !== 'object' || v === null) {
+      return false;
+    }
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v === true;
+}
+
 export interface RunParams {
   prompt: string;
   taskId?: string;
   sessionId?: string;
   editMode?: string;
   intentId?: string;
+  /** Runs this task with another model than the setting's ("provider:name"). */
+  model?: string;
+  attachments?: RunAttachment[];
 }
 
 export interface Change {
@@ -110,7 +153,103 @@ export interface RunResult {
   summary: string;
   subtasks: Subtask[] | null;
   changes: Change[] | null;
+  /** The entries of changes applied, and not applied (refused, conflicted, failed). */
+  applied?: number;
+  rejected?: number;
   usage: { inputTokens: number; outputTokens: number };
+}
+
+export interface AddSubtaskParams {
+  taskId: string;
+  content: string;
+  dependsOn?: string[];
+}
+export interface AddSubtaskResult {
+  subtaskId: string;
+}
+export interface SubtaskParams {
+  taskId: string;
+  subtaskId: string;
+}
+
+export interface IntentInfo {
+  id: string;
+  name: string;
+  status: string;
+  ownedScope: string[] | null;
+  constraints: string[] | null;
+  acceptanceCriteria: string[] | null;
+  /** False for a COMPLETED intent: agent/run refuses it. */
+  selectable: boolean;
+}
+export interface IntentsResult {
+  intents: IntentInfo[] | null;
+  /** Why the intents file cannot be used, when it is broken. */
+  error?: string;
+}
+
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  name: string;
+  displayName?: string;
+  current?: boolean;
+}
+export interface ProviderInfo {
+  provider: string;
+  url?: string;
+  configured: boolean;
+  hint?: string;
+  models: number;
+  problem?: string;
+  error?: string;
+}
+export interface ModelsResult {
+  current: string;
+  source?: string;
+  currentError?: string;
+  models: ModelInfo[] | null;
+  providers: ProviderInfo[] | null;
+}
+export interface CheckModelResult {
+  model: string;
+  source?: string;
+  ok: boolean;
+  checked?: string;
+  problem?: string;
+  message: string;
+  closest?: string[];
+}
+
+export interface UndoParams {
+  taskId: string;
+  subtaskId?: string;
+  sessionId?: string;
+  partial?: boolean;
+}
+export interface UndoFile {
+  path: string;
+  operation?: string;
+  undone: boolean;
+  reason?: string;
+  lines?: { startLine: number; endLine: number }[];
+  diff?: string;
+}
+export interface UndoResult {
+  taskId: string;
+  sessionId: string;
+  undone: boolean;
+  files: UndoFile[] | null;
+}
+
+/** window/showMessageRequest (LSP). */
+export interface MessageActionItem {
+  title: string;
+}
+export interface ShowMessageRequestParams {
+  type: number;
+  message: string;
+  actions?: MessageActionItem[];
 }
 
 export interface HeatNode {

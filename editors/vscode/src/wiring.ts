@@ -1,23 +1,27 @@
-// What the extension registers on the connection to agentls: the reverse
-// calls it answers and the notifications it renders. Kept apart from the
+// What the extension registers on the connection to one folder's agentls:
+// the reverse calls it answers (reads, commands, questions, approvals,
+// edits) and the notifications it renders. Kept apart from the
 // language client so the registration itself is unit-tested.
 import type * as vscode from 'vscode';
-import { ask, AskDeps } from './handlers/ask';
+import { attributePending } from './attribute';
+import { ApplyEditDeps, applyEdit, ApplyEditResult } from './handlers/applyEdit';
+import { ApproveDeps, ask, AskDeps, InboxDeps, showMessageRequest } from './handlers/ask';
 import { readFile, ReadFileDeps, ReadFileError } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import {
   AskParams,
   AskResult,
   HeatUpdateParams,
+  MessageActionItem,
   Methods,
   ReadFileParams,
   ReadFileResult,
   RunCommandParams,
   RunCommandResult,
+  ShowMessageRequestParams,
   TaskUpdateParams,
 } from './protocol';
 import { HeatDecorations } from './views/heat';
-import { TaskStore } from './views/taskModel';
 
 /** JSON-RPC error codes the handlers answer with. */
 export const ErrorCodes = { invalidParams: -32602, internal: -32603 } as const;
@@ -35,11 +39,13 @@ export interface Connection {
   onNotification(method: string, handler: (params: unknown) => void): { dispose(): void };
 }
 
-export interface WiringDeps {
+/** What one folder's agentls is wired to: its handlers and the shared stores. */
+export interface WiringDeps extends InboxDeps {
   readFile: ReadFileDeps;
   ask: AskDeps;
+  approve: ApproveDeps;
+  applyEdit: ApplyEditDeps;
   runner: CommandRunner;
-  tasks: TaskStore;
   heat: HeatDecorations;
   /** Logs a notification or request that could not be used. */
   warn(message: string): void;
@@ -81,12 +87,27 @@ export function onRunCommand(params: unknown, runner: CommandRunner, token: vsco
   return runner.run(p, token);
 }
 
-export function onAsk(params: unknown, deps: AskDeps, token: vscode.CancellationToken): Promise<AskResult> {
+export function onAsk(params: unknown, deps: AskDeps & InboxDeps, token: vscode.CancellationToken): Promise<AskResult> {
   const p = need(params, Methods.ask, { question: 'string' }) as unknown as AskParams;
-  if (p.options !== undefined && (!Array.isArray(p.options) || !p.options.every((o) => typeof o === 'string'))) {
+  const options: unknown = p.options;
+  if (options !== undefined && options !== null && (!Array.isArray(options) || !options.every((o) => typeof o === 'string'))) {
     throw new RpcError(ErrorCodes.invalidParams, 'invalid params: options must be a list of strings');
   }
   return ask(p, deps, token);
+}
+
+export function onShowMessageRequest(params: unknown, deps: ApproveDeps & InboxDeps, token: vscode.CancellationToken): Promise<MessageActionItem | null> {
+  const p = need(params, Methods.showMessageRequest, { message: 'string', type: 'number' }) as unknown as ShowMessageRequestParams;
+  const message: unknown = p.message;
+  if (typeof message !== 'string') {
+    throw new RpcError(ErrorCodes.invalidParams, 'invalid params: message is required');
+  }
+  const actions: unknown = p.actions;
+  if (actions !== undefined && actions !== null &&
+    (!Array.isArray(actions) || !actions.every((a: unknown) => isObject(a) && typeof a.title === 'string'))) {
+    throw new RpcError(ErrorCodes.invalidParams, 'invalid params: actions must be a list of {title}');
+  }
+  return showMessageRequest(p, deps, token);
 }
 
 function isTaskUpdate(p: unknown): p is TaskUpdateParams {
@@ -103,13 +124,16 @@ export function register(conn: Connection, deps: WiringDeps): { dispose(): void 
   return [
     conn.onRequest(Methods.readFile, (params) => onReadFile(params, deps.readFile)),
     conn.onRequest(Methods.runCommand, (params, token) => onRunCommand(params, deps.runner, token)),
-    conn.onRequest(Methods.ask, (params, token) => onAsk(params, deps.ask, token)),
+    conn.onRequest(Methods.ask, (params, token) => onAsk(params, { ...deps, ...deps.ask }, token)),
+    conn.onRequest(Methods.showMessageRequest, (params, token) => onShowMessageRequest(params, { ...deps, ...deps.approve }, token)),
+    conn.onRequest(Methods.applyEdit, (params, token): Promise<ApplyEditResult> => applyEdit(params, deps.applyEdit, token)),
     conn.onNotification(Methods.taskUpdate, (params) => {
       if (!isTaskUpdate(params)) {
         deps.warn(`ignored a malformed ${Methods.taskUpdate}: ${JSON.stringify(params)}`);
         return;
       }
-      deps.tasks.update(params);
+      deps.tasks.update(params, deps.folder.key);
+      attributePending(deps.pending, deps.tasks, deps.folder.key);
     }),
     conn.onNotification(Methods.heatUpdate, (params) => {
       if (!isHeatUpdate(params)) {

@@ -91,7 +91,8 @@ fi
 
 # 2. Lint and the strict build.
 step "eslint, tsc --strict"
-if long "eslint" npx --no-install eslint src test/unit && long "tsc" npx --no-install tsc -p .; then
+if long "eslint" npx --no-install eslint src test/unit && long "tsc" npx --no-install tsc -p . &&
+	long "tsc of the webview" npx --no-install tsc -p src/webview; then
 	passed=$((passed + 1))
 else
 	echo "FAIL: eslint or tsc" >&2

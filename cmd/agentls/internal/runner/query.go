@@ -159,3 +159,50 @@ func Intents(ctx context.Context, o Options) int {
 	}
 	return ExitDone
 }
+
+// Engines is `agentls engines`: the external agents subtasks may run on
+// (agent/engines, docs/ENGINES.md), each with its version, where its command
+// was found and whether it runs isolated, or why it cannot be used. With
+// Probe each usable one is started and asked its version. It exits 0 once
+// the server answered, whatever the engines are.
+func Engines(ctx context.Context, o Options) int {
+	var res api.EnginesResult
+	if code, ok := ask(ctx, "agentls engines", o, api.MethodEngines, api.EnginesParams{Probe: o.Probe}, &res); !ok {
+		return code
+	}
+	if o.JSON {
+		printJSON(o.Stdout, res)
+		return ExitDone
+	}
+	w := o.Stdout
+	fmt.Fprintf(w, "%s (agentls run --engine NAME; agentls: the built-in worker)\n", plural(len(res.Engines), "engine", "engines"))
+	for _, e := range res.Engines {
+		fmt.Fprintln(w, engineLine(e))
+	}
+	return ExitDone
+}
+
+// engineLine is one engine of `agentls engines`: "claude 0.23.1: usable,
+// isolated: /usr/bin/claude-agent-acp (from PATH)", or why it cannot be
+// used.
+func engineLine(e api.EngineInfo) string {
+	head := e.Name
+	if e.Version != "" {
+		head += " " + e.Version
+	}
+	if !e.Usable {
+		return fmt.Sprintf("%s: cannot be used: %s", head, terminalText(e.Reason))
+	}
+	how := "usable"
+	if e.Isolated {
+		how += ", isolated"
+	}
+	line := fmt.Sprintf("%s: %s", head, how)
+	if len(e.Command) > 0 {
+		line += ": " + terminalText(strings.Join(e.Command, " "))
+	}
+	if from := map[string]string{"settings": "the engines setting", "path": "PATH", "npm-cache": "npm's cache"}[e.Source]; from != "" {
+		line += " (from " + from + ")"
+	}
+	return line
+}

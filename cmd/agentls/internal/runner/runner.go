@@ -11,9 +11,9 @@
 // session to follow up on) and the diffs on stdout. It exits ExitDone,
 // ExitFailed, ExitRefused, ExitStopped (interrupted) or ExitUsage.
 //
-// Models, CheckModel and Intents (query.go) start the server the same way
-// and ask it one question: `agentls models`, `agentls check-model`,
-// `agentls intents`.
+// Models, CheckModel, Intents and Engines (query.go) start the server the
+// same way and ask it one question: `agentls models`, `agentls
+// check-model`, `agentls intents`, `agentls engines`.
 package runner
 
 import (
@@ -62,6 +62,7 @@ type Options struct {
 	Engine     string // run every subtask on this engine ("" : as planned)
 	Record     string // record the model's answers as a script
 	JSON       bool   // every notification as one JSON line on stdout
+	Probe      bool   // agentls engines: start each usable engine to ask its version
 	Prompt     string
 	Intent     string // the intent the task works under (agent/run intentId)
 	Session    string // the session the task continues (agent/run sessionId)

@@ -88,7 +88,18 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 	case api.EventPlanned:
 		return "[task] plan:\n" + indent(ev.Text, "  ")
 	case api.EventSubtaskStarted:
+		if e := t.engineOf(ev.SubtaskID); e != "" {
+			return fmt.Sprintf("[%s] started on %s: %s", tag, e, short(ev.Text, 100))
+		}
 		return fmt.Sprintf("[%s] started: %s", tag, short(ev.Text, 100))
+	case api.EventEngineStarted:
+		return fmt.Sprintf("[%s] engine %s %s", tag, ev.Text, ev.Summary)
+	case api.EventSteps:
+		for _, s := range t.subtasks {
+			if s.ID == ev.SubtaskID {
+				return fmt.Sprintf("[%s] steps: %s", tag, short(stepsText(s.Steps), 200))
+			}
+		}
 	case api.EventSubtaskFinished:
 		t.activity[ev.SubtaskID] = ""
 		detail := ev.Summary
@@ -131,6 +142,9 @@ func (t *tree) render(color bool) []string {
 			api.SubtaskFailed: "✗", api.SubtaskSkipped: "↷", api.SubtaskBlocked: "⊘",
 		}[s.State]
 		line := fmt.Sprintf("  %s %s %s", mark, s.ID, short(s.Content, 60))
+		if s.Engine != "" {
+			line += " [" + s.Engine + "]"
+		}
 		if len(s.DependsOn) > 0 && s.State == api.SubtaskPending {
 			line += " (after " + strings.Join(s.DependsOn, ", ") + ")"
 		}
@@ -161,6 +175,9 @@ func (t *tree) render(color bool) []string {
 		for _, td := range s.Todos {
 			lines = append(lines, "      "+todoLine(td))
 		}
+		for _, st := range s.Steps {
+			lines = append(lines, "      "+stepLine(st))
+		}
 		if b := t.thinking[s.ID]; b != nil && s.State == api.SubtaskRunning {
 			lines = append(lines, "      thinking… "+shortTail(b.String(), 60))
 		}
@@ -169,6 +186,37 @@ func (t *tree) render(color bool) []string {
 		lines = append(lines, "  thinking… "+shortTail(b.String(), 60))
 	}
 	return lines
+}
+
+// engineOf is the engine subtask id runs on ("" : the built-in worker).
+func (t *tree) engineOf(id string) string {
+	for _, s := range t.subtasks {
+		if s.ID == id {
+			return s.Engine
+		}
+	}
+	return ""
+}
+
+// stepLine is one step of an engine's own plan: "[>] read main.go".
+func stepLine(st api.PlanStep) string {
+	mark := map[string]string{"completed": "[x]", "in_progress": "[>]"}[st.Status]
+	if mark == "" {
+		mark = "[ ]"
+	}
+	return mark + " " + short(st.Content, 70)
+}
+
+// stepsText is an engine's plan on one line; an empty one says so.
+func stepsText(steps []api.PlanStep) string {
+	if len(steps) == 0 {
+		return "(cleared)"
+	}
+	parts := make([]string, len(steps))
+	for i, st := range steps {
+		parts[i] = stepLine(st)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // todoLine is one step of a checklist: "[x] Add greet".

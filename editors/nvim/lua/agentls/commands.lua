@@ -243,4 +243,49 @@ function M.complete_model(lead)
   return prefixed(items, lead)
 end
 
+-- engine_names are the engines of ws that can take a subtask, from the
+-- last agent/engines answer; without one it asks the running server (its
+-- answer is quick: nothing is started), for at most two seconds.
+function M.engine_names(ws)
+  if not ws then
+    return {}
+  end
+  if not ws.engines_cache then
+    local res = agentls().client.request_sync(ws, 'agent/engines', vim.empty_dict(), 2000)
+    if type(res) == 'table' then
+      ws.engines_cache = res
+    end
+  end
+  local names = { 'agentls' }
+  for _, e in ipairs((ws.engines_cache and ws.engines_cache.engines) or {}) do
+    if e.usable then
+      table.insert(names, e.name)
+    end
+  end
+  return names
+end
+
+-- run_args reads :AgentRun's [engine={name}] {prompt}.
+function M.run_args(args)
+  local engine, rest = (args or ''):match('^%s*engine=(%S*)%s*(.*)$')
+  if engine then
+    return rest, engine ~= '' and engine or nil
+  end
+  return args or '', nil
+end
+
+-- complete_run completes :AgentRun's engine={name} (the first argument)
+-- from agent/engines: the built-in worker and the usable engines.
+function M.complete_run(lead, cmdline, pos)
+  -- lead is a beginning of engine=, or begins with it.
+  if #words_before(cmdline, pos) > 0 or lead:sub(1, 7) ~= ('engine='):sub(1, math.min(#lead, 7)) then
+    return {}
+  end
+  local items = {}
+  for _, name in ipairs(M.engine_names(M.current_ws())) do
+    table.insert(items, 'engine=' .. name)
+  end
+  return prefixed(items, lead)
+end
+
 return M

@@ -27,6 +27,11 @@ M.defaults = {
   -- { name = { command = 'npx', args = { … }, env = { … } } } (stdio) or
   -- { name = { url = 'https://…/mcp', headers = { … } } } (streamable HTTP).
   mcp_servers = nil,
+  -- External agents subtasks may run on (docs/ENGINES.md), by name, over the
+  -- built-in claude, codex and gemini found on PATH or in npm's cache:
+  -- { goose = { command = { 'goose', 'acp' }, env = { … }, isolate = true },
+  --   codex = { disabled = true } }.
+  engines = nil,
   -- MCP tools that run without asking: 'mcp__<server>' or 'mcp__<server>__<tool>'
   allow_mcp_tools = nil,
   -- Ask the models for their thinking, shown folded in the transcript:
@@ -130,6 +135,22 @@ local function validate(c)
       end
     end
   end
+  if c.engines ~= nil then
+    if type(c.engines) ~= 'table' or #c.engines > 0 then
+      return 'engines must be a table of engine name to { command, env, isolate, disabled }'
+    end
+    for name, e in pairs(c.engines) do
+      if type(name) ~= 'string' or type(e) ~= 'table' then
+        return 'engines.' .. tostring(name) .. ' must be { command, env, isolate, disabled }'
+      end
+      if e.command ~= nil and (not is_list_of_strings(e.command) or #e.command == 0) then
+        return 'engines.' .. name .. '.command must be a list of strings: the program, then its arguments'
+      end
+      if e.env ~= nil and type(e.env) ~= 'table' then
+        return 'engines.' .. name .. '.env must be a table of variables'
+      end
+    end
+  end
   if c.allow_mcp_tools ~= nil and not is_list_of_strings(c.allow_mcp_tools) then
     return 'allow_mcp_tools must be a list of mcp__<server> or mcp__<server>__<tool>'
   end
@@ -198,6 +219,17 @@ function M.init_options(c)
       servers[name] = entry
     end
     o.mcpServers = servers
+  end
+  if c.engines ~= nil then
+    local engines = vim.empty_dict()
+    for name, e in pairs(c.engines) do
+      local entry = vim.deepcopy(e)
+      if entry.env ~= nil and vim.tbl_isempty(entry.env) then
+        entry.env = vim.empty_dict()
+      end
+      engines[name] = vim.tbl_isempty(entry) and vim.empty_dict() or entry
+    end
+    o.engines = engines
   end
   o.allowMcpTools = c.allow_mcp_tools
   if type(c.thinking) == 'table' then

@@ -45,6 +45,33 @@ function M.mcp_report(res)
   return out
 end
 
+-- engines_report turns agent/engines into the health lines of the engines
+-- (docs/ENGINES.md): each usable one with its version and command, each
+-- other with why it cannot be used. Engines are optional: one that is not
+-- installed is information, not an error.
+function M.engines_report(res)
+  local out = {}
+  local list = (res and res.engines) or {}
+  if list == vim.NIL or #list == 0 then
+    table.insert(out, { level = 'info', text = 'no engine: subtasks run on agentls\'s own workers' })
+    return out
+  end
+  for _, e in ipairs(list) do
+    local head = 'engine ' .. e.name
+    if type(e.version) == 'string' and e.version ~= '' then
+      head = head .. ' ' .. e.version
+    end
+    if e.usable then
+      local command = type(e.command) == 'table' and table.concat(e.command, ' ') or ''
+      local from = (type(e.source) == 'string' and e.source ~= '') and (', from ' .. e.source) or ''
+      table.insert(out, { level = 'ok', text = string.format('%s: usable%s (%s%s)', head, e.isolated and ', isolated' or '', command, from) })
+    else
+      table.insert(out, { level = 'info', text = string.format('%s: cannot be used: %s', head, e.reason or '?') })
+    end
+  end
+  return out
+end
+
 -- model_report turns an agent/checkModel answer (or its error) into health
 -- lines: a list of { level, text }.
 function M.model_report(ws, res, err)
@@ -154,6 +181,22 @@ function M.check()
     local res, err = agentls.client.request_sync(ws, 'agent/checkModel', ws.model and { model = ws.model } or vim.empty_dict(), 35000)
     for _, line in ipairs(M.model_report(ws, res, err)) do
       h[line.level](line.text)
+    end
+  end
+
+  h.start('agentls: engines')
+  if #running == 0 then
+    h.info('no agentls client is running: the engines are shown once one is')
+  end
+  for _, ws in ipairs(running) do
+    local res, err = agentls.client.request_sync(ws, 'agent/engines', vim.empty_dict(), 10000)
+    if err then
+      h.warn(string.format('%s: agent/engines: %s', ws.root, err))
+    else
+      ws.engines_cache = res
+      for _, line in ipairs(M.engines_report(res)) do
+        h[line.level](line.text)
+      end
     end
   end
 

@@ -75,7 +75,9 @@ end
 
 -- run starts a task. opts: session_id (continue that session), edit_mode,
 -- intent_id (default: the one chosen with :AgentIntent), model (default:
--- the one chosen with :AgentModel), on_done(result, err). It returns the
+-- the one chosen with :AgentModel), engine (every subtask on this engine,
+-- 'agentls' for the built-in worker; default: as the plan says),
+-- on_done(result, err). It returns the
 -- workspace and the task id (chosen here so the task can be stopped before
 -- the server's first word).
 function M.run(prompt, opts)
@@ -95,6 +97,9 @@ function M.run(prompt, opts)
   params.editMode = opts.edit_mode
   params.intentId = opts.intent_id or ws.intent_id
   params.model = opts.model or ws.model
+  if opts.engine ~= nil and opts.engine ~= '' then
+    params.engine = opts.engine
+  end
   -- The attachments given, else those gathered with :AgentAttach, which
   -- this run takes.
   local atts = opts.attachments or ws.attachments
@@ -541,6 +546,17 @@ function M.pick_intent(ws)
   end)
 end
 
+-- engines asks the server for its engines (agent/engines: name, version,
+-- usable or why not); cb(res, err). The answer is kept for completion.
+function M.engines(ws, cb, probe)
+  client.request(ws, 'agent/engines', probe and { probe = true } or vim.empty_dict(), function(err, res)
+    if res then
+      ws.engines_cache = res
+    end
+    cb(res, err)
+  end)
+end
+
 -- models asks the server for the models its providers offer; cb(res, err).
 function M.models(ws, cb)
   client.request(ws, 'agent/models', vim.empty_dict(), function(err, res)
@@ -725,10 +741,11 @@ local actions = {
 }
 
 -- prompt asks for a prompt with vim.ui.input and runs it.
-function M.prompt(ws, session_id)
-  vim.ui.input({ prompt = session_id and 'agentls (continue): ' or 'agentls: ' }, function(input)
+function M.prompt(ws, session_id, engine)
+  local label = engine and ('agentls on ' .. engine) or 'agentls'
+  vim.ui.input({ prompt = label .. (session_id and ' (continue): ' or ': ') }, function(input)
     if input and vim.trim(input) ~= '' then
-      M.run(input, { workspace = ws, session_id = session_id })
+      M.run(input, { workspace = ws, session_id = session_id, engine = engine })
     end
   end)
 end

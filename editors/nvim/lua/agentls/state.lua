@@ -153,6 +153,13 @@ function M.todo_line(td)
   return (todo_marks[td.status] or '[ ]') .. ' ' .. compact(td.content)
 end
 
+local step_marks = { completed = '[x]', in_progress = '[>]' }
+
+-- step_line is one step of an engine's own plan: "[>] write greet".
+function M.step_line(st)
+  return (step_marks[st.status] or '[ ]') .. ' ' .. compact(st.content)
+end
+
 -- task_update applies an agent/taskUpdate. An update older than one already
 -- applied (seq rises by one per notification of a task) is ignored.
 function State:task_update(p)

@@ -42,6 +42,7 @@ function M.new(task_id, prompt)
     thinking = {}, -- speaker -> its thinking streamed so far, shown folded when it ends
     tools = {}, -- speaker -> FIFO of { line, tool } waiting for their result
     contents = {}, -- subtask id -> content
+    steps = {}, -- subtask id -> its engine's own plan, as the update's subtasks give it
     dirty = nil, -- line index -> true, rewritten since the last flush (nil: not tracked)
     ended = false,
   }, Doc)
@@ -208,6 +209,7 @@ function Doc:event(e, subtasks)
     for _, s in ipairs(subtasks) do
       if type(s) == 'table' and s.id then
         self.contents[s.id] = s.content
+        self.steps[s.id] = s.steps
       end
     end
   end
@@ -243,6 +245,23 @@ function Doc:event(e, subtasks)
       self:line(sub, '  ☐ todos cleared')
     else
       self:line(sub, string.format('  ☐ todos: %d of %d done', done, #todos), '>1')
+      self:details(lines)
+    end
+  elseif k == 'engineStarted' then
+    self:line(sub, string.format('  ▶ on %s: %s', tostring(e.text), e.summary or 'started'))
+  elseif k == 'steps' then
+    -- The engine's own plan is the update's subtask's steps.
+    local steps = type(self.steps[sub]) == 'table' and self.steps[sub] or {}
+    local done = 0
+    local lines = {}
+    for _, st in ipairs(steps) do
+      done = done + (st.status == 'completed' and 1 or 0)
+      table.insert(lines, '      ' .. require('agentls.state').step_line(st))
+    end
+    if #steps == 0 then
+      self:line(sub, '  ☰ steps cleared')
+    else
+      self:line(sub, string.format('  ☰ steps: %d of %d done', done, #steps), '>1')
       self:details(lines)
     end
   elseif k == 'messageDelta' then

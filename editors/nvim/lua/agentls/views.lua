@@ -127,8 +127,10 @@ function M.task_lines(st)
       if type(s.dependsOn) == 'table' and #s.dependsOn > 0 then
         deps = '  (after ' .. table.concat(s.dependsOn, ', ') .. ')'
       end
+      -- A subtask run on an engine names it after its content.
+      local engine = (type(s.engine) == 'string' and s.engine ~= '') and ('  [' .. s.engine .. ']') or ''
       add(
-        string.format('  %s %-8s %s  %s%s', marks[s.state] or '?', s.state or '', s.id, state_mod.compact(s.content), deps),
+        string.format('  %s %-8s %s  %s%s%s', marks[s.state] or '?', s.state or '', s.id, state_mod.compact(s.content), engine, deps),
         t.id,
         s.id
       )
@@ -138,6 +140,11 @@ function M.task_lines(st)
       if type(s.todos) == 'table' then
         for _, td in ipairs(s.todos) do
           add('      ' .. state_mod.todo_line(td), t.id, s.id)
+        end
+      end
+      if type(s.steps) == 'table' then
+        for _, st in ipairs(s.steps) do
+          add('      ' .. state_mod.step_line(st), t.id, s.id)
         end
       end
       if s.state == 'running' and t.thinking and t.thinking[s.id] then

@@ -3,8 +3,36 @@
 // tree view and the status bar render it.
 import { RunResult, Subtask, TaskState, TaskUpdateParams } from '../protocol';
 
+/**
+ * One thing a subtask (or the coordinator) did, in order: the model's text
+ * (streamed while `streaming`), a tool call with its result, a change, a
+ * question, a note of the task's steering. What the conversation view shows.
+ */
+export type Entry =
+  | { kind: 'text'; id: string; text: string; streaming: boolean }
+  | { kind: 'tool'; id: string; tool: string; detail: string; arguments?: unknown; ok?: boolean; result?: string }
+  | { kind: 'change'; id: string; path: string; status: 'applied' | 'rejected' | 'held'; reason?: string; diffId?: string }
+  | { kind: 'ask'; id: string; question: string; options: string[]; answered: boolean; answer?: string | null }
+  | { kind: 'note'; id: string; text: string; tone?: 'warning' | 'error' };
+
+/** The most entries kept per subtask; older ones are dropped first. */
+export const maxEntries = 400;
+
+/** An `ask` event not yet answered: what a reverse call that waits on the person belongs to. */
+export interface OpenAsk {
+  folder: string;
+  taskId: string;
+  subtaskId: string;
+  question: string;
+  options: string[];
+  /** Taken by the request it announced (window/showMessageRequest or agent/ask). */
+  claimed: boolean;
+}
+
 export interface TaskView {
   taskId: string;
+  /** The workspace folder the task runs in (its URI), '' when not known. */
+  folder: string;
   sessionId: string;
   prompt: string;
   state: TaskState;
@@ -21,7 +49,15 @@ export interface TaskView {
   outputTokens: number;
   summary?: string;
   error?: string;
-  changes: { path: string; operation: string; applied: boolean }[];
+  changes: { path: string; operation: string; applied: boolean; diff?: string }[];
+  /** Changes applied and rejected (agent/run's counts), once the task has ended. */
+  applied?: number;
+  rejected?: number;
+  /** What each subtask did ('' is the coordinator), oldest first. */
+  transcript: Map<string, Entry[]>;
+  /** The model and intent the task was started with, when the client chose them. */
+  model?: string;
+  intentId?: string;
 }
 
 export const finalStates: readonly TaskState[] = ['done', 'failed', 'stopped', 'interrupted'];
@@ -30,12 +66,18 @@ export function isFinal(state: TaskState): boolean {
   return finalStates.includes(state);
 }
 
-/** describeTool renders a tool call as one short line. */
+/** The most characters of a tool call's line kept. */
+const maxDetail = 1000;
+
+/**
+ * describeTool renders a tool call as one line: the tool and what it works
+ * on, whole (views shorten it once they have made its paths relative).
+ */
 export function describeTool(tool: string, args: unknown): string {
   const a = (typeof args === 'object' && args !== null ? args : {}) as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof a[k] === 'string' ? a[k] : undefined);
   const detail = str('path') ?? str('command') ?? str('pattern') ?? str('regex') ?? str('question') ?? str('intent_id') ?? str('summary');
-  return detail !== undefined && detail !== '' ? `${tool} ${oneLine(detail, 60)}` : tool;
+  return detail !== undefined && detail !== '' ? `${tool} ${oneLine(detail, maxDetail)}` : tool;
 }
 
 /** oneLine keeps the first line of s, cut to max characters. */
@@ -53,6 +95,13 @@ export class TaskStore {
   private order: string[] = [];
   private readonly listeners = new Set<Listener>();
   private readonly deltas = new Map<string, string>();
+  private asks: OpenAsk[] = [];
+
+  /**
+   * diffOf names the recorded edit behind a change event (the last edit of
+   * path in folder), for the conversation's diff link.
+   */
+  diffOf: (folder: string, path: string) => string | undefined = () => undefined;
 
   constructor(private readonly keep = 20) {}
 
@@ -67,9 +116,10 @@ export class TaskStore {
     }
   }
 
-  private add(taskId: string, prompt: string): TaskView {
+  private add(taskId: string, prompt: string, folder = ''): TaskView {
     const t: TaskView = {
       taskId,
+      folder,
       sessionId: '',
       prompt,
       state: 'planning',
@@ -80,6 +130,7 @@ export class TaskStore {
       inputTokens: 0,
       outputTokens: 0,
       changes: [],
+      transcript: new Map(),
     };
     this.byId.set(taskId, t);
     this.order.unshift(taskId);
@@ -93,20 +144,32 @@ export class TaskStore {
   }
 
   /** begin records a task the client is starting, before its first notification. */
-  begin(taskId: string, prompt: string): TaskView {
-    const t = this.byId.get(taskId) ?? this.add(taskId, prompt);
+  begin(taskId: string, prompt: string, opts: { folder?: string; sessionId?: string; model?: string; intentId?: string } = {}): TaskView {
+    const t = this.byId.get(taskId) ?? this.add(taskId, prompt, opts.folder);
     t.prompt = prompt;
+    if (opts.folder !== undefined) {
+      t.folder = opts.folder;
+    }
+    if (opts.sessionId !== undefined && t.sessionId === '') {
+      t.sessionId = opts.sessionId;
+    }
+    t.model = opts.model;
+    t.intentId = opts.intentId;
     this.changed();
     return t;
   }
 
   /**
-   * update applies one agent/taskUpdate. It returns false for a notification
-   * older than one already applied (seq not above the task's).
+   * update applies one agent/taskUpdate of the agentls of folder. It
+   * returns false for a notification older than one already applied (seq
+   * not above the task's).
    */
-  update(p: TaskUpdateParams): boolean {
+  update(p: TaskUpdateParams, folder = ''): boolean {
     let t = this.byId.get(p.taskId);
-    t ??= this.add(p.taskId, '');
+    t ??= this.add(p.taskId, '', folder);
+    if (t.folder === '') {
+      t.folder = folder;
+    }
     if (p.seq <= t.seq) {
       return false;
     }
@@ -123,14 +186,36 @@ export class TaskStore {
     return true;
   }
 
+  private entries(t: TaskView, sub: string): Entry[] {
+    let list = t.transcript.get(sub);
+    if (list === undefined) {
+      list = [];
+      t.transcript.set(sub, list);
+    }
+    return list;
+  }
+
+  private push(t: TaskView, sub: string, e: Entry): void {
+    const list = this.entries(t, sub);
+    list.push(e);
+    if (list.length > maxEntries) {
+      list.splice(0, list.length - maxEntries);
+    }
+  }
+
   private applyEvent(t: TaskView, p: TaskUpdateParams): void {
     const e = p.event;
     const sub = e.subtaskId ?? '';
     const key = `${t.taskId}\u0000${sub}`;
+    const id = String(p.seq);
+    const list = (): Entry[] => this.entries(t, sub);
+    const last = (): Entry | undefined => list().at(-1);
     switch (e.kind) {
       case 'toolCall':
         if (e.tool !== undefined) {
-          t.activity.set(sub, describeTool(e.tool, e.arguments));
+          const detail = describeTool(e.tool, e.arguments);
+          t.activity.set(sub, detail);
+          this.push(t, sub, { kind: 'tool', id, tool: e.tool, detail, arguments: e.arguments });
         }
         break;
       case 'toolResult':
@@ -138,32 +223,113 @@ export class TaskStore {
           const mark = e.ok === false ? '✗' : '✓';
           const prev = t.activity.get(sub);
           t.activity.set(sub, `${mark} ${prev !== undefined && prev.startsWith(e.tool) ? prev : e.tool}`);
+          const call = [...list()].reverse().find((x): x is Extract<Entry, { kind: 'tool' }> => x.kind === 'tool' && x.tool === e.tool && x.ok === undefined);
+          if (call !== undefined) {
+            call.ok = e.ok !== false;
+            call.result = e.summary ?? '';
+          }
         }
         break;
-      case 'message':
+      case 'message': {
         this.deltas.delete(key);
-        if (e.text !== undefined && e.text !== '') {
-          t.messages.set(sub, e.text);
+        const text = e.text ?? '';
+        if (text !== '') {
+          t.messages.set(sub, text);
+        }
+        // The whole text of the call the deltas streamed, if they did.
+        const l = [...list()].reverse().find((x): x is Extract<Entry, { kind: 'text' }> => x.kind === 'text' && x.streaming);
+        if (l !== undefined) {
+          l.text = text !== '' ? text : l.text;
+          l.streaming = false;
+        } else if (text !== '') {
+          this.push(t, sub, { kind: 'text', id, text, streaming: false });
         }
         break;
+      }
       case 'messageDelta': {
         const text = (this.deltas.get(key) ?? '') + (e.text ?? '');
         this.deltas.set(key, text);
         t.messages.set(sub, text);
+        const l = last();
+        if (l?.kind === 'text' && l.streaming) {
+          l.text = text;
+        } else {
+          this.push(t, sub, { kind: 'text', id, text, streaming: true });
+        }
         break;
       }
-      case 'subtaskFinished':
+      case 'planned':
+        if (e.text !== undefined && e.text !== '') {
+          this.push(t, '', { kind: 'note', id, text: `Plan:\n${e.text}` });
+        }
+        break;
+      case 'subtaskFinished': {
         t.activity.delete(sub);
         if (e.summary !== undefined && e.summary !== '') {
           t.messages.set(sub, e.summary);
         }
+        const l = last();
+        if (l?.kind === 'text' && l.streaming) {
+          l.streaming = false;
+        }
+        this.deltas.delete(key);
+        if (e.reason !== undefined && e.reason !== '') {
+          this.push(t, sub, { kind: 'note', id, text: e.reason, tone: 'error' });
+        }
         break;
-      case 'ask':
-        t.question = e.question ?? e.text ?? 'waiting for you';
+      }
+      case 'changeApplied':
+      case 'changeRejected':
+      case 'changeHeld':
+        if (e.path !== undefined && e.path !== '') {
+          const status = e.kind === 'changeApplied' ? 'applied' : e.kind === 'changeRejected' ? 'rejected' : 'held';
+          const entry: Entry = { kind: 'change', id, path: e.path, status };
+          if (e.reason !== undefined && e.reason !== '') {
+            entry.reason = e.reason;
+          }
+          const diffId = status === 'held' ? undefined : this.diffOf(t.folder, e.path);
+          if (diffId !== undefined) {
+            entry.diffId = diffId;
+          }
+          this.push(t, sub, entry);
+        }
         break;
-      case 'answered':
-        t.question = undefined;
+      case 'blocked':
+        this.push(t, sub, { kind: 'note', id, text: `Blocked: ${e.path ?? ''}${e.reason !== undefined && e.reason !== '' ? `: ${e.reason}` : ''}`, tone: 'warning' });
         break;
+      case 'subtaskAdded':
+        this.push(t, '', { kind: 'note', id, text: `Subtask ${sub} added: ${e.text ?? ''}` });
+        break;
+      case 'subtaskRemoved':
+        this.push(t, '', { kind: 'note', id, text: `Subtask ${sub} removed` });
+        break;
+      case 'subtaskSkipped':
+        this.push(t, '', { kind: 'note', id, text: `Subtask ${sub} skipped` });
+        break;
+      case 'intentSelected':
+        this.push(t, sub, { kind: 'note', id, text: `Works under intent ${e.text ?? ''}` });
+        break;
+      case 'ask': {
+        const question = e.question ?? e.text ?? 'waiting for you';
+        t.question = question;
+        const options = e.options ?? [];
+        this.asks.push({ folder: t.folder, taskId: t.taskId, subtaskId: sub, question, options, claimed: false });
+        this.push(t, sub, { kind: 'ask', id, question, options, answered: false });
+        break;
+      }
+      case 'answered': {
+        const i = this.asks.findIndex((a) => a.taskId === t.taskId && a.subtaskId === sub);
+        if (i >= 0) {
+          this.asks.splice(i, 1);
+        }
+        t.question = this.asks.find((a) => a.taskId === t.taskId)?.question;
+        const ask = list().find((x): x is Extract<Entry, { kind: 'ask' }> => x.kind === 'ask' && !x.answered);
+        if (ask !== undefined) {
+          ask.answered = true;
+          ask.answer = e.answer ?? null;
+        }
+        break;
+      }
       case 'usage':
         // The event carries the task's totals so far (docs/PROTOCOL.md §5):
         // shown as they are, never added up. A zero total is left out.
@@ -177,10 +343,45 @@ export class TaskStore {
         if (e.summary !== undefined && e.summary !== '') {
           t.summary = e.summary;
         }
+        if (typeof e.applied === 'number') {
+          t.applied = e.applied;
+        }
+        if (typeof e.rejected === 'number') {
+          t.rejected = e.rejected;
+        }
+        if (isFinal(p.state)) {
+          this.endTask(t);
+        }
         break;
       default:
         break;
     }
+  }
+
+  /** endTask closes what an ended task left open: streams, questions. */
+  private endTask(t: TaskView): void {
+    t.question = undefined;
+    this.asks = this.asks.filter((a) => a.taskId !== t.taskId);
+    for (const list of t.transcript.values()) {
+      for (const e of list) {
+        if (e.kind === 'text') {
+          e.streaming = false;
+        }
+      }
+    }
+  }
+
+  /**
+   * claimAsk takes the oldest open question of folder that match accepts:
+   * the `ask` event that announced a request now waiting on the person
+   * (agentls sends the event first, on the same connection).
+   */
+  claimAsk(folder: string, match: (a: OpenAsk) => boolean): OpenAsk | undefined {
+    const a = this.asks.find((x) => !x.claimed && x.folder === folder && match(x));
+    if (a !== undefined) {
+      a.claimed = true;
+    }
+    return a;
   }
 
   /** finish applies the agent/run result: the final word on a task. */
@@ -196,7 +397,10 @@ export class TaskStore {
     t.activity.clear();
     t.inputTokens = r.usage.inputTokens;
     t.outputTokens = r.usage.outputTokens;
-    t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied }));
+    t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied, diff: c.diff }));
+    t.applied = typeof r.applied === 'number' ? r.applied : t.changes.filter((c) => c.applied).length;
+    t.rejected = typeof r.rejected === 'number' ? r.rejected : t.changes.filter((c) => !c.applied).length;
+    this.endTask(t);
     this.changed();
   }
 
@@ -208,8 +412,8 @@ export class TaskStore {
     }
     t.state = 'failed';
     t.error = message;
-    t.question = undefined;
     t.activity.clear();
+    this.endTask(t);
     this.changed();
   }
 
@@ -252,6 +456,24 @@ export function progressText(t: TaskView): string {
   }
   const ended = t.subtasks.filter((s) => s.state === 'done' || s.state === 'failed' || s.state === 'skipped' || s.state === 'blocked').length;
   return `${ended}/${t.subtasks.length}`;
+}
+
+/**
+ * changeCounts says how many of a task's changes were applied and how many
+ * rejected ("2 applied, 1 rejected"), '' when it made none: a rejected
+ * change is not a change made.
+ */
+export function changeCounts(t: Pick<TaskView, 'applied' | 'rejected' | 'changes'>): string {
+  const applied = t.applied ?? t.changes.filter((c) => c.applied).length;
+  const rejected = t.rejected ?? t.changes.filter((c) => !c.applied).length;
+  const parts: string[] = [];
+  if (applied > 0) {
+    parts.push(`${applied} applied`);
+  }
+  if (rejected > 0) {
+    parts.push(`${rejected} rejected`);
+  }
+  return parts.join(', ');
 }
 
 /** formatTokens renders a token count compactly: 950, 12.3k, 1.2M. */

@@ -1,13 +1,26 @@
 // The "Tasks" tree view: each task, its subtasks with state icons, what each
 // subtask is doing now, and the tokens spent.
 import * as vscode from 'vscode';
+import { Pending, pendingTitle, PendingStore } from '../pending';
 import { SubtaskState, TaskState } from '../protocol';
-import { formatTokens, oneLine, progressText, TaskStore, TaskView } from './taskModel';
+import { plainText } from '../text';
+import { changeCounts, formatTokens, isFinal, oneLine, progressText, TaskStore, TaskView } from './taskModel';
 
 export type Node =
+  | { kind: 'folder'; folder: string }
   | { kind: 'task'; taskId: string }
   | { kind: 'subtask'; taskId: string; subtaskId: string }
+  | { kind: 'pending'; id: string }
+  | { kind: 'change'; taskId: string; index: number }
   | { kind: 'info'; id: string; label: string; icon: string; tooltip?: string };
+
+/** A workspace folder as the tree groups tasks by it. */
+export interface TreeFolder {
+  key: string;
+  name: string;
+  /** Its path on disk, to name its files relative to it. */
+  path?: string;
+}
 
 const taskIcons: Record<TaskState, [string, string | undefined]> = {
   planning: ['loading~spin', undefined],
@@ -40,44 +53,85 @@ export function subtaskIcon(state: SubtaskState): vscode.ThemeIcon {
   return icon(subtaskIcons[state]);
 }
 
+const pendingIcons: Record<Pending['kind'], string> = {
+  approval: 'shield',
+  question: 'question',
+  proposal: 'git-pull-request',
+};
+
 export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private readonly sub: { dispose(): void };
+  private readonly subs: { dispose(): void }[];
 
-  constructor(private readonly store: TaskStore) {
-    this.sub = store.onDidChange(() => {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly pending: PendingStore = new PendingStore(),
+    /** The workspace folders: with more than one, tasks are grouped by folder. */
+    private readonly folders: () => TreeFolder[] = () => [],
+  ) {
+    const redraw = (): void => {
       this.emitter.fire(undefined);
-    });
+    };
+    this.subs = [store.onDidChange(redraw), pending.onDidChange(redraw)];
+  }
+
+  /** refresh redraws the whole tree, e.g. when workspace folders come or go. */
+  refresh(): void {
+    this.emitter.fire(undefined);
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const s of this.subs) {
+      s.dispose();
+    }
     this.emitter.dispose();
+  }
+
+  private grouped(): boolean {
+    return this.folders().length > 1;
+  }
+
+  /** What waits on the person that no task of the tree shows. */
+  private loosePending(folder?: string): Pending[] {
+    return this.pending.all().filter((p) =>
+      (folder === undefined || p.folder === folder) && (p.taskId === undefined || this.store.get(p.taskId) === undefined));
   }
 
   getChildren(node?: Node): Node[] {
     if (node === undefined) {
-      return this.store.tasks().map((t) => ({ kind: 'task', taskId: t.taskId }));
+      if (this.grouped()) {
+        return this.folders().map((f) => ({ kind: 'folder', folder: f.key }));
+      }
+      return [
+        ...this.loosePending().map((p): Node => ({ kind: 'pending', id: p.id })),
+        ...this.store.tasks().map((t): Node => ({ kind: 'task', taskId: t.taskId })),
+      ];
     }
-    const t = this.store.get(node.kind === 'info' ? '' : node.taskId);
+    if (node.kind === 'folder') {
+      return [
+        ...this.loosePending(node.folder).map((p): Node => ({ kind: 'pending', id: p.id })),
+        ...this.store.tasks().filter((t) => t.folder === node.folder).map((t): Node => ({ kind: 'task', taskId: t.taskId })),
+      ];
+    }
+    if (node.kind !== 'task' && node.kind !== 'subtask') {
+      return [];
+    }
+    const t = this.store.get(node.taskId);
     if (t === undefined) {
       return [];
     }
     if (node.kind === 'task') {
       return this.taskChildren(t);
     }
-    if (node.kind === 'subtask') {
-      return this.subtaskChildren(t, node.subtaskId);
-    }
-    return [];
+    return this.subtaskChildren(t, node.subtaskId);
   }
 
   private taskChildren(t: TaskView): Node[] {
     const out: Node[] = [];
     const id = (s: string): string => `${t.taskId}/${s}`;
-    if (t.question !== undefined) {
-      out.push({ kind: 'info', id: id('question'), label: `Waiting for you: ${oneLine(t.question, 80)}`, icon: 'question', tooltip: t.question });
+    for (const p of this.pending.forTask(t.taskId)) {
+      out.push({ kind: 'pending', id: p.id });
     }
     const coordinator = t.messages.get('') ?? t.activity.get('');
     if (t.subtasks.length === 0 && !isEnded(t) && coordinator === undefined) {
@@ -87,19 +141,18 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       out.push({ kind: 'subtask', taskId: t.taskId, subtaskId: s.id });
     }
     if (t.summary !== undefined && t.summary !== '') {
-      out.push({ kind: 'info', id: id('summary'), label: oneLine(t.summary, 100), icon: 'note', tooltip: t.summary });
+      out.push({ kind: 'info', id: id('summary'), label: oneLine(this.plain(t.summary), 100), icon: 'note', tooltip: this.plain(t.summary) });
     }
     if (t.error !== undefined) {
       out.push({ kind: 'info', id: id('error'), label: oneLine(t.error, 100), icon: 'error', tooltip: t.error });
     }
-    for (const c of t.changes) {
-      out.push({
-        kind: 'info',
-        id: id(`change:${c.path}`),
-        label: `${c.operation} ${c.path}${c.applied ? '' : ' (not applied)'}`,
-        icon: c.operation === 'create' ? 'diff-added' : c.operation === 'delete' ? 'diff-removed' : 'diff-modified',
-      });
+    const counts = changeCounts(t);
+    if (counts !== '') {
+      out.push({ kind: 'info', id: id('counts'), label: `Changes: ${counts}`, icon: 'diff' });
     }
+    t.changes.forEach((_c, index) => {
+      out.push({ kind: 'change', taskId: t.taskId, index });
+    });
     if (t.inputTokens > 0 || t.outputTokens > 0) {
       out.push({
         kind: 'info',
@@ -120,11 +173,11 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const id = (k: string): string => `${t.taskId}/${subtaskId}/${k}`;
     const act = t.activity.get(subtaskId);
     if (act !== undefined) {
-      out.push({ kind: 'info', id: id('tool'), label: act, icon: 'tools' });
+      out.push({ kind: 'info', id: id('tool'), label: oneLine(this.plain(act), 100), icon: 'tools' });
     }
     const msg = t.messages.get(subtaskId);
     if (msg !== undefined && msg !== '') {
-      out.push({ kind: 'info', id: id('message'), label: oneLine(msg, 100), icon: 'comment', tooltip: msg });
+      out.push({ kind: 'info', id: id('message'), label: oneLine(this.plain(msg), 100), icon: 'comment', tooltip: this.plain(msg) });
     }
     if (s.error !== undefined && s.error !== '') {
       out.push({ kind: 'info', id: id('error'), label: oneLine(s.error, 100), icon: 'error', tooltip: s.error });
@@ -136,45 +189,119 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    if (node.kind === 'info') {
-      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
-      item.id = node.id;
-      item.iconPath = new vscode.ThemeIcon(node.icon);
-      if (node.tooltip !== undefined) {
-        item.tooltip = node.tooltip;
+    switch (node.kind) {
+      case 'info': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.id = node.id;
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        if (node.tooltip !== undefined) {
+          item.tooltip = node.tooltip;
+        }
+        return item;
       }
-      return item;
-    }
-    const t = this.store.get(node.taskId);
-    if (node.kind === 'task') {
-      const label = t !== undefined && t.prompt !== '' ? oneLine(t.prompt, 60) : node.taskId;
-      const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
-      item.id = node.taskId;
-      if (t !== undefined) {
-        const counts = progressText(t);
-        item.description = counts !== '' ? `${t.state} · ${counts}` : t.state;
-        item.iconPath = taskIcon(t.state);
-        item.tooltip = new vscode.MarkdownString(
-          `**${escapeMd(oneLine(t.prompt, 200))}**\n\nstate: ${t.state}` +
-          (t.sessionId !== '' ? `\n\nsession: \`${t.sessionId}\`` : '') +
-          `\n\ntask: \`${t.taskId}\``,
-        );
-        item.contextValue = isEnded(t) ? 'agentls.task.ended' : 'agentls.task.running';
+      case 'folder': {
+        const f = this.folders().find((x) => x.key === node.folder);
+        const item = new vscode.TreeItem(f?.name ?? node.folder, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `folder:${node.folder}`;
+        item.iconPath = new vscode.ThemeIcon('root-folder');
+        const tasks = this.store.tasks().filter((t) => t.folder === node.folder);
+        const running = tasks.filter((t) => !isFinal(t.state)).length;
+        const waiting = this.pending.all().filter((p) => p.folder === node.folder).length;
+        item.description = [
+          tasks.length === 0 ? 'no task yet' : `${tasks.length} task${tasks.length === 1 ? '' : 's'}`,
+          running > 0 ? `${running} running` : '',
+          waiting > 0 ? `${waiting} waiting for you` : '',
+        ].filter((x) => x !== '').join(' · ');
+        item.contextValue = 'agentls.folder';
+        return item;
       }
-      return item;
+      case 'pending':
+        return this.pendingItem(node.id);
+      case 'change':
+        return this.changeItem(node.taskId, node.index);
+      case 'task':
+        return this.taskItem(node.taskId);
+      case 'subtask':
+        return this.subtaskItem(node.taskId, node.subtaskId);
     }
-    const s = t?.subtasks.find((x) => x.id === node.subtaskId);
-    const label = s !== undefined ? `${s.id}. ${oneLine(s.content, 70)}` : node.subtaskId;
+  }
+
+  /** plain is what agentls says as the tree shows it: no Markdown, workspace paths relative. */
+  private plain(text: string): string {
+    return plainText(text, this.folders().flatMap((f) => (f.path !== undefined ? [{ path: f.path, name: f.name }] : [])));
+  }
+
+  private pendingItem(id: string): vscode.TreeItem {
+    const p = this.pending.get(id);
+    if (p === undefined) {
+      return new vscode.TreeItem('answered', vscode.TreeItemCollapsibleState.None);
+    }
+    const label = `${p.kind === 'proposal' ? '' : 'Waiting for you: '}${oneLine(pendingTitle(p), 100)}`;
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = `pending:${p.id}`;
+    item.iconPath = new vscode.ThemeIcon(pendingIcons[p.kind], new vscode.ThemeColor('notificationsWarningIcon.foreground'));
+    item.description = p.reviewing ? 'in the Refactor Preview'
+      : p.kind === 'proposal' ? (p.files ?? []).map((f) => f.path).join(', ')
+        : p.subtaskId !== undefined ? `subtask ${p.subtaskId}` : '';
+    const answers = p.kind === 'question' && p.options.length === 0 ? 'type an answer' : p.options.join(' / ');
+    item.tooltip = `${p.text}\n\n${answers}${p.reviewing ? '\n\nOpen in the Refactor Preview: apply or discard it there.' : ''}`;
+    item.contextValue = `agentls.pending.${p.kind}${p.reviewing ? '.reviewing' : ''}`;
+    item.command = { command: 'agentls.answer', title: 'Answer…', arguments: [{ kind: 'pending', id: p.id }] };
+    return item;
+  }
+
+  private changeItem(taskId: string, index: number): vscode.TreeItem {
+    const c = this.store.get(taskId)?.changes[index];
+    if (c === undefined) {
+      return new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
+    }
+    const item = new vscode.TreeItem(`${c.operation} ${c.path}${c.applied ? '' : ' (rejected)'}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `${taskId}/change:${index}`;
+    item.iconPath = new vscode.ThemeIcon(!c.applied ? 'diff-ignored' : c.operation === 'create' ? 'diff-added' : c.operation === 'delete' ? 'diff-removed' : 'diff-modified');
+    item.tooltip = c.applied ? `${c.path}: ${c.operation}d. Click to see the change.` : `${c.path}: not applied (rejected). Click to see what was proposed.`;
+    item.contextValue = 'agentls.change';
+    item.command = { command: 'agentls.showChange', title: 'Show Diff', arguments: [{ kind: 'change', taskId, index }] };
+    return item;
+  }
+
+  private taskItem(taskId: string): vscode.TreeItem {
+    const t = this.store.get(taskId);
+    const label = t !== undefined && t.prompt !== '' ? oneLine(t.prompt, 60) : taskId;
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
+    item.id = taskId;
+    if (t !== undefined) {
+      const counts = progressText(t);
+      const waiting = this.pending.forTask(t.taskId).length;
+      item.description = [counts !== '' ? `${t.state} · ${counts}` : t.state, waiting > 0 ? `${waiting} waiting for you` : ''].filter((x) => x !== '').join(' · ');
+      item.iconPath = taskIcon(t.state);
+      item.tooltip = new vscode.MarkdownString(
+        `**${escapeMd(oneLine(t.prompt, 200))}**\n\nstate: ${t.state}` +
+        (t.model !== undefined ? `\n\nmodel: \`${t.model}\`` : '') +
+        (t.intentId !== undefined ? `\n\nintent: \`${t.intentId}\`` : '') +
+        (t.sessionId !== '' ? `\n\nsession: \`${t.sessionId}\`` : '') +
+        `\n\ntask: \`${t.taskId}\``,
+      );
+      item.contextValue = isEnded(t) ? `agentls.task.ended${t.sessionId !== '' ? '.session' : ''}` : 'agentls.task.running';
+    }
+    return item;
+  }
+
+  private subtaskItem(taskId: string, subtaskId: string): vscode.TreeItem {
+    const t = this.store.get(taskId);
+    const s = t?.subtasks.find((x) => x.id === subtaskId);
+    const label = s !== undefined ? `${s.id}. ${oneLine(s.content, 70)}` : subtaskId;
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = `${node.taskId}/${node.subtaskId}`;
-    if (s !== undefined) {
-      const act = t?.activity.get(s.id);
-      item.description = s.state === 'running' && act !== undefined ? act : s.state;
+    item.id = `${taskId}/${subtaskId}`;
+    if (s !== undefined && t !== undefined) {
+      const act = t.activity.get(s.id);
+      item.description = s.state === 'running' && act !== undefined ? oneLine(this.plain(act), 80) : s.state;
       item.iconPath = subtaskIcon(s.state);
       item.tooltip = `${s.content}\n\nstate: ${s.state}${s.role !== undefined && s.role !== '' ? `\nrole: ${s.role}` : ''}`;
       if (s.state === 'running') {
         item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
       }
+      // "agentls.subtask.<state>.<task running|ended>": the menus read both.
+      item.contextValue = `agentls.subtask.${s.state}.${isEnded(t) ? 'ended' : 'running'}`;
     }
     return item;
   }
@@ -182,6 +309,20 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   getParent(node: Node): Node | undefined {
     if (node.kind === 'subtask') {
       return { kind: 'task', taskId: node.taskId };
+    }
+    if (node.kind === 'pending') {
+      const p = this.pending.get(node.id);
+      if (p?.taskId !== undefined && this.store.get(p.taskId) !== undefined) {
+        return { kind: 'task', taskId: p.taskId };
+      }
+      return p !== undefined && this.grouped() ? { kind: 'folder', folder: p.folder } : undefined;
+    }
+    if (node.kind === 'change') {
+      return { kind: 'task', taskId: node.taskId };
+    }
+    if (node.kind === 'task' && this.grouped()) {
+      const t = this.store.get(node.taskId);
+      return t !== undefined && t.folder !== '' ? { kind: 'folder', folder: t.folder } : undefined;
     }
     return undefined;
   }

@@ -19,6 +19,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = required('E2E_DIR');
 const vsix = required('VSIX');
 const shots = process.env.SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-shots-'));
+// Screenshots of the conversation view go here too when it is set.
+const viewShots = process.env.VIEW_SHOTS;
 const { chromium } = await import(path.join(e2eDir, 'node_modules/playwright-core/index.mjs'));
 const codeServer = path.join(e2eDir, 'node_modules/.bin/code-server');
 
@@ -78,6 +80,33 @@ async function shot(name) {
   }
 }
 
+/** viewShot is a screenshot of the side bar, where the conversation view is. */
+async function viewShot(name) {
+  const bar = page.locator('.part.sidebar');
+  for (const dir of [shots, viewShots].filter((d) => d !== undefined && d !== '')) {
+    fs.mkdirSync(dir, { recursive: true });
+    await bar.screenshot({ path: path.join(dir, `${name}.png`) });
+  }
+}
+
+/** conversation is the document inside the conversation view's webview. */
+function conversation() {
+  return page.locator('iframe.webview').first().contentFrame().locator('iframe#active-frame').contentFrame();
+}
+
+/** foldTasks folds the Tasks view (true) or unfolds it, giving the conversation view the side bar. */
+async function foldTasks(fold) {
+  const header = page.locator('.pane-header[aria-label="Tasks Section"]');
+  if ((await header.getAttribute('aria-expanded') === 'true') === fold) {
+    await header.click();
+  }
+}
+
+/** tasksTree is the Tasks view's list. */
+function tasksTree() {
+  return page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Tasks' }) });
+}
+
 /** palette runs a command by its title from the command palette. */
 async function palette(title) {
   await page.keyboard.press('F1');
@@ -98,6 +127,10 @@ function writeSettings(agentls) {
     'telemetry.telemetryLevel': 'off',
     'extensions.autoCheckUpdates': false,
     'files.autoSave': 'off',
+    // What the test types goes in as typed: no suggestion takes an Enter.
+    'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' },
+    'editor.wordBasedSuggestions': 'off',
+    'editor.acceptSuggestionOnEnter': 'off',
     'agentls.model': `script:${path.join(tmp, 'task.script.json')}`,
     'agentls.commands': 'ask',
     ...agentls,
@@ -123,7 +156,16 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
     const script = path.join(tmp, 'task.script.json');
-    fs.copyFileSync(path.join(here, 'task.script.json'), script);
+    // The question of the sixth task names a file by its absolute path, as a model may.
+    const scripted = JSON.parse(fs.readFileSync(path.join(here, 'task.script.json'), 'utf8'));
+    scripted.agents['6:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Name the function' }] } }] }];
+    scripted.agents['7:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Read the attached line' }] } }] }];
+    scripted.agents['7:1'] = [{ toolCalls: [{ name: 'finish', arguments: { summary: 'read the attached line' } }] }];
+    scripted.agents['6:1'] = [
+      { toolCalls: [{ name: 'ask_human', arguments: { question: `Which name for \`greet\` in ${path.join(ws, 'main.go')}?`, options: ['greet', 'hello'] } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'named it' } }] },
+    ];
+    fs.writeFileSync(script, JSON.stringify(scripted));
     writeSettings({ 'agentls.editMode': 'apply' });
 
     const env = { ...process.env, AGENTLS_STATE_DIR: state, XDG_CONFIG_HOME: path.join(tmp, 'config') };
@@ -213,6 +255,11 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     // The command needs approval: a notification with Run / Always allow / Deny.
     await approval().waitFor({ timeout: 60000 });
     await shot('2-approval');
+    // Plain words: no Markdown backticks, the workspace by its name.
+    const toast = await page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' }).innerText();
+    assert.match(toast, /agentls wants to run echo approved > ran\.txt && cat hello\.txt in workspace/);
+    assert.doesNotMatch(toast, /`/);
+    assert.equal(toast.includes(ws), false, `no absolute workspace path: ${toast}`);
     assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'nothing runs before the approval');
   });
 
@@ -240,12 +287,38 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const aria = await label.getAttribute('aria-label');
     assert.match(aria ?? '', /agentls: heat 1\.00, read, in the model's context/);
     const hello = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'hello.txt' }).locator('.monaco-icon-label').first();
-    assert.match(await hello.getAttribute('aria-label') ?? '', /agentls: heat 0\.\d\d, written/, 'hello.txt cools off after its write');
+    await waitFor('hello.txt to cool off after its write', async () => /agentls: heat 0\.\d\d, written/.test(await hello.getAttribute('aria-label') ?? ''), 10000);
     await shot('3-heat');
   });
 
+  step('keeps the approval once its notification is closed: the status item brings it back, its row in Tasks answers it', async () => {
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' });
+    await toast.hover();
+    await toast.locator('.action-label.codicon-notifications-clear').click();
+    await toast.waitFor({ state: 'hidden' });
+
+    // The status item says something waits; a click offers the answers again.
+    const status = page.locator('.statusbar-item', { hasText: 'agentls: waiting for you' });
+    await status.click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Always allow' }).waitFor();
+    await shot('4-approval-again');
+    await page.keyboard.press('Escape');
+
+    // A row of the Tasks view, with the answers as inline actions.
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'agentls wants to run echo approved' });
+    await row.waitFor();
+    const label = await row.innerText();
+    assert.doesNotMatch(label, /`/);
+    assert.equal(label.includes(ws), false, `no absolute workspace path: ${label}`);
+    await row.hover();
+    await row.locator('.action-label[aria-label="Always Allow"]').waitFor();
+    await row.locator('.action-label[aria-label="Deny"]').waitFor();
+    assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'still nothing ran');
+    await row.locator('.action-label[aria-label="Run"]').click();
+  });
+
   step('runs the command once approved; the edits and the command reach the disk', async () => {
-    await approval().click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).waitFor({ timeout: 60000 });
     await shot('4-done');
 
@@ -280,6 +353,49 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     const status = await page.locator('.statusbar-item', { hasText: 'agentls:' }).first().innerText();
     assert.match(status, /agentls: done 2\/2/);
     await shot('5-tree');
+  });
+
+  step('shows the conversation: the prompt, what each subtask said, tool calls folded, the changes with their diffs', async () => {
+    await palette('View: Hide Panel');
+    await palette('Notifications: Clear All Notifications');
+    // The Tasks view folded, the conversation has the side bar.
+    await foldTasks(true);
+    await palette('agentls: Focus on Conversation View');
+    // A wider side bar: drag the sash at its edge.
+    const bar = await page.locator('.part.sidebar').boundingBox();
+    await page.mouse.move(bar.x + bar.width + 1, bar.y + bar.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(bar.x + bar.width + 200, bar.y + bar.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const view = conversation();
+    const task = view.locator('section.task', { hasText: 'Finish the notes and run the check' });
+    await task.waitFor();
+    await waitFor('the task to show as done', async () => /Changes: 2 applied/.test(await task.innerText()));
+    const text = await task.innerText();
+    assert.match(text, /Reading the notes as the editor has them\./, 'subtask 1\'s text');
+    assert.match(text, /Running the check\./, 'subtask 2\'s text');
+    assert.match(text, /1\. Finish notes\.txt/);
+    assert.match(text, /2\. Run the check and record it/);
+    assert.match(text, /Tokens: 5\.5k in · 180 out/);
+    assert.equal(text.includes(ws), false, 'no absolute workspace path');
+    // agentls declares attachments: the view offers them.
+    assert.deepEqual(await view.locator('button[data-attach]').evaluateAll((bs) => bs.map((b) => b.hidden)), [false, false]);
+    const tools = task.locator('details.tool');
+    assert.ok(await tools.count() >= 5, 'each tool call is there');
+    assert.deepEqual(new Set(await tools.evaluateAll((ds) => ds.map((d) => d.open))), new Set([false]), 'folded');
+    await tools.first().locator('summary').click();
+    await task.locator('details.tool[open] pre').first().waitFor();
+    // Theme colours: the body takes VS Code's editor font and foreground.
+    const fg = await view.locator('body').evaluate((b) => getComputedStyle(b).getPropertyValue('--vscode-foreground').trim());
+    assert.notEqual(fg, '', 'the webview gets the theme\'s colours');
+    await viewShot('conversation-done');
+
+    // A change's Diff opens VS Code's diff editor on the recorded texts.
+    await task.locator('.changes li', { hasText: 'hello.txt' }).getByRole('button', { name: 'Diff' }).click();
+    await page.locator('.tab.active', { hasText: 'hello.txt (agentls: created)' }).waitFor();
+    await foldTasks(false);
+    await palette('View: Close All Editors');
+    await page.locator('.tab').first().waitFor({ state: 'detached' });
   });
   step('shows the agent\'s change behind a line with Show Trace for Line', async () => {
     await openFile('notes.txt');
@@ -325,7 +441,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('8-stopped');
   });
 
-  step('takes a settings change for the next task: in propose mode an edit waits in the refactor preview', async () => {
+  step('takes a settings change for the next task: in propose mode an edit waits, shown in the conversation view with its diff', async () => {
     // A workspace setting, as a person would set it for this project.
     fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
     fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'agentls.editMode': 'propose' }));
@@ -339,18 +455,232 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await input.fill('Polish the notes');
     await input.press('Enter');
 
-    // VS Code shows the annotated edit for confirmation before it touches anything.
-    const apply = page.locator('.monaco-button', { hasText: /^Apply$/ }).first();
-    await apply.waitFor({ timeout: 60000 });
-    await shot('9-refactor-preview');
-    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before Apply');
-    // Edits that need confirmation come unticked: the person ticks the file, then applies.
-    const row = page.locator('.monaco-list-row', { hasText: 'notes.txt' }).filter({ has: page.locator('input[type="checkbox"], [role="checkbox"]') }).last();
-    await row.locator('input[type="checkbox"], [role="checkbox"]').first().click();
-    await apply.click();
-    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: notes polished' }).waitFor({ timeout: 60000 });
-    await palette('File: Save All');
-    await waitFor('the confirmed edit on disk', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'polished by the agent\n');
+    const card = conversation().locator('.pending.kind-proposal');
+    await card.waitFor({ timeout: 60000 });
+    assert.match(await card.innerText(), /update notes\.txt/);
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before it is accepted');
+    await foldTasks(true);
+    await viewShot('conversation-proposal');
+    await foldTasks(false);
+    await card.getByRole('button', { name: 'Diff' }).click();
+    await page.locator('.tab.active', { hasText: 'notes.txt (agentls: proposed)' }).waitFor();
+  });
+
+  step('applies the proposal accepted in the conversation view, and saves the file it changed', async () => {
+    await conversation().locator('.pending.kind-proposal').getByRole('button', { name: 'Accept' }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: notes polished (1 applied)' }).waitFor({ timeout: 60000 });
+    // No Save: the file had no unsaved change of the person's, so the edit was saved.
+    await waitFor('the accepted edit on disk', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'polished by the agent\n');
+    await page.locator('.tab', { hasText: 'notes.txt' }).filter({ hasNot: page.locator('.dirty') }).first().waitFor();
+  });
+
+  step('follows up in place from the conversation view; a change rejected from its Tasks row is counted as rejected', async () => {
+    const view = conversation();
+    const prompt = view.locator('textarea#prompt');
+    await prompt.click();
+    await page.keyboard.type('Now reword the notes');
+    await page.keyboard.press('Enter');
+    // The follow-up continues the conversation: both tasks are shown.
+    await view.locator('section.task', { hasText: 'Now reword the notes' }).waitFor();
+    assert.equal(await view.locator('section.task', { hasText: 'Polish the notes' }).count(), 1, 'the task it follows stays above');
+
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'Proposed: update notes.txt' });
+    await row.waitFor({ timeout: 60000 });
+    await row.hover();
+    await row.locator('.action-label[aria-label="Reject Change"]').click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /agentls: task done.*\(1 rejected\)/ }).waitFor({ timeout: 60000 });
+    assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'polished by the agent\n', 'the rejected change did not land');
+    const done = conversation().locator('section.task', { hasText: 'Now reword the notes' });
+    await waitFor('the counts in the conversation', async () => /Changes: 1 rejected/.test(await done.innerText()));
+    await foldTasks(true);
+    await viewShot('conversation-follow-up');
+    await foldTasks(false);
+  });
+
+  step('undoes a task from the Tasks view\'s context menu', async () => {
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'Polish the notes' }).first();
+    await menu(row, 'Undo Task…');
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Undo$/ }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /agentls: .*notes\.txt/ }).waitFor({ timeout: 30000 });
+    await waitFor('notes.txt back to its text before the task, saved', () => fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8') === 'final from the agent\n');
+  });
+
+  step('steers a running task from the Tasks view\'s context menu: adds a subtask, removes one, skips one', async () => {
+    await palette('agentls: Run Task…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Take two slow steps');
+    await input.press('Enter');
+    await palette('agentls: Focus on Tasks View');
+    const tree = tasksTree();
+    const rowOf = (text) => tree.locator('.monaco-list-row', { hasText: text }).first();
+    await rowOf('1. Take the first slow step').waitFor({ timeout: 30000 });
+    await waitFor('subtask 1 to run', async () => /running/.test(await rowOf('1. Take the first slow step').innerText()));
+
+    await menu(rowOf('Take two slow steps'), 'Add Subtask…');
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor({ state: 'visible' });
+    await box.fill('Write the log');
+    await box.press('Enter');
+    // After which subtasks: none, it starts at once.
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Take the second step' }).waitFor();
+    await page.keyboard.press('Enter');
+    await waitFor('the added subtask, done', async () => /3\. Write the log\s*done/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+
+    await menu(rowOf('2. Take the second step'), 'Remove Subtask');
+    await rowOf('2. Take the second step').waitFor({ state: 'detached' });
+    await menu(rowOf('1. Take the first slow step'), 'Skip Subtask');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).first().waitFor({ timeout: 30000 });
+    await waitFor('subtask 1 skipped', async () => /1\. Take the first slow step\s*skipped/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+    await shot('10-steered');
+  });
+
+  step('keeps a question closed unanswered, and takes its answer from the conversation view', async () => {
+    await palette('agentls: Run Task…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Ask me a question');
+    await input.press('Enter');
+    // The question's quick pick opens at once, in plain words.
+    const question = page.locator('.quick-input-widget', { hasText: 'agentls asks' });
+    await question.waitFor({ timeout: 30000 });
+    const placeholder = await page.locator('.quick-input-widget input').getAttribute('placeholder');
+    assert.equal(placeholder, 'Which name for greet in main.go?');
+    await page.keyboard.press('Escape');
+    await page.locator('.statusbar-item', { hasText: 'agentls: waiting for you' }).waitFor();
+    const card = conversation().locator('.pending.kind-question');
+    await card.waitFor();
+    await foldTasks(true);
+    await viewShot('conversation-question');
+    await foldTasks(false);
+    await card.getByRole('button', { name: 'hello', exact: true }).click();
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: named it' }).waitFor({ timeout: 30000 });
+    await conversation().locator('.ask', { hasText: '→ hello' }).waitFor();
+    const call = await conversation().locator('details.tool summary', { hasText: 'ask_human' }).innerText();
+    assert.match(call, /ask_human Which name for greet in main\.go\?/, 'the tool call in plain words, its path relative');
+  });
+
+  step('lists the models, tests the connection of the model, and lists the intents, a COMPLETED one not to be chosen', async () => {
+    await palette('agentls: Choose Model…');
+    // agent/models: the connection test first, then the configured model (the setting, scripted here).
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test connection' }).waitFor({ timeout: 30000 });
+    const models = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
+    assert.match(models, /Use the configured model/);
+    assert.match(models, /script:/);
+    await page.keyboard.press('Escape');
+    await palette('Notifications: Clear All Notifications');
+    await palette('agentls: Test Connection');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: /script:/ }).waitFor({ timeout: 30000 });
+    // Workers need an intent once the file lists some: it comes last.
+    fs.writeFileSync(path.join(ws, '.orchestration', 'active_intents.yaml'), [
+      'active_intents:',
+      '  - id: INT-1',
+      '    name: Greeting',
+      '    status: IN_PROGRESS',
+      '    owned_scope: ["**"]',
+      '  - id: INT-2',
+      '    name: Old work',
+      '    status: COMPLETED',
+      '    owned_scope: ["**"]',
+      '',
+    ].join('\n'));
+    await palette('agentls: Choose Intent…');
+    const open = page.locator('.quick-input-list .monaco-list-row', { hasText: 'INT-1' });
+    await open.waitFor();
+    const rows = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
+    assert.match(rows, /Greeting/);
+    assert.doesNotMatch(rows, /INT-2/, 'a COMPLETED intent is not offered');
+    await open.click();
+    await conversation().locator('button', { hasText: 'Intent: INT-1' }).waitFor();
+  });
+
+  step('sends the selection attached in the conversation view along with the prompt', async () => {
+    await openFile('notes.txt');
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+End');
+    const view = conversation();
+    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('button[data-attach="selection"]').click();
+    await view.locator('.attachment', { hasText: 'notes.txt:1' }).waitFor();
+    await view.locator('textarea#prompt').click();
+    await page.keyboard.type('What does this line say?');
+    await foldTasks(true);
+    await viewShot('conversation-attachment');
+    await foldTasks(false);
+    await view.locator('textarea#prompt').press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: read the attached line' }).waitFor({ timeout: 30000 });
+    assert.equal(await view.locator('.attachment').count(), 0, 'sent, the chips are gone');
+    // The session records the prompt with what was attached, as agentls read it.
+    await waitFor('the attachment in the session', () => {
+      const f = findFile(state, (p) => p.endsWith('.jsonl') && fs.readFileSync(p, 'utf8').includes('What does this line say?'));
+      return f !== undefined && /What does this line say\?\\n\\nAttached: notes\.txt \(lines 1\b/.test(fs.readFileSync(f, 'utf8'));
+    });
+  });
+
+  step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {
+    const second = path.join(tmp, 'second');
+    fs.mkdirSync(path.join(second, '.vscode'), { recursive: true });
+    const script = path.join(tmp, 'second.script.json');
+    fs.writeFileSync(script, JSON.stringify({ agents: {
+      coordinator: [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Greet from the second folder' }] } }] }],
+      1: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello from the second folder\n' } }] },
+        { toolCalls: [{ name: 'finish', arguments: { summary: 'greeted' } }] },
+      ],
+    } }));
+    // A folder setting: its own model and edit mode.
+    fs.writeFileSync(path.join(second, '.vscode', 'settings.json'), JSON.stringify({
+      'agentls.model': `script:${script}`,
+      'agentls.editMode': 'apply',
+    }));
+    const file = path.join(tmp, 'two.code-workspace');
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: ws }, { path: second }] }));
+    // A window of its own; the first one is closed (its unsaved transcript is dropped).
+    const origin = new URL(page.url()).origin;
+    await page.close();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Two agentls processes of this code-server, one in each folder.
+    const cwds = () => spawnSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' }).stdout
+      .split('\n').map((l) => l.trim().split(/\s+/))
+      .filter(([, pgid, ...args]) => pgid === String(server.pid) && /\/agentls$/.test(args[0] ?? '') && args[1] === 'serve')
+      .map(([pid]) => { try { return fs.readlinkSync(`/proc/${pid}/cwd`); } catch { return ''; } })
+      .sort();
+    const both = () => JSON.stringify(cwds()) === JSON.stringify([second, ws].sort());
+    // code-server now and then opens a workspace file as a workspace without
+    // folders (its explorer says none was added); a reload reads it again.
+    await page.goto(`${origin}/?workspace=${encodeURIComponent(file)}`);
+    for (let attempt = 1; ; attempt++) {
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+      await palette('View: Show Explorer');
+      const folder = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'second' });
+      const none = page.getByText('You have not yet added a folder to the workspace');
+      await waitFor('the explorer to show the folders, or none', async () => await folder.count() > 0 || await none.isVisible());
+      if (await folder.count() > 0) {
+        break;
+      }
+      assert.ok(attempt < 3, `code-server opened ${file} without its folders ${attempt} times`);
+      console.log(`code-server opened the workspace without its folders (attempt ${attempt}): reloading`);
+      await page.reload();
+    }
+    await waitFor('an agentls in each folder', both, 60000)
+      .catch((e) => { throw new Error(`${e.message}: agentls runs in ${JSON.stringify(cwds())}`); });
+
+    await palette('agentls: Run Task…');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'second' }).first().waitFor();
+    await page.locator('.quick-input-widget input').fill('second');
+    await page.keyboard.press('Enter');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'What should the agent do?' }).waitFor();
+    await input.fill('Greet from the second folder');
+    await input.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: greeted (1 applied)' }).waitFor({ timeout: 60000 });
+    assert.equal(fs.readFileSync(path.join(second, 'hello.txt'), 'utf8'), 'hello from the second folder\n', 'written in the second folder, and saved');
+    assert.notEqual(fs.existsSync(path.join(ws, 'hello.txt')) && fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8'), 'hello from the second folder\n', 'the first folder is left alone');
+    await conversation().locator('.folder', { hasText: 'second' }).waitFor();
+    await shot('11-multi-root');
+    await viewShot('conversation-multi-root');
   });
 });
 
@@ -358,9 +688,19 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
 async function openFile(name) {
   await palette('Go to File');
   await page.keyboard.type(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // The file, not a diff of it that agentls opened (those are in the history too).
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).filter({ hasNotText: '(agentls:' }).first();
+  await row.waitFor();
+  await row.click();
   await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** menu picks an entry of a row's context menu. */
+async function menu(row, entry) {
+  await row.click({ button: 'right' });
+  // The menu acts on the item under the pointer with Enter.
+  await page.locator('.context-view .action-menu-item', { hasText: entry }).hover();
+  await page.keyboard.press('Enter');
 }
 
 /** approval is the Run button of the command's approval notification. */

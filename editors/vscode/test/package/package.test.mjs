@@ -83,14 +83,16 @@ describe('the platform packages', () => {
         pkg = open(t);
       });
 
-      it('holds the manifest, package.json, README, CHANGELOG, the icon, the bundle and its binary, and nothing else', () => {
+      it('holds the manifest, package.json, README, CHANGELOG, the icons, the bundles, the view\'s style sheet and its binary, and nothing else', () => {
         assert.deepEqual([...pkg.entries.keys()].sort(), [
           '[Content_Types].xml',
           'extension.vsixmanifest',
           `extension/bin/${t.target}/${t.exe}`,
           'extension/changelog.md',
           'extension/dist/extension.js',
+          'extension/dist/webview.js',
           'extension/media/agentls.svg',
+          'extension/media/conversation.css',
           'extension/package.json',
           'extension/readme.md',
         ]);
@@ -119,6 +121,14 @@ describe('the platform packages', () => {
         assert.deepEqual(foreign, [], 'every npm package is inside the bundle');
         assert.ok(required.has('vscode'));
         assert.doesNotMatch(bundle, /sourceMappingURL/, 'no source map is referred to, none is packaged');
+      });
+
+      it('gives the conversation view a script and a style sheet that load nothing from elsewhere', () => {
+        const script = pkg.entries.get('extension/dist/webview.js').read().toString('utf8');
+        const style = pkg.entries.get('extension/media/conversation.css').read().toString('utf8');
+        assert.doesNotMatch(script, /\brequire\(|\bimport\(|https?:\/\//, 'the view\'s script is one self-contained bundle');
+        assert.doesNotMatch(style, /url\(|@import|https?:\/\//, 'the style sheet loads no font, image or other sheet');
+        assert.match(script, /acquireVsCodeApi/);
       });
 
       it(`carries an executable ${t.format} ${t.arch} binary`, () => {

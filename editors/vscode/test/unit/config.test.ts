@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { changeAction, initOptions, packagedBinary, resolveBinary, serveArgs } from '../../src/config';
+import * as fs from 'node:fs';
+import { allSettings, changeAction, initOptions, packagedBinary, resolveBinary, restartSettings, serveArgs } from '../../src/config';
 
 function source(values: Record<string, unknown>): { get(k: string): unknown } {
   return { get: (k) => values[k] };
@@ -81,6 +82,27 @@ describe('changeAction', () => {
   });
   it('ignores changes to other extensions\' settings', () => {
     assert.equal(changeAction(affects('editor.fontSize')), 'none');
+  });
+});
+
+describe('the settings in package.json', () => {
+  // out/test/unit/config.test.js → the extension's folder.
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { scope?: string }> } };
+  };
+  const props = manifest.contributes.configuration.properties;
+  it('are the settings agentls takes, and the extension\'s own saveBeforeCommand', () => {
+    assert.deepEqual(Object.keys(props).sort(), [...allSettings, 'agentls.saveBeforeCommand'].sort());
+  });
+  it('let a folder of a multi-root workspace set what its own agentls does, but the process and the shared command runner', () => {
+    const perProcess: readonly string[] = [...restartSettings, 'agentls.saveBeforeCommand'];
+    for (const [key, p] of Object.entries(props)) {
+      if (perProcess.includes(key)) {
+        assert.notEqual(p.scope, 'resource', `${key} is the same for every folder`);
+      } else {
+        assert.equal(p.scope, 'resource', `${key} is read per folder`);
+      }
+    }
   });
 });
 

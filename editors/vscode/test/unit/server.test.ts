@@ -12,8 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { initOptions } from '../../src/config';
+import { undoRefusals } from '../../src/choices';
+import { EditLog } from '../../src/edits';
 import { CommandRunner } from '../../src/handlers/runCommand';
+import { PendingStore } from '../../src/pending';
 import {
+  advertised,
+  Features,
   fillAgentCapabilities,
   HeatSnapshot,
   Methods,
@@ -22,31 +27,13 @@ import {
   SessionsResult,
   TaskUpdateParams,
   TraceResult,
+  UndoResult,
 } from '../../src/protocol';
 import { HeatDecorations, HeatStore } from '../../src/views/heat';
 import { transcript } from '../../src/views/sessions';
-import { TaskStore } from '../../src/views/taskModel';
+import { changeCounts, TaskStore } from '../../src/views/taskModel';
 import { Connection, register } from '../../src/wiring';
-
-interface Position {
-  line: number;
-  character: number;
-}
-interface ApplyEditParams {
-  edit: {
-    documentChanges?: {
-      textDocument?: { uri: string };
-      edits?: { range: { start: Position; end: Position }; newText: string }[];
-    }[];
-  };
-}
-
-/** replaceRange applies one LSP text edit (UTF-16 positions) to text. */
-function replaceRange(text: string, range: { start: Position; end: Position }, newText: string): string {
-  const lines = text.split('\n');
-  const offset = (p: Position): number => lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
-  return text.slice(0, offset(range.start)) + newText + text.slice(offset(range.end));
-}
+import { FakeEditor, until } from './fakes';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-server-'));
 const ws = path.join(tmp, 'workspace');
@@ -73,14 +60,43 @@ const script = {
       { toolCalls: [{ name: 'run_command', arguments: { command: 'cat notes.txt; echo via-runCommand' } }] },
       { toolCalls: [{ name: 'finish', arguments: { summary: 'notes finished' } }], usage: { inputTokens: 50, outputTokens: 5 } },
     ],
+    '2:coordinator': [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Polish and add' }] } }] }],
+    '2:1': [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'notes.txt', old_string: 'final from the agent', new_string: 'polished by the agent' } }] },
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'extra.txt', content: 'extra\n' } }] },
+      { toolCalls: [{ name: 'run_command', arguments: { command: 'echo approved' } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'polished' } }] },
+    ],
   },
 };
+
+/**
+ * settings sends new settings and waits until agentls has taken them: a run
+ * may start before a notification sent ahead of it is handled, but
+ * notifications are handled in order, so the message refusing a bad value
+ * sent next says the settings before it are in place (and stay).
+ */
+async function settings(conn: MessageConnection, options: unknown): Promise<void> {
+  const refused = new Promise<void>((resolve) => {
+    const sub = conn.onNotification('window/showMessage', () => {
+      sub.dispose();
+      resolve();
+    });
+  });
+  await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+  await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: { maxWorkers: 0 } } });
+  await refused;
+}
 
 describe('the extension against the agentls binary', { timeout: 120000 }, () => {
   let proc: ChildProcess;
   let conn: MessageConnection;
   let exited: Promise<number | null>;
   const tasks = new TaskStore();
+  const pending = new PendingStore();
+  const edits = new EditLog();
+  tasks.diffOf = (folder, p) => edits.latest(folder, p)?.id;
   const heat = new HeatDecorations(new HeatStore(), () => vscode.Uri.file(ws));
   let heardNotes: () => void = () => undefined;
   const notesHeat = new Promise<void>((resolve) => {
@@ -89,14 +105,18 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
   const updates: TaskUpdateParams[] = [];
   const reverse: string[] = [];
   const commandOutput: string[] = [];
-  let openText = 'draft from the editor\n';
-  const edits: ApplyEditParams[] = [];
+  const notified: string[] = [];
+  const editor = new FakeEditor(ws);
+  const folder = vscode.Uri.file(ws).toString();
 
   before(() => {
     const bin = binary();
     fs.mkdirSync(path.join(ws, '.orchestration'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
     fs.writeFileSync(path.join(tmp, 'script.json'), JSON.stringify(script));
+    // notes.txt is open in the editor with unsaved text the disk lacks.
+    editor.disk.set(editor.uri('notes.txt'), 'draft on disk\n');
+    editor.open('notes.txt', 'draft from the editor\n', true);
     proc = spawn(bin, ['serve', '--log-level', 'warn'], {
       cwd: ws,
       env: { ...process.env, AGENTLS_STATE_DIR: path.join(tmp, 'state') },
@@ -114,13 +134,20 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
         reverse.push(method);
         return handler(params, token);
       }),
-      onNotification: (method, handler) => conn.onNotification(method, handler),
+      onNotification: (method, handler) => conn.onNotification(method, (params: unknown) => {
+        if (method === Methods.taskUpdate) {
+          updates.push(params as TaskUpdateParams);
+        }
+        handler(params);
+      }),
     };
-    const notes = vscode.Uri.file(path.join(ws, 'notes.txt'));
     register(wiring, {
-      // notes.txt is open in the editor with unsaved text the disk lacks.
+      folder: { key: folder, name: 'workspace', fsPath: ws },
+      pending,
+      tasks,
+      folders: () => [{ path: ws, name: 'workspace' }],
       readFile: {
-        textDocuments: () => [{ uri: notes, getText: () => openText } as unknown as vscode.TextDocument],
+        textDocuments: () => [...editor.docs.entries()].map(([uri, d]) => ({ uri: vscode.Uri.parse(uri), getText: () => d.text } as unknown as vscode.TextDocument)),
         readFile: (uri) => Promise.resolve(fs.readFileSync(uri.fsPath)),
         root: () => vscode.Uri.file(ws),
       },
@@ -128,27 +155,19 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
         showQuickPick: (items) => Promise.resolve(items[0]),
         showInputBox: () => Promise.resolve(undefined),
       },
+      // The notification of an approval is closed unanswered: it must wait.
+      approve: {
+        notify: (_type, message) => {
+          notified.push(message);
+          return Promise.resolve(undefined);
+        },
+      },
+      applyEdit: editor.deps({ pending, edits, tasks, folder }),
       runner: new CommandRunner({ append: (t) => commandOutput.push(t), show: () => undefined }),
-      tasks,
       heat,
       warn: (m) => {
         throw new Error(m);
       },
-    });
-    conn.onRequest('workspace/applyEdit', (p: ApplyEditParams) => {
-      edits.push(p);
-      for (const change of p.edit.documentChanges ?? []) {
-        if (change.textDocument?.uri === notes.toString()) {
-          for (const e of change.edits ?? []) {
-            openText = replaceRange(openText, e.range, e.newText);
-          }
-        }
-      }
-      return { applied: true };
-    });
-    conn.onNotification(Methods.taskUpdate, (p: TaskUpdateParams) => {
-      updates.push(p);
-      tasks.update(p);
     });
     heat.onDidChangeFileDecorations((uris) => {
       if (uris.some((u) => path.relative(ws, u.fsPath) === 'notes.txt')) {
@@ -175,11 +194,11 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     };
     const { options, problems } = initOptions({ get: (k) => values[k] });
     assert.deepEqual(problems, []);
-    // VS Code's language client advertises these; its applyEdit is its own,
-    // so here a small stand-in applies the edit to the open document.
+    // VS Code's language client advertises these; the extension's applyEdit
+    // handler answers the edits, over a stand-in for VS Code's documents.
     const capabilities: { experimental?: unknown; window?: unknown; workspace?: unknown } = {
       window: { showMessage: {} },
-      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true } },
+      workspace: { applyEdit: true, workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'delete'], changeAnnotationSupport: {} } },
     };
     fillAgentCapabilities(capabilities);
     const res = await conn.sendRequest<{ serverInfo: { name: string }; capabilities: { experimental: { agent: { version: number } } } }>(
@@ -188,6 +207,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     );
     assert.equal(res.serverInfo.name, 'agentls');
     assert.equal(res.capabilities.experimental.agent.version, 1);
+    assert.equal(advertised(res, Features.attachments), true, 'agentls declares that agent/run takes attachments');
     await conn.sendNotification('initialized', {});
   });
 
@@ -203,7 +223,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
   it('takes a settings change for the next task', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'apply', commands: 'allow', maxWorkers: 2 };
     const { options } = initOptions({ get: (k) => values[k] });
-    await conn.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
+    await settings(conn, options);
     assert.deepEqual(await conn.sendRequest(Methods.ping, {}), { data: null });
   });
 
@@ -218,9 +238,12 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     assert.ok(reverse.includes(Methods.ask), 'the question went to the editor');
     assert.ok(reverse.includes(Methods.runCommand), 'the command ran in the editor');
     // The edit matched the unsaved text only the editor had, and came back
-    // to the editor as a workspace edit of the open document.
-    assert.equal(edits.length, 1);
-    assert.equal(openText, 'final from the agent\n');
+    // to the editor as a workspace edit of the open document, left unsaved
+    // as the person's text was.
+    assert.ok(reverse.includes(Methods.applyEdit));
+    assert.equal(editor.applied.length, 1);
+    assert.equal(editor.text('notes.txt'), 'final from the agent\n');
+    assert.equal(editor.disk.get(editor.uri('notes.txt')), 'draft on disk\n', 'the person\'s unsaved text is not saved for them');
     assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'draft on disk\n', 'the disk is the editor\'s to write');
     assert.match(commandOutput.join(''), /draft on disk\nvia-runCommand\n\[exit 0\]/);
     const answered = updates.find((u) => u.event.kind === 'answered');
@@ -229,7 +252,12 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     const t = tasks.get('task-1');
     assert.equal(t?.state, 'done');
     assert.deepEqual(t.subtasks.map((s) => [s.id, s.state]), [['1', 'done']]);
-    assert.deepEqual(t.changes, [{ path: 'notes.txt', operation: 'update', applied: true }]);
+    assert.deepEqual(t.changes.map((c) => [c.path, c.operation, c.applied]), [['notes.txt', 'update', true]]);
+    assert.equal(changeCounts(t), '1 applied');
+    const change = t.transcript.get('1')?.find((e) => e.kind === 'change');
+    assert.ok(change?.kind === 'change' && change.diffId !== undefined, 'the change links to its diff');
+    assert.equal(edits.get(change.diffId)?.before, 'draft from the editor\n');
+    assert.equal(edits.get(change.diffId)?.after, 'final from the agent\n');
     assert.equal(t.inputTokens, res.usage.inputTokens);
     const seqs = updates.filter((u) => u.taskId === 'task-1').map((u) => u.seq);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every update was applied in order');
@@ -259,6 +287,59 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     assert.equal(entries.length, 1);
     assert.equal(entries[0]?.taskId, 'task-1');
     assert.equal(entries[0]?.operation, 'update');
+  });
+
+  it('holds proposals and approvals until answered, and counts the changes applied and rejected', async () => {
+    const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'propose', commands: 'ask' };
+    const { options } = initOptions({ get: (k) => values[k] });
+    await settings(conn, options);
+    tasks.begin('task-2', 'Polish the notes', { folder });
+    const run = conn.sendRequest<RunResult>(Methods.run, { prompt: 'Polish the notes', taskId: 'task-2' });
+
+    await until('the proposal of notes.txt', () => pending.all().some((p) => p.kind === 'proposal'), 20000);
+    const first = pending.all()[0];
+    assert.equal(first.kind, 'proposal');
+    assert.equal(first.taskId, 'task-2', 'the proposal shows under its task');
+    assert.deepEqual(first.files?.map((f) => [f.path, f.operation]), [['notes.txt', 'update']]);
+    assert.equal(edits.get(first.files[0].diffId ?? '')?.after, 'polished by the agent\n', 'its diff shows the proposal');
+    assert.equal(editor.text('notes.txt'), 'final from the agent\n', 'nothing lands before an answer');
+    assert.equal(pending.answer(first.id, 'Accept'), 'answered');
+
+    await until('the proposal of extra.txt', () => pending.all().some((p) => p.kind === 'proposal'), 20000);
+    const second = pending.all()[0];
+    assert.deepEqual(second.files?.map((f) => [f.path, f.operation]), [['extra.txt', 'create']]);
+    pending.answer(second.id, 'Reject');
+
+    await until('the approval of the command', () => pending.all().some((p) => p.kind === 'approval'), 20000);
+    const approval = pending.all()[0];
+    assert.equal(approval.text, 'agentls wants to run echo approved in workspace', 'no backticks, no absolute path');
+    assert.equal(approval.taskId, 'task-2');
+    assert.deepEqual(notified, ['agentls wants to run echo approved in workspace']);
+    // The notification was closed: the approval still waits, and is answered from the views.
+    assert.equal(pending.answer(approval.id, 'Run'), 'answered');
+
+    const res = await run;
+    assert.equal(res.state, 'done', res.summary);
+    tasks.finish(res);
+    assert.equal(res.applied, 1);
+    assert.equal(res.rejected, 1);
+    assert.equal(changeCounts(tasks.get('task-2') ?? { changes: [] }), '1 applied, 1 rejected');
+    assert.equal(editor.text('notes.txt'), 'polished by the agent\n');
+    assert.equal(editor.text('extra.txt'), undefined, 'the rejected file was not made');
+    assert.match(commandOutput.join(''), /approved\n\[exit 0\]/);
+  });
+
+  it('undoes a task, and what is left of it with a partial undo when a file is refused', async () => {
+    // The person changes the line the task wrote: that file is refused.
+    editor.open('notes.txt', 'polished by the person\n', true);
+    const refused = await conn.sendRequest<UndoResult>(Methods.undo, { taskId: 'task-2' });
+    assert.equal(refused.undone, false);
+    assert.deepEqual(undoRefusals(refused).refused.map((f) => f.path), ['notes.txt']);
+    assert.match(undoRefusals(refused).refused[0]?.reason ?? '', /notes\.txt/);
+    editor.open('notes.txt', 'polished by the agent\n', true);
+    const undone = await conn.sendRequest<UndoResult>(Methods.undo, { taskId: 'task-2', partial: true });
+    assert.equal(undone.undone, true, JSON.stringify(undone));
+    assert.equal(editor.text('notes.txt'), 'final from the agent\n');
   });
 
   it('shuts down cleanly', async () => {

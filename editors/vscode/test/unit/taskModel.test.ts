@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
-import { describeTool, formatTokens, oneLine, progressText, TaskStore } from '../../src/views/taskModel';
+import { changeCounts, describeTool, Entry, formatTokens, maxEntries, oneLine, progressText, TaskStore } from '../../src/views/taskModel';
 
 const plan: Subtask[] = [
   { id: '1', content: 'Add a greet function', state: 'running', dependsOn: [] },
@@ -97,8 +97,67 @@ describe('TaskStore', () => {
     });
     const t = store.get('t1');
     assert.equal(t?.summary, 'greet added');
-    assert.deepEqual(t.changes, [{ path: 'main.go', operation: 'update', applied: true }]);
+    assert.deepEqual(t.changes, [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }]);
     assert.deepEqual(store.running(), []);
+    assert.equal(changeCounts(t), '1 applied', 'an older agentls without counts: counted from the changes');
+  });
+
+  it('counts the changes applied and rejected as the run says', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'stateChanged', state: 'done', applied: 2, rejected: 1 }, 'done'));
+    const t = store.get('t1');
+    assert.ok(t);
+    assert.equal(changeCounts(t), '2 applied, 1 rejected', 'the last update says it before the reply');
+    store.finish({
+      taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: null,
+      changes: [{ path: 'a', operation: 'update', applied: false, diff: '' }], applied: 0, rejected: 1,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    assert.equal(changeCounts(t), '1 rejected', 'a rejected change is not a change made');
+    assert.equal(changeCounts({ changes: [], applied: 0, rejected: 0 }), '');
+  });
+
+  it('keeps what each subtask did, in order: text, tool calls with results, changes, questions', () => {
+    const store = new TaskStore();
+    store.diffOf = (folder, path) => `${folder}:${path}`;
+    store.update(upd(1, { kind: 'messageDelta', subtaskId: '1', text: 'Look' }), 'F');
+    store.update(upd(2, { kind: 'message', subtaskId: '1', text: 'Looking.' }));
+    store.update(upd(3, { kind: 'toolCall', subtaskId: '1', tool: 'edit_file', arguments: { path: 'a.go' } }));
+    store.update(upd(4, { kind: 'toolResult', subtaskId: '1', tool: 'edit_file', ok: false, summary: 'no match' }));
+    store.update(upd(5, { kind: 'changeApplied', subtaskId: '1', path: 'a.go' }));
+    store.update(upd(6, { kind: 'changeHeld', subtaskId: '1', path: 'b.go' }));
+    store.update(upd(7, { kind: 'ask', subtaskId: '1', question: 'Which?', options: ['x'] }, 'waiting'));
+    store.update(upd(8, { kind: 'answered', subtaskId: '1', answer: 'x' }));
+    const entries = store.get('t1')?.transcript.get('1');
+    const want: Entry[] = [
+      { kind: 'text', id: '1', text: 'Looking.', streaming: false },
+      { kind: 'tool', id: '3', tool: 'edit_file', detail: 'edit_file a.go', arguments: { path: 'a.go' }, ok: false, result: 'no match' },
+      { kind: 'change', id: '5', path: 'a.go', status: 'applied', diffId: 'F:a.go' },
+      { kind: 'change', id: '6', path: 'b.go', status: 'held' },
+      { kind: 'ask', id: '7', question: 'Which?', options: ['x'], answered: true, answer: 'x' },
+    ];
+    assert.deepEqual(entries, want);
+  });
+
+  it('bounds what it keeps of a subtask', () => {
+    const store = new TaskStore();
+    for (let i = 1; i <= maxEntries + 10; i++) {
+      store.update(upd(i, { kind: 'message', subtaskId: '1', text: `m${i}` }));
+    }
+    const entries = store.get('t1')?.transcript.get('1') ?? [];
+    assert.equal(entries.length, maxEntries);
+    assert.deepEqual(entries[0], { kind: 'text', id: '11', text: 'm11', streaming: false });
+  });
+
+  it('lets a request that waits on the person claim the ask event that announced it, once', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'ask', subtaskId: '1', question: 'Run `ls`?', options: ['Run', 'Deny'] }, 'waiting'), 'F');
+    store.update(upd(2, { kind: 'ask', subtaskId: '2', question: 'Which?', options: [] }, 'waiting'), 'F');
+    assert.equal(store.claimAsk('G', () => true), undefined, 'another folder\'s request');
+    assert.equal(store.claimAsk('F', (a) => a.question === 'Which?')?.subtaskId, '2');
+    assert.equal(store.claimAsk('F', (a) => a.question === 'Which?'), undefined, 'claimed once');
+    store.update(upd(3, { kind: 'answered', subtaskId: '1', answer: 'Run' }));
+    assert.equal(store.claimAsk('F', () => true), undefined, 'an answered ask is gone');
   });
 
   it('marks a task failed when its request fails', () => {

@@ -3,9 +3,11 @@ import * as os from 'node:os';
 import { describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { CommandRunner } from '../../src/handlers/runCommand';
+import { PendingStore } from '../../src/pending';
 import { HeatDecorations, HeatStore } from '../../src/views/heat';
 import { TaskStore } from '../../src/views/taskModel';
 import { Connection, ErrorCodes, register, RpcError, WiringDeps } from '../../src/wiring';
+import { FakeEditor } from './fakes';
 
 type Handler = (params: unknown, token: vscode.CancellationToken) => unknown;
 
@@ -35,7 +37,13 @@ class FakeConnection implements Connection {
 
 function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; disposables: { dispose(): void }[] } {
   const warnings: string[] = [];
+  const pending = new PendingStore();
+  const tasks = new TaskStore();
+  const editor = new FakeEditor();
   const deps: WiringDeps = {
+    folder: { key: 'file:///ws', name: 'ws', fsPath: '/ws' },
+    pending,
+    folders: () => [{ path: '/ws', name: 'ws' }],
     readFile: {
       textDocuments: () => [{ uri: vscode.Uri.file('/ws/a.txt'), getText: () => 'open text' } as unknown as vscode.TextDocument],
       readFile: () => Promise.reject(new Error('not found')),
@@ -45,8 +53,10 @@ function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; 
       showQuickPick: (items) => Promise.resolve(items[0]),
       showInputBox: () => Promise.resolve('typed'),
     },
+    approve: { notify: (_t, _m, actions) => Promise.resolve(actions[0]) },
+    applyEdit: editor.deps({ pending, tasks }),
     runner: new CommandRunner({ append: () => undefined, show: () => undefined }),
-    tasks: new TaskStore(),
+    tasks,
     heat: new HeatDecorations(new HeatStore(), () => vscode.Uri.file('/ws')),
     warn: (m) => warnings.push(m),
   };
@@ -56,13 +66,15 @@ function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; 
 }
 
 describe('the connection wiring', () => {
-  it('answers the three reverse calls of the contract', async () => {
+  it('answers the reverse calls of the contract', async () => {
     const { conn } = setup();
-    assert.deepEqual([...conn.requests.keys()].sort(), ['agent/ask', 'agent/readFile', 'agent/runCommand']);
+    assert.deepEqual([...conn.requests.keys()].sort(), ['agent/ask', 'agent/readFile', 'agent/runCommand', 'window/showMessageRequest', 'workspace/applyEdit']);
     assert.deepEqual(await conn.request('agent/readFile', { path: 'a.txt', uri: 'file:///ws/a.txt' }), { content: 'open text' });
     assert.deepEqual(await conn.request('agent/ask', { question: 'Pick', options: ['x', 'y'] }), { answer: 'x' });
     const run = await conn.request('agent/runCommand', { command: 'echo hi', cwd: os.tmpdir(), timeoutMs: 10000 });
     assert.deepEqual(run, { exitCode: 0, output: 'hi\n' });
+    assert.deepEqual(await conn.request('window/showMessageRequest', { type: 3, message: 'Run `ls`?', actions: [{ title: 'Run' }, { title: 'Deny' }] }), { title: 'Run' });
+    assert.deepEqual(await conn.request('workspace/applyEdit', { edit: { changes: {} } }), { applied: true });
   });
 
   const invalid: [string, string, unknown, RegExp][] = [
@@ -71,6 +83,8 @@ describe('the connection wiring', () => {
     ['a runCommand without a command', 'agent/runCommand', { cwd: '/' }, /command and cwd are required/],
     ['a runCommand timeout that is not a number', 'agent/runCommand', { command: 'x', cwd: '/', timeoutMs: '5' }, /timeoutMs must be a number/],
     ['ask options that are not strings', 'agent/ask', { question: 'q', options: [1] }, /options must be a list of strings/],
+    ['a message request without a message', 'window/showMessageRequest', { type: 3 }, /message is required/],
+    ['message actions without titles', 'window/showMessageRequest', { type: 3, message: 'm', actions: ['Run'] }, /actions must be a list of \{title\}/],
     ['a readFile of a file that cannot be read', 'agent/readFile', { path: 'gone', uri: 'file:///ws/gone' }, /cannot read gone/],
   ];
   for (const [name, method, params, message] of invalid) {
@@ -85,10 +99,23 @@ describe('the connection wiring', () => {
     });
   }
 
-  it('feeds task updates to the task store', () => {
+  it('feeds task updates to the task store, as tasks of its folder', () => {
     const { conn, deps } = setup();
     conn.notify('agent/taskUpdate', { taskId: 't1', sessionId: 's', seq: 1, state: 'running', subtasks: [], event: { kind: 'planned' } });
     assert.equal(deps.tasks.get('t1')?.state, 'running');
+    assert.equal(deps.tasks.get('t1')?.folder, 'file:///ws');
+  });
+
+  it('puts an approval under its task whichever of the request and its ask event comes first', async () => {
+    const { conn, deps } = setup();
+    deps.approve = { notify: () => new Promise(() => undefined) };
+    const approval = { type: 3, message: 'Run `ls`?', actions: [{ title: 'Run' }, { title: 'Deny' }] };
+    void conn.request('window/showMessageRequest', approval);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(deps.pending.all()[0]?.taskId, undefined, 'no event has named the task yet');
+    conn.notify('agent/taskUpdate', { taskId: 't1', sessionId: 's', seq: 1, state: 'waiting', subtasks: [], event: { kind: 'ask', subtaskId: '3', question: 'Run `ls`?', options: ['Run', 'Deny'] } });
+    assert.equal(deps.pending.all()[0]?.taskId, 't1');
+    assert.equal(deps.pending.all()[0]?.subtaskId, '3');
   });
 
   it('feeds heat updates to the explorer decorations', () => {

@@ -1,0 +1,173 @@
+// The model and the intent the person chose for the next tasks of a folder
+// (agent/run's model and intentId), kept in the workspace's state so a
+// reload keeps them. The agentls.model setting is left as it is.
+import {
+  CheckModelResult,
+  IntentInfo,
+  IntentsResult,
+  ModelsResult,
+  UndoFile,
+  UndoResult,
+} from './protocol';
+
+export interface Choice {
+  model?: string;
+  intentId?: string;
+  /** The intent's name, for the views. */
+  intentName?: string;
+}
+
+/** The part of vscode.Memento the choices use. */
+export interface StateStore {
+  get(key: string): unknown;
+  update(key: string, value: unknown): Thenable<void>;
+}
+
+const key = 'agentls.choices';
+
+export class Choices {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly state: StateStore) {}
+
+  onDidChange(l: () => void): { dispose(): void } {
+    this.listeners.add(l);
+    return { dispose: () => this.listeners.delete(l) };
+  }
+
+  private all(): Record<string, Choice> {
+    return { ...(this.state.get(key) as Record<string, Choice> | undefined) };
+  }
+
+  get(folder: string): Choice {
+    return { ...(this.all()[folder] ?? {}) };
+  }
+
+  async set(folder: string, change: Partial<Choice>): Promise<void> {
+    const all = this.all();
+    // Unset (undefined or '') values are dropped, not stored.
+    const merged: Record<string, string | undefined> = { ...all[folder], ...change };
+    all[folder] = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined && v !== ''));
+    await this.state.update(key, all);
+    for (const l of [...this.listeners]) {
+      l();
+    }
+  }
+}
+
+/** A quick pick item of the model picker. */
+export interface ModelItem {
+  label: string;
+  description?: string;
+  detail?: string;
+  kind?: 'separator';
+  /** What picking it does. */
+  action?: { type: 'model'; id: string } | { type: 'default' } | { type: 'test' } | { type: 'problem'; message: string };
+}
+
+/**
+ * modelItems lists agent/models for a quick pick: a test of the connection,
+ * the setting's model, then each provider's models under its name, the
+ * current one and the chosen one marked; a provider that failed or is not
+ * set up says why.
+ */
+export function modelItems(res: ModelsResult, chosen: string | undefined): ModelItem[] {
+  const items: ModelItem[] = [];
+  const next = chosen ?? res.current;
+  items.push({
+    label: '$(plug) Test connection',
+    description: next !== '' ? next : 'no model is configured',
+    detail: 'Ask the provider whether the model of the next task works (agent/checkModel)',
+    action: { type: 'test' },
+  });
+  items.push({
+    label: `${chosen === undefined ? '$(check) ' : ''}Use the configured model`,
+    description: res.current !== '' ? `${res.current}${res.source !== undefined && res.source !== '' ? ` (from ${res.source})` : ''}` : 'none configured',
+    detail: res.currentError,
+    action: { type: 'default' },
+  });
+  const byProvider = new Map<string, typeof res.models>();
+  for (const m of res.models ?? []) {
+    const list = byProvider.get(m.provider) ?? [];
+    list.push(m);
+    byProvider.set(m.provider, list);
+  }
+  const providers = res.providers ?? [];
+  const names = [...new Set([...providers.map((p) => p.provider), ...byProvider.keys()])];
+  for (const name of names) {
+    const p = providers.find((x) => x.provider === name);
+    items.push({ label: name, kind: 'separator' });
+    for (const m of byProvider.get(name) ?? []) {
+      const marks = [m.current === true ? 'current' : '', m.id === chosen ? 'chosen for the next tasks' : ''].filter((x) => x !== '');
+      items.push({
+        label: `${m.id === next ? '$(check) ' : ''}${m.displayName ?? m.name}`,
+        description: [m.id, ...marks].join(' · '),
+        action: { type: 'model', id: m.id },
+      });
+    }
+    if (p !== undefined && !p.configured) {
+      items.push({ label: `$(info) ${name} is not set up`, detail: p.hint, action: { type: 'problem', message: `${name}: ${p.hint ?? 'not set up'}` } });
+    } else if (p?.error !== undefined && p.error !== '') {
+      items.push({ label: `$(warning) ${name} listed no model`, detail: p.error, action: { type: 'problem', message: p.error } });
+    }
+  }
+  return items;
+}
+
+/** checkMessage is what the person reads of agent/checkModel. */
+export function checkMessage(r: CheckModelResult): string {
+  return `agentls: ${r.message}`;
+}
+
+/** intentItems are the intents that can be chosen: a COMPLETED one is not offered. */
+export function intentItems(res: IntentsResult, chosen: string | undefined): { label: string; description?: string; detail?: string; intent?: IntentInfo }[] {
+  const items: { label: string; description?: string; detail?: string; intent?: IntentInfo }[] = [{
+    label: `${chosen === undefined ? '$(check) ' : ''}No intent`,
+    description: 'each worker selects the intent its subtask belongs to',
+  }];
+  for (const i of res.intents ?? []) {
+    if (!i.selectable) {
+      continue;
+    }
+    const scope = i.ownedScope ?? [];
+    items.push({
+      label: `${i.id === chosen ? '$(check) ' : ''}${i.id}: ${i.name}`,
+      description: i.status,
+      ...(scope.length > 0 ? { detail: `scope: ${scope.join(', ')}` } : {}),
+      intent: i,
+    });
+  }
+  return items;
+}
+
+/**
+ * undoRefusals are the files an undo refused, each with its reason; the
+ * others of an all-or-nothing undo were left only because of them (agentls
+ * says "…the undo was not partial") and a partial undo takes them back.
+ */
+export function undoRefusals(r: UndoResult): { refused: UndoFile[]; rest: UndoFile[] } {
+  const files = r.files ?? [];
+  const notDone = files.filter((f) => !f.undone);
+  const rest = notDone.filter((f) => f.reason !== undefined && /the undo was not partial$/.test(f.reason));
+  const refused = notDone.filter((f) => !rest.includes(f));
+  return { refused, rest };
+}
+
+/** undoSummary says what an undo did. */
+export function undoSummary(r: UndoResult): string {
+  const files = r.files ?? [];
+  const undone = files.filter((f) => f.undone && f.operation !== undefined && f.operation !== '');
+  const already = files.filter((f) => f.undone && (f.operation === undefined || f.operation === ''));
+  const parts: string[] = [];
+  if (undone.length > 0) {
+    parts.push(`undid ${undone.map((f) => f.path).join(', ')}`);
+  }
+  if (already.length > 0) {
+    parts.push(`${already.map((f) => f.path).join(', ')} already as before`);
+  }
+  const { refused } = undoRefusals(r);
+  if (refused.length > 0) {
+    parts.push(`left ${refused.map((f) => f.path).join(', ')}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : 'nothing to undo';
+}
