@@ -1,21 +1,32 @@
 package codegraph
 
 import (
+	"bytes"
 	"encoding/binary"
 	"sort"
+	"sync"
 	"unicode/utf8"
-
-	"github.com/agentls/agentls/internal/lsppos"
 )
 
 // builder collects what a parser finds in one file: definitions, imports
-// and references, with byte offsets turned into LSP positions by
-// internal/lsppos (lines end at \n, \r\n or \r; columns in UTF-16 units),
-// as every other place of agentls turns them.
+// and references, with byte offsets turned into LSP positions as
+// internal/lsppos turns them (lines end at \n, \r\n or \r; columns in
+// UTF-16 units; an offset inside a character is that character's start,
+// one inside a line break its line's end), which TestPositionsAreLSPPositions
+// holds it to.
 type builder struct {
 	src   []byte
-	m     *lsppos.Mapper // nil for a text all ASCII
-	lines []int32        // line starts of an ASCII text, as lsppos counts lines
+	ascii bool    // the text is all ASCII: a column is a byte count
+	lines []int32 // line starts, as lsppos cuts lines
+
+	// The last position found: its line and, in a text that is not all
+	// ASCII, a character boundary of that line at or before it with the
+	// UTF-16 units before the boundary. Parsers ask for positions mostly in
+	// the order of the text, so a walk along a line goes on from here
+	// rather than from the line's start: a minified file's one long line
+	// costs one walk, not one per position.
+	curLine         int
+	curAt, curUnits int
 
 	syms    []Symbol
 	imports []Import
@@ -26,38 +37,79 @@ type builder struct {
 	last    uint32 // line of the previous reference
 }
 
+// builders are reused from file to file: a full index makes thousands,
+// and their slices and name map grown for one file serve the next (file
+// copies out what it keeps).
+var builders = sync.Pool{New: func() any { return &builder{names: map[string]uint32{}} }}
+
+// newBuilder returns a builder for src, empty; file gives it back.
 func newBuilder(src []byte) *builder {
-	b := &builder{src: src, names: map[string]uint32{}}
-	// Most source is ASCII: a column is then a byte count, and the walk
-	// along the line that lsppos makes for every position is spared. The
-	// lines are cut where lsppos cuts them (\n, \r\n, a lone \r).
-	lines := make([]int32, 1, len(src)/32+1)
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case c >= utf8.RuneSelf:
-			b.m = lsppos.NewMapper(string(src))
-			return b
-		case c == '\n':
-			lines = append(lines, int32(i+1))
-		case c == '\r':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i++
+	b := builders.Get().(*builder)
+	b.src, b.curLine, b.curAt, b.curUnits, b.last = src, 0, 0, 0, 0
+	b.syms, b.imports, b.list, b.counts, b.refs = b.syms[:0], b.imports[:0], b.list[:0], b.counts[:0], b.refs[:0]
+	b.ascii = isASCII(src)
+	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r);
+	// most texts have no \r, and their \n are found by IndexByte.
+	lines := append(b.lines[:0], 0)
+	if bytes.IndexByte(src, '\r') < 0 {
+		for i := 0; ; {
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				break
 			}
-			lines = append(lines, int32(i+1))
+			i += j + 1
+			lines = append(lines, int32(i))
+		}
+	} else {
+		for i := 0; i < len(src); i++ {
+			switch src[i] {
+			case '\n':
+				lines = append(lines, int32(i+1))
+			case '\r':
+				if i+1 < len(src) && src[i+1] == '\n' {
+					i++
+				}
+				lines = append(lines, int32(i+1))
+			}
 		}
 	}
 	b.lines = lines
 	return b
 }
 
+// isASCII reports whether src is all ASCII, eight bytes at a time.
+func isASCII(src []byte) bool {
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		if binary.LittleEndian.Uint64(src[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(src); i++ {
+		if src[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// lineOf is the line holding the byte offset off (in [0, len(src)]): the
+// line of the last position or the next one, else a binary search.
+func (b *builder) lineOf(off int) int {
+	l := b.curLine
+	for range 2 {
+		if l < len(b.lines) && int(b.lines[l]) <= off && (l+1 == len(b.lines) || int(b.lines[l+1]) > off) {
+			return l
+		}
+		l++
+	}
+	return sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+}
+
 // pos turns a byte offset into a position (clamped to the text).
 func (b *builder) pos(off int) Pos {
-	if b.m != nil {
-		p := b.m.Position(off)
-		return Pos{Line: p.Line, Col: p.Character}
-	}
 	off = min(max(off, 0), len(b.src))
-	line := sort.Search(len(b.lines), func(i int) bool { return int(b.lines[i]) > off }) - 1
+	line := b.lineOf(off)
 	start := int(b.lines[line])
 	// an offset inside a line break is the end of its line
 	end := len(b.src)
@@ -67,7 +119,34 @@ func (b *builder) pos(off int) Pos {
 			end--
 		}
 	}
-	return Pos{Line: uint32(line), Col: uint32(min(off, end) - start)}
+	to := min(off, end)
+	if b.ascii {
+		b.curLine = line
+		return Pos{Line: uint32(line), Col: uint32(to - start)}
+	}
+	// walk the line's characters up to the last boundary at or before to,
+	// counting UTF-16 units: two beyond the Basic Multilingual Plane, one
+	// for an invalid byte (as editors read it, U+FFFD)
+	at, units := start, 0
+	if b.curLine == line && b.curAt >= start && b.curAt <= to {
+		at, units = b.curAt, b.curUnits
+	}
+	for at < to {
+		size, u := 1, 1
+		if b.src[at] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRune(b.src[at:end])
+			if r >= 0x10000 {
+				u = 2
+			}
+		}
+		if at+size > to {
+			break
+		}
+		at, units = at+size, units+u
+	}
+	b.curLine, b.curAt, b.curUnits = line, at, units
+	return Pos{Line: uint32(line), Col: uint32(units)}
 }
 
 // def records a definition spanning the bytes [start, end) whose name is
@@ -105,11 +184,23 @@ func (b *builder) ref(name string, off int, call bool) {
 func (b *builder) refAt(name string, p Pos, call bool) {
 	idx, ok := b.names[name]
 	if !ok {
-		idx = uint32(len(b.list))
+		idx = b.intern(name)
 		b.names[name] = idx
-		b.list = append(b.list, name)
-		b.counts = append(b.counts, 0)
 	}
+	b.refIdx(idx, p, call)
+}
+
+// intern adds name to the names the file refers to and returns its
+// index; refAt calls it once per name, a parser that keeps its own table
+// of names (parse_go.go) once per name too.
+func (b *builder) intern(name string) uint32 {
+	b.list = append(b.list, name)
+	b.counts = append(b.counts, 0)
+	return uint32(len(b.list) - 1)
+}
+
+// refIdx records a reference to the name of index idx at p.
+func (b *builder) refIdx(idx uint32, p Pos, call bool) {
 	b.counts[idx]++
 	flag := uint64(0)
 	if call {
@@ -121,9 +212,26 @@ func (b *builder) refAt(name string, p Pos, call bool) {
 	b.last = p.Line
 }
 
-// file returns what was collected as a File (without its path and stat).
+// file returns what was collected as a File (without its path and stat),
+// copied to its size, and gives the builder back: it is not used after.
 func (b *builder) file(lang Lang) *File {
-	return &File{Lang: lang, Symbols: b.syms, Imports: b.imports, Names: b.list, Counts: b.counts, refs: string(b.refs)}
+	f := &File{Lang: lang, Symbols: clone(b.syms), Imports: clone(b.imports), Names: clone(b.list), Counts: clone(b.counts), refs: string(b.refs)}
+	// the strings it holds are the file's now, not the pool's
+	clear(b.syms)
+	clear(b.imports)
+	clear(b.list)
+	clear(b.names)
+	b.src = nil
+	builders.Put(b)
+	return f
+}
+
+// clone copies a slice to its length, nil when empty.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // decodeRefs decodes the references of a file.

@@ -29,6 +29,9 @@
 //     afresh, never half loaded.
 //   - A parser that fails on a file (a bug) costs that file its
 //     definitions, never the graph.
+//   - While a build parses, the process's garbage collector runs less
+//     often (gc.go: its percent raised within a bounded heap headroom),
+//     and is put back as it was when the last build of the process ends.
 //
 // A Graph is safe for concurrent use.
 package codegraph

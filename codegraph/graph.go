@@ -6,7 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
+	"io"
 	"os"
 	"path"
 	"runtime"
@@ -324,11 +325,25 @@ type candidate struct {
 	lang     Lang
 }
 
-// build walks the workspace and brings every file up to date.
+// build walks the workspace and brings every file up to date. The walk
+// and the parse run at once: each file the walk finds goes to the
+// parsing goroutines as it is found.
 func (g *Graph) build(ctx context.Context) error {
 	start := time.Now()
-	var cands []candidate
+	g.mu.RLock()
+	old := g.files
+	g.mu.RUnlock()
+	endBoost := boostGC()
+	defer endBoost()
+	cands := make(chan candidate, 64*g.cfg.Workers) // the walk is far quicker than a parse
+	results := make([][]*File, g.cfg.Workers)
+	var seen atomic.Int64
+	p := pool.New()
+	for w := range results {
+		p.Go(func() { results[w] = g.parseFrom(ctx, cands, old, &seen) })
+	}
 	modules := map[string]string{}
+	found := 0
 	err := g.walker.Walk(ctx, "**", func(rel, abs string) error {
 		if path.Base(rel) == "go.mod" {
 			if m := goModulePath(abs); m != "" {
@@ -336,14 +351,24 @@ func (g *Graph) build(ctx context.Context) error {
 			}
 			return nil
 		}
-		if lang := LangOf(rel); lang != LangNone {
-			if len(cands) == g.cfg.MaxFiles {
-				return errTooMany
-			}
-			cands = append(cands, candidate{rel: rel, abs: abs, lang: lang})
+		lang := LangOf(rel)
+		if lang == LangNone {
+			return nil
 		}
-		return nil
+		if found == g.cfg.MaxFiles {
+			return errTooMany
+		}
+		found++
+		select {
+		case cands <- candidate{rel: rel, abs: abs, lang: lang}:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	})
+	close(cands)
+	p.Wait()
+	endBoost()
 	if errors.Is(err, errTooMany) {
 		g.log.Warn("code graph: the workspace has more source files than the graph holds; the rest are left out",
 			zap.Int("held", g.cfg.MaxFiles))
@@ -352,22 +377,17 @@ func (g *Graph) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("code graph: walk the workspace: %w", err)
 	}
-	g.mu.RLock()
-	old := g.files
-	g.mu.RUnlock()
-	results := g.parseAll(ctx, cands, old)
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	files := make(map[string]*File, len(results))
+	files := make(map[string]*File, found)
 	parsed := 0
-	for _, f := range results {
-		if f == nil {
-			continue
-		}
-		files[f.Path] = f
-		if old[f.Path] != f {
-			parsed++
+	for _, list := range results {
+		for _, f := range list {
+			files[f.Path] = f
+			if old[f.Path] != f {
+				parsed++
+			}
 		}
 	}
 	g.mu.Lock()
@@ -394,33 +414,27 @@ func sameModules(a, b map[string]string) bool {
 	return true
 }
 
-// parseAll brings each candidate up to date, in parallel: a file whose
-// size and time are those of its old record keeps it.
-func (g *Graph) parseAll(ctx context.Context, cands []candidate, old map[string]*File) []*File {
-	out := make([]*File, len(cands))
-	next := make(chan int, len(cands))
-	for i := range cands {
-		next <- i
+// parseFrom brings each candidate it receives up to date (a file whose
+// size and time are those of its old record keeps it) until cands is
+// closed or ctx ends, and returns the records. seen counts the candidates
+// of every goroutine, to size the collector's pace to the heap as the
+// build goes (gc.go).
+func (g *Graph) parseFrom(ctx context.Context, cands <-chan candidate, old map[string]*File, seen *atomic.Int64) []*File {
+	var out []*File
+	for c := range cands {
+		if ctx.Err() != nil {
+			continue // the walk stops too; drain what it sent
+		}
+		if seen.Add(1)%256 == 0 {
+			adjustGC()
+		}
+		f, err := g.load(c, old[c.rel])
+		if err != nil {
+			g.log.Debug("code graph: file not read", zap.String("path", c.rel), zap.Error(err))
+			continue
+		}
+		out = append(out, f)
 	}
-	close(next)
-	p := pool.New().WithMaxGoroutines(g.cfg.Workers)
-	for w := 0; w < g.cfg.Workers; w++ {
-		p.Go(func() {
-			for i := range next {
-				if ctx.Err() != nil {
-					return
-				}
-				c := cands[i]
-				f, err := g.load(c, old[c.rel])
-				if err != nil {
-					g.log.Debug("code graph: file not read", zap.String("path", c.rel), zap.Error(err))
-					continue
-				}
-				out[i] = f
-			}
-		})
-	}
-	p.Wait()
 	return out
 }
 
@@ -444,11 +458,46 @@ func (g *Graph) load(c candidate, old *File) (*File, error) {
 	if size > g.cfg.MaxFileSize {
 		return &File{Path: c.rel, Lang: c.lang, Size: size, ModTime: mtime, Err: fmt.Sprintf("not parsed: larger than %d bytes", g.cfg.MaxFileSize)}, nil
 	}
-	src, err := os.ReadFile(c.abs)
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	src, err := readFile(c.abs, size, *buf)
+	*buf = src
 	if err != nil {
 		return nil, err
 	}
+	// the parsers copy what they keep: src goes back to the pool
 	return g.parseSource(c.rel, c.lang, src, size, mtime, old), nil
+}
+
+// readBufs hold the text of the files being parsed, reused from file to
+// file rather than one allocation each.
+var readBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readFile reads the file at abs, of about size bytes (it may have changed
+// since), into buf and returns it, grown as needed.
+func readFile(abs string, size int64, buf []byte) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	if int64(cap(buf)) <= size {
+		buf = make([]byte, 0, size+512)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf[:0], err
+		}
+	}
 }
 
 // parseSource parses src as the file rel, or keeps old when its content is
@@ -484,11 +533,15 @@ func parseSafely(lang Lang, rel string, src []byte) (f *File) {
 	return f
 }
 
+// hashContent is a file's content hash: two CRC-32s, Castagnoli's and
+// IEEE's, side by side, which the processors compute in hardware at four
+// times the speed of FNV-1a (the hash of older stored graphs: a file whose
+// time moved is then parsed again once).
 func hashContent(b []byte) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write(b)
-	return h.Sum64()
+	return uint64(crc32.Checksum(b, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(b))
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // goModulePath reads the module path of a go.mod.
 func goModulePath(abs string) string {

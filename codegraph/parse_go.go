@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"path"
 	"strconv"
+	"sync"
 )
 
 // parseGo parses Go with the standard library's own parser: every
@@ -19,8 +20,8 @@ func parseGo(name string, src []byte) (*File, error) {
 	// itself, by the declarations it has met in the function.
 	f, perr := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	b := newBuilder(src)
-	out := b.file(LangGo)
 	if f == nil {
+		out := b.file(LangGo)
 		if perr != nil {
 			out.Err = firstError(perr)
 		}
@@ -40,7 +41,11 @@ func parseGo(name string, src []byte) (*File, error) {
 		}
 		return o
 	}
-	g := goParser{b: b, off: off, pkgs: map[string]bool{}, file: f}
+	g := goParser{b: b, off: off, file: f, names: goNamesPool.Get().(map[string]goName)}
+	defer func() {
+		clear(g.names)
+		goNamesPool.Put(g.names)
+	}()
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
@@ -51,7 +56,9 @@ func parseGo(name string, src []byte) (*File, error) {
 		if imp.Name != nil {
 			local = imp.Name.Name
 		}
-		g.pkgs[local] = true
+		e := g.name(local)
+		e.pkg = true
+		g.names[local] = e
 	}
 	for _, d := range f.Decls {
 		g.decl(d)
@@ -73,7 +80,7 @@ func parseGo(name string, src []byte) (*File, error) {
 	for _, d := range f.Decls {
 		g.refs(d)
 	}
-	out = b.file(LangGo)
+	out := b.file(LangGo)
 	if perr != nil {
 		out.Err = firstError(perr)
 	}
@@ -88,11 +95,41 @@ func firstError(err error) string {
 }
 
 type goParser struct {
-	b      *builder
-	off    func(token.Pos) int
-	file   *ast.File
-	pkgs   map[string]bool // the file's import names
-	locals map[string]bool // names declared so far in the function being read
+	b    *builder
+	off  func(token.Pos) int
+	file *ast.File
+	// names holds what the walk knows of each name of the file, so that
+	// an identifier costs one lookup: whether it is an import name, a
+	// local of the declaration being read, and its index among the
+	// names the builder records references to.
+	names map[string]goName
+	cur   uint32 // the declaration being read, counted from 1
+}
+
+// goName is what the walk knows of a name of a Go file.
+type goName struct {
+	ref   int32  // index among the builder's names, -1 until referred to
+	local uint32 // the declaration (goParser.cur) it is a local of, 0 none
+	pkg   bool   // an import name of the file
+}
+
+// goNamesPool holds the name tables of the files being parsed, reused
+// from file to file.
+var goNamesPool = sync.Pool{New: func() any { return map[string]goName{} }}
+
+// name returns what is known of name (a new entry when nothing).
+func (g *goParser) name(name string) goName {
+	if e, ok := g.names[name]; ok {
+		return e
+	}
+	return goName{ref: -1}
+}
+
+// isPkg reports whether name is an import name of the file, not hidden by
+// a local of the declaration being read.
+func (g *goParser) isPkg(name string) bool {
+	e, ok := g.names[name]
+	return ok && e.pkg && e.local != g.cur
 }
 
 // An identifier's Obj is free (object resolution is off): it marks the
@@ -201,63 +238,288 @@ func receiverType(e ast.Expr) string {
 // function's end, and its uses are left out of the references (they are
 // most identifiers of a file, and never another file's business).
 func (g *goParser) refs(d ast.Decl) {
-	g.locals = map[string]bool{}
+	g.cur++ // no name is a local of it yet
 	if fd, ok := d.(*ast.FuncDecl); ok {
 		g.fields(fd.Recv)
 		g.fields(fd.Type.Params)
 		g.fields(fd.Type.Results)
 	}
-	ast.Inspect(d, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CallExpr:
-			if id := callee(n.Fun); id != nil && !isDef(id) {
-				id.Obj = markCall
-			}
-		case *ast.FuncLit:
-			g.fields(n.Type.Params)
-			g.fields(n.Type.Results)
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE {
-				for _, e := range n.Lhs {
-					g.local(e)
-				}
-			}
-		case *ast.RangeStmt:
-			if n.Tok == token.DEFINE {
-				g.local(n.Key)
-				g.local(n.Value)
-			}
-		case *ast.DeclStmt:
-			if gd, ok := n.Decl.(*ast.GenDecl); ok {
-				for _, spec := range gd.Specs {
-					switch s := spec.(type) {
-					case *ast.ValueSpec:
-						for _, id := range s.Names {
-							g.local(id)
-						}
-					case *ast.TypeSpec:
-						g.local(s.Name)
-					}
-				}
-			}
-		case *ast.LabeledStmt:
-			g.local(n.Label)
-		case *ast.BranchStmt:
-			if n.Label != nil {
-				setDef(n.Label)
-			}
-		case *ast.SelectorExpr:
-			if x, ok := n.X.(*ast.Ident); ok && !g.locals[x.Name] && g.pkgs[x.Name] {
-				setDef(x) // a package name, not a reference to a definition
-			}
-		case *ast.Ident:
-			if isDef(n) || n.Name == "_" || g.locals[n.Name] {
-				return false
-			}
-			g.b.ref(n.Name, g.off(n.Pos()), n.Obj == markCall)
+	g.walk(d)
+}
+
+// walk visits n and the nodes under it in the order of ast.Walk (a
+// switch rather than ast.Inspect's visitor and closure: this walk is a
+// fifth of a Go file's parse), noting at each node, before its children,
+// what it declares, calls or refers to.
+func (g *goParser) walk(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.Ident:
+		if isDef(n) || n.Name == "_" {
+			return
 		}
-		return true
-	})
+		e, ok := g.names[n.Name]
+		if ok && e.local == g.cur {
+			return
+		}
+		if !ok || e.ref < 0 {
+			e.ref = int32(g.b.intern(n.Name))
+			g.names[n.Name] = e
+		}
+		g.b.refIdx(uint32(e.ref), g.b.pos(g.off(n.Pos())), n.Obj == markCall)
+
+	case *ast.Field:
+		for _, id := range n.Names {
+			g.walk(id)
+		}
+		if n.Type != nil {
+			g.walk(n.Type)
+		}
+		if n.Tag != nil {
+			g.walk(n.Tag)
+		}
+	case *ast.FieldList:
+		for _, f := range n.List {
+			g.walk(f)
+		}
+
+	case *ast.BadExpr, *ast.BasicLit:
+	case *ast.Ellipsis:
+		if n.Elt != nil {
+			g.walk(n.Elt)
+		}
+	case *ast.FuncLit:
+		g.fields(n.Type.Params)
+		g.fields(n.Type.Results)
+		g.walk(n.Type)
+		g.walk(n.Body)
+	case *ast.CompositeLit:
+		if n.Type != nil {
+			g.walk(n.Type)
+		}
+		g.exprs(n.Elts)
+	case *ast.ParenExpr:
+		g.walk(n.X)
+	case *ast.SelectorExpr:
+		if x, ok := n.X.(*ast.Ident); ok && g.isPkg(x.Name) {
+			setDef(x) // a package name, not a reference to a definition
+		}
+		g.walk(n.X)
+		g.walk(n.Sel)
+	case *ast.IndexExpr:
+		g.walk(n.X)
+		g.walk(n.Index)
+	case *ast.IndexListExpr:
+		g.walk(n.X)
+		g.exprs(n.Indices)
+	case *ast.SliceExpr:
+		g.walk(n.X)
+		if n.Low != nil {
+			g.walk(n.Low)
+		}
+		if n.High != nil {
+			g.walk(n.High)
+		}
+		if n.Max != nil {
+			g.walk(n.Max)
+		}
+	case *ast.TypeAssertExpr:
+		g.walk(n.X)
+		if n.Type != nil {
+			g.walk(n.Type)
+		}
+	case *ast.CallExpr:
+		if id := callee(n.Fun); id != nil && !isDef(id) {
+			id.Obj = markCall
+		}
+		g.walk(n.Fun)
+		g.exprs(n.Args)
+	case *ast.StarExpr:
+		g.walk(n.X)
+	case *ast.UnaryExpr:
+		g.walk(n.X)
+	case *ast.BinaryExpr:
+		g.walk(n.X)
+		g.walk(n.Y)
+	case *ast.KeyValueExpr:
+		g.walk(n.Key)
+		g.walk(n.Value)
+
+	case *ast.ArrayType:
+		if n.Len != nil {
+			g.walk(n.Len)
+		}
+		g.walk(n.Elt)
+	case *ast.StructType:
+		g.walk(n.Fields)
+	case *ast.FuncType:
+		if n.TypeParams != nil {
+			g.walk(n.TypeParams)
+		}
+		if n.Params != nil {
+			g.walk(n.Params)
+		}
+		if n.Results != nil {
+			g.walk(n.Results)
+		}
+	case *ast.InterfaceType:
+		g.walk(n.Methods)
+	case *ast.MapType:
+		g.walk(n.Key)
+		g.walk(n.Value)
+	case *ast.ChanType:
+		g.walk(n.Value)
+
+	case *ast.BadStmt, *ast.EmptyStmt:
+	case *ast.DeclStmt:
+		if gd, ok := n.Decl.(*ast.GenDecl); ok {
+			for _, spec := range gd.Specs {
+				switch s := spec.(type) {
+				case *ast.ValueSpec:
+					for _, id := range s.Names {
+						g.local(id)
+					}
+				case *ast.TypeSpec:
+					g.local(s.Name)
+				}
+			}
+		}
+		g.walk(n.Decl)
+	case *ast.LabeledStmt:
+		g.local(n.Label)
+		g.walk(n.Label)
+		g.walk(n.Stmt)
+	case *ast.ExprStmt:
+		g.walk(n.X)
+	case *ast.SendStmt:
+		g.walk(n.Chan)
+		g.walk(n.Value)
+	case *ast.IncDecStmt:
+		g.walk(n.X)
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE {
+			for _, e := range n.Lhs {
+				g.local(e)
+			}
+		}
+		g.exprs(n.Lhs)
+		g.exprs(n.Rhs)
+	case *ast.GoStmt:
+		g.walk(n.Call)
+	case *ast.DeferStmt:
+		g.walk(n.Call)
+	case *ast.ReturnStmt:
+		g.exprs(n.Results)
+	case *ast.BranchStmt:
+		if n.Label != nil {
+			setDef(n.Label)
+			g.walk(n.Label)
+		}
+	case *ast.BlockStmt:
+		g.stmts(n.List)
+	case *ast.IfStmt:
+		if n.Init != nil {
+			g.walk(n.Init)
+		}
+		g.walk(n.Cond)
+		g.walk(n.Body)
+		if n.Else != nil {
+			g.walk(n.Else)
+		}
+	case *ast.CaseClause:
+		g.exprs(n.List)
+		g.stmts(n.Body)
+	case *ast.SwitchStmt:
+		if n.Init != nil {
+			g.walk(n.Init)
+		}
+		if n.Tag != nil {
+			g.walk(n.Tag)
+		}
+		g.walk(n.Body)
+	case *ast.TypeSwitchStmt:
+		if n.Init != nil {
+			g.walk(n.Init)
+		}
+		g.walk(n.Assign)
+		g.walk(n.Body)
+	case *ast.CommClause:
+		if n.Comm != nil {
+			g.walk(n.Comm)
+		}
+		g.stmts(n.Body)
+	case *ast.SelectStmt:
+		g.walk(n.Body)
+	case *ast.ForStmt:
+		if n.Init != nil {
+			g.walk(n.Init)
+		}
+		if n.Cond != nil {
+			g.walk(n.Cond)
+		}
+		if n.Post != nil {
+			g.walk(n.Post)
+		}
+		g.walk(n.Body)
+	case *ast.RangeStmt:
+		if n.Tok == token.DEFINE {
+			g.local(n.Key)
+			g.local(n.Value)
+		}
+		if n.Key != nil {
+			g.walk(n.Key)
+		}
+		if n.Value != nil {
+			g.walk(n.Value)
+		}
+		g.walk(n.X)
+		g.walk(n.Body)
+
+	case *ast.ImportSpec:
+		if n.Name != nil {
+			g.walk(n.Name)
+		}
+		g.walk(n.Path)
+	case *ast.ValueSpec:
+		for _, id := range n.Names {
+			g.walk(id)
+		}
+		if n.Type != nil {
+			g.walk(n.Type)
+		}
+		g.exprs(n.Values)
+	case *ast.TypeSpec:
+		g.walk(n.Name)
+		if n.TypeParams != nil {
+			g.walk(n.TypeParams)
+		}
+		g.walk(n.Type)
+	case *ast.BadDecl:
+	case *ast.GenDecl:
+		for _, s := range n.Specs {
+			g.walk(s)
+		}
+	case *ast.FuncDecl:
+		if n.Recv != nil {
+			g.walk(n.Recv)
+		}
+		g.walk(n.Name)
+		g.walk(n.Type)
+		if n.Body != nil {
+			g.walk(n.Body)
+		}
+	}
+}
+
+func (g *goParser) exprs(list []ast.Expr) {
+	for _, e := range list {
+		g.walk(e)
+	}
+}
+
+func (g *goParser) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		g.walk(s)
+	}
 }
 
 // fields declares the names of a parameter list as locals.
@@ -275,7 +537,9 @@ func (g *goParser) fields(list *ast.FieldList) {
 // local declares an identifier (a name being defined) as a local.
 func (g *goParser) local(e ast.Expr) {
 	if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
-		g.locals[id.Name] = true
+		e := g.name(id.Name)
+		e.local = g.cur
+		g.names[id.Name] = e
 		setDef(id)
 	}
 }

@@ -3,8 +3,11 @@ package codegraph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -334,4 +337,67 @@ func TestRepoMap(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBuildStopsWithItsContext ends a build while the walk is still
+// handing files to the parser: Run returns, and neither the walk nor a
+// parsing goroutine is left waiting on the other.
+func TestBuildStopsWithItsContext(t *testing.T) {
+	root := t.TempDir()
+	const body = "func f%[1]d_%[2]d(x int) int { return x + %[2]d }\n"
+	for i := range 400 {
+		dir := filepath.Join(root, "p"+strconv.Itoa(i/100))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		text.WriteString("package p\n\n")
+		for j := range 400 {
+			fmt.Fprintf(&text, body, i, j)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".go"), []byte(text.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := New(Config{Root: root, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	// the walk is far quicker than the parse: by the 100th file parsed, it
+	// is waiting to hand over the next
+	for deadline := time.Now().Add(time.Minute); g.Stats().Parsed < 100; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the build parsed %d files", g.Stats().Parsed)
+		}
+	}
+	for range 1000 {
+		runtime.Gosched() // let the walk come back to its next hand-over
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Log("the build ended before its context did")
+		} else if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run: %v, want the context's end", err)
+		}
+	case <-time.After(time.Minute):
+		buf := make([]byte, 1<<20)
+		t.Fatalf("Run did not return after its context ended:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+	// the parsing goroutines end with Run; give them a moment to be gone
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "codegraph.(*Graph).parseFrom") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("parsing goroutines left after Run:\n%s", stacks)
+		}
+	}
 }

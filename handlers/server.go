@@ -11,7 +11,8 @@
 //
 // Ordering is the connection's (rpc.Conn): the lifecycle is checked in
 // arrival order on the read loop (Gate), requests then run concurrently,
-// notifications one at a time in order. A request that arrives while
+// each once the notifications before it have been handled, notifications
+// one at a time in order. A request that arrives while
 // initialize is being answered waits for it. A Server is safe for concurrent
 // use.
 package handlers

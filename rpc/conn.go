@@ -96,7 +96,10 @@ type InlineHandler interface {
 //   - Handler.Gate sees every request and notification in arrival order.
 //   - Calls run concurrently, each on its own goroutine (or, for the few an
 //     InlineHandler marks as cheap, on the read loop); replies leave in the
-//     order the calls finish.
+//     order the calls finish. A call's handler starts once the
+//     notifications read before it have been handled (as LSP clients
+//     expect: a didChangeConfiguration then a request sees the new
+//     settings); an inline call does not wait.
 //   - Notifications are handled one at a time, in arrival order, on one
 //     goroutine, never concurrently with each other; the cancel
 //     notification ($/cancelRequest, or the one CancelNotification names)
@@ -305,9 +308,14 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		return
 	}
 	c.inflight[key] = call
+	mark := c.queued // the notifications read before this call
 	c.mu.Unlock()
 	c.handlers.Go(func() {
-		result, err := c.run(ctx, h, req)
+		var result any
+		err := c.settleTo(ctx, mark)
+		if err == nil {
+			result, err = c.run(ctx, h, req)
+		}
 		// The id is free again before the reply leaves: a client may reuse
 		// it as soon as it has the reply.
 		c.mu.Lock()
@@ -454,11 +462,20 @@ func (c *Conn) releaseSettlers() {
 // reply have been handled: they were read before it.
 func (c *Conn) Settle(ctx context.Context) error {
 	c.mu.Lock()
-	if c.handled >= c.queued {
+	mark := c.queued
+	c.mu.Unlock()
+	return c.settleTo(ctx, mark)
+}
+
+// settleTo waits until mark notifications have been handled, or ctx ends
+// (its cause), or the connection ends.
+func (c *Conn) settleTo(ctx context.Context, mark uint64) error {
+	c.mu.Lock()
+	if c.handled >= mark {
 		c.mu.Unlock()
 		return nil
 	}
-	w := settleWaiter{mark: c.queued, ch: make(chan struct{})}
+	w := settleWaiter{mark: mark, ch: make(chan struct{})}
 	c.settlers = append(c.settlers, w)
 	c.mu.Unlock()
 	select {

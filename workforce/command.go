@@ -112,6 +112,7 @@ type approval struct {
 func (w *worker) askApproval(ctx context.Context, a approval) error {
 	t := w.t
 	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: a.question, Options: []string{actionRun, actionAlwaysAllow, actionDeny}})
+	t.out.flush(ctx)
 	item, err := t.e.cfg.Editor.ShowMessageRequest(ctx, api.ShowMessageRequestParams{
 		Type:    api.MessageTypeInfo,
 		Message: a.message,

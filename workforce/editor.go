@@ -12,7 +12,8 @@ import (
 
 // taskEditor is the editor as one task's editing sees it: a call that waits
 // on the person (an approval, an edit to confirm) puts the task in the
-// waiting state for as long as it lasts.
+// waiting state for as long as it lasts, and leaves after the task's
+// notifications made before it, so the person sees what led to it first.
 type taskEditor struct {
 	Editor
 	t *task
@@ -21,6 +22,7 @@ type taskEditor struct {
 func (e *taskEditor) ShowMessageRequest(ctx context.Context, p api.ShowMessageRequestParams) (*api.MessageActionItem, error) {
 	e.t.beginWait(api.TaskEvent{})
 	defer e.t.endWait(api.TaskEvent{})
+	e.t.out.flush(ctx)
 	return e.Editor.ShowMessageRequest(ctx, p)
 }
 
@@ -28,6 +30,7 @@ func (e *taskEditor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditPara
 	if w == api.Human {
 		e.t.beginWait(api.TaskEvent{})
 		defer e.t.endWait(api.TaskEvent{})
+		e.t.out.flush(ctx)
 	}
 	return e.Editor.ApplyEdit(ctx, p, w)
 }

@@ -18,6 +18,7 @@ func (w *worker) askHuman(ctx context.Context, question string, options []string
 		return fail(errors.New("this editor can only take an answer from a list: ask again with options"))
 	}
 	t.beginWait(api.TaskEvent{Kind: api.EventAsk, SubtaskID: w.sub.ID, Question: question, Options: options})
+	t.out.flush(ctx) // the editor shows the ask event, and what led to it, before the question
 	answer, err := ed.Ask(ctx, api.AskParams{Question: question, Options: options})
 	if errors.Is(err, api.ErrUnsupported) {
 		actions := make([]api.MessageActionItem, len(options))

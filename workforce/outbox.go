@@ -34,6 +34,15 @@ type outbox struct {
 	closed  bool
 	kick    chan struct{}
 	done    chan struct{} // closed when the goroutine has sent everything after close
+	// pushed and sent count the notifications queued and sent (or failed);
+	// flushes wait for sent to reach their mark.
+	pushed, sent uint64
+	flushes      []flushWaiter
+}
+
+type flushWaiter struct {
+	mark uint64
+	ch   chan struct{}
 }
 
 // note is one notification: exactly one of its fields is set.
@@ -74,6 +83,7 @@ func (o *outbox) push(nt note) {
 		return
 	}
 	o.queue = append(o.queue, nt)
+	o.pushed++
 	start := !o.running
 	o.running = true
 	o.mu.Unlock()
@@ -97,6 +107,7 @@ func (o *outbox) loop() {
 		for _, nt := range batch {
 			o.send(ctx, nt)
 		}
+		o.sentSome(uint64(len(batch)))
 		if len(batch) > 0 {
 			continue
 		}
@@ -104,6 +115,43 @@ func (o *outbox) loop() {
 			return
 		}
 		<-o.kick
+	}
+}
+
+// sentSome counts n more notifications sent and wakes the flushes whose
+// mark is reached.
+func (o *outbox) sentSome(n uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sent += n
+	keep := o.flushes[:0]
+	for _, w := range o.flushes {
+		if o.sent >= w.mark {
+			close(w.ch)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	o.flushes = keep
+}
+
+// flush waits until every notification queued before it has been handed to
+// the connection, or ctx ends. A question to the person calls it first, so
+// the editor has shown what led to the question (the tool call, the
+// subtask's end) before it asks.
+func (o *outbox) flush(ctx context.Context) {
+	o.mu.Lock()
+	if o.direct || o.sent >= o.pushed {
+		o.mu.Unlock()
+		return
+	}
+	w := flushWaiter{mark: o.pushed, ch: make(chan struct{})}
+	o.flushes = append(o.flushes, w)
+	o.mu.Unlock()
+	select {
+	case <-w.ch:
+	case <-o.done:
+	case <-ctx.Done():
 	}
 }
 
