@@ -1,8 +1,11 @@
-// The model and the intent the person chose for the next tasks of a folder
-// (agent/run's model and intentId), kept in the workspace's state so a
+// The model, the intent and the engine the person chose for the next tasks
+// of a folder (agent/run's model, intentId and engine), kept in the workspace's state so a
 // reload keeps them. The agentls.model setting is left as it is.
 import {
+  builtinEngine,
   CheckModelResult,
+  EngineInfo,
+  EnginesResult,
   IntentInfo,
   IntentsResult,
   ModelsResult,
@@ -15,6 +18,8 @@ export interface Choice {
   intentId?: string;
   /** The intent's name, for the views. */
   intentName?: string;
+  /** The engine every subtask of the next tasks runs on (agent/run's engine). */
+  engine?: string;
 }
 
 /** The part of vscode.Memento the choices use. */
@@ -170,4 +175,55 @@ export function undoSummary(r: UndoResult): string {
     parts.push(`left ${refused.map((f) => f.path).join(', ')}`);
   }
   return parts.length > 0 ? parts.join('; ') : 'nothing to undo';
+}
+
+/** engineLine is an engine as agent/engines gives it, in words: version, where it comes from, why not usable. */
+export function engineItem(e: EngineInfo): { label: string; description: string; detail: string; engine: EngineInfo } {
+  const command = (e.command ?? []).join(' ');
+  return {
+    label: `${e.usable ? '$(pass-filled)' : '$(circle-slash)'} ${e.name}`,
+    description: [
+      e.usable ? 'usable' : 'not usable',
+      e.version !== undefined && e.version !== '' ? e.version : '',
+      e.builtin ? 'built-in' : '',
+      e.source !== undefined && e.source !== '' ? `from ${e.source}` : '',
+      e.isolated ? 'isolated' : '',
+    ].filter((x) => x !== '').join(' · '),
+    detail: !e.usable && e.reason !== undefined && e.reason !== '' ? e.reason : command !== '' ? command : 'no command found',
+    engine: e,
+  };
+}
+
+/** An item of the engine picker: the plan's choice, the built-in worker, or an engine. */
+export interface EngineItem {
+  label: string;
+  description?: string;
+  detail?: string;
+  /** The engine to choose ('' for the plan's choice); absent on one that cannot be used. */
+  engine?: string;
+  /** Why it cannot be chosen. */
+  problem?: string;
+}
+
+/**
+ * engineItems lists what the next tasks may run on: as the plan says (the
+ * built-in worker, or the engine the coordinator gives a subtask), every
+ * subtask on the built-in worker, or on one usable engine; the engines
+ * that cannot be used come last with their reason, and cannot be chosen.
+ */
+export function engineItems(res: EnginesResult, chosen: string | undefined): EngineItem[] {
+  const mark = (x: string | undefined): string => (x === chosen || (x === '' && chosen === undefined) ? '$(check) ' : '');
+  const items: EngineItem[] = [
+    { label: `${mark('')}As planned`, description: 'the built-in worker, or the engine the plan gives a subtask', engine: '' },
+    { label: `${mark(builtinEngine)}${builtinEngine}`, description: 'every subtask on the built-in worker', engine: builtinEngine },
+  ];
+  const engines = res.engines ?? [];
+  for (const e of engines.filter((x) => x.usable)) {
+    const it = engineItem(e);
+    items.push({ label: `${mark(e.name)}${e.name}`, description: it.description, detail: it.detail, engine: e.name });
+  }
+  for (const e of engines.filter((x) => !x.usable)) {
+    items.push({ label: `$(circle-slash) ${e.name}`, description: 'not usable', detail: e.reason ?? '', problem: `${e.name} cannot be used: ${e.reason ?? 'agentls says it is not usable'}` });
+  }
+  return items;
 }

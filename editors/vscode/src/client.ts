@@ -13,7 +13,7 @@ import {
   State,
   StaticFeature,
 } from 'vscode-languageclient/node';
-import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice } from './config';
+import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice, settingsSource } from './config';
 import { advertised, fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
@@ -105,7 +105,7 @@ export class AgentClient implements vscode.Disposable {
 
   private async start(): Promise<LanguageClient> {
     const folder = this.folder;
-    const { options, problems } = initOptions(this.config());
+    const { options, problems } = initOptions(settingsSource(this.config()));
     this.reportProblems(problems);
     const bin = this.binary();
     const env = { ...process.env, ...(await this.keys.environment()) };
@@ -182,7 +182,7 @@ export class AgentClient implements vscode.Disposable {
     if (client?.state !== State.Running) {
       return;
     }
-    const { options, problems } = initOptions(this.config());
+    const { options, problems } = initOptions(settingsSource(this.config()));
     this.reportProblems(problems);
     await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
     this.log(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);

@@ -19,6 +19,81 @@ export interface InitOptions {
   /** MCP servers by name: {command, args?, env?} or {url, headers?}. */
   mcpServers?: Record<string, MCPServerEntry>;
   allowMcpTools?: string[];
+  /**
+   * Ask the models that can think for their thinking, streamed as thinking
+   * events. The next three are always sent, so that a reconfiguration that
+   * turns one off or empties it reaches agentls (what is left out is kept).
+   */
+  thinking: { enabled: boolean; budgetTokens?: number };
+  /** Prices per million tokens and context windows, by provider:model, over the built-in ones. */
+  prices: Record<string, PriceEntry>;
+  /** External agents subtasks may run on, by name, over the built-in ones. */
+  engines: Record<string, EngineEntry>;
+}
+
+/** One entry of agentls.prices: US dollars per million tokens, the context window in tokens. */
+export interface PriceEntry {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  contextWindow?: number;
+}
+
+/** One entry of agentls.engines (docs/ENGINES.md). */
+export interface EngineEntry {
+  command?: string[];
+  env?: Record<string, string>;
+  isolate?: boolean;
+  disabled?: boolean;
+}
+
+/** The engines agentls knows without a command (docs/ENGINES.md). */
+export const builtinEngines = ['claude', 'codex', 'gemini'] as const;
+
+/** priceEntryProblem says what is wrong with an entry of agentls.prices, or undefined. */
+export function priceEntryProblem(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) {
+    return 'must be {"input", "output", "cacheRead", "cacheWrite", "contextWindow"}';
+  }
+  for (const [k, v] of Object.entries(e as Record<string, unknown>)) {
+    if (!['input', 'output', 'cacheRead', 'cacheWrite', 'contextWindow'].includes(k)) {
+      return `unknown key "${k}" (keys are input, output, cacheRead, cacheWrite, contextWindow)`;
+    }
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      return `"${k}" must be a number, 0 or more`;
+    }
+    if (k === 'contextWindow' && !Number.isInteger(v)) {
+      return '"contextWindow" must be a whole number of tokens';
+    }
+  }
+  return undefined;
+}
+
+/** engineEntryProblem says what is wrong with an entry of agentls.engines, or undefined. */
+export function engineEntryProblem(name: string, e: unknown): string | undefined {
+  if (name.trim() === '' || name === 'agentls') {
+    return '"agentls" is the built-in worker, not an engine to configure';
+  }
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) {
+    return 'must be {"command": [program, args…], "env", "isolate", "disabled"}';
+  }
+  const x = e as Record<string, unknown>;
+  if (x.command !== undefined && x.command !== null && (!isStringArray(x.command) || x.command.length === 0 || x.command[0]?.trim() === '')) {
+    return '"command" must be a list: the program, then its arguments';
+  }
+  if ((x.command === undefined || x.command === null) && !(builtinEngines as readonly string[]).includes(name) && x.disabled !== true) {
+    return `needs "command" (only ${builtinEngines.join(', ')} have a default)`;
+  }
+  if (x.env !== undefined && x.env !== null && !isStringMap(x.env)) {
+    return '"env" must be an object of names to strings';
+  }
+  for (const k of ['isolate', 'disabled']) {
+    if (x[k] !== undefined && x[k] !== null && typeof x[k] !== 'boolean') {
+      return `"${k}" must be true or false`;
+    }
+  }
+  return undefined;
 }
 
 /** One entry of agentls.mcpServers, as Claude Code, Zed and VS Code write it. */
@@ -61,6 +136,56 @@ export function mcpEntryProblem(e: unknown): string | undefined {
   return undefined;
 }
 
+/** The layers of a setting, as vscode.WorkspaceConfiguration.inspect gives them. */
+export interface SettingLayers {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The part of vscode.WorkspaceConfiguration settingsSource reads. */
+export interface InspectableConfig extends ConfigSource {
+  inspect(section: string): SettingLayers | undefined;
+}
+
+/**
+ * The settings that are objects keyed by names the person chooses: a model
+ * (`openai:gpt-4.1-mini`), a server, an engine. VS Code's get() drops the
+ * entries whose key has a dot, so they are read from their layers.
+ */
+export const namedSettings = ['prices', 'engines', 'mcpServers'] as const;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * mergeLayers is a named setting's value: the entries of its default, the
+ * user's, the workspace's and the folder's settings, a later one replacing
+ * an entry of the same name. A layer that is not an object stands alone.
+ */
+export function mergeLayers(l: SettingLayers | undefined): unknown {
+  if (l === undefined) {
+    return undefined;
+  }
+  let out: unknown;
+  for (const v of [l.defaultValue, l.globalValue, l.workspaceValue, l.workspaceFolderValue]) {
+    if (v === undefined) {
+      continue;
+    }
+    out = isPlainObject(v) && isPlainObject(out) ? { ...out, ...v } : isPlainObject(v) ? { ...v } : v;
+  }
+  return out;
+}
+
+/** settingsSource reads the named settings from their layers, the others as VS Code gives them. */
+export function settingsSource(cfg: InspectableConfig): ConfigSource {
+  return {
+    get: (section) => ((namedSettings as readonly string[]).includes(section) ? mergeLayers(cfg.inspect(section)) : cfg.get(section)),
+  };
+}
+
 /** A setting that cannot be sent as it is, and what was kept instead. */
 export interface SettingProblem {
   key: string;
@@ -77,6 +202,9 @@ const defaults: InitOptions = {
   allowCommands: [],
   zones: { allow: ['**'], deny: ['**/.git/**'] },
   timeouts: { commandMs: 600000 },
+  thinking: { enabled: false },
+  prices: {},
+  engines: {},
 };
 
 function isStringArray(v: unknown): v is string[] {
@@ -199,6 +327,57 @@ export function initOptions(cfg: ConfigSource): { options: InitOptions; problems
     }
   }
 
+  const thinking = cfg.get('thinking');
+  if (thinking !== undefined && thinking !== null) {
+    const t = thinking as { enabled?: unknown; budgetTokens?: unknown };
+    if (typeof thinking !== 'object' || Array.isArray(thinking) || (t.enabled !== undefined && typeof t.enabled !== 'boolean')) {
+      bad('thinking', 'must be {"enabled": true or false, "budgetTokens": 1024 to 128000}; thinking is off');
+    } else if (t.budgetTokens !== undefined && (typeof t.budgetTokens !== 'number' || !Number.isInteger(t.budgetTokens) || t.budgetTokens < 1024 || t.budgetTokens > 128000)) {
+      bad('thinking', `thinking.budgetTokens must be a whole number from 1024 to 128000; ${t.enabled === true ? 'using 4096' : 'thinking is off'}`);
+      if (t.enabled === true) {
+        o.thinking = { enabled: true, budgetTokens: 4096 };
+      }
+    } else if (t.enabled === true) {
+      o.thinking = { enabled: true, ...(typeof t.budgetTokens === 'number' ? { budgetTokens: t.budgetTokens } : {}) };
+    }
+  }
+
+  const prices = cfg.get('prices');
+  if (prices !== undefined && prices !== null) {
+    if (typeof prices !== 'object' || Array.isArray(prices)) {
+      bad('prices', 'must be an object of "provider:model" to {"input", "output", "cacheRead", "cacheWrite", "contextWindow"}; using the built-in prices');
+    } else {
+      const kept: Record<string, PriceEntry> = {};
+      for (const [model, entry] of Object.entries(prices as Record<string, unknown>)) {
+        const problem = !model.includes(':') ? 'is not provider:model' : priceEntryProblem(entry);
+        if (problem !== undefined) {
+          bad('prices', `${model}: ${problem}; this price is left out`);
+        } else {
+          kept[model] = entry as PriceEntry;
+        }
+      }
+      o.prices = kept;
+    }
+  }
+
+  const engines = cfg.get('engines');
+  if (engines !== undefined && engines !== null) {
+    if (typeof engines !== 'object' || Array.isArray(engines)) {
+      bad('engines', 'must be an object of engine name to {"command", "env", "isolate", "disabled"}; using the built-in engines');
+    } else {
+      const kept: Record<string, EngineEntry> = {};
+      for (const [name, entry] of Object.entries(engines as Record<string, unknown>)) {
+        const problem = engineEntryProblem(name, entry);
+        if (problem !== undefined) {
+          bad('engines', `${name}: ${problem}; this engine is left out`);
+        } else {
+          kept[name] = entry as EngineEntry;
+        }
+      }
+      o.engines = kept;
+    }
+  }
+
   const commandMs = cfg.get('commandTimeoutMs');
   if (commandMs !== undefined && commandMs !== null) {
     if (typeof commandMs === 'number' && Number.isInteger(commandMs) && commandMs >= 1000) {
@@ -225,6 +404,9 @@ export const allSettings = [
   'agentls.commandTimeoutMs',
   'agentls.mcpServers',
   'agentls.allowMcpTools',
+  'agentls.thinking',
+  'agentls.prices',
+  'agentls.engines',
   'agentls.logLevel',
 ] as const;
 

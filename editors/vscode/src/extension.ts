@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-languageclient/node';
-import { checkMessage, Choices, intentItems, ModelItem, modelItems, undoRefusals, undoSummary } from './choices';
+import { checkMessage, Choices, engineItem, engineItems, intentItems, ModelItem, modelItems, undoRefusals, undoSummary } from './choices';
 import { changeAction } from './config';
 import { DiffContent, diffScheme } from './diff';
 import { EditLog } from './edits';
@@ -17,6 +17,7 @@ import { buildPrompt, SelectionContext } from './prompt';
 import {
   AddSubtaskResult,
   CheckModelResult,
+  EnginesResult,
   IntentsResult,
   MCPServersResult,
   Features,
@@ -33,7 +34,7 @@ import {
 import { providers, ProviderKeys } from './secrets';
 import { plainText } from './text';
 import { ConversationView, conversationViewId } from './views/conversation';
-import { Conversation, runAttachments, viewState } from './views/conversationModel';
+import { Conversation, imageTypes, isImagePath, maxImageBytes, runAttachments, viewState } from './views/conversationModel';
 import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
@@ -160,6 +161,7 @@ export function activate(context: vscode.ExtensionContext): void {
       intent: describeIntent(a),
       folders: folderNames(),
       canAttach: a?.client.advertises(Features.attachments) ?? false,
+      engine: a !== undefined ? choices.get(a.key).engine ?? '' : '',
     });
   }, (m) => {
     void onViewMessage(m);
@@ -244,18 +246,21 @@ export function activate(context: vscode.ExtensionContext): void {
   }
 
   /** run starts a task in a folder and renders its result when it ends. */
-  async function run(a: FolderAgent, prompt: string, sessionId?: string, attachments?: RunAttachment[]): Promise<RunResult | undefined> {
+  async function run(a: FolderAgent, prompt: string, sessionId?: string, attachments?: RunAttachment[], engineArg?: string): Promise<RunResult | undefined> {
     const lc = await connected(a);
     if (lc === undefined) {
       return undefined;
     }
     const taskId = randomUUID();
     const choice = choices.get(a.key);
+    // An engine given ('' the plan's choice) wins over the one chosen for the next tasks.
+    const engine = engineArg !== undefined ? (engineArg !== '' ? engineArg : undefined) : choice.engine;
     tasks.begin(taskId, prompt, {
       folder: a.key,
       ...(sessionId !== undefined ? { sessionId } : {}),
       ...(choice.model !== undefined ? { model: choice.model } : {}),
       ...(choice.intentId !== undefined ? { intentId: choice.intentId } : {}),
+      ...(engine !== undefined ? { engine } : {}),
     });
     if (sessionId !== undefined && conversation.sessionId(tasks) !== sessionId) {
       // Continuing a session the view does not show: show its tasks first.
@@ -276,6 +281,9 @@ export function activate(context: vscode.ExtensionContext): void {
     if (choice.intentId !== undefined) {
       params.intentId = choice.intentId;
     }
+    if (engine !== undefined) {
+      params.engine = engine;
+    }
     if (attachments !== undefined && attachments.length > 0) {
       params.attachments = attachments;
     }
@@ -289,6 +297,13 @@ export function activate(context: vscode.ExtensionContext): void {
         void vscode.window.showErrorMessage(`agentls: ${plainText(e.message)} (the intent is no longer chosen)`, 'Choose Intent…').then((p) => {
           if (p !== undefined) {
             void selectIntent(a);
+          }
+        });
+      } else if (e instanceof ResponseError && e.code === -32602 && /"engine"/.test(e.message) && engine !== undefined && engineArg === undefined) {
+        await choices.set(a.key, { engine: undefined });
+        void vscode.window.showErrorMessage(`agentls: ${plainText(e.message)} (the engine is no longer chosen)`, 'Choose Engine…').then((p) => {
+          if (p !== undefined) {
+            void selectEngine(a);
           }
         });
       } else {
@@ -313,10 +328,17 @@ export function activate(context: vscode.ExtensionContext): void {
     return result;
   }
 
-  async function runTask(promptArg?: string): Promise<void> {
-    const a = await pick('Run Task');
+  async function runTask(promptArg?: string, onEngine = false): Promise<void> {
+    const a = await pick(onEngine ? 'Run Task on Engine' : 'Run Task');
     if (a === undefined) {
       return;
+    }
+    let engine: string | undefined;
+    if (onEngine) {
+      engine = await pickEngine(a, 'agentls: Run the task on which engine?');
+      if (engine === undefined) {
+        return;
+      }
     }
     const sel = selectionContext();
     const text = promptArg ?? await vscode.window.showInputBox({
@@ -331,7 +353,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return;
     }
     void conv.show();
-    await run(a, buildPrompt(text, sel));
+    await run(a, buildPrompt(text, sel), undefined, undefined, engine);
   }
 
   /** followUp continues a finished task's session with a new prompt. */
@@ -603,6 +625,78 @@ export function activate(context: vscode.ExtensionContext): void {
     await choices.set(agent.key, p.intent !== undefined ? { intentId: p.intent.id, intentName: p.intent.name } : { intentId: undefined, intentName: undefined });
   }
 
+  /**
+   * pickEngine asks which engine to run on, from agent/engines: '' is the
+   * plan's choice, undefined nothing picked. One that cannot be used is
+   * shown with its reason and cannot be picked.
+   */
+  async function pickEngine(agent: FolderAgent, title: string): Promise<string | undefined> {
+    const res = await request<EnginesResult>(agent, Methods.engines, {}, 'cannot list the engines');
+    if (res === undefined) {
+      return undefined;
+    }
+    for (;;) {
+      const p = await vscode.window.showQuickPick(engineItems(res, choices.get(agent.key).engine), { title, matchOnDetail: true });
+      if (p === undefined) {
+        return undefined;
+      }
+      if (p.engine !== undefined) {
+        return p.engine;
+      }
+      void vscode.window.showWarningMessage(`agentls: ${plainText(p.problem ?? 'that engine cannot be used', folderNames())}`);
+    }
+  }
+
+  async function selectEngine(a?: FolderAgent): Promise<void> {
+    const agent = a ?? await pick('Choose Engine');
+    if (agent === undefined) {
+      return;
+    }
+    const e = await pickEngine(agent, `agentls: the engine of the next tasks${all.all().length > 1 ? ` in ${agent.folder.name}` : ''}`);
+    if (e !== undefined) {
+      await choices.set(agent.key, { engine: e !== '' ? e : undefined });
+    }
+  }
+
+  // showEngines lists agent/engines: each engine, whether it can be used and
+  // why not, its version and command; picking a usable one runs a task on it.
+  async function showEngines(): Promise<void> {
+    const a = await pick('Show Engines');
+    if (a === undefined) {
+      return;
+    }
+    const res = await request<EnginesResult>(a, Methods.engines, {}, 'cannot list the engines');
+    if (res === undefined) {
+      return;
+    }
+    const engines = res.engines ?? [];
+    if (engines.length === 0) {
+      void vscode.window.showInformationMessage('agentls: no engine is known (agentls.engines adds some)');
+      return;
+    }
+    const p = await vscode.window.showQuickPick(engines.map(engineItem), {
+      title: 'agentls: Engines',
+      placeHolder: 'Pick a usable engine to run a task on it',
+      matchOnDetail: true,
+    });
+    if (p === undefined) {
+      return;
+    }
+    if (!p.engine.usable) {
+      void vscode.window.showWarningMessage(`agentls: ${p.engine.name} cannot be used: ${plainText(p.engine.reason ?? 'not usable', folderNames())}`, 'Open Settings').then((x) => {
+        if (x !== undefined) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'agentls.engines');
+        }
+      });
+      return;
+    }
+    const text = await vscode.window.showInputBox({ title: `agentls: Run a task on ${p.engine.name}`, prompt: 'What should the agent do?', ignoreFocusOut: true });
+    if (text !== undefined && text.trim() !== '') {
+      void conv.show();
+      await run(a, text.trim(), undefined, undefined, p.engine.name);
+    }
+  }
+
   async function openSession(a: FolderAgent, sessionId: string): Promise<void> {
     const s = await request<SessionResult>(a, Methods.session, { sessionId }, 'cannot open the session');
     if (s === undefined) {
@@ -786,6 +880,57 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     conv.refresh();
   }
+  /** attachInto is the folder agent that takes what is attached next, if it takes attachments. */
+  function attachInto(a?: FolderAgent): FolderAgent | undefined {
+    const into = conversation.taskIds.length === 0 ? a ?? conversationAgent() : all.get(conversation.folder) ?? a;
+    if (into === undefined || !into.client.advertises(Features.attachments)) {
+      void vscode.window.showInformationMessage('agentls: this agentls takes no attachments with a prompt (it does not advertise them): name the file in the prompt');
+      return undefined;
+    }
+    if (conversation.taskIds.length === 0) {
+      conversation.folder = into.key;
+    }
+    return into;
+  }
+
+  /** attachImage offers the images of the conversation's folder, the active editor's first. */
+  async function attachImage(): Promise<void> {
+    const into = attachInto();
+    if (into === undefined) {
+      return;
+    }
+    const glob = `**/*.{${Object.keys(imageTypes).join(',')}}`;
+    const found = await vscode.workspace.findFiles(new vscode.RelativePattern(into.folder, glob), '**/{node_modules,.git}/**', 500);
+    const paths = found.map((u) => relativeTo(into.folder.uri, u)).filter(isImagePath).sort();
+    if (paths.length === 0) {
+      void vscode.window.showInformationMessage(`agentls: ${into.folder.name} has no image (png, jpeg, gif, webp) to attach; paste one into the prompt box instead`);
+      return;
+    }
+    const p = await vscode.window.showQuickPick(paths.map((x) => ({ label: x })), { title: 'agentls: Attach which image?', placeHolder: 'An image of the workspace goes along with the next prompt' });
+    if (p !== undefined) {
+      conversation.attach({ path: p.label, image: {} });
+      conv.refresh();
+    }
+  }
+
+  /** attachPasted takes an image pasted into the prompt box. */
+  function attachPasted(data: string, mimeType: string): void {
+    if (!Object.values(imageTypes).includes(mimeType)) {
+      void vscode.window.showWarningMessage(`agentls: a pasted ${mimeType} cannot go along: agentls takes png, jpeg, gif and webp images`);
+      return;
+    }
+    // base64: four characters for three bytes.
+    if (Math.floor((data.length * 3) / 4) > maxImageBytes) {
+      void vscode.window.showWarningMessage(`agentls: the pasted image is over ${maxImageBytes / (1024 * 1024)} MiB, more than agentls takes`);
+      return;
+    }
+    if (attachInto() === undefined) {
+      return;
+    }
+    conversation.attach({ path: conversation.pastedName(mimeType), image: { data, mimeType } });
+    conv.refresh();
+  }
+
   async function onViewMessage(m: FromView): Promise<void> {
     switch (m.type) {
       case 'send': {
@@ -827,7 +972,17 @@ export function activate(context: vscode.ExtensionContext): void {
         await inbox.diff(m.diffId);
         return;
       case 'attach':
-        attach(m.what);
+        if (m.what === 'image') {
+          await attachImage();
+        } else {
+          attach(m.what);
+        }
+        return;
+      case 'paste':
+        attachPasted(m.data, m.mimeType);
+        return;
+      case 'engine':
+        await selectEngine(conversationAgent());
         return;
       case 'detach':
         conversation.detach(m.id);
@@ -880,6 +1035,9 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     vscode.commands.registerCommand('agentls.runTask', (prompt?: unknown) => runTask(typeof prompt === 'string' ? prompt : undefined)),
+    vscode.commands.registerCommand('agentls.runTaskOnEngine', (prompt?: unknown) => runTask(typeof prompt === 'string' ? prompt : undefined, true)),
+    vscode.commands.registerCommand('agentls.selectEngine', () => selectEngine()),
+    vscode.commands.registerCommand('agentls.showEngines', showEngines),
     vscode.commands.registerCommand('agentls.stop', (arg?: unknown) => {
       const n = nodeOf(arg);
       return stop(n !== undefined && n.kind === 'task' ? n.taskId : undefined);
@@ -958,6 +1116,10 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('agentls.attachFile', () => {
       attach('file');
       return conv.reveal();
+    }),
+    vscode.commands.registerCommand('agentls.attachImage', async () => {
+      await attachImage();
+      await conv.reveal();
     }),
     vscode.commands.registerCommand('agentls.showSessions', showSessions),
     vscode.commands.registerCommand('agentls.showTraceForLine', showTraceForLine),

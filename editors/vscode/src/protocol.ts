@@ -18,6 +18,7 @@ export const Methods = {
   models: 'agent/models',
   checkModel: 'agent/checkModel',
   undo: 'agent/undo',
+  engines: 'agent/engines',
   showMessageRequest: 'window/showMessageRequest',
   applyEdit: 'workspace/applyEdit',
   readFile: 'agent/readFile',
@@ -60,14 +61,54 @@ export interface AskResult {
 export type TaskState = 'planning' | 'running' | 'waiting' | 'done' | 'failed' | 'stopped' | 'interrupted';
 export type SubtaskState = 'pending' | 'running' | 'done' | 'failed' | 'skipped' | 'blocked';
 
+/**
+ * What model calls used (docs/PROTOCOL.md §3, Usage and cost): cost only
+ * where every call counted has a known price, the context only on a
+ * subtask's usage and on a usage event.
+ */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** US dollars; absent when a call counted has no known price. */
+  cost?: number;
+  /** The input tokens of the agent's last call: the context it used. */
+  contextTokens?: number;
+  /** The model's context window, when the price table gives one. */
+  contextWindow?: number;
+}
+
+/** One step of the checklist a worker keeps with its todo tool. */
+export interface Todo {
+  content: string;
+  /** pending, in_progress or done. */
+  status: string;
+}
+
+/** One step of the plan an engine reports (ACP's plan entries). */
+export interface PlanStep {
+  content: string;
+  status: string;
+  priority?: string;
+}
+
 export interface Subtask {
   id: string;
   content: string;
   state: SubtaskState;
   dependsOn?: string[] | null;
   role?: string;
+  /** The external agent it runs on; absent: the built-in worker. */
+  engine?: string;
+  /** The engine's own plan, as it reports it. */
+  steps?: PlanStep[] | null;
   result?: string;
   error?: string;
+  /** The worker's checklist, as it last set it. */
+  todos?: Todo[] | null;
+  /** What its model calls used so far; absent before its first call. */
+  usage?: Usage;
 }
 
 export interface TaskEvent {
@@ -83,8 +124,15 @@ export interface TaskEvent {
   question?: string;
   options?: string[];
   answer?: string | null;
+  callId?: string;
+  /** A todos event's checklist; absent when the worker cleared it. */
+  todos?: Todo[] | null;
   inputTokens?: number;
   outputTokens?: number;
+  /** A usage event: the task's cost so far, and the context of the call it reports. */
+  cost?: number;
+  contextTokens?: number;
+  contextWindow?: number;
   state?: string;
   /** On the stateChanged event that ends a task: its changes applied and not. */
   applied?: number;
@@ -105,13 +153,20 @@ export interface TaskUpdateParams {
  * (docs/PROTOCOL.md §3, Attachments). Sent on agent/run only to an agentls
  * that declares capabilities.experimental.agent.attachments.
  */
-export interface RunAttachment {
+export type RunAttachment = FileAttachment | ImageAttachment;
+
+export interface FileAttachment {
   type: 'file';
   /** Workspace-relative, / separators. */
   path: string;
   /** The lines it covers, whole: an end at character 0 leaves its line out. Absent: the whole file. */
   range?: { start: { line: number; character: number }; end: { line: number; character: number } };
 }
+
+/** An image: a file of the workspace (path), or its bytes (data, base64, with mimeType). */
+export type ImageAttachment =
+  | { type: 'image'; path: string; name?: string }
+  | { type: 'image'; data: string; mimeType: string; name?: string };
 
 /** The optional features an agentls may declare in capabilities.experimental.agent. */
 export const Features = { attachments: 'attachments' } as const;
@@ -136,6 +191,8 @@ export interface RunParams {
   intentId?: string;
   /** Runs this task with another model than the setting's ("provider:name"). */
   model?: string;
+  /** Runs every subtask on this engine ("agentls": the built-in worker). */
+  engine?: string;
   attachments?: RunAttachment[];
 }
 
@@ -156,7 +213,7 @@ export interface RunResult {
   /** The entries of changes applied, and not applied (refused, conflicted, failed). */
   applied?: number;
   rejected?: number;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: Usage;
 }
 
 export interface AddSubtaskParams {
@@ -276,12 +333,15 @@ export interface SessionTask {
   taskId: string;
   prompt: string;
   state: string;
+  usage?: Usage;
 }
 export interface SessionInfo {
   sessionId: string;
   title: string;
   createdAt: string;
   updatedAt: string;
+  /** Its tasks' usage summed. */
+  usage?: Usage;
   tasks: SessionTask[] | null;
 }
 export interface SessionsResult {
@@ -365,3 +425,24 @@ export interface MCPServerStatus {
 export interface MCPServersResult {
   servers: MCPServerStatus[] | null;
 }
+
+/** One engine of agent/engines (docs/ENGINES.md). */
+export interface EngineInfo {
+  name: string;
+  builtin: boolean;
+  command: string[] | null;
+  /** Where the command came from: settings, path, npm-cache. */
+  source?: string;
+  version?: string;
+  isolated: boolean;
+  usable: boolean;
+  /** Why it cannot be used, when it cannot. */
+  reason?: string;
+}
+
+export interface EnginesResult {
+  engines: EngineInfo[] | null;
+}
+
+/** The engine name that runs a task on the built-in worker. */
+export const builtinEngine = 'agentls';

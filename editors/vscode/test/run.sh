@@ -17,6 +17,7 @@
 #      architecture, stripping and version stamp
 #   6. the end-to-end test in code-server 4.100.3 through chromium, with
 #      the linux-x64 package installed (test/setup.sh installs both, cached)
+#      and the fake ACP agent of engines/enginestest as an engine
 #
 # Exit 0 when everything passed, 1 on a failure, 77 when it cannot run here;
 # then the reason is the last line on stderr. Bounded by AGENTLS_VSCODE_TIMEOUT
@@ -150,6 +151,13 @@ elif [ "$rc" -ne 0 ]; then
 	failed=$((failed + 1))
 	finish 1
 fi
+# The fake ACP agent (engines/enginestest) the end-to-end test runs as engine "fake".
+if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
+	AGENTLS_FAKE_AGENT_BIN=$work/fakeagent
+	step "go build: the fake ACP agent of engines/enginestest"
+	(cd "$repo" && long "go build" go build -o "$AGENTLS_FAKE_AGENT_BIN" ./engines/enginestest/fakeagent) || { echo "FAIL: go build of the fake agent" >&2; failed=$((failed + 1)); finish 1; }
+fi
+export AGENTLS_FAKE_AGENT_BIN
 ext_version=$(node -p 'require("./package.json").version')
 vsix=$vsixes/agentls-linux-x64-$ext_version.vsix
 step "end-to-end test: node --test test/e2e/e2e.test.mjs, with ${vsix#"$work"/} installed"

@@ -40,6 +40,7 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 <div class="composer-actions">
 <button type="button" class="secondary" data-attach="file" hidden title="Send the active editor's file along with the prompt">Attach file</button>
 <button type="button" class="secondary" data-attach="selection" hidden title="Send the active editor's selection along with the prompt">Attach selection</button>
+<button type="button" class="secondary" data-attach="image" hidden title="Send an image of the workspace along with the prompt (or paste one into the box)">Attach image</button>
 <span class="spacer"></span>
 <button type="button" id="send" class="primary">Send</button>
 </div>

@@ -5,20 +5,46 @@
 import { Pending, PendingStore } from '../pending';
 import { RunAttachment } from '../protocol';
 import { FolderName, plainText, relativePaths } from '../text';
-import { ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from '../webview/state';
-import { changeCounts, Entry, formatTokens, isFinal, oneLine, TaskStore, TaskView } from './taskModel';
+import { ViewCheck, ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from '../webview/state';
+import { changeCounts, checkCount, Entry, isFinal, oneLine, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
 
-/** Something that goes along with the next prompt: a file, or a range of it. */
+/** Something that goes along with the next prompt: a file, a range of it, or an image. */
 export interface Attachment {
   id: string;
-  /** Workspace-relative path, / separators. */
+  /** Workspace-relative path, / separators; a pasted image's name. */
   path: string;
   /** 1-based, inclusive; absent for the whole file. */
   startLine?: number;
   endLine?: number;
+  /**
+   * An image: a file of the workspace at path ({}), or pasted: its bytes
+   * in base64 with their type.
+   */
+  image?: { data?: string; mimeType?: string };
 }
 
+/** The image types agentls takes (docs/PROTOCOL.md §3, Attachments), by extension. */
+export const imageTypes: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
+
+/** isImagePath says whether a file's name is that of an image agentls takes. */
+export function isImagePath(p: string): boolean {
+  const ext = /\.([^./\\]+)$/.exec(p)?.[1]?.toLowerCase();
+  return ext !== undefined && ext in imageTypes;
+}
+
+/** The most bytes of a pasted image (agentls's default maxImageBytes). */
+export const maxImageBytes = 5 * 1024 * 1024;
+
 export function attachmentLabel(a: Attachment): string {
+  if (a.image !== undefined) {
+    return `${a.path} (image)`;
+  }
   if (a.startLine === undefined) {
     return a.path;
   }
@@ -27,9 +53,13 @@ export function attachmentLabel(a: Attachment): string {
 
 /** runAttachments are the attachments as agent/run takes them: 1-based lines become an LSP range of whole lines. */
 export function runAttachments(attachments: readonly Attachment[]): RunAttachment[] {
-  return attachments.map((a) => a.startLine === undefined
-    ? { type: 'file', path: a.path }
-    : {
+  return attachments.map((a): RunAttachment => a.image !== undefined
+    ? a.image.data !== undefined && a.image.mimeType !== undefined
+      ? { type: 'image', data: a.image.data, mimeType: a.image.mimeType, name: a.path }
+      : { type: 'image', path: a.path }
+    : a.startLine === undefined
+      ? { type: 'file', path: a.path }
+      : {
       type: 'file',
       path: a.path,
       range: { start: { line: a.startLine - 1, character: 0 }, end: { line: a.endLine ?? a.startLine, character: 0 } },
@@ -83,13 +113,25 @@ export class Conversation {
   }
 
   attach(a: Omit<Attachment, 'id'>): Attachment {
-    const same = this.attachments.find((x) => x.path === a.path && x.startLine === a.startLine && x.endLine === a.endLine);
+    const same = a.image?.data !== undefined ? undefined
+      : this.attachments.find((x) => x.path === a.path && x.startLine === a.startLine && x.endLine === a.endLine && (x.image === undefined) === (a.image === undefined));
     if (same !== undefined) {
       return same;
     }
     const att = { ...a, id: `a${this.nextAttachment++}` };
     this.attachments.push(att);
     return att;
+  }
+
+  /** pastedName is the name of the next pasted image of a type: image-1.png, image-2.png… */
+  pastedName(mimeType: string): string {
+    const ext = Object.entries(imageTypes).find(([, m]) => m === mimeType)?.[0] ?? 'png';
+    for (let i = 1; ; i++) {
+      const name = `image-${i}.${ext}`;
+      if (!this.attachments.some((a) => a.path === name)) {
+        return name;
+      }
+    }
   }
 
   detach(id: string): void {
@@ -127,6 +169,12 @@ function viewEntry(x: Entry, folders: FolderName[]): ViewEntry {
   switch (x.kind) {
     case 'text':
       return { kind: 'text', id: x.id, text: relativePaths(x.text, folders), streaming: x.streaming };
+    case 'thinking':
+      return { kind: 'thinking', id: x.id, text: x.text, streaming: x.streaming };
+    case 'todos':
+      return { kind: 'checklist', id: x.id, what: 'todos', count: checkCount(x.todos), items: x.todos.map(viewCheck) };
+    case 'steps':
+      return { kind: 'checklist', id: x.id, what: 'steps', count: checkCount(x.steps), items: x.steps.map(viewCheck) };
     case 'tool': {
       const v: ViewEntry = { kind: 'tool', id: x.id, tool: x.tool, detail: oneLine(plainText(x.detail, folders), 120), args: relativePaths(argsText(x.arguments), folders) };
       if (x.ok !== undefined) {
@@ -146,6 +194,10 @@ function viewEntry(x: Entry, folders: FolderName[]): ViewEntry {
   }
 }
 
+function viewCheck(x: { content: string; status: string }): ViewCheck {
+  return { text: x.content, status: x.status === 'completed' ? 'done' : x.status === 'in_progress' ? 'in_progress' : x.status === 'done' ? 'done' : 'pending' };
+}
+
 /** viewPending is a waiting item for the view; where names the folder it comes from when it is not the conversation's. */
 export function viewPending(p: Pending, where?: string): ViewPending {
   return {
@@ -162,15 +214,22 @@ function viewTask(t: TaskView, pending: Pending[], folders: FolderName[], diffOf
   const subIds = new Set(t.subtasks.map((s) => s.id));
   const groups: ViewGroup[] = [];
   const coordinator = (t.transcript.get('') ?? []).map((x) => viewEntry(x, folders));
-  groups.push({ id: '', title: 'Plan', state: t.state, entries: coordinator, pending: [] });
+  groups.push({ id: '', title: 'Plan', state: t.state, entries: coordinator, pending: [], usage: '', todos: [], steps: [] });
   for (const s of t.subtasks) {
-    groups.push({
+    const g: ViewGroup = {
       id: s.id,
       title: s.content,
       state: s.state,
       entries: (t.transcript.get(s.id) ?? []).map((x) => viewEntry(x, folders)),
       pending: pending.filter((p) => p.subtaskId === s.id).map((p) => viewPending(p)),
-    });
+      usage: usageText(s.usage),
+      todos: (s.todos ?? []).map(viewCheck),
+      steps: (s.steps ?? []).map(viewCheck),
+    };
+    if (s.engine !== undefined && s.engine !== '') {
+      g.engine = s.engine;
+    }
+    groups.push(g);
   }
   const v: ViewTask = {
     taskId: t.taskId,
@@ -178,7 +237,7 @@ function viewTask(t: TaskView, pending: Pending[], folders: FolderName[], diffOf
     state: t.state,
     ended: isFinal(t.state),
     counts: changeCounts(t),
-    tokens: t.inputTokens > 0 || t.outputTokens > 0 ? `Tokens: ${formatTokens(t.inputTokens)} in · ${formatTokens(t.outputTokens)} out` : '',
+    tokens: taskUsageText(t),
     groups,
     pending: pending.filter((p) => p.subtaskId === undefined || !subIds.has(p.subtaskId)).map((p) => viewPending(p)),
     changes: t.changes.map((c) => {
@@ -192,6 +251,9 @@ function viewTask(t: TaskView, pending: Pending[], folders: FolderName[], diffOf
   if (t.error !== undefined) {
     v.error = t.error;
   }
+  if (t.engine !== undefined) {
+    v.engine = t.engine;
+  }
   return v;
 }
 
@@ -204,6 +266,8 @@ export interface ViewExtras {
   folders: FolderName[];
   /** The conversation's agentls takes attachments on agent/run. */
   canAttach: boolean;
+  /** The engine the next task runs on, '' for the plan's choice. */
+  engine: string;
 }
 
 /** viewState is what the conversation view renders. */
@@ -216,11 +280,12 @@ export function viewState(c: Conversation, tasks: TaskStore, pending: PendingSto
     multiRoot: x.multiRoot,
     model: x.model,
     intent: x.intent,
+    engine: x.engine,
     tasks: shown.map((t) => viewTask(t, all.filter((p) => p.taskId === t.taskId), x.folders, tasks.diffOf)),
     pending: all.filter((p) => p.taskId === undefined || !mine.has(p.taskId)).map((p) =>
       viewPending(p, x.multiRoot && p.folder !== c.folder ? p.folderName : undefined)),
     canAttach: x.canAttach,
-    attachments: x.canAttach ? c.attachments.map((a) => ({ id: a.id, label: attachmentLabel(a) })) : [],
+    attachments: x.canAttach ? c.attachments.map((a) => ({ id: a.id, label: attachmentLabel(a), image: a.image !== undefined })) : [],
     running: c.running(tasks) !== undefined,
     history: [...c.history],
   };

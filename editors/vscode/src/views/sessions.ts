@@ -1,7 +1,7 @@
 // Sessions and trace entries as the person sees them: quick pick items and
 // a Markdown transcript.
 import { SessionInfo, SessionResult, TraceEntry } from '../protocol';
-import { oneLine } from './taskModel';
+import { oneLine, usageText } from './taskModel';
 
 export interface PickItem {
   label: string;
@@ -14,10 +14,11 @@ export function sessionItem(s: SessionInfo): PickItem & { sessionId: string } {
   const tasks = s.tasks ?? [];
   const states = tasks.map((t) => t.state);
   const last = states.length > 0 ? states[states.length - 1] : undefined;
+  const usage = usageText(s.usage);
   return {
     sessionId: s.sessionId,
     label: oneLine(s.title !== '' ? s.title : s.sessionId, 80),
-    description: `${tasks.length} task${tasks.length === 1 ? '' : 's'}${last !== undefined ? ` · ${last}` : ''}`,
+    description: `${tasks.length} task${tasks.length === 1 ? '' : 's'}${last !== undefined ? ` · ${last}` : ''}${usage !== '' ? ` · ${usage}` : ''}`,
     detail: `updated ${s.updatedAt}`,
   };
 }
@@ -29,7 +30,8 @@ export function transcript(s: SessionResult): string {
   if (tasks.length > 0) {
     out.push('## Tasks', '');
     for (const t of tasks) {
-      out.push(`- **${t.state}** ${oneLine(t.prompt, 120)} (\`${t.taskId}\`)`);
+      const usage = usageText(t.usage);
+      out.push(`- **${t.state}** ${oneLine(t.prompt, 120)} (\`${t.taskId}\`)${usage !== '' ? ` · ${usage}` : ''}`);
     }
     out.push('');
   }

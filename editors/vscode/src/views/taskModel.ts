@@ -1,7 +1,7 @@
 // The view model of running and finished tasks, fed by agent/taskUpdate
 // notifications and agent/run results. It knows nothing of VS Code's UI: the
 // tree view and the status bar render it.
-import { RunResult, Subtask, TaskState, TaskUpdateParams } from '../protocol';
+import { PlanStep, RunResult, Subtask, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
 
 /**
  * One thing a subtask (or the coordinator) did, in order: the model's text
@@ -10,6 +10,12 @@ import { RunResult, Subtask, TaskState, TaskUpdateParams } from '../protocol';
  */
 export type Entry =
   | { kind: 'text'; id: string; text: string; streaming: boolean }
+  /** A block of the model's thinking: shown folded, never recorded. */
+  | { kind: 'thinking'; id: string; text: string; streaming: boolean }
+  /** The checklist the worker set (its todo tool), whole. */
+  | { kind: 'todos'; id: string; todos: Todo[] }
+  /** The plan an engine reported, whole. */
+  | { kind: 'steps'; id: string; steps: PlanStep[] }
   | { kind: 'tool'; id: string; tool: string; detail: string; arguments?: unknown; ok?: boolean; result?: string }
   | { kind: 'change'; id: string; path: string; status: 'applied' | 'rejected' | 'held'; reason?: string; diffId?: string }
   | { kind: 'ask'; id: string; question: string; options: string[]; answered: boolean; answer?: string | null }
@@ -47,6 +53,10 @@ export interface TaskView {
   question?: string;
   inputTokens: number;
   outputTokens: number;
+  /** The task's cost so far, where every call has a known price. */
+  cost?: number;
+  /** How full the context of the agent of the last usage event was ('' the coordinator). */
+  context?: { subtaskId: string; tokens: number; window?: number };
   summary?: string;
   error?: string;
   changes: { path: string; operation: string; applied: boolean; diff?: string }[];
@@ -58,6 +68,8 @@ export interface TaskView {
   /** The model and intent the task was started with, when the client chose them. */
   model?: string;
   intentId?: string;
+  /** The engine the client forced for every subtask. */
+  engine?: string;
 }
 
 export const finalStates: readonly TaskState[] = ['done', 'failed', 'stopped', 'interrupted'];
@@ -144,7 +156,7 @@ export class TaskStore {
   }
 
   /** begin records a task the client is starting, before its first notification. */
-  begin(taskId: string, prompt: string, opts: { folder?: string; sessionId?: string; model?: string; intentId?: string } = {}): TaskView {
+  begin(taskId: string, prompt: string, opts: { folder?: string; sessionId?: string; model?: string; intentId?: string; engine?: string } = {}): TaskView {
     const t = this.byId.get(taskId) ?? this.add(taskId, prompt, opts.folder);
     t.prompt = prompt;
     if (opts.folder !== undefined) {
@@ -155,6 +167,7 @@ export class TaskStore {
     }
     t.model = opts.model;
     t.intentId = opts.intentId;
+    t.engine = opts.engine;
     this.changed();
     return t;
   }
@@ -210,7 +223,33 @@ export class TaskStore {
     const id = String(p.seq);
     const list = (): Entry[] => this.entries(t, sub);
     const last = (): Entry | undefined => list().at(-1);
+    if (e.kind === 'message' || e.kind === 'messageDelta' || e.kind === 'toolCall' || e.kind === 'subtaskFinished') {
+      // The agent's thinking up to its next words or call is one block.
+      const th = [...list()].reverse().find((x): x is Extract<Entry, { kind: 'thinking' }> => x.kind === 'thinking' && x.streaming);
+      if (th !== undefined) {
+        th.streaming = false;
+      }
+    }
     switch (e.kind) {
+      case 'thinking': {
+        const l = last();
+        if (l?.kind === 'thinking' && l.streaming) {
+          l.text += e.text ?? '';
+        } else {
+          this.push(t, sub, { kind: 'thinking', id, text: e.text ?? '', streaming: true });
+        }
+        break;
+      }
+      case 'todos':
+        this.push(t, sub, { kind: 'todos', id, todos: Array.isArray(e.todos) ? e.todos : [] });
+        break;
+      case 'steps':
+        // The engine's plan is the subtask's steps in this update.
+        this.push(t, sub, { kind: 'steps', id, steps: [...(p.subtasks?.find((s) => s.id === sub)?.steps ?? [])] });
+        break;
+      case 'engineStarted':
+        this.push(t, sub, { kind: 'note', id, text: `On engine ${e.text ?? ''}: ${e.summary ?? 'started'}` });
+        break;
       case 'toolCall':
         if (e.tool !== undefined) {
           const detail = describeTool(e.tool, e.arguments);
@@ -335,6 +374,10 @@ export class TaskStore {
         // shown as they are, never added up. A zero total is left out.
         t.inputTokens = e.inputTokens ?? 0;
         t.outputTokens = e.outputTokens ?? 0;
+        t.cost = typeof e.cost === 'number' ? e.cost : undefined;
+        if (typeof e.contextTokens === 'number' && e.contextTokens > 0) {
+          t.context = { subtaskId: sub, tokens: e.contextTokens, ...(typeof e.contextWindow === 'number' && e.contextWindow > 0 ? { window: e.contextWindow } : {}) };
+        }
         break;
       case 'stateChanged':
         if (p.state !== 'waiting') {
@@ -364,7 +407,7 @@ export class TaskStore {
     this.asks = this.asks.filter((a) => a.taskId !== t.taskId);
     for (const list of t.transcript.values()) {
       for (const e of list) {
-        if (e.kind === 'text') {
+        if (e.kind === 'text' || e.kind === 'thinking') {
           e.streaming = false;
         }
       }
@@ -397,6 +440,7 @@ export class TaskStore {
     t.activity.clear();
     t.inputTokens = r.usage.inputTokens;
     t.outputTokens = r.usage.outputTokens;
+    t.cost = typeof r.usage.cost === 'number' ? r.usage.cost : undefined;
     t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied, diff: c.diff }));
     t.applied = typeof r.applied === 'number' ? r.applied : t.changes.filter((c) => c.applied).length;
     t.rejected = typeof r.rejected === 'number' ? r.rejected : t.changes.filter((c) => !c.applied).length;
@@ -485,4 +529,58 @@ export function formatTokens(n: number): string {
     return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   }
   return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** formatCost renders US dollars: four decimals under a cent, else two. */
+export function formatCost(c: number): string {
+  return c < 0.01 ? `$${c.toFixed(4)}` : `$${c.toFixed(2)}`;
+}
+
+/** formatContext renders how full a context is: "context 1.2k of 200k (1%)", or without a window "context 1.2k". */
+export function formatContext(tokens: number, window?: number): string {
+  if (window === undefined || window <= 0) {
+    return `context ${formatTokens(tokens)}`;
+  }
+  return `context ${formatTokens(tokens)} of ${formatTokens(window)} (${Math.round((100 * tokens) / window)}%)`;
+}
+
+/**
+ * usageText renders a usage: tokens in and out, the cost where the server
+ * priced every call, the context where it is given. '' when nothing was used.
+ */
+export function usageText(u: Usage | undefined): string {
+  if (u === undefined || (u.inputTokens <= 0 && u.outputTokens <= 0)) {
+    return '';
+  }
+  const parts = [`${formatTokens(u.inputTokens)} in`, `${formatTokens(u.outputTokens)} out`];
+  if (typeof u.cost === 'number') {
+    parts.push(formatCost(u.cost));
+  }
+  if (typeof u.contextTokens === 'number' && u.contextTokens > 0) {
+    parts.push(formatContext(u.contextTokens, u.contextWindow));
+  }
+  return parts.join(' · ');
+}
+
+/** taskUsageText is a task's usage in one line: "Tokens: 1.0k in · 100 out · $0.0045 · context 1.0k of 200k (1%)". */
+export function taskUsageText(t: Pick<TaskView, 'inputTokens' | 'outputTokens' | 'cost' | 'context'>): string {
+  const u = usageText({
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens,
+    ...(t.cost !== undefined ? { cost: t.cost } : {}),
+    ...(t.context !== undefined ? { contextTokens: t.context.tokens, ...(t.context.window !== undefined ? { contextWindow: t.context.window } : {}) } : {}),
+  });
+  return u !== '' ? `Tokens: ${u}` : '';
+}
+
+const todoMarks: Record<string, string> = { done: '[x]', completed: '[x]', in_progress: '[>]' };
+
+/** checkLine renders a todo or an engine's step: "[x] Add greet", "[>] Test it", "[ ] Ship". */
+export function checkLine(x: { content: string; status: string }): string {
+  return `${todoMarks[x.status] ?? '[ ]'} ${x.content}`;
+}
+
+/** checkCount says how much of a checklist is done: "1 of 2 done". */
+export function checkCount(list: readonly { status: string }[]): string {
+  return `${list.filter((x) => x.status === 'done' || x.status === 'completed').length} of ${list.length} done`;
 }

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { Pending, pendingTitle, PendingStore } from '../pending';
 import { SubtaskState, TaskState } from '../protocol';
 import { plainText } from '../text';
-import { changeCounts, formatTokens, isFinal, oneLine, progressText, TaskStore, TaskView } from './taskModel';
+import { changeCounts, checkCount, formatCost, formatTokens, isFinal, oneLine, progressText, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
 
 export type Node =
   | { kind: 'folder'; folder: string }
@@ -52,6 +52,14 @@ export function taskIcon(state: TaskState): vscode.ThemeIcon {
 export function subtaskIcon(state: SubtaskState): vscode.ThemeIcon {
   return icon(subtaskIcons[state]);
 }
+
+/** The icon of a todo ("done") or an engine's step ("completed") by its status. */
+const checkIcons: Record<string, string> = {
+  done: 'pass',
+  completed: 'pass',
+  in_progress: 'arrow-right',
+  pending: 'circle-large-outline',
+};
 
 const pendingIcons: Record<Pending['kind'], string> = {
   approval: 'shield',
@@ -153,12 +161,15 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     t.changes.forEach((_c, index) => {
       out.push({ kind: 'change', taskId: t.taskId, index });
     });
-    if (t.inputTokens > 0 || t.outputTokens > 0) {
+    const usage = taskUsageText(t);
+    if (usage !== '') {
       out.push({
         kind: 'info',
         id: id('tokens'),
-        label: `Tokens: ${formatTokens(t.inputTokens)} in · ${formatTokens(t.outputTokens)} out`,
+        label: usage,
         icon: 'symbol-number',
+        tooltip: `What the task used so far, every agent's calls${t.cost === undefined ? ' (no cost: a model without a known price, see agentls.prices)' : ''}` +
+          (t.context !== undefined ? `; the context is that of the last call, ${t.context.subtaskId !== '' ? `subtask ${t.context.subtaskId}'s` : "the coordinator's"}` : ''),
       });
     }
     return out;
@@ -184,6 +195,16 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     }
     if (s.dependsOn !== undefined && s.dependsOn !== null && s.dependsOn.length > 0) {
       out.push({ kind: 'info', id: id('deps'), label: `after ${s.dependsOn.join(', ')}`, icon: 'arrow-small-up' });
+    }
+    (s.todos ?? []).forEach((td, i) => {
+      out.push({ kind: 'info', id: id(`todo${i}`), label: td.content, icon: checkIcons[td.status] ?? 'circle-large-outline', tooltip: `todo, ${td.status.replace('_', ' ')}` });
+    });
+    (s.steps ?? []).forEach((st, i) => {
+      out.push({ kind: 'info', id: id(`step${i}`), label: st.content, icon: checkIcons[st.status] ?? 'circle-large-outline', tooltip: `step of ${s.engine ?? 'the engine'}, ${st.status.replace('_', ' ')}` });
+    });
+    const usage = usageText(s.usage);
+    if (usage !== '') {
+      out.push({ kind: 'info', id: id('usage'), label: usage, icon: 'symbol-number' });
     }
     return out;
   }
@@ -289,14 +310,23 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   private subtaskItem(taskId: string, subtaskId: string): vscode.TreeItem {
     const t = this.store.get(taskId);
     const s = t?.subtasks.find((x) => x.id === subtaskId);
-    const label = s !== undefined ? `${s.id}. ${oneLine(s.content, 70)}` : subtaskId;
+    const label = s !== undefined ? `${s.id}. ${oneLine(s.content, 70)}${s.engine !== undefined && s.engine !== '' ? ` [${s.engine}]` : ''}` : subtaskId;
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `${taskId}/${subtaskId}`;
     if (s !== undefined && t !== undefined) {
       const act = t.activity.get(s.id);
-      item.description = s.state === 'running' && act !== undefined ? oneLine(this.plain(act), 80) : s.state;
+      const todos = s.todos ?? [];
+      item.description = [
+        s.state === 'running' && act !== undefined ? oneLine(this.plain(act), 80) : s.state,
+        todos.length > 0 ? checkCount(todos) : '',
+        s.usage !== undefined && (s.usage.inputTokens > 0 || s.usage.outputTokens > 0)
+          ? `${formatTokens(s.usage.inputTokens + s.usage.outputTokens)} tokens${typeof s.usage.cost === 'number' ? `, ${formatCost(s.usage.cost)}` : ''}`
+          : '',
+      ].filter((x) => x !== '').join(' · ');
       item.iconPath = subtaskIcon(s.state);
-      item.tooltip = `${s.content}\n\nstate: ${s.state}${s.role !== undefined && s.role !== '' ? `\nrole: ${s.role}` : ''}`;
+      const usage = usageText(s.usage);
+      item.tooltip = `${s.content}\n\nstate: ${s.state}${s.role !== undefined && s.role !== '' ? `\nrole: ${s.role}` : ''}` +
+        `${s.engine !== undefined && s.engine !== '' ? `\nengine: ${s.engine}` : ''}${usage !== '' ? `\ntokens: ${usage}` : ''}`;
       if (s.state === 'running') {
         item.collapsibleState = vscode.TreeItemCollapsibleState.Expanded;
       }

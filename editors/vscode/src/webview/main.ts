@@ -135,6 +135,27 @@ prompt.addEventListener('keydown', (ev) => {
   }
 });
 
+// An image pasted into the prompt box goes along with the prompt, when
+// agentls takes attachments; text pastes as usual.
+prompt.addEventListener('paste', (ev) => {
+  const files = [...(ev.clipboardData?.files ?? [])].filter((f) => f.type.startsWith('image/'));
+  if (files.length === 0 || state?.canAttach !== true) {
+    return;
+  }
+  ev.preventDefault();
+  for (const f of files) {
+    const reader = new FileReader();
+    reader.addEventListener('load', () => {
+      const url = typeof reader.result === 'string' ? reader.result : '';
+      const comma = url.indexOf(',');
+      if (comma >= 0) {
+        post({ type: 'paste', data: url.slice(comma + 1), mimeType: f.type });
+      }
+    });
+    reader.readAsDataURL(f);
+  }
+});
+
 send.addEventListener('click', () => {
   submit();
   prompt.focus();
@@ -142,7 +163,8 @@ send.addEventListener('click', () => {
 
 for (const b of document.querySelectorAll<HTMLButtonElement>('button[data-attach]')) {
   b.addEventListener('click', () => {
-    post({ type: 'attach', what: b.dataset.attach === 'selection' ? 'selection' : 'file' });
+    const what = b.dataset.attach;
+    post({ type: 'attach', what: what === 'selection' || what === 'image' ? what : 'file' });
   });
 }
 
@@ -181,6 +203,9 @@ document.addEventListener('click', (ev) => {
       break;
     case 'intent':
       post({ type: 'intent' });
+      break;
+    case 'engine':
+      post({ type: 'engine' });
       break;
     case 'new':
       post({ type: 'new' });

@@ -3,7 +3,7 @@
 // text is escaped (markdown() and escapeHtml()); actions are buttons with
 // data attributes that the webview's one click handler reads.
 import { escapeHtml, inline, markdown } from './markdown';
-import { ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from './state';
+import { ViewCheck, ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from './state';
 
 const e = escapeHtml;
 
@@ -52,10 +52,25 @@ export function renderPending(p: ViewPending): string {
   return `<div class="pending kind-${e(p.kind)}" data-pending="${e(p.id)}"><div class="pending-head">${e(head)}</div>${body}<div class="actions">${actions}</div></div>`;
 }
 
+const checkMarks: Record<ViewCheck['status'], string> = { done: '☑', in_progress: '→', pending: '☐' };
+
+/** renderChecklist is a list of todos or steps, each with its mark. */
+export function renderChecklist(items: readonly ViewCheck[]): string {
+  return `<ul class="checklist">${items.map((c) =>
+    `<li class="check check-${e(c.status)}"><span class="mark" aria-label="${e(c.status.replace('_', ' '))}">${checkMarks[c.status]}</span> ${e(c.text)}</li>`).join('')}</ul>`;
+}
+
 function renderEntry(taskId: string, group: string, x: ViewEntry): string {
   switch (x.kind) {
     case 'text':
       return `<div class="text md${x.streaming ? ' streaming' : ''}">${markdown(x.text)}</div>`;
+    case 'thinking':
+      // Folded: one line that a click, Enter or Space opens (a <summary> is focusable).
+      return `<details class="thinking${x.streaming ? ' streaming' : ''}" data-key="${e(`${taskId}/${group}/${x.id}`)}"><summary>Thinking…</summary><div class="thought">${e(x.text)}</div></details>`;
+    case 'checklist': {
+      const head = x.items.length === 0 ? `${x.what === 'todos' ? 'Todos' : 'Steps'} cleared` : `${x.what === 'todos' ? 'Todos' : 'Steps'}: ${x.count}`;
+      return `<details class="checklist-entry" data-key="${e(`${taskId}/${group}/${x.id}`)}"><summary>${e(head)}</summary>${renderChecklist(x.items)}</details>`;
+    }
     case 'tool': {
       const mark = x.ok === undefined ? '…' : x.ok ? '✓' : '✗';
       const cls = x.ok === undefined ? 'tool-running' : x.ok ? 'tool-ok' : 'tool-failed';
@@ -83,14 +98,18 @@ function renderGroup(t: ViewTask, g: ViewGroup): string {
   const actions = !t.ended && (g.state === 'pending' || g.state === 'running')
     ? `<span class="group-actions">${button('Skip', 'skip', { task: t.taskId, subtask: g.id }, 'link', 'Skip this subtask')}</span>`
     : '';
-  return `<details class="subtask" data-key="${e(`${t.taskId}/${g.id}`)}" open><summary>${stateBadge(g.state)} <span class="title">${e(g.id)}. ${e(g.title)}</span>${actions}</summary>${entries === '' ? '<div class="empty">Not started yet.</div>' : entries}</details>`;
+  const engine = g.engine !== undefined ? ` <span class="engine" title="Runs on the engine ${e(g.engine)}">[${e(g.engine)}]</span>` : '';
+  const usage = g.usage !== '' ? `<div class="meta usage">${e(g.usage)}</div>` : '';
+  const todos = g.todos.length > 0 ? `<div class="todos" aria-label="Todos of subtask ${e(g.id)}">${renderChecklist(g.todos)}</div>` : '';
+  const steps = g.steps.length > 0 ? `<div class="steps" aria-label="Steps of the engine">${renderChecklist(g.steps)}</div>` : '';
+  return `<details class="subtask" data-key="${e(`${t.taskId}/${g.id}`)}" open><summary>${stateBadge(g.state)} <span class="title">${e(g.id)}. ${e(g.title)}</span>${engine}${actions}</summary>${usage}${todos}${steps}${entries === '' ? '<div class="empty">Not started yet.</div>' : entries}</details>`;
 }
 
 /** renderTask is one task of the conversation: the prompt, then what each subtask did. */
 export function renderTask(t: ViewTask): string {
   const out: string[] = [];
   out.push(`<div class="prompt"><div class="who">You</div><div class="md">${markdown(t.prompt)}</div></div>`);
-  out.push(`<div class="task-head">${stateBadge(t.state)}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
+  out.push(`<div class="task-head">${stateBadge(t.state)}${t.engine !== undefined ? ` <span class="engine">on ${e(t.engine)}</span>` : ''}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
   out.push(t.pending.map(renderPending).join(''));
   out.push(t.groups.map((g) => renderGroup(t, g)).join(''));
   if (t.summary !== undefined && t.summary !== '') {
@@ -118,15 +137,16 @@ export function renderLog(s: ViewState): string {
   return loose + s.tasks.map(renderTask).join('');
 }
 
-/** renderHeader is the line above the conversation: folder, model, intent. */
+/** renderHeader is the line above the conversation: folder, model, intent, engine. */
 export function renderHeader(s: ViewState): string {
   return (s.multiRoot ? `<span class="folder" title="The workspace folder of this conversation">${e(s.folderName)}</span>` : '') +
     button(`Model: ${s.model}`, 'model', {}, 'chip', 'Choose the model of the next task') +
     button(s.intent !== '' ? `Intent: ${s.intent}` : 'Intent: none', 'intent', {}, 'chip', 'Choose the intent the next task works under') +
+    button(s.engine !== '' ? `Engine: ${s.engine}` : 'Engine: as planned', 'engine', {}, 'chip', 'Choose the engine every subtask of the next task runs on') +
     button('New', 'new', {}, 'chip', 'Start a new conversation');
 }
 
 /** renderAttachments are the chips of what goes along with the next prompt. */
 export function renderAttachments(s: ViewState): string {
-  return s.attachments.map((a) => `<span class="attachment">${e(a.label)} ${button('×', 'detach', { id: a.id }, 'link', `Remove ${a.label}`)}</span>`).join('');
+  return s.attachments.map((a) => `<span class="attachment${a.image ? ' attachment-image' : ''}">${e(a.label)} ${button('×', 'detach', { id: a.id }, 'link', `Remove ${a.label}`)}</span>`).join('');
 }

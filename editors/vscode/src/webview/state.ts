@@ -12,9 +12,19 @@ export interface ViewPending {
   reviewing: boolean;
 }
 
+/** One line of a checklist: a worker's todo or an engine's step. */
+export interface ViewCheck {
+  text: string;
+  status: 'pending' | 'in_progress' | 'done';
+}
+
 /** One thing a subtask did, as the view shows it. */
 export type ViewEntry =
   | { kind: 'text'; id: string; text: string; streaming: boolean }
+  /** Folded: one line "Thinking…" until opened. */
+  | { kind: 'thinking'; id: string; text: string; streaming: boolean }
+  /** A checklist as the worker (todos) or the engine (steps) set it, whole. */
+  | { kind: 'checklist'; id: string; what: 'todos' | 'steps'; count: string; items: ViewCheck[] }
   | { kind: 'tool'; id: string; tool: string; detail: string; args: string; ok?: boolean; result?: string }
   | { kind: 'change'; id: string; path: string; status: 'applied' | 'rejected' | 'held'; reason?: string; diffId?: string }
   | { kind: 'ask'; id: string; question: string; answered: boolean; answer?: string | null }
@@ -27,6 +37,14 @@ export interface ViewGroup {
   state: string;
   entries: ViewEntry[];
   pending: ViewPending[];
+  /** The external agent it runs on; absent: the built-in worker. */
+  engine?: string;
+  /** Its tokens, cost and context in one line, '' before its first call. */
+  usage: string;
+  /** The worker's checklist as it stands. */
+  todos: ViewCheck[];
+  /** The engine's own plan as it stands. */
+  steps: ViewCheck[];
 }
 
 export interface ViewTask {
@@ -38,7 +56,10 @@ export interface ViewTask {
   error?: string;
   /** "2 applied, 1 rejected", '' when no change was made. */
   counts: string;
+  /** Tokens, cost and context in use in one line, '' before the first call. */
   tokens: string;
+  /** The engine the task was run on, when one was chosen. */
+  engine?: string;
   groups: ViewGroup[];
   /** What waits on the person that no subtask claims. */
   pending: ViewPending[];
@@ -52,6 +73,8 @@ export interface ViewState {
   model: string;
   /** The intent the next task works under, '' for none chosen. */
   intent: string;
+  /** The engine the next task runs on, '' for the plan's choice. */
+  engine: string;
   tasks: ViewTask[];
   /** What waits on the person outside this conversation's tasks. */
   pending: ViewPending[];
@@ -60,7 +83,7 @@ export interface ViewState {
    * prompt (it advertises attachments): the attach buttons show only then.
    */
   canAttach: boolean;
-  attachments: { id: string; label: string }[];
+  attachments: { id: string; label: string; image: boolean }[];
   /** A task of this conversation is running: what is sent becomes its subtask. */
   running: boolean;
   history: string[];
@@ -80,7 +103,10 @@ export type FromView =
   | { type: 'answer'; id: string; value: string | null }
   | { type: 'review'; id: string }
   | { type: 'diff'; diffId: string }
-  | { type: 'attach'; what: 'file' | 'selection' }
+  | { type: 'attach'; what: 'file' | 'selection' | 'image' }
+  /** An image pasted into the prompt box: its bytes in base64. */
+  | { type: 'paste'; data: string; mimeType: string }
+  | { type: 'engine' }
   | { type: 'detach'; id: string }
   | { type: 'model' }
   | { type: 'intent' }
@@ -97,8 +123,11 @@ export function isFromView(m: unknown): m is FromView {
     case 'ready':
     case 'model':
     case 'intent':
+    case 'engine':
     case 'new':
       return true;
+    case 'paste':
+      return str('data') && str('mimeType') && /^image\//.test(x.mimeType as string);
     case 'send':
       return str('text');
     case 'stop':
@@ -112,7 +141,7 @@ export function isFromView(m: unknown): m is FromView {
     case 'diff':
       return str('diffId');
     case 'attach':
-      return x.what === 'file' || x.what === 'selection';
+      return x.what === 'file' || x.what === 'selection' || x.what === 'image';
     case 'detach':
       return str('id');
     default:

@@ -161,6 +161,18 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     scripted.agents['6:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Name the function' }] } }] }];
     scripted.agents['7:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Read the attached line' }] } }] }];
     scripted.agents['7:1'] = [{ toolCalls: [{ name: 'finish', arguments: { summary: 'read the attached line' } }] }];
+    // The eighth thinks (with the thinking setting), keeps todos, and gives a subtask to the fake engine.
+    const todos = (a, b) => ({ todos: [{ content: 'Read the selection', status: a }, { content: 'Finish', status: b }] });
+    scripted.agents['8:coordinator'] = [{
+      thinking: 'One step at a time.', text: 'Two subtasks, one on the engine.',
+      toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Keep a checklist' }, { id: '2', content: 'Plan on the engine', engine: 'fake' }] } }],
+      usage: { inputTokens: 400, outputTokens: 40 },
+    }];
+    scripted.agents['8:1'] = [
+      { thinking: 'First a checklist,\nthen the work.', toolCalls: [{ name: 'todo', arguments: todos('in_progress', 'pending') }], usage: { inputTokens: 1000, outputTokens: 100 } },
+      { toolCalls: [{ name: 'todo', arguments: todos('done', 'in_progress') }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'kept a checklist' } }] },
+    ];
     scripted.agents['6:1'] = [
       { toolCalls: [{ name: 'ask_human', arguments: { question: `Which name for \`greet\` in ${path.join(ws, 'main.go')}?`, options: ['greet', 'hello'] } }] },
       { toolCalls: [{ name: 'finish', arguments: { summary: 'named it' } }] },
@@ -379,7 +391,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.match(text, /Tokens: 5\.5k in · 180 out/);
     assert.equal(text.includes(ws), false, 'no absolute workspace path');
     // agentls declares attachments: the view offers them.
-    assert.deepEqual(await view.locator('button[data-attach]').evaluateAll((bs) => bs.map((b) => b.hidden)), [false, false]);
+    assert.deepEqual(await view.locator('button[data-attach]').evaluateAll((bs) => bs.map((b) => b.hidden)), [false, false, false]);
     const tools = task.locator('details.tool');
     assert.ok(await tools.count() >= 5, 'each tool call is there');
     assert.deepEqual(new Set(await tools.evaluateAll((ds) => ds.map((d) => d.open))), new Set([false]), 'folded');
@@ -617,6 +629,113 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const f = findFile(state, (p) => p.endsWith('.jsonl') && fs.readFileSync(p, 'utf8').includes('What does this line say?'));
       return f !== undefined && /What does this line say\?\\n\\nAttached: notes\.txt \(lines 1\b/.test(fs.readFileSync(f, 'utf8'));
     });
+  });
+
+  step('shows thinking folded, todos, usage and cost, a subtask on an engine; sends an image of the workspace and a pasted one', async () => {
+    const fakeAgent = required('AGENTLS_FAKE_AGENT_BIN');
+    // A PNG of one pixel.
+    const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    fs.writeFileSync(path.join(ws, 'shot.png'), Buffer.from(pixel, 'base64'));
+    const model = `script:${path.join(tmp, 'task.script.json')}`;
+    // Workspace settings, as the earlier step's edit mode.
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({
+      'agentls.editMode': 'propose',
+      'agentls.thinking': { enabled: true, budgetTokens: 2048 },
+      'agentls.prices': { [model]: { input: 3, output: 15, contextWindow: 200000 } },
+      'agentls.engines': { fake: {
+        command: [fakeAgent], isolate: false,
+        env: { AGENTLS_FAKE_AGENT: JSON.stringify([{ plan: ['read notes.txt', 'write out.txt'] }, { say: 'The engine is done.' }]) },
+      } },
+    }));
+    await waitFor('the settings to reach agentls', () => {
+      const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
+      return f && /settings sent to agentls for the next task: .*"thinking":\{"enabled":true,"budgetTokens":2048\}.*"engines":\{"fake"/.test(fs.readFileSync(f, 'utf8'));
+    });
+
+    const view = conversation();
+    await view.locator('button', { hasText: 'New' }).click();
+    // The engine picker lists agent/engines: fake can be chosen, a built-in one not installed says why.
+    await view.locator('button[data-action="engine"]', { hasText: 'Engine: as planned' }).click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fake' }).waitFor({ timeout: 30000 });
+    const engines = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n');
+    assert.match(engines, /As planned/);
+    assert.match(engines, /usable · from settings/);
+    await page.keyboard.press('Escape');
+
+    // An image of the workspace, from the attach button's pick, and one pasted into the box.
+    await view.locator('button[data-attach="image"]').click();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'shot.png' }).click();
+    await view.locator('.attachment', { hasText: 'shot.png (image)' }).waitFor();
+    await view.locator('textarea#prompt').evaluate((el, b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'clip.png', { type: 'image/png' }));
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, pixel);
+    await view.locator('.attachment', { hasText: 'image-1.png (image)' }).waitFor();
+    await view.locator('textarea#prompt').click();
+    await page.keyboard.type('Keep a checklist and plan on the engine');
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).waitFor({ timeout: 60000 });
+    await waitFor('the images in the session', () => {
+      const f = findFile(state, (p) => p.endsWith('.jsonl') && fs.readFileSync(p, 'utf8').includes('Keep a checklist and plan on the engine'));
+      return f !== undefined && /Attached: shot\.png \(image\/png, 70 bytes\), image-1\.png \(image\/png, 70 bytes\)/.test(fs.readFileSync(f, 'utf8'));
+    });
+
+    const task = view.locator('section.task', { hasText: 'Keep a checklist and plan on the engine' });
+    await waitFor('the task to end in the conversation', async () => /Tokens: .*\$0\.0/.test(await task.innerText()));
+    // Thinking: one folded line per block, opened by a click or the keyboard.
+    const thinking = task.locator('details.thinking');
+    assert.equal(await thinking.count(), 2, 'the coordinator\'s and the worker\'s thinking');
+    assert.deepEqual(await thinking.evaluateAll((ds) => ds.map((d) => [d.open, d.querySelector('summary').innerText])), [[false, 'Thinking…'], [false, 'Thinking…']]);
+    await foldTasks(true);
+    await viewShot('conversation-thinking-folded');
+    await foldTasks(false);
+    await thinking.first().locator('summary').click();
+    await waitFor('the coordinator\'s thinking opened', async () => /One step at a time\./.test(await thinking.first().innerText()));
+    await thinking.nth(1).locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await waitFor('the worker\'s thinking opened by the keyboard', async () => /First a checklist,\s*then the work\./.test(await thinking.nth(1).innerText()));
+    // Todos under the subtask, its usage and cost; the engine, its start and its steps.
+    const checklist = task.locator('details.subtask', { hasText: 'Keep a checklist' });
+    assert.match(await checklist.locator('.todos').innerText(), /☑ Read the selection\s*→ Finish/);
+    assert.match(await checklist.locator('.usage').innerText(), /1\.0k in · 100 out · \$0\.0045 · context .* of 200k/);
+    const onEngine = task.locator('details.subtask', { hasText: 'Plan on the engine' });
+    assert.match(await onEngine.locator('summary').first().innerText(), /\[fake\]/);
+    assert.match(await onEngine.innerText(), /On engine fake: started in \d+ ms/);
+    assert.match(await onEngine.locator('.steps').innerText(), /read notes\.txt\s*.*write out\.txt/s);
+    assert.match(await task.locator('.meta').last().innerText(), /^Tokens: .* in · .* out · \$0\.\d+/);
+    await foldTasks(true);
+    await viewShot('conversation-thinking-opened-todos-usage');
+    await foldTasks(false);
+
+    // The Tasks view: the engine on the subtask's row, todos and steps under it, the usage.
+    await palette('agentls: Focus on Tasks View');
+    const rows = tasksTree().locator('.monaco-list-row');
+    await waitFor('the subtask on the engine in the tree', async () => /2\. Plan on the engine \[fake\]/.test((await rows.allInnerTexts()).join('\n')));
+    // Unfold both subtasks (an ended one is folded).
+    for (const name of ['1. Keep a checklist', '2. Plan on the engine']) {
+      const row = rows.filter({ hasText: name }).first();
+      if (await row.getAttribute('aria-expanded') === 'false') {
+        await row.click();
+      }
+      await waitFor(`${name} unfolded`, async () => await row.getAttribute('aria-expanded') === 'true');
+    }
+    const tree = (await rows.allInnerTexts()).join('\n');
+    assert.match(tree, /Read the selection/);
+    assert.match(tree, /read notes\.txt/);
+    assert.match(tree, /Tokens: .*\$0\.\d+/);
+    assert.doesNotMatch(tree, /First a checklist|One step at a time/, 'no thinking in the tree');
+    await shot('12-context-tree');
+
+    // Show Engines lists agent/engines; the sessions list shows each session's usage.
+    await palette('agentls: Show Engines');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fake' }).waitFor({ timeout: 30000 });
+    assert.match((await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).join('\n'), /claude/, 'the built-in engines too');
+    await page.keyboard.press('Escape');
+    await palette('agentls: Show Sessions');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: /1 task · done · .* in · .* out · \$0\.\d+/ }).first().waitFor();
+    await page.keyboard.press('Escape');
   });
 
   step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {

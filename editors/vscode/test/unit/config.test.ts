@@ -2,13 +2,30 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as fs from 'node:fs';
-import { allSettings, changeAction, initOptions, packagedBinary, resolveBinary, restartSettings, serveArgs } from '../../src/config';
+import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource } from '../../src/config';
 
 function source(values: Record<string, unknown>): { get(k: string): unknown } {
   return { get: (k) => values[k] };
 }
 
 describe('initOptions', () => {
+  it('sends thinking with the budget asked for, and a bad budget as the default one', () => {
+    assert.deepEqual(initOptions(source({ thinking: { enabled: true } })).options.thinking, { enabled: true });
+    const { options, problems } = initOptions(source({ thinking: { enabled: true, budgetTokens: 999999 } }));
+    assert.deepEqual(options.thinking, { enabled: true, budgetTokens: 4096 });
+    assert.equal(problems[0]?.key, 'agentls.thinking');
+  });
+
+  it('keeps the good prices and engines beside a bad one', () => {
+    const { options, problems } = initOptions(source({
+      prices: { 'openai:gpt-4.1': { input: 2, output: 8 }, bad: { input: 1 } },
+      engines: { codex: { disabled: true }, broken: {} },
+    }));
+    assert.deepEqual(options.prices, { 'openai:gpt-4.1': { input: 2, output: 8 } });
+    assert.deepEqual(options.engines, { codex: { disabled: true } });
+    assert.deepEqual(problems.map((p) => p.key), ['agentls.prices', 'agentls.engines']);
+  });
+
   it('sends the contract defaults when nothing is set', () => {
     const { options, problems } = initOptions(source({}));
     assert.deepEqual(problems, []);
@@ -19,6 +36,9 @@ describe('initOptions', () => {
       allowCommands: [],
       zones: { allow: ['**'], deny: ['**/.git/**'] },
       timeouts: { commandMs: 600000 },
+      thinking: { enabled: false },
+      prices: {},
+      engines: {},
     });
     assert.equal('model' in options, false, 'an unset model lets the server pick from the environment');
   });
@@ -32,6 +52,9 @@ describe('initOptions', () => {
       allowCommands: ['go test', '  ', 'npm test '],
       zones: { allow: ['src/**'], deny: ['secrets/**'] },
       commandTimeoutMs: 5000,
+      thinking: { enabled: true, budgetTokens: 2048 },
+      prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
+      engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
     }));
     assert.deepEqual(problems, []);
     assert.deepEqual(options, {
@@ -42,6 +65,9 @@ describe('initOptions', () => {
       allowCommands: ['go test', 'npm test'],
       zones: { allow: ['src/**'], deny: ['secrets/**'] },
       timeouts: { commandMs: 5000 },
+      thinking: { enabled: true, budgetTokens: 2048 },
+      prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
+      engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
     });
   });
 
@@ -56,6 +82,16 @@ describe('initOptions', () => {
     ['zones that are a list fall back to the defaults', { zones: ['**'] }, 'agentls.zones'],
     ['zones.deny that is not a list of globs keeps the default', { zones: { deny: [1] } }, 'agentls.zones'],
     ['a command timeout under a second is refused', { commandTimeoutMs: 10 }, 'agentls.commandTimeoutMs'],
+    ['thinking that is not an object leaves thinking off', { thinking: true }, 'agentls.thinking'],
+    ['a thinking budget under 1024 leaves disabled thinking off', { thinking: { enabled: false, budgetTokens: 10 } }, 'agentls.thinking'],
+    ['a price for a model without a provider is left out', { prices: { 'gpt-4': { input: 1 } } }, 'agentls.prices'],
+    ['a negative price is left out', { prices: { 'openai:gpt-4.1': { input: -1 } } }, 'agentls.prices'],
+    ['a price with an unknown key is left out', { prices: { 'openai:gpt-4.1': { inputs: 1 } } }, 'agentls.prices'],
+    ['prices that are a list are left out', { prices: [] }, 'agentls.prices'],
+    ['an engine of no built-in name needs a command', { engines: { goose: { env: {} } } }, 'agentls.engines'],
+    ['an engine whose command is a string is left out', { engines: { claude: { command: 'claude-agent-acp' } } }, 'agentls.engines'],
+    ['the built-in worker is not an engine to configure', { engines: { agentls: { command: ['x'] } } }, 'agentls.engines'],
+    ['engines that are a list are left out', { engines: ['claude'] }, 'agentls.engines'],
   ];
   for (const [name, values, key] of bad) {
     it(name, () => {
@@ -136,5 +172,32 @@ describe('serveArgs', () => {
   });
   it('leaves an unknown log level to the server default', () => {
     assert.deepEqual(serveArgs('loud'), ['serve']);
+  });
+});
+
+describe('settingsSource', () => {
+  it('reads a price whose model has a dot from the setting\'s layers, the folder\'s entry over the user\'s', () => {
+    const layers: Record<string, unknown> = {
+      prices: {
+        defaultValue: {},
+        globalValue: { 'openai:gpt-4.1-mini': { input: 0.4, output: 1.6 }, 'anthropic:claude-sonnet-4-5': { input: 3, output: 15 } },
+        workspaceFolderValue: { 'openai:gpt-4.1-mini': { input: 1, output: 2 } },
+      },
+      editMode: { defaultValue: 'propose' },
+    };
+    const cfg = {
+      // As VS Code's get() gives an object whose keys have dots: without them.
+      get: (k: string): unknown => (k === 'prices' ? {} : k === 'editMode' ? 'apply' : undefined),
+      inspect: (k: string) => layers[k] as SettingLayers | undefined,
+    };
+    const { options } = initOptions(settingsSource(cfg));
+    assert.deepEqual(options.prices, { 'openai:gpt-4.1-mini': { input: 1, output: 2 }, 'anthropic:claude-sonnet-4-5': { input: 3, output: 15 } });
+    assert.equal(options.editMode, 'apply', 'the other settings as VS Code gives them');
+  });
+
+  it('lets a layer that is not an object stand alone, to be reported', () => {
+    assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'] }), ['x']);
+    assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'], workspaceValue: { a: 1 } }), { a: 1 });
+    assert.equal(mergeLayers(undefined), undefined);
   });
 });

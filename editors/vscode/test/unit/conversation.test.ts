@@ -10,7 +10,7 @@ import { renderHeader, renderLog, renderPending } from '../../src/webview/render
 import { isFromView, ViewState } from '../../src/webview/state';
 
 const folder = 'file:///home/me/project';
-const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }], canAttach: false };
+const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }], canAttach: false, engine: '' };
 const plan: Subtask[] = [
   { id: '1', content: 'Add greet', state: 'running', dependsOn: [] },
   { id: '2', content: 'Test it', state: 'pending', dependsOn: ['1'] },
