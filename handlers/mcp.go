@@ -2,16 +2,12 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/agentls/agentls/api"
-	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
-	"github.com/agentls/agentls/workforce"
 )
 
 // mcpService is the server's MCP client, made on first use after
@@ -75,20 +71,4 @@ func (s *Server) mcpServers(ctx context.Context, p api.MCPServersParams) (*api.M
 	}
 	res := m.Status(ctx, p.Start)
 	return &res, nil
-}
-
-// mcpTools is the MCP client as the workforce's ToolSource.
-type mcpTools struct{ m *mcp.Manager }
-
-func (t mcpTools) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ctx) }
-
-func (t mcpTools) Unavailable(name string) error { return t.m.Unavailable(name) }
-
-func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (workforce.ToolOutput, error) {
-	res, err := t.m.Call(ctx, name, args, timeout)
-	out := workforce.ToolOutput{Text: res.Text, IsError: res.IsError}
-	for _, img := range res.Images {
-		out.Images = append(out.Images, clients.Image{MimeType: img.MIMEType, Data: img.Data})
-	}
-	return out, err
 }

@@ -64,7 +64,7 @@ func (s *Server) Work() (*workforce.Engine, error) {
 		Graph:    s.Graph(),
 		Logger:   s.log,
 		Redactor: s.opts.Redactor,
-		Tools:    mcpTools{tools},
+		Tools:    workforce.MCPTools(tools),
 		Bridge:   w.bridge,
 
 		Engines:       s.Engines(),

@@ -15,11 +15,12 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/tracking/trace"
 )
 
 // ToolSource offers workers tools beyond their own: the tools of the MCP
-// servers (package mcp, adapted by handlers). Tool names begin with
+// servers (package mcp, through MCPTools). Tool names begin with
 // api.MCPToolPrefix; a worker hands every call of such a name to Call.
 type ToolSource interface {
 	// Tools lists the tools to offer, starting the servers on their first
@@ -32,6 +33,25 @@ type ToolSource interface {
 	// Unavailable says why a name that is not offered (any more) cannot be
 	// called: its server's failure, or nil when no server claims it.
 	Unavailable(name string) error
+}
+
+// MCPTools is the MCP client as a ToolSource: its tools, and their results
+// with the images kept for the models that take them.
+func MCPTools(m *mcp.Manager) ToolSource { return mcpSource{m} }
+
+type mcpSource struct{ m *mcp.Manager }
+
+func (t mcpSource) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ctx) }
+
+func (t mcpSource) Unavailable(name string) error { return t.m.Unavailable(name) }
+
+func (t mcpSource) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (ToolOutput, error) {
+	res, err := t.m.Call(ctx, name, args, timeout)
+	out := ToolOutput{Text: res.Text, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, clients.Image{MimeType: img.MIMEType, Data: img.Data})
+	}
+	return out, err
 }
 
 // ToolOutput is what an MCP tool gave back: the text the model is given,

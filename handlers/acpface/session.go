@@ -17,7 +17,6 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
-	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/engines"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
@@ -119,7 +118,7 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 		Models:   ws.models,
 		Logger:   log,
 		Redactor: s.opts.Redactor,
-		Tools:    mcpTools{se.mcp},
+		Tools:    workforce.MCPTools(se.mcp),
 		Graph:    ws.graph,
 		Bridge:   ws.bridge,
 
@@ -444,19 +443,3 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p *acp.SetSessionConf
 
 // announceTimeout bounds the wait of a flush that precedes a question.
 const announceTimeout = 30 * time.Second
-
-// mcpTools is the session's MCP client as the workforce's ToolSource.
-type mcpTools struct{ m *mcp.Manager }
-
-func (t mcpTools) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ctx) }
-
-func (t mcpTools) Unavailable(name string) error { return t.m.Unavailable(name) }
-
-func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage, timeout time.Duration) (workforce.ToolOutput, error) {
-	res, err := t.m.Call(ctx, name, args, timeout)
-	out := workforce.ToolOutput{Text: res.Text, IsError: res.IsError}
-	for _, img := range res.Images {
-		out.Images = append(out.Images, clients.Image{MimeType: img.MIMEType, Data: img.Data})
-	}
-	return out, err
-}
