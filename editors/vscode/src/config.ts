@@ -310,9 +310,9 @@ export function initOptions(cfg: ConfigSource): { options: InitOptions; problems
           kept[name] = entry as MCPServerEntry;
         }
       }
-      if (Object.keys(kept).length > 0) {
-        o.mcpServers = kept;
-      }
+      // Sent even when empty: a settings change replaces only the keys it
+      // sends, so removing the last server must say so.
+      o.mcpServers = kept;
     }
   }
 

@@ -42,9 +42,9 @@ describe('the MCP settings', () => {
     assert.match(problems[0].message, /^both: needs "command"/);
     assert.match(problems[1].message, /^sse: "sse" is not supported/);
   });
-  it('sends no mcpServers when none is configured', () => {
+  it('sends an empty mcpServers when none is configured, so removing the last server reaches a running agentls', () => {
     const { options } = initOptions(source({ mcpServers: {} }));
-    assert.equal('mcpServers' in options, false);
+    assert.deepEqual(options.mcpServers, {});
   });
 });
 
