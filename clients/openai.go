@@ -26,9 +26,11 @@ type openaiModel struct {
 	// compat sends max_tokens (which every compatible server reads) rather
 	// than max_completion_tokens (which OpenAI's reasoning models require).
 	compat bool
+	// api picks chat completions or the Responses API (useResponses).
+	api openaiAPI
 }
 
-func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool) *openaiModel {
+func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool, api openaiAPI) *openaiModel {
 	return &openaiModel{
 		ep: ep,
 		client: openai.NewClient(
@@ -40,10 +42,14 @@ func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat boo
 		retry:  newRetrier(o),
 		log:    o.Logger.With(zap.String("provider", ep.provider), zap.String("model", ep.model)),
 		compat: compat,
+		api:    api,
 	}
 }
 
 func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	if m.useResponses(req) {
+		return m.completeResponses(ctx, req, onDelta)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, err
