@@ -219,8 +219,9 @@ type reasoningItem struct {
 }
 
 // responsesItem is one output item of a streamed response.
+// Only reasoning items and function calls keep a state; text goes straight
+// to the answer.
 type responsesItem struct {
-	kind      string // "reasoning", "message", "function_call", or another we pass over
 	reasoning *reasoningItem
 	call      *partialCall
 	callIndex int
@@ -245,7 +246,7 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 	item := func(i int64, kind string) *responsesItem {
 		it := items[i]
 		if it == nil {
-			it = &responsesItem{kind: kind}
+			it = &responsesItem{}
 			switch kind {
 			case "reasoning":
 				it.reasoning = &reasoningItem{}
@@ -263,10 +264,10 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 		switch ev.Type {
 		case "response.output_item.added":
 			it := item(ev.OutputIndex, ev.Item.Type)
-			switch it.kind {
-			case "reasoning":
+			switch {
+			case it.reasoning != nil:
 				it.reasoning.id = ev.Item.ID
-			case "function_call":
+			case it.call != nil && it.call.id == "":
 				it.call.id, it.call.name = ev.Item.CallID, ev.Item.Name
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, ID: it.call.id, Name: it.call.name}})
 			}
