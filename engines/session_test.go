@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -184,26 +183,12 @@ func TestSessionRelaysThroughTheHost(t *testing.T) {
 	})
 }
 
-// alive reports whether process pid runs (a zombie does not).
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // no /proc: the signal said it is there
-	}
-	end := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[end+1:]))
-	return len(f) == 0 || f[0] != "Z"
-}
-
 // awaitGone polls until process pid is gone.
 func awaitGone(t *testing.T, pids ...int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) {
+		for testkit.Alive(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("process %d is still running", pid)
 			}
@@ -249,7 +234,7 @@ func TestStop(t *testing.T) {
 			child, _ := strconv.Atoi(strings.TrimSpace(string(must(os.ReadFile(childFile)))))
 			// Nothing of the agent is left: neither it nor the child it
 			// started in a session of its own.
-			if alive(pid) {
+			if testkit.Alive(pid) {
 				t.Fatalf("the agent %d still runs after Run returned", pid)
 			}
 			awaitGone(t, child)

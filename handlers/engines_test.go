@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -197,20 +196,6 @@ func TestEngineProposeMode(t *testing.T) {
 	}
 }
 
-// processAlive reports whether process pid runs (a zombie does not).
-func processAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	end := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[end+1:]))
-	return len(f) == 0 || f[0] != "Z"
-}
-
 func readPid(t *testing.T, file string) int {
 	t.Helper()
 	deadline := time.Now().Add(testkit.Timeout)
@@ -261,8 +246,8 @@ func TestEngineStopAndSkip(t *testing.T) {
 			if out.err != nil || out.res.State != c.state {
 				t.Fatalf("run: %v, state %s: %s", out.err, out.res.State, out.res.Summary)
 			}
-			if processAlive(agent) || processAlive(child) {
-				t.Fatalf("left running: agent %v, its child %v", processAlive(agent), processAlive(child))
+			if testkit.Alive(agent) || testkit.Alive(child) {
+				t.Fatalf("left running: agent %v, its child %v", testkit.Alive(agent), testkit.Alive(child))
 			}
 		})
 	}

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -294,12 +293,12 @@ func startEverythingHTTP(t *testing.T, dir string) string {
 	l.Close()
 	cmd := exec.Command("node", everythingJS(dir), "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testkit.Group(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		testkit.KillGroup(cmd)
 		_ = cmd.Wait()
 	})
 	deadline := time.Now().Add(20 * time.Second)
@@ -389,7 +388,11 @@ func TestMCPCrashedServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		p, err := os.FindProcess(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Kill(); err != nil {
 			t.Fatal(err)
 		}
 	}

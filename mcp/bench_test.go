@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 // The figures of docs/BENCHMARKS.md (MCP):
@@ -157,12 +157,12 @@ func everythingHTTP(b *testing.B, dir string) string {
 	e := everythingEntry(dir)
 	cmd := exec.Command(e.Command, e.Args[0], "streamableHttp")
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	testkit.Group(cmd)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		testkit.KillGroup(cmd)
 		_ = cmd.Wait()
 	})
 	for deadline := time.Now().Add(20 * time.Second); ; {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/testkit"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -272,21 +272,6 @@ func TestStdioServer(t *testing.T) {
 	})
 }
 
-// gone reports whether a process has ended (no such process, or a zombie
-// nobody reaped).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] == 'Z'
-}
-
 func TestStopKillsTheGroup(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to see processes")
@@ -307,11 +292,11 @@ func TestStopKillsTheGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	child, _ := strconv.Atoi(res.Text)
-	if server == 0 || child == 0 || gone(child) {
+	if server == 0 || child == 0 || !testkit.Alive(child) {
 		t.Fatalf("pids %d, %d", server, child)
 	}
 	m.Close()
-	eventually(t, "the server and its child are gone", func() bool { return gone(server) && gone(child) })
+	eventually(t, "the server and its child are gone", func() bool { return !testkit.Alive(server) && !testkit.Alive(child) })
 }
 
 func TestStartFailures(t *testing.T) {
@@ -363,7 +348,7 @@ func TestConfigure(t *testing.T) {
 	})
 	t.Run("stops a server whose entry changed and starts the new one when needed", func(t *testing.T) {
 		m.Configure(map[string]api.MCPServer{"local": stdioEntry(t, map[string]string{"V": "2"})}, 20*time.Second)
-		eventually(t, "the old process is gone", func() bool { return gone(first) })
+		eventually(t, "the old process is gone", func() bool { return !testkit.Alive(first) })
 		if st := m.Status(ctxT(t), false).Servers[0]; st.State != api.MCPNotStarted {
 			t.Fatalf("status = %+v", st)
 		}
@@ -376,7 +361,7 @@ func TestConfigure(t *testing.T) {
 		res, _ := call(t, m, "mcp__local__pid", `{}`)
 		pid, _ := strconv.Atoi(res.Text)
 		m.Configure(map[string]api.MCPServer{}, 0)
-		eventually(t, "the process is gone", func() bool { return gone(pid) })
+		eventually(t, "the process is gone", func() bool { return !testkit.Alive(pid) })
 		if st := m.Status(ctxT(t), true); len(st.Servers) != 0 {
 			t.Fatalf("status = %+v", st)
 		}

@@ -343,3 +343,41 @@ func BenchmarkPayload1MiBLines(b *testing.B) {
 		}
 	}
 }
+
+// FuzzLines holds the newline-delimited framing (ACP's) to what FuzzStream
+// holds the Content-Length one: whatever comes in, reading ends with io.EOF
+// or a *TruncatedError saying a line was cut, never a panic, and every
+// answer agentls writes (a parse error, an invalid request) is one line of
+// JSON.
+func FuzzLines(f *testing.F) {
+	f.Add(pingBody + "\n")
+	f.Add(pingBody)
+	f.Add("{}\n{\n")
+	f.Add("garbage\n" + `{"jsonrpc":"2.0","id":"a","method":"m","params":[]}` + "\n")
+	f.Add("\n\n \r\n" + `{"jsonrpc":"2.0","id":2,"result":null}` + "\r\n")
+	f.Add(`{"jsonrpc":"2.0","id":1e400,"method":"m"}` + "\n")
+	f.Fuzz(func(t *testing.T, input string) {
+		var out bytes.Buffer
+		s := NewStream(strings.NewReader(input), &out, nil, Lines())
+		for range len(input) + 2 {
+			_, _, err := s.Read(context.Background())
+			if err == nil {
+				continue
+			}
+			var te *TruncatedError
+			switch {
+			case err == io.EOF:
+			case !errors.As(err, &te):
+				t.Fatalf("the input ended with %v, want io.EOF or a *TruncatedError", err)
+			case !te.Line:
+				t.Fatalf("a line-framed stream reported a truncated frame: %+v", te)
+			}
+			break
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line != "" && !json.Valid([]byte(line)) {
+				t.Fatalf("wrote a line that is not JSON: %q", line)
+			}
+		}
+	})
+}
