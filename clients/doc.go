@@ -1,6 +1,7 @@
 // Package clients holds the sidecar's outbound connections to the models
-// that think for it: OpenAI and any OpenAI-compatible server, Anthropic,
-// Ollama, and the scripted model, all behind one small
+// that think for it: OpenAI (chat completions, and the Responses API for the
+// reasoning summaries of its reasoning models) and any OpenAI-compatible
+// server, Anthropic, Ollama, and the scripted model, all behind one small
 // interface, plus a Recorder that turns any session into a replayable script,
 // and what a person needs to choose a model: ListModels (what each provider
 // the environment sets up offers) and CheckModel (whether a model works, and

@@ -100,6 +100,12 @@ type ThinkingBlock struct {
 	// Redacted is the data of a block the provider sent encrypted, with
 	// no text (Anthropic's redacted_thinking).
 	Redacted string
+	// ID and Encrypted take an OpenAI reasoning item back (Responses
+	// API): its id and its encrypted_content. Summary holds the parts of
+	// its summary, whose text joined by blank lines is Text.
+	ID        string
+	Encrypted string
+	Summary   []string
 }
 
 // ToolCall is one call of a tool by the model.

@@ -26,9 +26,11 @@ type openaiModel struct {
 	// compat sends max_tokens (which every compatible server reads) rather
 	// than max_completion_tokens (which OpenAI's reasoning models require).
 	compat bool
+	// api picks chat completions or the Responses API (useResponses).
+	api openaiAPI
 }
 
-func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool) *openaiModel {
+func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool, api openaiAPI) *openaiModel {
 	return &openaiModel{
 		ep: ep,
 		client: openai.NewClient(
@@ -40,10 +42,14 @@ func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat boo
 		retry:  newRetrier(o),
 		log:    o.Logger.With(zap.String("provider", ep.provider), zap.String("model", ep.model)),
 		compat: compat,
+		api:    api,
 	}
 }
 
 func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	if m.useResponses(req) {
+		return m.completeResponses(ctx, req, onDelta)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, err
@@ -98,11 +104,7 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: a})
 		case RoleTool:
 			for _, r := range msg.ToolResults {
-				content := r.Content
-				if r.IsError {
-					// Chat completions has no error flag on tool results.
-					content = "Error: " + content
-				}
+				content := toolResultText(r)
 				if len(r.Images) > 0 {
 					// Nor images: the model is told they are not shown.
 					content += "\n\n" + imagesNotShown(len(r.Images))
@@ -117,9 +119,9 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		}
 	}
 	for _, t := range req.Tools {
-		schema, err := schemaMap(t)
+		schema, err := m.schema(t)
 		if err != nil {
-			return p, m.ep.errorf(ErrBadRequest, 0, false, err, "%v", err)
+			return p, err
 		}
 		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
 		if t.Description != "" {
@@ -128,6 +130,24 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
 	}
 	return p, nil
+}
+
+// schema is a tool's JSON Schema, or the request's error when it is not one.
+func (m *openaiModel) schema(t Tool) (map[string]any, error) {
+	schema, err := schemaMap(t)
+	if err != nil {
+		return nil, m.ep.errorf(ErrBadRequest, 0, false, err, "%v", err)
+	}
+	return schema, nil
+}
+
+// toolResultText is a tool result as text: OpenAI's APIs have no error
+// flag on tool results, so a failure says so in words.
+func toolResultText(r ToolResult) string {
+	if r.IsError {
+		return "Error: " + r.Content
+	}
+	return r.Content
 }
 
 // schemaMap decodes a tool's JSON Schema; an empty one is an object schema
@@ -206,19 +226,42 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 			}
 		}
 	}
-	if err := st.Err(); err != nil {
-		return nil, m.classify(ctx, err)
-	}
-	if ctx.Err() != nil {
-		return nil, cancelled(ctx, m.ep.provider, m.ep.model, ctx.Err())
-	}
-	if !finished {
-		return nil, m.ep.incomplete()
+	if err := m.ended(ctx, st.Err(), finished); err != nil {
+		return nil, err
 	}
 	resp.Text = text.String()
 	if thinking.Len() > 0 {
 		resp.Thinking = []ThinkingBlock{{Text: thinking.String()}}
 	}
+	var err error
+	if resp.ToolCalls, err = m.finishCalls(calls, resp.StopReason); err != nil {
+		return nil, err
+	}
+	if len(resp.ToolCalls) > 0 && resp.StopReason == StopEndTurn {
+		resp.StopReason = StopToolUse
+	}
+	return &resp, nil
+}
+
+// ended says how a stream ended: nil when its last event came, else the
+// classified error of the stream, of ctx, or of an answer cut short.
+func (m *openaiModel) ended(ctx context.Context, err error, finished bool) error {
+	if err != nil {
+		return m.classify(ctx, err)
+	}
+	if ctx.Err() != nil {
+		return cancelled(ctx, m.ep.provider, m.ep.model, ctx.Err())
+	}
+	if !finished {
+		return m.ep.incomplete()
+	}
+	return nil
+}
+
+// finishCalls turns the calls a stream assembled into tool calls, their
+// arguments checked as JSON (an answer cut by the token limit says so).
+func (m *openaiModel) finishCalls(calls []*partialCall, stop StopReason) ([]ToolCall, error) {
+	var out []ToolCall
 	for i, c := range calls {
 		id := c.id
 		if id == "" {
@@ -229,18 +272,15 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 			args = json.RawMessage("{}")
 		}
 		if !json.Valid(args) {
-			if resp.StopReason == StopMaxTokens {
+			if stop == StopMaxTokens {
 				return nil, m.ep.errorf(ErrBadResponse, 0, false, nil,
 					"the answer hit the token limit in the middle of the arguments of tool %q", c.name)
 			}
 			return nil, m.ep.errorf(ErrBadResponse, 0, false, nil, "the arguments of tool %q are not valid JSON", c.name)
 		}
-		resp.ToolCalls = append(resp.ToolCalls, ToolCall{ID: id, Name: c.name, Arguments: args})
+		out = append(out, ToolCall{ID: id, Name: c.name, Arguments: args})
 	}
-	if len(resp.ToolCalls) > 0 && resp.StopReason == StopEndTurn {
-		resp.StopReason = StopToolUse
-	}
-	return &resp, nil
+	return out, nil
 }
 
 func openaiStop(reason string) StopReason {

@@ -185,8 +185,12 @@ func connect(provider, name, what string, env func(string) string, opts *Options
 			}
 			base = defaultOpenAIBaseURL
 		}
+		wire, err := parseOpenAIAPI(env(openaiAPIVar))
+		if err != nil {
+			return nil, api.Errorf(api.CodeModelUnavailable, "%s: %v", what, err)
+		}
 		ep := &endpoint{provider: provider, model: name, keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", baseURL: base, red: keyRedactor("OPENAI_API_KEY", key), now: now}
-		m := newOpenAI(ep, key, httpClient, opts, false)
+		m := newOpenAI(ep, key, httpClient, opts, false, wire)
 		return &connection{model: m, lister: m, ep: ep, listEP: ep}, nil
 	case "ollama":
 		host := strings.TrimSpace(env("OLLAMA_HOST"))
@@ -198,7 +202,7 @@ func connect(provider, name, what string, env func(string) string, opts *Options
 			return nil, api.Errorf(api.CodeModelUnavailable, "%s: OLLAMA_HOST %q: %v", what, host, err)
 		}
 		ep := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: root + "/v1", red: redact.New(), now: now}
-		m := newOpenAI(ep, "ollama", httpClient, opts, true)
+		m := newOpenAI(ep, "ollama", httpClient, opts, true, apiChat)
 		tags := &endpoint{provider: provider, model: name, urlVar: "OLLAMA_HOST", baseURL: root, red: ep.red, now: now}
 		return &connection{model: m, lister: &ollamaLister{ep: tags, hc: httpClient}, ep: ep, listEP: tags}, nil
 	case "anthropic":
