@@ -23,6 +23,7 @@ build:
 vsix:
 	@[ -d editors/vscode/node_modules ] || (cd editors/vscode && npm ci --include=dev --no-audit --no-fund)
 	VERSION=$(VERSION) bash editors/vscode/scripts/package.sh $(CURDIR)/dist/vscode
+	cd editors/vscode && VERSION=$(VERSION) VSIX_DIR=$(CURDIR)/dist/vscode node --test --test-reporter=spec test/package/
 
 # Every suite: Go (vet, gofmt, tests, race), then each editor plugin in its
 # real editor. scripts/test.sh prints the summary.

@@ -6,11 +6,13 @@
 #
 #   1. npm ci of the extension (cached while package-lock.json is unchanged)
 #   2. eslint and the strict TypeScript build
-#   3. the platform packages by scripts/package.sh: agentls cross-compiled
-#      for linux-x64, linux-arm64, darwin-x64, darwin-arm64 and win32-x64
-#      (the first time 12 minutes of CPU, about seven on 2 idle cores;
-#      seconds once Go's build cache has them), the extension bundled, one
-#      .vsix per target
+#   3. platform packages by scripts/package.sh: this machine's (the one
+#      the end-to-end test installs) and win32-x64 (a cross-compiled one, in
+#      the other executable format), the extension bundled, one .vsix per
+#      target; TARGETS="…" names others, and `make vsix` builds and tests
+#      all five (linux-arm64, darwin-x64 and darwin-arm64 besides: about
+#      2.5 minutes of CPU each the first time, seconds once Go's build cache
+#      has them)
 #   4. unit tests (node's test runner, a vscode stub, the real agentls
 #      binary: AGENTLS_BIN, else the one packaged for this machine)
 #   5. the packaging test: each package's files, and its binary's format,
@@ -104,8 +106,16 @@ fi
 export VERSION=${VERSION:-$(git -C "$repo" describe --tags --always --dirty 2>/dev/null || echo dev)}
 host=$(node -p 'process.platform + "-" + process.arch')
 vsixes=$work/vsix
-step "scripts/package.sh: agentls $VERSION cross-compiled for five platforms, one .vsix each (output in ${cache#"$repo"/}/package.log)"
-echo "   (the first time this compiles every package for each platform, 12 minutes of CPU, about seven on 2 idle cores)"
+# This machine's package, and Windows's as a cross-compiled one; make vsix
+# builds all five.
+export TARGETS=${TARGETS:-$(
+	case $host in
+	linux-x64 | linux-arm64 | darwin-x64 | darwin-arm64) echo "$host win32-x64" ;;
+	*) echo "linux-x64 win32-x64" ;;
+	esac
+)}
+step "scripts/package.sh: agentls $VERSION for $TARGETS, one .vsix each (output in ${cache#"$repo"/}/package.log; make vsix builds all five)"
+echo "   (the first time this compiles every package for each platform, about 2.5 minutes of CPU per platform)"
 command -v go >/dev/null || cannot "go is not installed: the packages carry agentls built from this checkout"
 if long "packaging" scripts/package.sh "$vsixes" >"$cache/package.log" 2>&1; then
 	passed=$((passed + 1))

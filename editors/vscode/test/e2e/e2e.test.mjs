@@ -721,7 +721,19 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       }
       await waitFor(`${name} unfolded`, async () => await row.getAttribute('aria-expanded') === 'true');
     }
-    const tree = (await rows.allInnerTexts()).join('\n');
+    // A late refresh of the ended task may fold a row again: unfold until
+    // both subtasks show what is under them.
+    let tree = '';
+    await waitFor('the todos and the engine\'s steps in the tree', async () => {
+      for (const name of ['1. Keep a checklist', '2. Plan on the engine']) {
+        const row = rows.filter({ hasText: name }).first();
+        if (await row.getAttribute('aria-expanded') === 'false') {
+          await row.click();
+        }
+      }
+      tree = (await rows.allInnerTexts()).join('\n');
+      return /Read the selection/.test(tree) && /read notes\.txt/.test(tree);
+    });
     assert.match(tree, /Read the selection/);
     assert.match(tree, /read notes\.txt/);
     assert.match(tree, /Tokens: .*\$0\.\d+/);

@@ -4,7 +4,8 @@
 // static, stripped and stamped with the version.
 //
 // Environment: VSIX_DIR (where scripts/package.sh wrote the packages;
-// default dist/vscode of the repository), VERSION (the version the binaries
+// default dist/vscode of the repository), TARGETS (the targets it built,
+// as scripts/package.sh takes them; default all five), VERSION (the version the binaries
 // must carry; default: git describe --tags --always --dirty, as
 // scripts/package.sh stamps them).
 import assert from 'node:assert/strict';
@@ -22,13 +23,18 @@ const extDir = path.resolve(here, '../..');
 const dir = process.env.VSIX_DIR || path.resolve(extDir, '../../dist/vscode');
 const { version: extVersion } = JSON.parse(fs.readFileSync(path.join(extDir, 'package.json'), 'utf8'));
 
-const targets = [
+const allTargets = [
   { target: 'linux-x64', goos: 'linux', goarch: 'amd64', format: 'elf', arch: 'x86-64', exe: 'agentls' },
   { target: 'linux-arm64', goos: 'linux', goarch: 'arm64', format: 'elf', arch: 'arm64', exe: 'agentls' },
   { target: 'darwin-x64', goos: 'darwin', goarch: 'amd64', format: 'macho', arch: 'x86-64', exe: 'agentls' },
   { target: 'darwin-arm64', goos: 'darwin', goarch: 'arm64', format: 'macho', arch: 'arm64', exe: 'agentls' },
   { target: 'win32-x64', goos: 'windows', goarch: 'amd64', format: 'pe', arch: 'x86-64', exe: 'agentls.exe' },
 ];
+const wanted = (process.env.TARGETS || '').split(/\s+/).filter(Boolean);
+for (const w of wanted) {
+  assert.ok(allTargets.some((t) => t.target === w), `TARGETS names ${w}, which is not a platform of the extension`);
+}
+const targets = wanted.length > 0 ? allTargets.filter((t) => wanted.includes(t.target)) : allTargets;
 
 const packages = new Map();
 
