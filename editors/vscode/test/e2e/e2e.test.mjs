@@ -155,6 +155,11 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.mkdirSync(path.join(ws, '.orchestration')); // turns the trace on
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
+    // Three Go files that reference each other, for the code graph: main.go
+    // calls greet.go's greet, which calls util.go's shout.
+    fs.writeFileSync(path.join(ws, 'main.go'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(greet("agentls"))\n}\n');
+    fs.writeFileSync(path.join(ws, 'greet.go'), 'package main\n\nfunc greet(name string) string {\n\treturn shout("hello, " + name)\n}\n');
+    fs.writeFileSync(path.join(ws, 'util.go'), 'package main\n\nimport "strings"\n\nfunc shout(s string) string {\n\treturn strings.ToUpper(s)\n}\n');
     const script = path.join(tmp, 'task.script.json');
     // The question of the sixth task names a file by its absolute path, as a model may.
     const scripted = JSON.parse(fs.readFileSync(path.join(here, 'task.script.json'), 'utf8'));
@@ -347,6 +352,34 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     // read (old_string is only there), and was saved before the command.
     assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n');
     assert.equal(fs.readFileSync(path.join(ws, 'hello.txt'), 'utf8'), 'hello from agentls\n');
+  });
+
+  step('unfolds a file of the Heat view to the files it references and those that reference it, each opening its file', async () => {
+    await palette('agentls: Focus on Heat View');
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Heat' }) });
+    const rows = pane.locator('.monaco-list-row');
+    // The first subtask read greet.go: it has heat.
+    const greet = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'greet.go' });
+    await greet.waitFor();
+    await greet.locator('.monaco-tl-twistie').click();
+    const text = await waitFor('greet.go\'s neighbours', async () => {
+      const t = (await rows.allInnerTexts()).join('\n');
+      return /Referenced by/.test(t) && /main\.go/.test(t) ? t : undefined;
+    });
+    assert.match(text, /References\s*1 file\s*util\.go\s*1 reference\s*Referenced by\s*1 file\s*main\.go\s*1 reference/, text);
+    await shot('heat-neighbours');
+    // A neighbour opens its file.
+    await pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'main.go' }).click();
+    await page.locator('.tab.active', { hasText: 'main.go' }).waitFor();
+    // notes.txt is no source file: the view says the graph has no such file.
+    const notes = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'notes.txt' });
+    await notes.locator('.monaco-tl-twistie').click();
+    await pane.locator('.monaco-list-row', { hasText: 'No neighbours: not in the code graph' }).waitFor();
+    // The Heat view folded again, and no editor left open, for the steps after.
+    await palette('View: Close All Editors');
+    await page.locator('.tab').first().waitFor({ state: 'detached' });
+    await pane.locator('.pane-header').click();
+    await waitFor('the Heat view to fold', async () => await pane.locator('.pane-header').getAttribute('aria-expanded') === 'false');
   });
 
   step('shows the task, its subtasks and their states in the Tasks view', async () => {
