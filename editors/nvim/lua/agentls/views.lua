@@ -393,7 +393,6 @@ function M.neighbours(ws, path, actions, fetch)
   local function load(p)
     local this = { path = p }
     M._neighbours[b] = this
-    vim.b[b].agentls_neighbours_path = p
     render()
     fetch(p, function(err, res, code)
       if M._neighbours[b] ~= this then
