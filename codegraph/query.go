@@ -270,8 +270,13 @@ func (g *Graph) neighbours(x *File) []neighbour {
 		refCount[r.Name]++
 	}
 	for name, n := range refCount {
+		// A name counts once per file it leads to, however many of that
+		// file's definitions it resolves to: as it is counted from the
+		// other side below.
+		seenFile := map[*File]bool{}
 		for _, d := range g.resolve(s, name) {
-			if d.f != x {
+			if d.f != x && !seenFile[d.f] {
+				seenFile[d.f] = true
 				counts[d.f] += n
 			}
 		}
@@ -290,10 +295,10 @@ func (g *Graph) neighbours(x *File) []neighbour {
 		if y == x {
 			continue
 		}
-		var hit []string
-		for _, n := range y.Names {
+		var hit []int // indexes into y.Names
+		for i, n := range y.Names {
 			if names[n] {
-				hit = append(hit, n)
+				hit = append(hit, i)
 			}
 		}
 		if len(hit) == 0 {
@@ -301,10 +306,11 @@ func (g *Graph) neighbours(x *File) []neighbour {
 		}
 		ys := g.scopeOf(y)
 		n := 0
-		for _, name := range hit {
-			for _, d := range g.resolve(ys, name) {
+		for _, i := range hit {
+			for _, d := range g.resolve(ys, y.Names[i]) {
 				if d.f == x {
-					n++
+					// Every reference by that name, as counted from y's side.
+					n += refsOf(y, i)
 					break
 				}
 			}
@@ -320,6 +326,14 @@ func (g *Graph) neighbours(x *File) []neighbour {
 		return out[i].f.Path < out[j].f.Path
 	})
 	return out
+}
+
+// refsOf is how often file y refers to its i-th distinct name.
+func refsOf(y *File, i int) int {
+	if i < len(y.Counts) && y.Counts[i] > 0 {
+		return int(y.Counts[i])
+	}
+	return 1
 }
 
 // matchSymbol reports whether s is what a query names: Name, or

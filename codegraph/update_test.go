@@ -275,6 +275,46 @@ func TestQueries(t *testing.T) {
 	})
 }
 
+func TestNeighbourCounts(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/hello\n\ngo 1.21\n")
+	writeFile(t, root, "main.go", "package main\n\nfunc main() {\n\tprintln(greet(\"a\"), greet(\"b\"), greet(\"c\"))\n}\n")
+	writeFile(t, root, "greet.go", "package main\n\nfunc greet(name string) string { return hi(name) + hi(\"!\") }\n")
+	writeFile(t, root, "hi.go", "package main\n\ntype A struct{}\ntype B struct{}\n\nfunc (A) hi() {}\nfunc (B) hi() {}\n\nfunc hi(s string) string { return s }\n")
+	g := start(t, Config{Root: root})
+	ctx := context.Background()
+	count := func(t *testing.T, path, from, to string) int {
+		t.Helper()
+		res, err := g.CodeGraph(ctx, Query{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range res.Edges {
+			if e.Kind == "references" && e.From == from && e.To == to {
+				return e.Count
+			}
+		}
+		t.Fatalf("no references edge %s -> %s in %v", from, to, res.Edges)
+		return 0
+	}
+	t.Run("a file that references another three times counts three from either side", func(t *testing.T) {
+		if n := count(t, "main.go", "main.go", "greet.go"); n != 3 {
+			t.Errorf("main.go's neighbours: main.go -> greet.go counts %d, want 3", n)
+		}
+		if n := count(t, "greet.go", "main.go", "greet.go"); n != 3 {
+			t.Errorf("greet.go's neighbours: main.go -> greet.go counts %d, want 3", n)
+		}
+	})
+	t.Run("a name that resolves to three definitions of one file counts its references once", func(t *testing.T) {
+		if n := count(t, "greet.go", "greet.go", "hi.go"); n != 2 {
+			t.Errorf("greet.go's neighbours: greet.go -> hi.go counts %d, want 2", n)
+		}
+		if n := count(t, "hi.go", "greet.go", "hi.go"); n != 2 {
+			t.Errorf("hi.go's neighbours: greet.go -> hi.go counts %d, want 2", n)
+		}
+	})
+}
+
 func edgeSet(res *api.CodeGraphResult) map[string]bool {
 	m := map[string]bool{}
 	for _, e := range res.Edges {

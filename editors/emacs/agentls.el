@@ -27,6 +27,8 @@
 ;;   M-x agentls-tasks    the live list of tasks and their subtasks
 ;;   M-x agentls-stop     stop a running task
 ;;   M-x agentls-heat     the files the agent is working with, hottest first
+;;   M-x agentls-neighbours  the files a file references and those that
+;;                        reference it, from the code graph (n in the heat)
 ;;   M-x agentls-sessions past conversations: read, continue, delete
 ;;   M-x agentls-trace-at-point  which task changed this line, and why
 ;;   M-x agentls-transcript  what the agent of a task writes and does, live
@@ -1828,6 +1830,7 @@ tasks buffer, else the newest task that has ended."
 (defvar agentls-heat-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "RET") #'agentls-heat-visit)
+    (define-key map (kbd "n") #'agentls-heat-neighbours)
     map)
   "Keymap of `agentls-heat-mode'.")
 
@@ -1895,6 +1898,131 @@ tasks buffer, else the newest task that has ended."
   (let ((path (tabulated-list-get-id)))
     (unless path (user-error "No file on this line"))
     (find-file (expand-file-name path (agentls-connection-root agentls--heat-connection)))))
+
+(defun agentls-heat-neighbours ()
+  "Show the neighbours of the file on this line in the code graph."
+  (interactive)
+  (let ((path (tabulated-list-get-id)))
+    (unless path (user-error "No file on this line"))
+    (agentls-neighbours path agentls--heat-connection)))
+
+;;;; A file's neighbours in the code graph
+
+(defvar-local agentls--neighbours-connection nil
+  "The connection whose code graph this buffer shows.")
+
+(defvar-local agentls--neighbours-path nil
+  "The project-relative path whose neighbours this buffer shows.")
+
+(defvar-local agentls--neighbours-asked nil
+  "A token of the last agent/codeGraph request; older answers are dropped.")
+
+(defvar agentls-neighbours-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'agentls-neighbours-visit)
+    (define-key map (kbd "n") #'agentls-neighbours)
+    map)
+  "Keymap of `agentls-neighbours-mode'.")
+
+(define-derived-mode agentls-neighbours-mode special-mode "agentls-neighbours"
+  "The files a file references and the files that reference it.
+\{agentls-neighbours-mode-map}"
+  (setq-local revert-buffer-function
+              (lambda (&rest _) (agentls-neighbours agentls--neighbours-path
+                                                     agentls--neighbours-connection))))
+
+(defun agentls--neighbour-lists (path result)
+  "Return the neighbours of PATH in the agent/codeGraph RESULT.
+The value is (USES . USED-BY): the files PATH references and the
+files that reference PATH, each a list of (FILE . COUNT), most
+references first."
+  (let (uses used-by)
+    (cl-loop for edge across (or (plist-get result :edges) [])
+             for from = (plist-get edge :from)
+             for to = (plist-get edge :to)
+             for count = (or (plist-get edge :count) 1)
+             ;; File-to-file edges: a definition's id holds "#".
+             when (and (equal (plist-get edge :kind) "references")
+                       (not (string-search "#" from)) (not (string-search "#" to)))
+             do (cond ((and (equal from path) (not (equal to path))) (push (cons to count) uses))
+                      ((and (equal to path) (not (equal from path))) (push (cons from count) used-by))))
+    (let ((order (lambda (a b) (if (= (cdr a) (cdr b)) (string< (car a) (car b)) (> (cdr a) (cdr b))))))
+      (cons (sort uses order) (sort used-by order)))))
+
+(defun agentls--neighbours-insert (path what)
+  "Fill this buffer with the neighbours of PATH.
+WHAT is `asking' while agent/codeGraph has not answered, (result .
+RESULT) with its answer, or (error CODE MESSAGE)."
+  (let ((inhibit-read-only t))
+    (erase-buffer)
+    (insert (propertize (format "Neighbours of %s" path) 'face 'bold)
+            "    (RET visits the file, n its neighbours, g asks again, q quits)\n\n")
+    (pcase what
+      ('asking
+       (insert "Asking the code graph... (it answers once it is built: on a large project, after a while)\n"))
+      (`(error ,code ,message)
+       (if (eql code -32602)
+           (insert (format "%s is not a file of the code graph of %s:\n  %s\n"
+                           path (agentls-connection-root agentls--neighbours-connection) message))
+         (insert (format "The code graph could not answer: %s\n" message))))
+      (`(result . ,result)
+       (let ((lists (agentls--neighbour-lists path result)))
+         (dolist (section (list (cons (format "References (the files %s uses, references each):" path)
+                                      (car lists))
+                                (cons (format "Referenced by (the files that use %s, references each):" path)
+                                      (cdr lists))))
+           (insert (car section) "\n")
+           (unless (cdr section) (insert "  none\n"))
+           (dolist (n (cdr section))
+             (insert (propertize (format "  %4d  %s" (cdr n) (car n)) 'agentls-path (car n)) "\n"))
+           (insert "\n"))
+         (when (eq t (plist-get result :truncated))
+           (insert "(the graph cut its answer short: not every neighbour is listed)\n")))))
+    (goto-char (point-min))
+    (forward-line 2)))
+
+;;;###autoload
+(defun agentls-neighbours (path &optional conn)
+  "Show the neighbours of PATH in the code graph of CONN's project.
+The files PATH references and those that reference it, with the number
+of references, asked of agent/codeGraph now.  Interactively, the file on
+this line of a neighbours buffer, else the file of this buffer."
+  (interactive
+   (list (or (get-text-property (line-beginning-position) 'agentls-path)
+             (and buffer-file-name
+                  (file-relative-name buffer-file-name (agentls-connection-root (agentls--connection))))
+             (user-error "No file on this line"))
+         (or agentls--neighbours-connection (agentls--connection))))
+  (let* ((conn (or conn (agentls--connection)))
+         (buffer (get-buffer-create "*agentls-neighbours*"))
+         (token (list path)))
+    (with-current-buffer buffer
+      (unless (derived-mode-p 'agentls-neighbours-mode) (agentls-neighbours-mode))
+      (setq agentls--neighbours-connection conn
+            agentls--neighbours-path path
+            agentls--neighbours-asked token
+            default-directory (agentls-connection-root conn))
+      (agentls--neighbours-insert path 'asking))
+    (let ((answer (lambda (what)
+                    (when (buffer-live-p buffer)
+                      (with-current-buffer buffer
+                        (when (eq agentls--neighbours-asked token)
+                          (agentls--neighbours-insert path what)))))))
+      (jsonrpc-async-request
+       conn 'agent/codeGraph (list :path path)
+       ;; The graph answers once it is built: no deadline.
+       :timeout nil
+       :success-fn (lambda (result) (funcall answer (cons 'result result)))
+       :error-fn (jsonrpc-lambda (&key code message &allow-other-keys)
+                   (funcall answer (list 'error code message)))))
+    (pop-to-buffer buffer)))
+
+(defun agentls-neighbours-visit ()
+  "Visit the file on this line."
+  (interactive)
+  (let ((path (get-text-property (line-beginning-position) 'agentls-path)))
+    (unless path (user-error "No file on this line"))
+    (find-file-other-window (expand-file-name path (agentls-connection-root agentls--neighbours-connection)))))
 
 ;;;; Sessions
 
@@ -2777,6 +2905,7 @@ running task, else the newest; with a prefix argument, read it."
     (define-key map (kbd "s") #'agentls-stop)
     (define-key map (kbd "t") #'agentls-tasks)
     (define-key map (kbd "h") #'agentls-heat)
+    (define-key map (kbd "n") #'agentls-neighbours)
     (define-key map (kbd "S") #'agentls-sessions)
     (define-key map (kbd "l") #'agentls-trace-at-point)
     (define-key map (kbd "m") #'agentls-mcp-servers)

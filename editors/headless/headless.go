@@ -345,9 +345,15 @@ func (e *Editor) capabilities() map[string]any {
 	return caps
 }
 
-// Call sends a request to the server and decodes the result.
+// Call sends a request to the server and decodes the result. It returns
+// once the notifications the server sent before its reply have been
+// handled: after agent/run, the task's last update and its $/progress end
+// have been seen. It must not be called from a notification's handling.
 func (e *Editor) Call(ctx context.Context, method string, params, result any) error {
-	return e.conn.Call(ctx, method, params, result)
+	if err := e.conn.Call(ctx, method, params, result); err != nil {
+		return err
+	}
+	return e.conn.Settle(ctx)
 }
 
 // Notify sends a notification to the server.

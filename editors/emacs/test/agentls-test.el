@@ -758,6 +758,85 @@ SPEC is (ROOT CONN)."
       (with-current-buffer "*agentls-session*"
         (should (string-match-p "Update util" (buffer-string)))))))
 
+;;;; A file's neighbours in the code graph
+
+(defconst agentls-test--go-files
+  '(("go.mod" . "module example.com/hello\n\ngo 1.21\n")
+    ("main.go" . "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(greet(\"a\"))\n\tfmt.Println(greet(\"b\"))\n}\n")
+    ("greet.go" . "package main\n\nfunc greet(name string) string {\n\treturn prefix + name\n}\n")
+    ("prefix.go" . "package main\n\nconst prefix = \"hello, \"\n")
+    ("notes.txt" . "not code\n"))
+  "Go files that reference each other: main.go calls greet (greet.go)
+twice, greet.go uses prefix (prefix.go).")
+
+(defun agentls-test--goto-text (text &optional after)
+  "Move to the start of the line holding TEXT, searching from line AFTER on."
+  (goto-char (point-min))
+  (forward-line (or after 0))
+  (should (search-forward text nil t))
+  (beginning-of-line))
+
+(ert-deftest agentls-test-neighbour-lists-count-file-to-file-references ()
+  "The neighbours come from the references edges from and to the file alone."
+  (let ((result (list :nodes []
+                      :edges (vector (list :from "greet.go" :to "greet.go#greet" :kind "defines")
+                                     (list :from "greet.go" :to "prefix.go" :kind "references" :count 1)
+                                     (list :from "greet.go" :to "util.go" :kind "references" :count 4)
+                                     (list :from "main.go" :to "greet.go" :kind "references" :count 2)
+                                     (list :from "main.go" :to "greet.go#greet" :kind "references")
+                                     (list :from "greet.go" :to "util.go" :kind "imports")
+                                     (list :from "far.go" :to "main.go" :kind "references" :count 7)))))
+    (should (equal (agentls--neighbour-lists "greet.go" result)
+                   '((("util.go" . 4) ("prefix.go" . 1)) . (("main.go" . 2)))))
+    (should (equal (agentls--neighbour-lists "lone.go" (list :edges [])) '(nil . nil)))))
+
+(ert-deftest agentls-test-heat-shows-a-files-neighbours ()
+  "From the heat buffer, n shows a file's neighbours; they visit, and a
+file outside the graph says so."
+  (agentls-test--with-project
+      (root conn :files agentls-test--go-files
+            :script (agentls-test--script
+                     "coordinator" (list (list :text "One step."))
+                     "1" (list (agentls-test--call "read_file" :path "greet.go")
+                               (agentls-test--call "read_file" :path "notes.txt")
+                               (agentls-test--call "finish" :summary "read"))))
+    (agentls-test--needs-run conn)
+    (should (equal (agentls-task-state (agentls-test--run conn "Read greet.go and the notes")) "done"))
+    (agentls-heat)
+    (with-current-buffer "*agentls-heat*"
+      (agentls-test--wait "greet.go and notes.txt in the heat buffer"
+                          (lambda () (and (assoc "greet.go" tabulated-list-entries)
+                                          (assoc "notes.txt" tabulated-list-entries))))
+      (agentls-test--goto-text "greet.go")
+      (agentls-heat-neighbours))
+    (with-current-buffer "*agentls-neighbours*"
+      (should (derived-mode-p 'agentls-neighbours-mode))
+      (agentls-test--wait "the neighbours of greet.go"
+                          (lambda () (string-search "Referenced by" (buffer-string))))
+      (should (string-search "uses, references each):\n     1  prefix.go\n" (buffer-string)))
+      (should (string-search "that use greet.go, references each):\n     2  main.go\n" (buffer-string)))
+      ;; n on main.go: its own neighbours, one file away only.
+      (agentls-test--goto-text "main.go" 2)
+      (agentls-neighbours (get-text-property (point) 'agentls-path) agentls--neighbours-connection)
+      (agentls-test--wait "the neighbours of main.go"
+                          (lambda () (and (string-search "Neighbours of main.go" (buffer-string))
+                                          (string-search "Referenced by" (buffer-string)))))
+      (should (string-search "uses, references each):\n     2  greet.go\n" (buffer-string)))
+      (should-not (string-search "prefix.go" (buffer-string)))
+      ;; RET visits the neighbour.
+      (agentls-test--goto-text "greet.go" 2)
+      (agentls-neighbours-visit)
+      (should (equal buffer-file-name (expand-file-name "greet.go" root))))
+    ;; A file the graph does not hold.
+    (with-current-buffer "*agentls-heat*"
+      (agentls-test--goto-text "notes.txt")
+      (agentls-heat-neighbours))
+    (with-current-buffer "*agentls-neighbours*"
+      (agentls-test--wait "the neighbours buffer to say notes.txt is not in the graph"
+                          (lambda () (string-search "notes.txt is not a file of the code graph"
+                                                    (buffer-string))))
+      (should (string-search "not a file of a language the graph reads" (buffer-string))))))
+
 ;; Emacs declares create and delete (resourceOperations), so agentls sends
 ;; CreateFile and DeleteFile and Emacs carries them out on disk.
 (ert-deftest agentls-test-run-creates-in-a-new-directory-and-deletes ()

@@ -275,6 +275,80 @@ test('a rejected edit is applied nowhere and the task is told', function()
   R.eq(0, vim.fn.getchar(1), 'keys left unread')
 end)
 
+-- Go files that reference each other: main.go calls greet (greet.go) twice,
+-- greet.go uses prefix (prefix.go).
+local go_files = {
+  ['go.mod'] = 'module example.com/hello\n\ngo 1.21\n',
+  ['main.go'] = 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(greet("a"))\n\tfmt.Println(greet("b"))\n}\n',
+  ['greet.go'] = 'package main\n\nfunc greet(name string) string {\n\treturn prefix + name\n}\n',
+  ['prefix.go'] = 'package main\n\nconst prefix = "hello, "\n',
+  ['notes.txt'] = 'not code\n',
+}
+
+local function cursor_on(b, needle, skip_first)
+  for i, l in ipairs(R.buf_lines(b)) do
+    if i > (skip_first or 0) and l:find(needle, 1, true) then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+      return i
+    end
+  end
+  error('no line with ' .. needle .. ' in\n' .. table.concat(R.buf_lines(b), '\n'), 2)
+end
+
+test(':AgentHeat shows a file\'s neighbours from the code graph; they open, and a file outside the graph says so', function()
+  local root, ws = workspace(go_files, {
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('read_file', { path = 'greet.go' }) } },
+        { toolCalls = { call('read_file', { path = 'notes.txt' }) } },
+        { toolCalls = { call('finish', { summary = 'read' }) } },
+      },
+    },
+  })
+  local _, wait = start(ws, 'Read greet.go and the notes')
+  R.eq('done', wait().state, 'state')
+  vim.cmd('AgentHeat')
+  local hb = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    local text = table.concat(R.buf_lines(hb), '\n')
+    return text:find('greet.go', 1, true) and text:find('notes.txt', 1, true)
+  end, ':AgentHeat to list greet.go and notes.txt')
+  cursor_on(hb, 'greet.go', 1)
+  vim.api.nvim_feedkeys('n', 'x', false)
+  local nb = vim.api.nvim_get_current_buf()
+  R.eq('agentls://neighbours/' .. root, vim.api.nvim_buf_get_name(nb), 'n opened the neighbours view')
+  R.wait_for(function()
+    return table.concat(R.buf_lines(nb), '\n'):find('Referenced by', 1, true)
+  end, 'the neighbours of greet.go')
+  local text = table.concat(R.buf_lines(nb), '\n')
+  R.truthy(text:find('uses, references each):\n     1  prefix.go\n', 1, true), 'greet.go uses prefix.go once: ' .. text)
+  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go'), 'main.go uses greet.go twice: ' .. text)
+  -- n on main.go: its own neighbours.
+  cursor_on(nb, 'main.go', 2)
+  vim.api.nvim_feedkeys('n', 'x', false)
+  R.wait_for(function()
+    local t = table.concat(R.buf_lines(nb), '\n')
+    return t:find('agentls neighbours  main.go', 1, true) and t:find('Referenced by', 1, true)
+  end, 'the neighbours of main.go')
+  text = table.concat(R.buf_lines(nb), '\n')
+  R.truthy(text:find('uses, references each):\n     2  greet.go\n', 1, true), 'main.go uses greet.go: ' .. text)
+  R.not_contains(R.buf_lines(nb), 'prefix.go', 'depth 1: prefix.go is two files away')
+  -- Enter opens the neighbour in a window of its own, the views stay.
+  cursor_on(nb, 'greet.go', 2)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  R.eq(root .. '/greet.go', vim.loop.fs_realpath(vim.api.nvim_buf_get_name(0)), 'Enter opened greet.go')
+  R.truthy(vim.fn.bufwinid(hb) ~= -1 and vim.fn.bufwinid(nb) ~= -1, 'the heat and neighbours views are still shown')
+  -- A file the graph does not hold: the view says so.
+  vim.cmd('AgentHeat')
+  cursor_on(hb, 'notes.txt', 1)
+  vim.api.nvim_feedkeys('n', 'x', false)
+  R.wait_for(function()
+    return table.concat(R.buf_lines(nb), '\n'):find('notes.txt is not a file of the code graph', 1, true)
+  end, 'the neighbours view to say notes.txt is not in the graph')
+  R.contains(R.buf_lines(nb), 'not a file of a language the graph reads', 'with the server\'s reason')
+end)
+
 test(':AgentTasks shows the subtasks and their final states; :AgentHeat lists the touched files', function()
   local root, ws = workspace({ ['a.txt'] = 'alpha\n', ['b.txt'] = 'beta\n' }, {
     agents = {

@@ -370,6 +370,86 @@ test('heat updates apply over a snapshot by seq and list the hottest first', fun
   R.not_contains(views.heat_lines(st), 'b.go', 'removed')
 end)
 
+test('a file\'s neighbours list the files it uses and those that use it, by count, from file-to-file edges only', function()
+  local res = {
+    nodes = {
+      { id = 'greet.go', kind = 'file', path = 'greet.go', language = 'go' },
+      { id = 'greet.go#greet', kind = 'function', path = 'greet.go', name = 'greet' },
+      { id = 'main.go', kind = 'file', path = 'main.go', language = 'go' },
+      { id = 'prefix.go', kind = 'file', path = 'prefix.go', language = 'go' },
+      { id = 'util.go', kind = 'file', path = 'util.go', language = 'go' },
+      { id = 'far.go', kind = 'file', path = 'far.go', language = 'go' },
+    },
+    edges = {
+      { from = 'greet.go', to = 'greet.go#greet', kind = 'defines' },
+      { from = 'greet.go', to = 'prefix.go', kind = 'references', count = 1 },
+      { from = 'greet.go', to = 'util.go', kind = 'references', count = 4 },
+      { from = 'main.go', to = 'greet.go', kind = 'references', count = 2 },
+      { from = 'main.go', to = 'greet.go#greet', kind = 'references' },
+      { from = 'greet.go', to = 'util.go', kind = 'imports' },
+      { from = 'far.go', to = 'main.go', kind = 'references', count = 7 },
+    },
+  }
+  local lines, map = views.neighbour_lines('/w', { path = 'greet.go', res = res })
+  R.contains(lines, 'agentls neighbours  greet.go', 'title')
+  local text = table.concat(lines, '\n')
+  R.truthy(text:find('uses, references each):\n     4  util.go\n     1  prefix.go\n', 1, true), 'the files greet.go uses, most references first: ' .. text)
+  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go'), 'the files that use greet.go: ' .. text)
+  R.not_contains(lines, 'far.go', 'an edge between two other files')
+  local opened = {}
+  for _, p in pairs(map) do
+    table.insert(opened, p)
+  end
+  table.sort(opened)
+  R.eq({ 'main.go', 'prefix.go', 'util.go' }, opened, 'the neighbours\' lines open their files')
+  local none = views.neighbour_lines('/w', { path = 'lone.go', res = { nodes = {}, edges = {} } })
+  R.eq(2, #vim.tbl_filter(function(l)
+    return l == '  none'
+  end, none), 'a file without neighbours says so in both lists')
+  R.contains(views.neighbour_lines('/w', { path = 'x.go', res = { nodes = {}, edges = {}, truncated = true } }), 'not every neighbour is listed', 'a cut answer')
+end)
+
+test('the neighbours view says the graph is being asked, then shows its answer or why there is none', function()
+  local calls = {}
+  local fetch = function(p, done)
+    table.insert(calls, { path = p, done = done })
+  end
+  local opened = {}
+  local actions = {
+    open = function(_, p)
+      table.insert(opened, p)
+    end,
+  }
+  local ws = { root = '/w' }
+  local b = views.neighbours(ws, 'greet.go', actions, fetch)
+  R.eq('greet.go', calls[1].path, 'asked for the file')
+  R.contains(R.buf_lines(b), 'Asking the code graph', 'while the graph is built')
+  calls[1].done(nil, { nodes = {}, edges = { { from = 'main.go', to = 'greet.go', kind = 'references', count = 2 } } })
+  R.contains(R.buf_lines(b), '     2  main.go', 'the answer')
+  -- n on a neighbour asks for its neighbours; a late answer for the file
+  -- shown before is dropped.
+  local lines = R.buf_lines(b)
+  for i, l in ipairs(lines) do
+    if l:find('main.go', 1, true) and not l:find('neighbours', 1, true) then
+      vim.api.nvim_win_set_cursor(0, { i, 0 })
+    end
+  end
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  R.eq({ 'main.go' }, opened, 'Enter opens the neighbour')
+  vim.api.nvim_set_current_buf(b)
+  vim.api.nvim_feedkeys('n', 'x', false)
+  R.eq('main.go', calls[2].path, 'n asked for the neighbour\'s neighbours')
+  calls[1].done(nil, { nodes = {}, edges = { { from = 'stale.go', to = 'greet.go', kind = 'references', count = 1 } } })
+  R.not_contains(R.buf_lines(b), 'stale.go', 'an answer for a file no longer shown')
+  calls[2].done('invalid params: main.go is not a file the graph holds', nil, -32602)
+  R.contains(R.buf_lines(b), 'main.go is not a file of the code graph of /w:', 'a file the graph does not hold')
+  R.contains(R.buf_lines(b), '  invalid params: main.go is not a file the graph holds', 'with the server\'s reason')
+  vim.api.nvim_feedkeys('r', 'x', false)
+  calls[3].done('agent/codeGraph: the code graph is unavailable: no root', nil, -32603)
+  R.contains(R.buf_lines(b), 'The code graph could not answer: agent/codeGraph: the code graph is unavailable: no root', 'another error')
+  vim.cmd('bwipeout! ' .. b)
+end)
+
 test('trace entries render with intent, task, lines and hash', function()
   local lines = views.trace_lines('main.go', 3, {
     { id = 'e1', time = '2025-01-01T00:00:00Z', intentId = vim.NIL, sessionId = 's1', taskId = 't1', subtaskId = '1', model = 'script:x', path = 'main.go', operation = 'update', ranges = { { startLine = 2, endLine = 4, contentHash = 'sha256:ab' } }, fileHash = 'sha256:cd' },

@@ -227,8 +227,9 @@ function M.when_ready(ws, fn)
   end
 end
 
--- request sends method once the client is ready; cb(err, result) gets the
--- reply, err a string.
+-- request sends method once the client is ready; cb(err, result, code)
+-- gets the reply: err a string, code the error's JSON-RPC code when the
+-- server answered one.
 function M.request(ws, method, params, cb)
   M.when_ready(ws, function(w, failure)
     if failure then
@@ -242,7 +243,8 @@ function M.request(ws, method, params, cb)
     end
     local ok = compat.request(client, method, params, function(err, result)
       if err then
-        cb(type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err))
+        local code = type(err) == 'table' and tonumber(err.code) or nil
+        cb(type(err) == 'table' and (err.message or vim.inspect(err)) or tostring(err), nil, code)
       else
         cb(nil, result)
       end

@@ -669,8 +669,17 @@ end
 
 function M.open(ws, path)
   local target = ws.root .. '/' .. path
-  -- Open in the previous window, not in the view.
+  -- Open in the previous window, not in the view; when that is another
+  -- view (the heat view under its neighbours), in a window with a file.
   vim.cmd('wincmd p')
+  if vim.api.nvim_buf_get_name(0):find('^agentls://') then
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if vim.bo[vim.api.nvim_win_get_buf(w)].buftype == '' then
+        vim.api.nvim_set_current_win(w)
+        break
+      end
+    end
+  end
   vim.cmd('edit ' .. vim.fn.fnameescape(target))
 end
 
@@ -685,6 +694,9 @@ function M.heat_refresh(ws)
 end
 
 local actions = {
+  neighbours = function(ws, path)
+    M.neighbours(ws, path)
+  end,
   stop = function(ws, id)
     M.stop(ws, id)
   end,
@@ -739,6 +751,18 @@ local actions = {
     end)
   end,
 }
+
+-- neighbours shows the files path references and those that reference it,
+-- asked of agent/codeGraph now (the heat's updates carry no graph).
+function M.neighbours(ws, path)
+  ws = ws or M.workspace()
+  if not ws then
+    return
+  end
+  return views.neighbours(ws, path, actions, function(p, done)
+    client.request(ws, 'agent/codeGraph', { path = p }, done)
+  end)
+end
 
 -- prompt asks for a prompt with vim.ui.input and runs it.
 function M.prompt(ws, session_id, engine)

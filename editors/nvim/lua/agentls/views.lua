@@ -264,7 +264,7 @@ end
 
 -- heat_lines renders the hottest files; lines[i] -> path in the map.
 function M.heat_lines(st, limit)
-  local lines, map = { 'agentls heat  ' .. st.root .. '    (<CR> opens the file, r refreshes, q closes)', '' }, {}
+  local lines, map = { 'agentls heat  ' .. st.root .. '    (<CR> opens the file, n its neighbours, r refreshes, q closes)', '' }, {}
   local nodes = st:hottest(nil, limit)
   if #nodes == 0 then
     table.insert(lines, 'No file touched yet.')
@@ -289,6 +289,12 @@ function M.heat(ws, actions, limit)
       actions.open(ws, path)
     end
   end, { buffer = b, nowait = true, desc = 'open the file' })
+  vim.keymap.set('n', 'n', function()
+    local path = map[vim.api.nvim_win_get_cursor(0)[1]]
+    if path then
+      actions.neighbours(ws, path)
+    end
+  end, { buffer = b, nowait = true, desc = 'the files this file references and those that reference it' })
   vim.keymap.set('n', 'r', function()
     actions.heat_refresh(ws)
   end, { buffer = b, nowait = true, desc = 'refresh' })
@@ -300,6 +306,135 @@ function M.heat(ws, actions, limit)
   end)
   return b
 end
+
+-- neighbour_lists returns the files path references and the files that
+-- reference it, from an agent/codeGraph answer: lists of { path, count },
+-- most references first.
+function M.neighbour_lists(path, res)
+  local uses, used_by = {}, {}
+  for _, e in ipairs(res and res.edges or {}) do
+    -- File-to-file references edges: a definition's id holds '#'.
+    if e.kind == 'references' and not e.from:find('#', 1, true) and not e.to:find('#', 1, true) then
+      if e.from == path and e.to ~= path then
+        table.insert(uses, { path = e.to, count = e.count or 1 })
+      elseif e.to == path and e.from ~= path then
+        table.insert(used_by, { path = e.from, count = e.count or 1 })
+      end
+    end
+  end
+  local function order(a, b)
+    if a.count ~= b.count then
+      return a.count > b.count
+    end
+    return a.path < b.path
+  end
+  table.sort(uses, order)
+  table.sort(used_by, order)
+  return uses, used_by
+end
+
+-- neighbour_lines renders a file's neighbours; lines[i] -> path in the
+-- map. view is { path, res } once the answer came, { path, err, code }
+-- after an error, { path } while agent/codeGraph has not answered (the
+-- server answers once the graph is built).
+function M.neighbour_lines(root, view)
+  local lines, map = {
+    'agentls neighbours  ' .. view.path .. '    (<CR> opens the file, n its neighbours, r refreshes, q closes)',
+    '',
+  }, {}
+  if view.err then
+    if view.code == -32602 then
+      table.insert(lines, view.path .. ' is not a file of the code graph of ' .. root .. ':')
+      table.insert(lines, '  ' .. view.err)
+    else
+      table.insert(lines, 'The code graph could not answer: ' .. view.err)
+    end
+    return lines, map
+  end
+  if not view.res then
+    table.insert(lines, 'Asking the code graph… (it answers once it is built: on a large workspace, after a while)')
+    return lines, map
+  end
+  local uses, used_by = M.neighbour_lists(view.path, view.res)
+  local function section(title, list)
+    table.insert(lines, title)
+    if #list == 0 then
+      table.insert(lines, '  none')
+    end
+    for _, n in ipairs(list) do
+      table.insert(lines, string.format('  %4d  %s', n.count, n.path))
+      map[#lines] = n.path
+    end
+  end
+  section('References (the files ' .. view.path .. ' uses, references each):', uses)
+  table.insert(lines, '')
+  section('Referenced by (the files that use ' .. view.path .. ', references each):', used_by)
+  if view.res.truncated then
+    table.insert(lines, '')
+    table.insert(lines, '(the graph cut its answer short: not every neighbour is listed)')
+  end
+  return lines, map
+end
+
+-- neighbours shows the neighbours of a file of ws; fetch(path, done) asks
+-- agent/codeGraph and calls done(err, res, code). The buffer shows one file
+-- at a time: an answer for a file no longer shown is dropped.
+function M.neighbours(ws, path, actions, fetch)
+  local b = scratch('agentls://neighbours/' .. ws.root, 'agentls-neighbours')
+  local map = {}
+  local function render()
+    local view = M._neighbours[b]
+    if view and vim.api.nvim_buf_is_valid(b) then
+      local lines
+      lines, map = M.neighbour_lines(ws.root, view)
+      set_lines(b, lines)
+    end
+  end
+  local function load(p)
+    local this = { path = p }
+    M._neighbours[b] = this
+    render()
+    fetch(p, function(err, res, code)
+      if M._neighbours[b] ~= this then
+        return
+      end
+      this.err, this.res, this.code = err, res, code
+      render()
+    end)
+  end
+  local function at_cursor()
+    return map[vim.api.nvim_win_get_cursor(0)[1]]
+  end
+  vim.keymap.set('n', '<CR>', function()
+    local p = at_cursor()
+    if p then
+      actions.open(ws, p)
+    end
+  end, { buffer = b, nowait = true, desc = 'open the file' })
+  vim.keymap.set('n', 'n', function()
+    local p = at_cursor()
+    if p then
+      load(p)
+    end
+  end, { buffer = b, nowait = true, desc = 'the neighbours of the file under the cursor' })
+  vim.keymap.set('n', 'r', function()
+    load(M._neighbours[b].path)
+  end, { buffer = b, nowait = true, desc = 'ask the code graph again' })
+  if not M._neighbours[b] then
+    vim.api.nvim_create_autocmd('BufWipeout', {
+      buffer = b,
+      once = true,
+      callback = function()
+        M._neighbours[b] = nil
+      end,
+    })
+  end
+  show(b)
+  load(path)
+  return b
+end
+-- The file each neighbours buffer shows, and its answer.
+M._neighbours = {}
 
 -- sessions lists sessions (newest first): <CR> shows one, c continues it,
 -- d deletes it.
