@@ -35,6 +35,7 @@ import { providers, ProviderKeys } from './secrets';
 import { plainText } from './text';
 import { ConversationView, conversationViewId } from './views/conversation';
 import { Conversation, imageTypes, isImagePath, maxImageBytes, runAttachments, viewState } from './views/conversationModel';
+import { HeatTreeProvider } from './views/heatTree';
 import { mcpReport, mcpServerItem } from './views/mcp';
 import { sessionItem, traceItem, transcript } from './views/sessions';
 import { TaskStatusBar } from './views/statusBar';
@@ -134,6 +135,33 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new TaskTreeProvider(tasks, pending, treeFolders);
   const view = vscode.window.createTreeView('agentls.tasks', { treeDataProvider: tree, showCollapseAll: true });
   const status = new TaskStatusBar(tasks, pending);
+  const heatTree = new HeatTreeProvider(() => all.all().map((a) => ({
+    key: a.key,
+    name: a.folder.name,
+    uri: a.folder.uri,
+    store: a.heat.store,
+    graph: (p: string) => a.graph(p),
+  })));
+  const heatView = vscode.window.createTreeView('agentls.heat', { treeDataProvider: heatTree, showCollapseAll: true });
+  // Each folder's heat redraws the view; its neighbours are asked for on unfolding.
+  const heatSubs = new Map<string, vscode.Disposable>();
+  const watchHeat = (): void => {
+    const keys = new Set(all.all().map((a) => a.key));
+    for (const [k, d] of heatSubs) {
+      if (!keys.has(k)) {
+        d.dispose();
+        heatSubs.delete(k);
+      }
+    }
+    for (const a of all.all()) {
+      if (!heatSubs.has(a.key)) {
+        heatSubs.set(a.key, a.heat.onDidChange(() => {
+          heatTree.refresh();
+        }));
+      }
+    }
+  };
+  watchHeat();
 
   /** The folder the conversation is in: its tasks', else the first folder's. */
   const conversationAgent = (): FolderAgent | undefined => all.get(conversation.folder) ?? all.all()[0];
@@ -186,6 +214,15 @@ export function activate(context: vscode.ExtensionContext): void {
     all,
     tree,
     view,
+    heatTree,
+    heatView,
+    {
+      dispose: () => {
+        for (const d of heatSubs.values()) {
+          d.dispose();
+        }
+      },
+    },
     status,
     conv,
     vscode.window.registerWebviewViewProvider(conversationViewId, conv, { webviewOptions: { retainContextWhenHidden: true } }),
@@ -196,6 +233,8 @@ export function activate(context: vscode.ExtensionContext): void {
       conv.refresh();
     }),
     all.onDidChange(() => {
+      watchHeat();
+      heatTree.refresh();
       tree.refresh();
       conv.refresh();
     }),
@@ -1124,6 +1163,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('agentls.showSessions', showSessions),
     vscode.commands.registerCommand('agentls.showTraceForLine', showTraceForLine),
     vscode.commands.registerCommand('agentls.showMcpServers', showMcpServers),
+    vscode.commands.registerCommand('agentls.refreshHeat', () => {
+      heatTree.forget();
+    }),
     vscode.commands.registerCommand('agentls.setProviderKey', setProviderKey),
     vscode.commands.registerCommand('agentls.clearProviderKey', clearProviderKey),
     vscode.commands.registerCommand('agentls.restart', async () => {

@@ -10,6 +10,7 @@ import { AskDeps, ApproveDeps } from './handlers/ask';
 import { ReadFileDeps } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import { PendingStore } from './pending';
+import { CodeGraphParams, CodeGraphResult, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { FolderName } from './text';
 import { HeatDecorations, HeatStore } from './views/heat';
@@ -59,6 +60,12 @@ export class FolderAgent implements vscode.Disposable {
       shared.pending.withdrawFolder(this.key);
     });
     this.subs.push(vscode.window.registerFileDecorationProvider(this.heat));
+  }
+
+  /** graph asks this folder's agentls for the code graph of a file (agent/codeGraph {path}). */
+  async graph(path: string): Promise<CodeGraphResult> {
+    const lc = await this.client.get();
+    return lc.sendRequest<CodeGraphResult>(Methods.codeGraph, { path } satisfies CodeGraphParams);
   }
 
   get key(): string {

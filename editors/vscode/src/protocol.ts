@@ -8,6 +8,7 @@ export const Methods = {
   session: 'agent/session',
   deleteSession: 'agent/deleteSession',
   heatSnapshot: 'agent/heatSnapshot',
+  codeGraph: 'agent/codeGraph',
   trace: 'agent/trace',
   ping: 'agent/ping',
   mcpServers: 'agent/mcpServers',
@@ -327,6 +328,38 @@ export interface HeatUpdateParams {
   seq: number;
   updates: HeatNode[] | null;
   removed: string[] | null;
+}
+
+/** agent/codeGraph: a file's graph (path), a definition's (symbol), or both. */
+export interface CodeGraphParams {
+  path?: string;
+  symbol?: string;
+  depth?: number;
+}
+
+export interface CodeGraphNode {
+  /** The path for a file, path#Container.Name for a definition, module:… for a module. */
+  id: string;
+  kind: string;
+  path?: string;
+  name?: string;
+  container?: string;
+  language?: string;
+}
+
+export interface CodeGraphEdge {
+  from: string;
+  to: string;
+  /** defines, imports, references or calls. */
+  kind: string;
+  /** How many references a file-to-file edge stands for. */
+  count?: number;
+}
+
+export interface CodeGraphResult {
+  nodes: CodeGraphNode[] | null;
+  edges: CodeGraphEdge[] | null;
+  truncated?: boolean;
 }
 
 export interface SessionTask {

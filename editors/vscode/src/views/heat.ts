@@ -14,6 +14,16 @@ export class HeatStore {
   private seq = 0;
   private loaded = false;
   private held: HeatUpdateParams[] = [];
+  private writeCount = 0;
+
+  /**
+   * writes counts the changes that may have moved the code graph: fresh
+   * writes (a file newly written, or written again), snapshots and resets.
+   * A view that keeps a file's neighbours asks again when it has grown.
+   */
+  get writes(): number {
+    return this.writeCount;
+  }
 
   /** snapshot replaces the map; it returns every path whose heat changed. */
   snapshot(s: HeatSnapshot): string[] {
@@ -25,6 +35,7 @@ export class HeatStore {
     }
     this.seq = s.seq;
     this.loaded = true;
+    this.writeCount++;
     const held = this.held;
     this.held = [];
     for (const u of held) {
@@ -50,6 +61,10 @@ export class HeatStore {
     this.seq = u.seq;
     const changed: string[] = [];
     for (const n of u.updates ?? []) {
+      const prev = this.nodes.get(n.path);
+      if (n.lastAction === 'write' && (prev === undefined || prev.lastAction !== 'write' || prev.turn !== n.turn || n.heat > prev.heat)) {
+        this.writeCount++;
+      }
       this.nodes.set(n.path, n);
       changed.push(n.path);
     }
@@ -68,6 +83,7 @@ export class HeatStore {
     this.seq = 0;
     this.loaded = false;
     this.held = [];
+    this.writeCount++;
     return paths;
   }
 
@@ -118,6 +134,9 @@ export function decorationFor(n: HeatNode): vscode.FileDecoration {
 export class HeatDecorations implements vscode.FileDecorationProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<vscode.Uri[]>();
   readonly onDidChangeFileDecorations = this.emitter.event;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the heat of some file changed (the Heat view lists them). */
+  readonly onDidChange = this.changed.event;
 
   constructor(
     readonly store: HeatStore,
@@ -145,6 +164,9 @@ export class HeatDecorations implements vscode.FileDecorationProvider, vscode.Di
 
   /** refresh tells VS Code which paths to decorate again. */
   refresh(paths: string[]): void {
+    if (paths.length > 0) {
+      this.changed.fire();
+    }
     const root = this.root();
     if (root === undefined || paths.length === 0) {
       return;
@@ -166,5 +188,6 @@ export class HeatDecorations implements vscode.FileDecorationProvider, vscode.Di
 
   dispose(): void {
     this.emitter.dispose();
+    this.changed.dispose();
   }
 }

@@ -155,6 +155,11 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.mkdirSync(path.join(ws, '.orchestration')); // turns the trace on
     fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
+    // Three Go files that reference each other, for the code graph: main.go
+    // calls greet.go's greet, which calls util.go's shout.
+    fs.writeFileSync(path.join(ws, 'main.go'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(greet("agentls"))\n}\n');
+    fs.writeFileSync(path.join(ws, 'greet.go'), 'package main\n\nfunc greet(name string) string {\n\treturn shout("hello, " + name)\n}\n');
+    fs.writeFileSync(path.join(ws, 'util.go'), 'package main\n\nimport "strings"\n\nfunc shout(s string) string {\n\treturn strings.ToUpper(s)\n}\n');
     const script = path.join(tmp, 'task.script.json');
     // The question of the sixth task names a file by its absolute path, as a model may.
     const scripted = JSON.parse(fs.readFileSync(path.join(here, 'task.script.json'), 'utf8'));
@@ -303,7 +308,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await shot('3-heat');
   });
 
-  step('keeps the approval once its notification is closed: the status item brings it back, its row in Tasks answers it', async () => {
+  step('keeps the approval once its notification is closed: the status item brings it back, its row in Tasks offers the answers', async () => {
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' });
     await toast.hover();
     await toast.locator('.action-label.codicon-notifications-clear').click();
@@ -327,10 +332,40 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await row.locator('.action-label[aria-label="Always Allow"]').waitFor();
     await row.locator('.action-label[aria-label="Deny"]').waitFor();
     assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'still nothing ran');
-    await row.locator('.action-label[aria-label="Run"]').click();
   });
 
-  step('runs the command once approved; the edits and the command reach the disk', async () => {
+  step('unfolds a file of the Heat view to the files it references and those that reference it, each opening its file', async () => {
+    await palette('agentls: Focus on Heat View');
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Heat' }) });
+    const rows = pane.locator('.monaco-list-row');
+    // The second subtask read greet.go and holds it while it waits for the approval: it has heat.
+    const greet = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'greet.go' });
+    await greet.waitFor();
+    await greet.locator('.monaco-tl-twistie').click();
+    const text = await waitFor('greet.go\'s neighbours', async () => {
+      const t = (await rows.allInnerTexts()).join('\n');
+      return /Referenced by/.test(t) && /main\.go/.test(t) ? t : undefined;
+    });
+    assert.match(text, /References\s*1 file\s*util\.go\s*1 reference\s*Referenced by\s*1 file\s*main\.go\s*1 reference/, text);
+    await shot('heat-neighbours');
+    // A neighbour opens its file.
+    await pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'main.go' }).click();
+    await page.locator('.tab.active', { hasText: 'main.go' }).waitFor();
+    // notes.txt is no source file: the view says the graph has no such file.
+    await greet.locator('.monaco-tl-twistie').click();
+    const notes = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'notes.txt' });
+    await notes.locator('.monaco-tl-twistie').click();
+    await pane.locator('.monaco-list-row', { hasText: 'No neighbours: not in the code graph' }).waitFor();
+    // The Heat view folded again for the steps after.
+    await pane.locator('.pane-header').click();
+    await waitFor('the Heat view to fold', async () => await pane.locator('.pane-header').getAttribute('aria-expanded') === 'false');
+  });
+
+  step('runs the command once approved from its row in Tasks; the edits and the command reach the disk', async () => {
+    await palette('agentls: Focus on Tasks View');
+    const row = tasksTree().locator('.monaco-list-row', { hasText: 'agentls wants to run echo approved' });
+    await row.hover();
+    await row.locator('.action-label[aria-label="Run"]').click();
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).waitFor({ timeout: 60000 });
     await shot('4-done');
 

@@ -109,6 +109,8 @@ export class TreeItem {
   tooltip?: string | MarkdownString;
   iconPath?: ThemeIcon;
   contextValue?: string;
+  resourceUri?: Uri;
+  command?: { command: string; title: string; arguments?: unknown[] };
   constructor(public label: string, public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None) {}
 }
 
