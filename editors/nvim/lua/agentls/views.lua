@@ -23,6 +23,18 @@ local function scratch(name, filetype)
   return b
 end
 
+-- on_line maps key in buffer b to fn(item) for the item that items() (the
+-- view's line map as it is now) holds for the cursor's line; a line without
+-- one does nothing.
+local function on_line(b, items, key, desc, fn)
+  vim.keymap.set('n', key, function()
+    local item = items()[vim.api.nvim_win_get_cursor(0)[1]]
+    if item then
+      fn(item)
+    end
+  end, { buffer = b, nowait = true, desc = desc })
+end
+
 local function set_lines(b, lines)
   vim.bo[b].modifiable = true
   vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
@@ -402,21 +414,15 @@ function M.neighbours(ws, path, actions, fetch)
       render()
     end)
   end
-  local function at_cursor()
-    return map[vim.api.nvim_win_get_cursor(0)[1]]
+  local function lines_map()
+    return map
   end
-  vim.keymap.set('n', '<CR>', function()
-    local p = at_cursor()
-    if p then
-      actions.open(ws, p)
-    end
-  end, { buffer = b, nowait = true, desc = 'open the file' })
-  vim.keymap.set('n', 'n', function()
-    local p = at_cursor()
-    if p then
-      load(p)
-    end
-  end, { buffer = b, nowait = true, desc = 'the neighbours of the file under the cursor' })
+  on_line(b, lines_map, '<CR>', 'open the file', function(p)
+    actions.open(ws, p)
+  end)
+  on_line(b, lines_map, 'n', 'the neighbours of the file under the cursor', function(p)
+    load(p)
+  end)
   vim.keymap.set('n', 'r', function()
     load(M._neighbours[b].path)
   end, { buffer = b, nowait = true, desc = 'ask the code graph again' })
@@ -453,27 +459,18 @@ function M.sessions(ws, sessions, actions)
     end
   end
   set_lines(b, lines)
-  local function at_cursor()
-    return map[vim.api.nvim_win_get_cursor(0)[1]]
+  local function lines_map()
+    return map
   end
-  vim.keymap.set('n', '<CR>', function()
-    local id = at_cursor()
-    if id then
-      actions.session(ws, id)
-    end
-  end, { buffer = b, nowait = true, desc = 'show the session' })
-  vim.keymap.set('n', 'c', function()
-    local id = at_cursor()
-    if id then
-      actions.continue(ws, id)
-    end
-  end, { buffer = b, nowait = true, desc = 'continue the session' })
-  vim.keymap.set('n', 'd', function()
-    local id = at_cursor()
-    if id then
-      actions.delete(ws, id)
-    end
-  end, { buffer = b, nowait = true, desc = 'delete the session' })
+  on_line(b, lines_map, '<CR>', 'show the session', function(id)
+    actions.session(ws, id)
+  end)
+  on_line(b, lines_map, 'c', 'continue the session', function(id)
+    actions.continue(ws, id)
+  end)
+  on_line(b, lines_map, 'd', 'delete the session', function(id)
+    actions.delete(ws, id)
+  end)
   show(b)
   return b
 end
