@@ -46,7 +46,7 @@ func (w *Workspace) UserFile(ctx context.Context, p string, maxBytes int64) (Pat
 	if maxBytes > 0 {
 		fi, err := os.Stat(rp.Abs)
 		if err == nil && fi.Mode().IsRegular() && fi.Size() > maxBytes {
-			return Path{}, "", fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, rp.Rel, fi.Size(), maxBytes)
+			return Path{}, "", &SizeError{Path: rp.Rel, Size: fi.Size(), Max: maxBytes}
 		}
 	}
 	text, exists, err := w.current(ctx, rp)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -312,10 +312,11 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-// within reports whether path is root or under it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+// inside reports whether path is root or under it, lexically
+// (contain.Within).
+func inside(root, path string) bool {
+	_, ok := contain.Within(root, path)
+	return ok
 }
 
 // rawString reads a string member of a tool's raw input.

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // Bounds of a worktree made by copying (a workspace that is not in git).
@@ -27,11 +29,12 @@ const (
 // changes and untracked files included), or a plain copy where the
 // workspace is not in git. changes compares it with the snapshot.
 type worktree struct {
-	dir  string // what to remove
-	root string // the workspace's root
-	cwd  string // the workspace's root inside it
-	repo string // the repository it belongs to ("" : a copy)
-	base string // the snapshot commit (git) …
+	dir  string       // what to remove
+	root string       // the workspace's root
+	cwd  string       // the workspace's root inside it
+	held *contain.Dir // cwd, held: the agent's fs calls are resolved in it
+	repo string       // the repository it belongs to ("" : a copy)
+	base string       // the snapshot commit (git) …
 	// … or the copied files' contents by workspace-relative path (a copy).
 	copied map[string]string
 	// closed says why a workspace-relative path is closed to agents.
@@ -80,13 +83,13 @@ func newWorktree(ctx context.Context, root, parent string, closed func(string) s
 	w := &worktree{dir: dir, root: root, closed: closed}
 	if top, err := git(ctx, root, "rev-parse", "--show-toplevel"); err == nil {
 		err = w.fromGit(ctx, root, strings.TrimSpace(top))
-		if err == nil {
-			return w, nil
-		}
-		w.remove()
-		return nil, err
+	} else {
+		err = w.fromCopy(root)
 	}
-	if err := w.fromCopy(root); err != nil {
+	if err == nil {
+		w.held, err = contain.New(w.cwd)
+	}
+	if err != nil {
 		w.remove()
 		return nil, err
 	}

@@ -100,11 +100,12 @@ func (e *Engine) attachFile(ctx context.Context, ws *editing.Workspace, where st
 	}
 	rp, text, err := ws.UserFile(ctx, where, max)
 	if err != nil {
+		var big *editing.SizeError
 		switch {
 		case errors.Is(err, editing.ErrBinary):
 			return attachment{}, fmt.Errorf("%w; attach an image as type \"image\"", err)
-		case errors.Is(err, editing.ErrTooLarge) && r == nil:
-			return attachment{}, fmt.Errorf("%w (attachments.maxFileBytes); attach a range of it", err)
+		case errors.As(err, &big) && r == nil:
+			return attachment{}, fmt.Errorf("%s: its text is %d bytes, more than attachments.maxFileBytes (%d); attach a range of it", big.Path, big.Size, big.Max)
 		}
 		return attachment{}, err
 	}

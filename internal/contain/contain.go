@@ -249,14 +249,20 @@ func (d *Dir) MkdirNoSymlinks(rel string, perm fs.FileMode) (string, error) {
 // Symlinks are followed: callers hold the path inside its Dir first
 // (Resolve).
 func ReadRegular(path string, max int64) ([]byte, int64, error) {
-	fi, err := os.Stat(path)
+	return readRegular(path, os.Stat, openNoBlock, max)
+}
+
+// readRegular is ReadRegular with the stat and the open given: the disk's,
+// or an os.Root's.
+func readRegular(name string, stat func(string) (fs.FileInfo, error), open func(string) (*os.File, error), max int64) ([]byte, int64, error) {
+	fi, err := stat(name)
 	if err != nil {
 		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
+		return nil, 0, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kind(fi.Mode()))
 	}
-	f, err := openNoBlock(path)
+	f, err := open(name)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -267,7 +273,7 @@ func ReadRegular(path string, max int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(fi.Mode()))
+		return nil, 0, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, kind(fi.Mode()))
 	}
 	size := fi.Size()
 	var r io.Reader = f
@@ -279,9 +285,53 @@ func ReadRegular(path string, max int64) ([]byte, int64, error) {
 		return nil, size, err
 	}
 	if max > 0 && int64(len(buf)) > max {
-		return buf[:max], size, fmt.Errorf("%s is %d bytes: %w (the bound is %d)", path, size, ErrTooLarge, max)
+		return buf[:max], size, fmt.Errorf("%s is %d bytes: %w (the bound is %d)", name, size, ErrTooLarge, max)
 	}
 	return buf, size, nil
+}
+
+// ReadFile reads rel (relative to d, or absolute inside it) as
+// ReadRegular does, once Resolve has held it inside d, and through an
+// os.Root of d, so that not even a symlink made after the check takes the
+// read outside.
+func (d *Dir) ReadFile(rel string, max int64) ([]byte, error) {
+	p, err := d.Resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(d.real)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, _, err := readRegular(filepath.FromSlash(p.Rel), r.Stat, func(n string) (*os.File, error) {
+		return r.OpenFile(n, os.O_RDONLY|nonBlock, 0)
+	}, max)
+	return b, err
+}
+
+// WriteFile replaces or creates rel (relative to d, or absolute inside it)
+// with data, making its missing parents (mode 0755), once Resolve has held
+// it inside d, and through an os.Root of d. It is not atomic: it is for
+// scratch copies such as an engine's worktree, never for the user's files
+// (internal/fsutil writes those).
+func (d *Dir) WriteFile(rel string, data []byte, perm fs.FileMode) error {
+	p, err := d.Resolve(rel)
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(d.real)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(p.Rel)
+	if dir := filepath.Dir(name); dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return r.WriteFile(name, data, perm)
 }
 
 // CheckRegular refuses path unless it is a regular file (following its

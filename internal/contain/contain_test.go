@@ -188,3 +188,37 @@ func TestReadRegular(t *testing.T) {
 		}
 	})
 }
+
+func TestReadWriteFile(t *testing.T) {
+	top := tree(t)
+	d, err := contain.New(filepath.Join(top, "ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := d.ReadFile("a/in.txt", 0); err != nil || string(b) != "b" {
+		t.Errorf("a symlink inside: %q %v", b, err)
+	}
+	for _, p := range []string{"out/secret.txt", "a/rel-out.txt", filepath.Join(top, "outside/secret.txt")} {
+		if b, err := d.ReadFile(p, 0); !errors.Is(err, contain.ErrOutside) {
+			t.Errorf("ReadFile(%q) = %q, %v; want ErrOutside", p, b, err)
+		}
+		if err := d.WriteFile(p, []byte("pwned"), 0o644); !errors.Is(err, contain.ErrOutside) {
+			t.Errorf("WriteFile(%q) = %v; want ErrOutside", p, err)
+		}
+	}
+	if err := d.WriteFile("out/pwned.txt", []byte("pwned"), 0o644); !errors.Is(err, contain.ErrOutside) {
+		t.Errorf("WriteFile through a directory symlink out = %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(top, "outside/secret.txt")); err != nil || string(b) != "secret" {
+		t.Fatalf("the file outside changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(top, "outside/pwned.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a file was made outside: %v", err)
+	}
+	if err := d.WriteFile("new/dir/f.txt", []byte("f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := d.ReadFile("new/dir/f.txt", 0); err != nil || string(b) != "f" {
+		t.Fatalf("read back %q %v", b, err)
+	}
+}
