@@ -318,8 +318,10 @@ func TestIsolation(t *testing.T) {
 			// The host runs the agent's command where it asks: in its worktree.
 			var cwd string
 			host := &cmdHost{fakeHost: h, run: func(command, dir string) { cwd = dir; _ = os.Remove(filepath.Join(dir, "gone.txt")) }}
+			// As the default zones (**/.git/**) and a deny of secret/**
+			// close them.
 			closed := func(rel string) string {
-				if strings.HasPrefix(rel, "secret/") {
+				if strings.HasPrefix(rel, "secret/") || rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git") {
 					return "denied by zones.deny"
 				}
 				return ""
