@@ -13,8 +13,8 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/engines"
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // EngineRunner runs subtasks on external agents (docs/ENGINES.md):
