@@ -1,4 +1,4 @@
-;;; agentls-test.el --- Tests of agentls.el against the real server -*- lexical-binding: t; -*-
+;;; agentls-test.el --- Tests of the agentls package against the real server -*- lexical-binding: t; -*-
 
 ;;; Commentary:
 
@@ -190,6 +190,12 @@ SPEC is (ROOT CONN)."
 
 ;;;; The package itself
 
+(defun agentls-test--package-files ()
+  "Return the files of the package: agentls.el and the agentls-*.el beside it."
+  (let ((dir (file-name-directory (locate-library "agentls.el" t))))
+    (cons (expand-file-name "agentls.el" dir)
+          (directory-files dir t "\\`agentls-.*\\.el\\'"))))
+
 (ert-deftest agentls-test-package-headers ()
   "The package headers are what package.el and MELPA's checks ask for."
   (let ((file (locate-library "agentls.el" t)))
@@ -209,17 +215,67 @@ SPEC is (ROOT CONN)."
       (goto-char (point-max))
       (should (re-search-backward "^;;; agentls\\.el ends here" nil t)))))
 
+(ert-deftest agentls-test-every-file-is-a-proper-library ()
+  "Each file of the package has its header, Code, provide and end, and agentls.el loads it."
+  (let ((files (agentls-test--package-files)))
+    (should (cdr files))
+    (dolist (file files)
+      (let ((name (file-name-nondirectory file))
+            (feature (file-name-sans-extension (file-name-nondirectory file))))
+        (ert-info (name)
+          (with-temp-buffer
+            (insert-file-contents file)
+            (should (lm-summary))
+            (goto-char (point-min))
+            (should (looking-at-p (concat ";;; " (regexp-quote name) " --- .*-\\*- lexical-binding: t; -\\*-$")))
+            (should (lm-commentary))
+            (should (re-search-forward "^;;; Code:$" nil t))
+            (should (re-search-forward (format "^(provide '%s)$" (regexp-quote feature)) nil t))
+            (should (re-search-forward (format "^;;; %s ends here$" (regexp-quote name)) nil t)))
+          ;; (require 'agentls) loads every file.
+          (should (featurep (intern feature))))))))
+
+(ert-deftest agentls-test-commands-autoload-the-whole-package ()
+  "Each command of `agentls-command-map' is autoloaded from agentls.el.
+package.el and package-vc make the autoloads of the whole directory;
+loading agentls.el loads every file, so a command defined in any file
+works from its autoload."
+  (let* ((dir (make-temp-file "agentls-autoloads" t))
+         (output (expand-file-name "agentls-autoloads.el" dir))
+         (commands (list 'agentls-mode 'agentls-start 'agentls-doctor))
+         autoloads)
+    (unwind-protect
+        (progn
+          (dolist (file (agentls-test--package-files))
+            (copy-file file (expand-file-name (file-name-nondirectory file) dir)))
+          (if (fboundp 'loaddefs-generate)
+              (funcall 'loaddefs-generate dir output)
+            (funcall 'make-directory-autoloads dir output))
+          (with-temp-buffer
+            (insert-file-contents output)
+            (goto-char (point-min))
+            (while (re-search-forward "^ *(autoload '\\([^ ]+\\) \"\\([^\"]+\\)\"" nil t)
+              (push (cons (intern (match-string 1)) (match-string 2)) autoloads))))
+      (delete-directory dir t))
+    (map-keymap (lambda (_key command) (when (symbolp command) (push command commands)))
+                agentls-command-map)
+    (dolist (command commands)
+      (ert-info ((symbol-name command))
+        (should (commandp command))
+        (should (equal (cdr (assq command autoloads)) "agentls"))))))
+
 (ert-deftest agentls-test-every-definition-is-prefixed ()
   "Every function, variable and face the package defines starts with agentls."
-  (let ((file (locate-library "agentls.el" t)) bad)
-    (with-temp-buffer
-      (insert-file-contents file)
-      (goto-char (point-min))
-      (while (re-search-forward
-              "^(\\(?:cl-\\)?def\\(?:un\\|var\\|var-local\\|custom\\|face\\|group\\|macro\\|subst\\|const\\|struct\\|class\\|ine-minor-mode\\|ine-derived-mode\\|ine-error\\|alias\\) +(?'?\\([^ ()\n]+\\)"
-              nil t)
-        (unless (string-prefix-p "agentls" (match-string 1))
-          (push (match-string 1) bad))))
+  (let (bad)
+    (dolist (file (agentls-test--package-files))
+      (with-temp-buffer
+        (insert-file-contents file)
+        (goto-char (point-min))
+        (while (re-search-forward
+                "^(\\(?:cl-\\)?def\\(?:un\\|var\\|var-local\\|custom\\|face\\|group\\|macro\\|subst\\|const\\|struct\\|class\\|ine-minor-mode\\|ine-derived-mode\\|ine-error\\|alias\\) +(?'?\\([^ ()\n]+\\)"
+                nil t)
+          (unless (string-prefix-p "agentls" (match-string 1))
+            (push (cons (file-name-nondirectory file) (match-string 1)) bad)))))
     (should-not bad)))
 
 ;;;; Lifecycle
