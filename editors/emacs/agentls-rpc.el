@@ -58,7 +58,10 @@
     :documentation "The model of the next tasks, or nil for the model setting.")
    (attachments
     :initform nil :accessor agentls-connection-attachments
-    :documentation "The attachments of the next task, in order (`agentls-attach')."))
+    :documentation "The attachments of the next task, in order (`agentls-attach').")
+   (process
+    :initform nil :accessor agentls-connection-process
+    :documentation "The agentls process, as the :process function made it."))
   :documentation "A connection to one agentls process serving one project.")
 
 (defun agentls--path-to-uri (file)
@@ -80,23 +83,60 @@
 
 (defun agentls--request (conn method params &rest args)
   "Send the request METHOD with PARAMS on CONN and wait for its result.
-ARGS are those of `jsonrpc-request'.  jsonrpc.el 1.0.14 returns from
-its process filter by a throw as soon as the reply is read, leaving
-any message that came in the same read unparsed until more output
-arrives (a run's final reply right after the reply to agent/stop would
-wait forever): parse what is left once the result is in."
-  (unwind-protect (apply #'jsonrpc-request conn method params args)
-    (let ((process (jsonrpc--process conn)))
-      (when (buffer-live-p (process-buffer process))
-        (jsonrpc--process-filter process "")))))
+ARGS may give :timeout, in seconds, `jsonrpc-default-request-timeout'
+when nil or missing.  As `jsonrpc-request' does, return the result, or
+signal a `jsonrpc-error' whose data holds the error's code and message.
+
+It is `jsonrpc-async-request' and a wait, not `jsonrpc-request': the
+jsonrpc.el of Emacs 28 and 29 delivers messages from inside its process
+filter, and the reply of a `jsonrpc-request' leaves that filter by a
+throw, so a message read in the same chunk stays unparsed until more
+output arrives (the final reply of a run, right behind the reply to
+agent/stop, would wait for ever).  Here the continuations only note the
+outcome, and the filter goes on to the end of what it read."
+  (let ((timeout (or (plist-get args :timeout) jsonrpc-default-request-timeout))
+        (outcome nil))
+    (jsonrpc-async-request
+     conn method params
+     :timeout timeout
+     :success-fn (lambda (result) (setq outcome (list :result result)))
+     :error-fn (jsonrpc-lambda (&key code message data &allow-other-keys)
+                 (setq outcome (list :error `((jsonrpc-error-code . ,code)
+                                              (jsonrpc-error-message . ,message)
+                                              (jsonrpc-error-data . ,data)))))
+     :timeout-fn (lambda ()
+                   (setq outcome (list :error '((jsonrpc-error-message . "Timed out"))))))
+    ;; The jsonrpc.el of Emacs 30 delivers a reply from a timer, which runs
+    ;; inside this wait: each wait is short, so the loop sees it soon.
+    (while (not outcome)
+      (accept-process-output nil 0.05))
+    (if (eq (car outcome) :result)
+        (cadr outcome)
+      (signal 'jsonrpc-error (cons (format "request %s failed:" method) (cadr outcome))))))
 
 ;;;; Replies that come later
 
-;; jsonrpc.el answers a request with whatever its dispatcher returns, from
-;; inside the process filter.  Questions to the person and commands must not
-;; block there, so their dispatchers return an `agentls--reply', which the
-;; :around method below keeps instead of sending; the answer goes out once the
-;; person answered or the command ended.
+;; jsonrpc.el answers a request with whatever its :request-dispatcher
+;; returns, as soon as it returns: it has no way to answer later, and it
+;; does not tell the dispatcher the request's id.  Questions to the person
+;; and commands must not make the dispatcher wait: in Emacs 28 and 29 it
+;; runs inside the process filter, where a question in the minibuffer
+;; would hold every later message behind it ($/cancelRequest that
+;; withdraws it included), and a command may run for minutes.  So their
+;; dispatchers return an `agentls--reply', and the :around method below,
+;; on our connections' `jsonrpc-connection-send', keeps it instead of
+;; sending it and learns the request's id there.  The answer goes out,
+;; through `jsonrpc-connection-send' again, once the person answered or the
+;; command ended.
+;;
+;; This is the one place that leans on jsonrpc.el's inside: it takes for
+;; granted that the reply to a request leaves through
+;; `jsonrpc-connection-send' with :id and :result, the dispatcher's value
+;; as it was.  That holds from jsonrpc.el 1.0.14 (Emacs 28) to the one of
+;; Emacs 30, which adds :method to the call.  The test
+;; agentls-test-reply-that-comes-later-goes-out-once sends a question over
+;; a real pipe and reads what Emacs wrote back, so a jsonrpc.el that
+;; replied another way would fail it.
 
 (cl-defstruct (agentls--reply (:constructor agentls--reply-create)
                               (:copier nil))

@@ -322,6 +322,7 @@ Without a project it is DIR itself."
                                   agentls-program)))
          (name (format "agentls[%s]" (file-name-nondirectory (directory-file-name root))))
          (default-directory root)
+         (process nil)
          (conn
           (make-instance
            'agentls-connection
@@ -333,14 +334,17 @@ Without a project it is DIR itself."
            :on-shutdown #'agentls--on-shutdown
            :process
            (lambda ()
-             (make-process
-              :name name
-              :command (cons program agentls-program-args)
-              :connection-type 'pipe
-              :coding 'utf-8-emacs-unix
-              :noquery t
-              ;; jsonrpc expects the stderr buffer under exactly this name.
-              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+             (setq process
+                   (make-process
+                    :name name
+                    :command (cons program agentls-program-args)
+                    :connection-type 'pipe
+                    :coding 'utf-8-emacs-unix
+                    :noquery t
+                    ;; jsonrpc.el takes the stderr buffer of this name (as eglot
+                    ;; names it), hides it and copies its lines to the events buffer.
+                    :stderr (get-buffer-create (format "*%s stderr*" name))))))))
+    (setf (agentls-connection-process conn) process)
     (puthash root conn agentls--connections)
     (condition-case err
         (let ((result (agentls--request
@@ -383,7 +387,7 @@ Without a project it is DIR itself."
 
 (defun agentls--stop-connection (conn)
   "Shut CONN down the way LSP asks: shutdown, exit, then wait for the process."
-  (let ((process (jsonrpc--process conn))
+  (let ((process (agentls-connection-process conn))
         (agentls--stopping t))
     (when (jsonrpc-running-p conn)
       (ignore-errors (agentls--request conn 'shutdown nil :timeout 5))
@@ -391,7 +395,7 @@ Without a project it is DIR itself."
       ;; `jsonrpc-shutdown' kills the process at once: give it the time to
       ;; flush its state and exit by itself first.
       (with-timeout (5 nil)
-        (while (process-live-p process)
+        (while (jsonrpc-running-p conn)
           (accept-process-output process 0.05))))
     (jsonrpc-shutdown conn)))
 

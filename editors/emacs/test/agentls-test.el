@@ -162,19 +162,22 @@ customizations as an alist of (SYMBOL . VALUE)."
   "Run BODY with a recording connection on a fresh directory.
 SPEC is (ROOT CONN)."
   (declare (indent 1))
-  (let ((root (nth 0 spec)) (conn (nth 1 spec)))
+  (let ((root (nth 0 spec)) (conn (nth 1 spec)) (process (make-symbol "process")))
     `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
+            (,process nil)
             (,conn (make-instance
                     'agentls-test--recording
                     :name "agentls-test" :root ,root
                     :request-dispatcher #'agentls--handle-request
                     :notification-dispatcher #'agentls--handle-notification
                     :process (lambda ()
-                               (make-process :name "agentls-test" :command '("cat")
-                                             :connection-type 'pipe :noquery t)))))
+                               (setq ,process
+                                     (make-process :name "agentls-test" :command '("cat")
+                                                   :connection-type 'pipe :noquery t))))))
+       (setf (agentls-connection-process ,conn) ,process)
        (unwind-protect (progn ,@body)
-         (delete-process (jsonrpc--process ,conn))
-         (kill-buffer (process-buffer (jsonrpc--process ,conn)))
+         (delete-process ,process)
+         (kill-buffer (process-buffer ,process))
          (delete-directory ,root t)))))
 
 (defun agentls-test--receive (conn id method params)
@@ -288,11 +291,108 @@ works from its autoload."
     (should (eq (agentls--connection root) conn))
     (should (equal (jsonrpc-request conn 'agent/ping (list :data (list :n 42 :s "é😀")))
                    (list :data (list :n 42 :s "é😀"))))
-    (let ((proc (jsonrpc--process conn)))
+    (let ((proc (agentls-connection-process conn)))
       (agentls--stop-connection conn)
       (agentls-test--wait "the process to end" (lambda () (not (process-live-p proc))))
       (should (eql 0 (process-exit-status proc)))
       (should-not (agentls--live-connection root)))))
+
+;;;; jsonrpc.el, through its public API
+
+(defun agentls-test--frame (json)
+  "Return the JSON text framed as on the wire."
+  (format "Content-Length: %d\r\n\r\n%s" (string-bytes json) json))
+
+(defun agentls-test--frames (text)
+  "Return the messages framed in TEXT, parsed, in order; nil for a partial one."
+  (let ((messages nil) (start 0) (complete t))
+    (while (and complete (string-match "Content-Length: \\([0-9]+\\)\r\n\r\n" text start))
+      (let* ((body (match-end 0))
+             (bytes (string-to-number (match-string 1 text)))
+             (end (+ body bytes)))
+        (if (> end (length text))
+            (setq complete nil)
+          (push (json-parse-string (substring text body end) :object-type 'plist) messages)
+          (setq start end))))
+    (and complete (nreverse messages))))
+
+(defmacro agentls-test--with-fake-server (spec script &rest body)
+  "Run BODY with CONN, an `agentls-connection' to sh running SCRIPT.
+SPEC is (CONN . INITARGS): INITARGS go to `make-instance', after the
+connection's name, root (a fresh directory) and :process.  The values
+of `agentls-test--fake-args' are SCRIPT's positional arguments."
+  (declare (indent 2))
+  (let ((conn (car spec)) (initargs (cdr spec)))
+    `(let* ((root (file-name-as-directory (make-temp-file "agentls-fake" t)))
+            (,conn (make-instance
+                    'agentls-connection :name "agentls-fake" :root root ,@initargs
+                    :process (lambda ()
+                               (make-process :name "agentls-fake"
+                                             :command (append (list "sh" "-c" ,script "sh")
+                                                              agentls-test--fake-args)
+                                             :connection-type 'pipe :noquery t)))))
+       (unwind-protect (progn ,@body)
+         (let ((events (jsonrpc-events-buffer ,conn)))
+           (jsonrpc-shutdown ,conn t)
+           (kill-buffer events))
+         (delete-directory root t)))))
+
+(defvar agentls-test--fake-args nil
+  "The positional arguments of the fake server's script.")
+
+(ert-deftest agentls-test-a-reply-read-with-another-message-lets-it-through ()
+  "A message read in the same chunk as the reply to `agentls--request' is handled.
+The fake server answers the request and sends a notification in one
+write, so Emacs reads both at once.  Were the reply to leave the
+process filter by a throw, as `jsonrpc-request' does in Emacs 28, the
+notification would wait for output that never comes."
+  (let ((seen nil)
+        (agentls-test--fake-args nil)
+        (script (mapconcat
+                 #'identity
+                 '(;; The request: its Content-Length, the blank line, its body.
+                   "IFS= read -r header; n=${header#Content-Length: }; n=${n%?}"
+                   "IFS= read -r blank; body=$(head -c \"$n\")"
+                   "id=$(printf '%s' \"$body\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')"
+                   ;; Its reply and a notification, in one write.
+                   "reply=\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"pong\\\":true}}\""
+                   "note='{\"jsonrpc\":\"2.0\",\"method\":\"agent/later\",\"params\":{}}'"
+                   "printf 'Content-Length: %d\\r\\n\\r\\n%sContent-Length: %d\\r\\n\\r\\n%s' ${#reply} \"$reply\" ${#note} \"$note\""
+                   "exec cat >/dev/null")
+                 "\n")))
+    (agentls-test--with-fake-server
+        (conn :notification-dispatcher (lambda (_conn method _params) (push method seen)))
+        script
+      (should (equal (agentls--request conn 'agent/ping (make-hash-table)) '(:pong t)))
+      (agentls-test--wait "the notification read with the reply"
+                          (lambda () (memq 'agent/later seen))))))
+
+(ert-deftest agentls-test-reply-that-comes-later-goes-out-once ()
+  "A question's answer goes out once, with the request's id, over a real pipe.
+jsonrpc.el would send the dispatcher's value at once; the connection
+holds it back and sends the answer when the person gave it.  The fake
+server sends agent/ask and writes what Emacs sends back to a file."
+  (let* ((out (make-temp-file "agentls-sent"))
+         (agentls-test--fake-args
+          (list (agentls-test--frame
+                 "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"agent/ask\",\"params\":{\"question\":\"Which colour?\"}}")
+                out))
+         (sent (lambda () (agentls-test--frames (agentls-test--read out)))))
+    (unwind-protect
+        (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "blue")))
+          (agentls-test--with-fake-server
+              (conn :request-dispatcher #'agentls--handle-request
+                    :notification-dispatcher #'agentls--handle-notification)
+              "printf '%s' \"$1\"; exec cat > \"$2\""
+            (agentls-test--wait "the answer" (lambda () (funcall sent)))
+            ;; Emacs writes in order: what it sent before this came first.
+            (jsonrpc-notify conn 'agent/done (make-hash-table))
+            (agentls-test--wait "agent/done" (lambda () (= 2 (length (funcall sent)))))
+            (should (equal (funcall sent)
+                           '((:jsonrpc "2.0" :id 41 :result (:answer "blue"))
+                             (:jsonrpc "2.0" :method "agent/done" :params nil))))
+            (should (= 0 (hash-table-count (agentls-connection-pending conn))))))
+      (delete-file out))))
 
 (ert-deftest agentls-test-initialization-options ()
   "The customizations become initializationOptions; unset ones are left out."
