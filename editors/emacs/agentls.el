@@ -315,6 +315,20 @@ Without a project it is DIR itself."
   (let ((root (or root (agentls--project-root))))
     (or (agentls--live-connection root) (agentls--start root))))
 
+(defun agentls--events-buffer-initargs ()
+  "Return the initargs that bound a connection's events buffer.
+The bound is `agentls-events-buffer-size'.  The jsonrpc.el of Emacs 30
+takes it as :events-buffer-config; the one of Emacs 28 and 29 as
+:events-buffer-scrollback-size, which the newer one still takes but
+warns about at every connection.  jsonrpc.el is asked which it knows."
+  (if (condition-case nil
+          (progn (make-instance 'jsonrpc-connection :name "agentls-probe"
+                                :events-buffer-config nil)
+                 t)
+        (invalid-slot-name nil))
+      (list :events-buffer-config (list :size agentls-events-buffer-size :format 'full))
+    (list :events-buffer-scrollback-size agentls-events-buffer-size)))
+
 (defun agentls--start (root)
   "Start agentls for the project at ROOT, initialize it and return it."
   (let* ((program (or (executable-find agentls-program)
@@ -324,11 +338,11 @@ Without a project it is DIR itself."
          (default-directory root)
          (process nil)
          (conn
-          (make-instance
+          (apply
+           #'make-instance
            'agentls-connection
            :name name
            :root root
-           :events-buffer-scrollback-size agentls-events-buffer-size
            :request-dispatcher #'agentls--handle-request
            :notification-dispatcher #'agentls--handle-notification
            :on-shutdown #'agentls--on-shutdown
@@ -343,7 +357,8 @@ Without a project it is DIR itself."
                     :noquery t
                     ;; jsonrpc.el takes the stderr buffer of this name (as eglot
                     ;; names it), hides it and copies its lines to the events buffer.
-                    :stderr (get-buffer-create (format "*%s stderr*" name))))))))
+                    :stderr (get-buffer-create (format "*%s stderr*" name)))))
+           (agentls--events-buffer-initargs))))
     (setf (agentls-connection-process conn) process)
     (puthash root conn agentls--connections)
     (condition-case err
@@ -367,6 +382,8 @@ Without a project it is DIR itself."
           conn)
       (error
        (remhash root agentls--connections)
+       ;; Ended first: a newer `jsonrpc-shutdown' warns of a live process.
+       (when (process-live-p process) (delete-process process))
        (ignore-errors (jsonrpc-shutdown conn t))
        (signal (car err) (cdr err))))))
 

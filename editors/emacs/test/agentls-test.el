@@ -188,7 +188,10 @@ SPEC is (ROOT CONN)."
   "Wait for the reply CONN sends to request ID and return it."
   (agentls-test--wait (format "reply to %s" id)
                       (lambda () (cl-find id (agentls-test--sent conn)
-                                          :key (lambda (m) (and (not (plist-get m :method))
+                                          ;; A reply has a result or an error (a newer
+                                          ;; jsonrpc.el passes the method along too).
+                                          :key (lambda (m) (and (or (plist-member m :result)
+                                                                    (plist-member m :error))
                                                                 (plist-get m :id)))))))
 
 ;;;; The package itself
@@ -322,17 +325,20 @@ SPEC is (CONN . INITARGS): INITARGS go to `make-instance', after the
 connection's name, root (a fresh directory) and :process.  The values
 of `agentls-test--fake-args' are SCRIPT's positional arguments."
   (declare (indent 2))
-  (let ((conn (car spec)) (initargs (cdr spec)))
+  (let ((conn (car spec)) (initargs (cdr spec)) (process (make-symbol "process")))
     `(let* ((root (file-name-as-directory (make-temp-file "agentls-fake" t)))
+            (,process nil)
             (,conn (make-instance
                     'agentls-connection :name "agentls-fake" :root root ,@initargs
                     :process (lambda ()
-                               (make-process :name "agentls-fake"
-                                             :command (append (list "sh" "-c" ,script "sh")
-                                                              agentls-test--fake-args)
-                                             :connection-type 'pipe :noquery t)))))
+                               (setq ,process
+                                     (make-process :name "agentls-fake"
+                                                   :command (append (list "sh" "-c" ,script "sh")
+                                                                    agentls-test--fake-args)
+                                                   :connection-type 'pipe :noquery t))))))
        (unwind-protect (progn ,@body)
          (let ((events (jsonrpc-events-buffer ,conn)))
+           (delete-process ,process)
            (jsonrpc-shutdown ,conn t)
            (kill-buffer events))
          (delete-directory root t)))))
@@ -393,6 +399,19 @@ server sends agent/ask and writes what Emacs sends back to a file."
                              (:jsonrpc "2.0" :method "agent/done" :params nil))))
             (should (= 0 (hash-table-count (agentls-connection-pending conn))))))
       (delete-file out))))
+
+(ert-deftest agentls-test-events-buffer-is-bounded-without-a-warning ()
+  "`agentls-events-buffer-size' reaches jsonrpc.el the way it takes it, with no warning.
+At 0 the events buffer keeps no message."
+  (let ((agentls-events-buffer-size 0)
+        (warnings nil))
+    (cl-letf (((symbol-function 'display-warning)
+               (lambda (&rest args) (push args warnings))))
+      (agentls-test--with-project (_root conn)
+        (should (equal (agentls--request conn 'agent/ping (list :data 1)) '(:data 1)))
+        (with-current-buffer (jsonrpc-events-buffer conn)
+          (should-not (string-search "agent/ping" (buffer-string))))))
+    (should-not warnings)))
 
 (ert-deftest agentls-test-initialization-options ()
   "The customizations become initializationOptions; unset ones are left out."
