@@ -59,6 +59,11 @@
 ;;   agentls-transcript.el the live transcript of a task
 ;;   agentls-heat.el       the heat view and a file's neighbours
 ;;   agentls-sessions.el   sessions, trace, MCP servers, the doctor
+;;
+;; The other files build on agentls-rpc.el, the transcript and the
+;; sessions on agentls-tasks.el too; none loads this one.  What a file
+;; uses of this one, the settings and `agentls--connection', it declares
+;; at its top.
 
 ;;; Code:
 
