@@ -108,13 +108,3 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	cancel()
 	return code
 }
-
-// close cancels what the server runs and flushes its state: every task is
-// stopped and its session written before the heat ticker stops.
-func (s *Server) close() {
-	s.closeSweep()
-	s.closeWork()
-	s.closeGraph()
-	s.closeMCP()
-	s.closeTracking()
-}

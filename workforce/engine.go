@@ -283,6 +283,13 @@ func (e *Engine) lookup(id string) (*task, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownTask, id)
 }
 
+// Runs reports whether the task taskID is running on e.
+func (e *Engine) Runs(taskID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tasks[taskID] != nil
+}
+
 // Stop stops a task: every model call, reverse call and command of it is
 // cancelled, and its Run returns with state stopped. It reports false when
 // the task had already ended.
