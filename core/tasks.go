@@ -18,8 +18,8 @@ type TasksConfig struct {
 	// Editor is the face's editor: every read, edit, command and question
 	// of the tasks goes through it.
 	Editor workforce.Editor
-	// Notifier receives the tasks' events.
-	Notifier workforce.Notifier
+	// Events receives the tasks' events, for the face to translate.
+	Events workforce.Events
 	// Own, when set, gives the task engine an MCP client and engines of
 	// its own, made from these settings and closed with it (an ACP
 	// session's, with the servers it names); nil shares the workspace's
@@ -74,7 +74,7 @@ func (w *Workspace) NewTasks(c TasksConfig) (*Tasks, error) {
 	t.Engine, err = workforce.New(workforce.Config{
 		Root:     w.cfg.Dir.Path(),
 		Editor:   c.Editor,
-		Notifier: c.Notifier,
+		Events:   c.Events,
 		Tracking: track,
 		Models:   w.modelsLocked(),
 		Graph:    w.graph,

@@ -62,11 +62,13 @@ func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) 
 	if engine == nil {
 		return
 	}
-	if id := engine.StopProgress(*p.Token); id != "" {
-		s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
-	} else {
-		s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
+	if id := s.events.taskOf(*p.Token); id != "" {
+		if stopped, _ := engine.Stop(id); stopped {
+			s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
+			return
+		}
 	}
+	s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
 }
 
 func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {

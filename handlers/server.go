@@ -89,6 +89,7 @@ type Server struct {
 	conn     rpc.Caller
 	editor   *rpc.Editor
 	notifier *rpc.Notifier
+	events   *events // the tasks' events, as notifications
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -130,6 +131,7 @@ func New(conn rpc.Caller, opts Options) *Server {
 		exit:     make(chan int, 1),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
+	s.events = newEvents(s)
 	s.editor = rpc.NewEditor(conn, api.Caps{}, opts.Base.Timeouts)
 	return s
 }

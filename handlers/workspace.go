@@ -67,7 +67,7 @@ func (s *Server) Work() (*workforce.Engine, error) {
 	s.workMu.Lock()
 	defer s.workMu.Unlock()
 	if s.tasks == nil {
-		if s.tasks, err = ws.NewTasks(core.TasksConfig{Editor: s.editor, Notifier: s.notifier}); err != nil {
+		if s.tasks, err = ws.NewTasks(core.TasksConfig{Editor: s.editor, Events: s.events}); err != nil {
 			return nil, err
 		}
 	}

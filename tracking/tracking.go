@@ -35,7 +35,8 @@ type Config struct {
 	// Trace is the trace setting of docs/PROTOCOL.md §2 (nil: on when
 	// .orchestration/ exists). It is read at every change.
 	Trace func() *bool
-	// Heat receives agent/heatUpdate; *rpc.Notifier satisfies it.
+	// Heat receives the heat map's updates, for the face to send (the
+	// LSP face's agent/heatUpdate).
 	Heat heat.Emitter
 	// Report is told, in words for the person, of damaged files set aside
 	// and of a broken intents file (window/logMessage). It may be nil.

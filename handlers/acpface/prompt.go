@@ -80,14 +80,12 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		se.stored = true
 		se.mu.Unlock()
 	}
-	_, model := s.modelChoices(settings.Model)
-	se.book.setModel(model)
 	se.log.Info("session/prompt", zap.Int("blocks", len(p.Prompt)), zap.String("mode", settings.EditMode), zap.String("engine", forced))
 	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent, Attachments: atts, Engine: forced}, settings)
 	if res == nil {
 		return nil, promptError(err)
 	}
-	// Every event of the task was handed to the notifier before Run
+	// Every event of the task was handed to the session's events before Run
 	// returned: the answer leaves after the turn's updates.
 	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
 	_ = se.out.flush(flush)

@@ -111,7 +111,7 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 	se := &session{srv: s, id: id, root: root, dir: dir, ws: ws, log: log, settings: st}
 	se.out = newSender(s.client, id, log)
 	se.book = newBook(se)
-	se.tasks, err = ws.core.NewTasks(core.TasksConfig{Editor: &editor{s: se}, Notifier: notifier{se}, Own: &st, Log: log})
+	se.tasks, err = ws.core.NewTasks(core.TasksConfig{Editor: &editor{s: se}, Events: events{se}, Own: &st, Log: log})
 	if err != nil {
 		return nil, err
 	}
