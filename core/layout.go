@@ -26,6 +26,9 @@ type Layout struct {
 	State string
 	// Workspace is the workspace's own directory in it.
 	Workspace string
+	// chosen: State is $AGENTLS_STATE_DIR, a directory the user chose
+	// (and may share), not one agentls named.
+	chosen bool
 }
 
 // DirPerm is the mode of every directory agentls makes in its state
@@ -39,7 +42,7 @@ func LayoutOf(root string) (Layout, error) {
 	if err != nil {
 		return Layout{}, fmt.Errorf("state directory: %w", err)
 	}
-	return Layout{State: state, Workspace: sessions.WorkspaceDir(state, root)}, nil
+	return Layout{State: state, Workspace: sessions.WorkspaceDir(state, root), chosen: os.Getenv("AGENTLS_STATE_DIR") != ""}, nil
 }
 
 // Graph is the code graph's file.
@@ -58,9 +61,13 @@ func (l Layout) Ensure() error {
 	if err := os.MkdirAll(l.Workspace, DirPerm); err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
-	// The state directory itself may be one the user chose and shares
-	// ($AGENTLS_STATE_DIR): only agentls's own levels are tightened.
-	for _, d := range []string{filepath.Dir(l.Workspace), l.Workspace} {
+	// A state directory the user chose ($AGENTLS_STATE_DIR) may be one
+	// they share: only the levels agentls named in it are tightened.
+	dirs := []string{filepath.Dir(l.Workspace), l.Workspace}
+	if !l.chosen {
+		dirs = append(dirs, l.State)
+	}
+	for _, d := range dirs {
 		fi, err := os.Lstat(d)
 		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 == 0 {
 			continue

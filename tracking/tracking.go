@@ -53,17 +53,6 @@ type Config struct {
 // they crashed mid-write, a name too plain to remove anywhere else.
 func RewrittenFiles() []string { return []string{trace.MapRelPath} }
 
-// WorkspaceStateDir is the directory of the workspace at root in the state
-// directory of docs/PROTOCOL.md §6 (where its sessions and its code graph
-// are kept).
-func WorkspaceStateDir(root string) (string, error) {
-	state, err := sessions.StateDir(os.Getenv, os.UserHomeDir)
-	if err != nil {
-		return "", fmt.Errorf("tracking: %w", err)
-	}
-	return sessions.WorkspaceDir(state, root), nil
-}
-
 // Workspace is the tracking of one workspace.
 type Workspace struct {
 	Root string
