@@ -266,6 +266,29 @@ func (c *Conn) WaitIdle(ctx context.Context) error {
 // Done is closed when the connection has ended and Serve has returned.
 func (c *Conn) Done() <-chan struct{} { return c.served }
 
+// DrainTimeout is how long the end of a connection waits, at most, for
+// its handlers to return and for what was sent to be written (Drain).
+const DrainTimeout = 5 * time.Second
+
+// Drain is the end of a connection that was closed (or whose input
+// ended): it waits, within bound, for Serve to return, and then, within
+// bound again, for what was sent to be written, so the replies and
+// notifications still queued leave before the process does. A handler
+// that ignores its context past the bound is logged as a bug; a peer that
+// does not read what is left, as a warning (its messages are dropped).
+func (c *Conn) Drain(bound time.Duration) {
+	select {
+	case <-c.served:
+	case <-time.After(bound):
+		c.log.Error("bug: handlers still running after the connection ended")
+	}
+	flush, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if err := c.stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
+		c.log.Warn("the peer did not read the last messages in time; they are dropped", zap.Duration("waited", bound))
+	} // a write error was logged when it happened
+}
+
 // Close ends the connection: reading stops and Serve returns.
 func (c *Conn) Close() error {
 	c.cancel(ErrClosed)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
 
@@ -87,7 +88,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 	}
 	// Every event of the task was handed to the session's events before Run
 	// returned: the answer leaves after the turn's updates.
-	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
+	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), rpc.DrainTimeout)
 	_ = se.out.flush(flush)
 	fcancel()
 	stop := acp.StopEndTurn

@@ -53,10 +53,6 @@ const (
 	ExitClientGone = 3
 )
 
-// drainTimeout bounds how long Serve waits for handlers and updates after
-// the connection ended.
-const drainTimeout = 5 * time.Second
-
 // Serve runs the ACP face on in/out until the input ends (or ctx does, or
 // the client stops reading) and returns the exit code: ExitOK, ExitError or
 // ExitClientGone. Before it returns every prompt is stopped, every session
@@ -75,7 +71,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	code := ExitOK
 	select {
 	case err := <-served:
-		served <- err
 		var truncated *rpc.TruncatedError
 		switch {
 		case errors.As(err, &truncated):
@@ -97,16 +92,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	}
 	_ = conn.Close()
 	srv.close()
-	select {
-	case <-served:
-	case <-time.After(drainTimeout):
-		log.Error("bug: handlers still running after the connection ended")
-	}
-	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	if err := stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("the client did not read the last messages in time; they are dropped", zap.Duration("waited", drainTimeout))
-	}
-	cancel()
+	conn.Drain(rpc.DrainTimeout)
 	return code
 }
 

@@ -325,7 +325,7 @@ func (se *session) close() {
 	if t != nil {
 		<-t.done
 	}
-	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	flush, cancel := context.WithTimeout(context.Background(), rpc.DrainTimeout)
 	_ = se.out.flush(flush)
 	cancel()
 	se.out.close()
