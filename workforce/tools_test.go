@@ -192,12 +192,12 @@ func mustJSON(t *testing.T, v any) []byte {
 var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // TestToolSchemasAreCompact holds the schemas to what every provider takes
-// and the adapter enforces: an object at the root, no $schema, $id, $defs
-// or $ref, a type on every property (Ollama reads it), required properties
+// and the adapter words: an object at the root, no $schema, $id, $defs or
+// $ref, a type on every property (Ollama reads it), required properties
 // that exist, additionalProperties: false where the decoding refuses
-// unknown arguments, and no keyword the adapter does not enforce.
+// unknown arguments, and no keyword whose refusal explain has no words for.
 func TestToolSchemasAreCompact(t *testing.T) {
-	enforced := map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "items": true, "minLength": true}
+	worded := map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "items": true, "minLength": true}
 	for _, tl := range append(slices.Clip(toolkit), planTool) {
 		t.Run(tl.Name, func(t *testing.T) {
 			if !providerName.MatchString(tl.Name) {
@@ -240,8 +240,8 @@ func TestToolSchemasAreCompact(t *testing.T) {
 			}
 			for name, p := range props {
 				for k := range p.(map[string]any) {
-					if !enforced[k] {
-						t.Errorf("property %s has %s, which the adapter does not enforce", name, k)
+					if !worded[k] {
+						t.Errorf("property %s has %s, which the adapter has no words for", name, k)
 					}
 				}
 			}
