@@ -4,6 +4,8 @@
 // ./api/internal/tsgen -update rewrites it after a change of api); this file
 // re-exports them beside what is the extension's own: the shape of the
 // attachments it sends, and the capabilities it reads and declares.
+import type { AgentClientCapabilities, AgentServerCapabilities } from './protocol.gen';
+
 export * from './protocol.gen';
 
 /**
@@ -30,7 +32,7 @@ export type ImageAttachment =
   | { type: 'image'; data: string; mimeType: string; name?: string };
 
 /** The optional features an agentls may declare in capabilities.experimental.agent. */
-export const Features = { attachments: 'attachments' } as const;
+export const Features = { attachments: 'attachments' } as const satisfies Record<string, keyof AgentServerCapabilities>;
 
 /** advertised reads capabilities.experimental.agent.<feature> === true of an initialize result. */
 export function advertised(result: unknown, feature: string): boolean {
@@ -45,7 +47,7 @@ export function advertised(result: unknown, feature: string): boolean {
 }
 
 /** experimental.agent of the client capabilities (contract §2). */
-export const agentClientCapabilities = { readFile: true, runCommand: true, ask: true } as const;
+export const agentClientCapabilities = { readFile: true, runCommand: true, ask: true } as const satisfies AgentClientCapabilities;
 
 /** fillAgentCapabilities adds experimental.agent to client capabilities. */
 export function fillAgentCapabilities(capabilities: { experimental?: unknown }): void {
