@@ -195,8 +195,8 @@ func (g *gen) read() error {
 			switch gd.Tok {
 			case token.TYPE:
 				for _, spec := range gd.Specs {
-					ts := spec.(*ast.TypeSpec)
-					if !ts.Name.IsExported() {
+					ts, ok := spec.(*ast.TypeSpec)
+					if !ok || !ts.Name.IsExported() {
 						continue
 					}
 					doc := ts.Doc
@@ -224,13 +224,21 @@ func (g *gen) read() error {
 			g.custom[d.name] = true
 		}
 	}
+	for name := range g.cfg.Custom {
+		if !g.custom[name] {
+			return fmt.Errorf("Config.Custom gives the TypeScript of %s, which does not marshal itself: its fields say its shape", name)
+		}
+	}
 	return nil
 }
 
 func (g *gen) readConsts(gd *ast.GenDecl) error {
 	scope := g.pkg.Scope()
 	for _, spec := range gd.Specs {
-		vs := spec.(*ast.ValueSpec)
+		vs, ok := spec.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
 		for _, name := range vs.Names {
 			if !name.IsExported() {
 				continue
@@ -317,8 +325,8 @@ func isRoot(d decl) bool {
 }
 
 func (g *gen) write() ([]byte, error) {
-	// Mark what is written: the roots and all they reach. A type's body is
-	// written into a scratch buffer first, which marks what it uses.
+	// What is written: the roots and all they reach. Writing a type's
+	// declaration finds the declarations it uses, which are written too.
 	byName := map[string]decl{}
 	for _, d := range g.decls {
 		byName[d.name] = d

@@ -109,6 +109,15 @@ func TestGenerateRefusesATypeThatMarshalsItselfUntold(t *testing.T) {
 	}
 }
 
+// TestGenerateRefusesACustomTypeThatDoesNotMarshalItself keeps Config.Custom
+// to the types whose fields do not say their shape.
+func TestGenerateRefusesACustomTypeThatDoesNotMarshalItself(t *testing.T) {
+	_, err := Generate("testdata/sample", Config{Custom: map[string]string{"Token": "string", "Part": "string"}})
+	if err == nil || !strings.Contains(err.Error(), "Config.Custom gives the TypeScript of Part, which does not marshal itself") {
+		t.Fatalf("Generate: %v, want the error that names Part", err)
+	}
+}
+
 // TestLowerCamel names the Methods table's keys as the extension had them.
 func TestLowerCamel(t *testing.T) {
 	for in, want := range map[string]string{
