@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fsutil"
 )
 
@@ -18,7 +19,7 @@ import (
 // fsutil.Write's: atomic, the file's mode kept, a create exclusive.
 func (w *Workspace) writeOwn(rp Path, op, old, next string) error {
 	if op != api.OpCreate {
-		b, err := os.ReadFile(rp.Abs)
+		b, _, err := contain.ReadRegular(rp.Abs, w.limits.FileBytes)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrNotApplied, rp.Rel, err)
 		}

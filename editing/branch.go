@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/shell"
 )
 
 // errNotRepo: branch mode in a workspace that is not a git work tree.
@@ -56,10 +56,13 @@ func (t *Task) effectiveMode(ctx context.Context) (string, error) {
 // createBranch runs git switch -c agent/<slug> in the workspace root.
 func (w *Workspace) createBranch(ctx context.Context, slug string) (string, error) {
 	out, err := w.git(ctx, "rev-parse", "--is-inside-work-tree")
-	if err != nil || strings.TrimSpace(out) != "true" {
-		if errors.Is(err, exec.ErrNotFound) {
-			return "", fmt.Errorf("%w: git is not installed", errNotRepo)
-		}
+	var ge *shell.GitError
+	switch {
+	case errors.As(err, &ge):
+		return "", fmt.Errorf("%w: %s", errNotRepo, firstLine(ge.Stderr))
+	case err != nil:
+		return "", fmt.Errorf("%w: git: %w", errNotRepo, err)
+	case strings.TrimSpace(out) != "true":
 		return "", fmt.Errorf("%w: %s", errNotRepo, firstLine(out))
 	}
 	base := "agent/" + slug
@@ -71,22 +74,21 @@ func (w *Workspace) createBranch(ctx context.Context, slug string) (string, erro
 		if _, err := w.git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil {
 			continue // taken
 		}
-		if out, err := w.git(ctx, "switch", "-c", name); err != nil {
-			return "", fmt.Errorf("%w: git switch -c %s: %s", ErrBranch, name, firstLine(out))
+		if _, err := w.git(ctx, "switch", "-q", "-c", name); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBranch, err)
 		}
 		return name, nil
 	}
 	return "", fmt.Errorf("%w: branches %s to %s-50 all exist", ErrBranch, base, base)
 }
 
+// git runs git in the workspace without its secrets, and without running
+// any of the repository's own code (hooks, fsmonitor, filters: shell.Git):
+// the switch checks files out.
 func (w *Workspace) git(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = w.root
-	cmd.Env = append(redact.Environ(os.Environ(), w.unsetEnv), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return shell.Git(ctx, w.root, redact.Environ(os.Environ(), w.unsetEnv), args...)
 }
 
 func firstLine(s string) string {

@@ -58,3 +58,16 @@ func (e *BlockedError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrBlocked) hold.
 func (e *BlockedError) Unwrap() error { return ErrBlocked }
+
+// SizeError is a file refused before it was read for being larger than
+// its bound. It wraps ErrTooLarge.
+type SizeError struct {
+	Path      string // workspace-relative
+	Size, Max int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%v: %s is %d bytes, more than %d", ErrTooLarge, e.Path, e.Size, e.Max)
+}
+
+func (e *SizeError) Unwrap() error { return ErrTooLarge }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing/editingtest"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/testkit"
 )
@@ -161,7 +162,7 @@ func FuzzResolveStaysInside(f *testing.F) {
 		if rp.Rel != "." && (strings.HasPrefix(rp.Rel, "../") || rp.Rel == ".." || filepath.IsAbs(rp.Rel)) {
 			t.Fatalf("Resolve(%q) = %q: outside", p, rp.Rel)
 		}
-		if _, ok := within(ws.Root(), rp.Abs); !ok {
+		if _, ok := contain.Within(ws.Root(), rp.Abs); !ok {
 			t.Fatalf("Resolve(%q).Abs = %q: outside %q", p, rp.Abs, ws.Root())
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // ReadResult is what read_file gives back.
@@ -61,11 +62,13 @@ func (w *Workspace) current(ctx context.Context, rp Path) (string, bool, error) 
 		return "", true, fmt.Errorf("%w: %s is a directory; use list_files", ErrIsDir, rp.Rel)
 	case !fi.Mode().IsRegular():
 		return "", true, fmt.Errorf("%w: %s is not a regular file", ErrBadPath, rp.Rel)
+	case fi.Size() > w.limits.FileBytes:
+		return "", true, fmt.Errorf("%w: %s is %d bytes, more than the %d agentls reads whole; read a part of it with run_command (sed -n, head)", ErrTooLarge, rp.Rel, fi.Size(), w.limits.FileBytes)
 	}
 	text, err := w.ed.ReadFile(ctx, rp.Rel, rp.URI)
 	if errors.Is(err, api.ErrUnsupported) {
 		var b []byte
-		b, err = os.ReadFile(rp.Abs)
+		b, _, err = contain.ReadRegular(rp.Abs, w.limits.FileBytes)
 		text = string(b)
 	}
 	if err != nil {
@@ -319,15 +322,11 @@ func (a *Agent) Search(ctx context.Context, expr, glob string) (SearchResult, er
 		}
 		// real is where the walk judged the file to be: read that, not the
 		// name, whose symlinks were followed when it was judged.
-		fi, err := os.Stat(real.Abs)
-		if err != nil {
-			return nil
-		}
-		if fi.Size() > w.limits.SearchFileBytes {
+		b, _, err := contain.ReadRegular(real.Abs, w.limits.SearchFileBytes)
+		if errors.Is(err, contain.ErrTooLarge) {
 			res.Skipped++
 			return nil
 		}
-		b, err := os.ReadFile(real.Abs)
 		if err != nil || isBinary(string(b)) {
 			return nil
 		}

@@ -2,11 +2,14 @@ package editing
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // The user's files: what a person gives or names when asking for a change
@@ -31,12 +34,20 @@ func (w *Workspace) userCheck(p string) (Path, error) {
 // UserFile reads a text file the user attached as the editor has it (the
 // open buffer with its unsaved edits, else the disk), with the checks of an
 // agent's read: outside the workspace, in a denied zone, missing, a
-// directory or not text, it is refused with an error wrapping ErrOutside,
-// ErrBadPath, ErrBlocked, ErrNotFound, ErrIsDir or ErrBinary.
-func (w *Workspace) UserFile(ctx context.Context, p string) (Path, string, error) {
+// directory, not a regular file or not text, it is refused with an error
+// wrapping ErrOutside, ErrBadPath, ErrBlocked, ErrNotFound, ErrIsDir or
+// ErrBinary. A file of more than maxBytes on the disk (0: the workspace's
+// FileBytes) is refused (ErrTooLarge) before it is read.
+func (w *Workspace) UserFile(ctx context.Context, p string, maxBytes int64) (Path, string, error) {
 	rp, err := w.userCheck(p)
 	if err != nil {
 		return Path{}, "", err
+	}
+	if maxBytes > 0 {
+		fi, err := os.Stat(rp.Abs)
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > maxBytes {
+			return Path{}, "", &SizeError{Path: rp.Rel, Size: fi.Size(), Max: maxBytes}
+		}
 	}
 	text, exists, err := w.current(ctx, rp)
 	if err != nil {
@@ -56,33 +67,21 @@ func (w *Workspace) UserImage(p string, maxBytes int64) (Path, []byte, error) {
 	if err != nil {
 		return Path{}, nil, err
 	}
-	f, err := os.Open(rp.Abs)
-	if os.IsNotExist(err) {
-		return Path{}, nil, fmt.Errorf("%w: %s", ErrNotFound, rp.Rel)
-	}
-	if err != nil {
-		return Path{}, nil, fmt.Errorf("%s: %w", rp.Rel, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// Judged before it is opened (a FIFO would block the open), and no
+	// more than the bound read, were it to grow meanwhile.
+	data, size, err := contain.ReadRegular(rp.Abs, maxBytes)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Path{}, nil, fmt.Errorf("%w: %s", ErrNotFound, rp.Rel)
+	case errors.Is(err, contain.ErrTooLarge):
+		return Path{}, nil, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, rp.Rel, size, maxBytes)
+	case errors.Is(err, contain.ErrNotRegular):
+		if fi, serr := os.Stat(rp.Abs); serr == nil && fi.IsDir() {
+			return Path{}, nil, fmt.Errorf("%w: %s is a directory", ErrIsDir, rp.Rel)
+		}
+		return Path{}, nil, fmt.Errorf("%w: %s is not a regular file", ErrBadPath, rp.Rel)
 	case err != nil:
 		return Path{}, nil, fmt.Errorf("%s: %w", rp.Rel, err)
-	case fi.IsDir():
-		return Path{}, nil, fmt.Errorf("%w: %s is a directory", ErrIsDir, rp.Rel)
-	case !fi.Mode().IsRegular():
-		return Path{}, nil, fmt.Errorf("%w: %s is not a regular file", ErrBadPath, rp.Rel)
-	case fi.Size() > maxBytes:
-		return Path{}, nil, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrTooLarge, rp.Rel, fi.Size(), maxBytes)
-	}
-	// The file may grow between the Stat and the read: read no more than
-	// the bound allows.
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return Path{}, nil, fmt.Errorf("%s: %w", rp.Rel, err)
-	}
-	if int64(len(data)) > maxBytes {
-		return Path{}, nil, fmt.Errorf("%w: %s is more than %d bytes", ErrTooLarge, rp.Rel, maxBytes)
 	}
 	return rp, data, nil
 }

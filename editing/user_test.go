@@ -24,7 +24,7 @@ func TestUserFilesAreRefusedAsAnAgentsReads(t *testing.T) {
 			continue // the user's files are read, never written
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			_, text, err := e.ws.UserFile(context.Background(), c.Path)
+			_, text, err := e.ws.UserFile(context.Background(), c.Path, 0)
 			if want := refusalErr[c.Want]; !errors.Is(err, want) {
 				t.Fatalf("UserFile(%q) = %q, %v; want an error wrapping %v", c.Path, text, err, want)
 			}
@@ -52,13 +52,13 @@ func TestUserFile(t *testing.T) {
 	t.Run("reads the open buffer with its unsaved edits", func(t *testing.T) {
 		e.ed.OpenBuffer(filepath.Join(e.ws.Root(), "main.go"), "package main // unsaved\n")
 		defer e.ed.CloseBuffer(filepath.Join(e.ws.Root(), "main.go"))
-		p, text, err := e.ws.UserFile(ctx, "main.go")
+		p, text, err := e.ws.UserFile(ctx, "main.go", 0)
 		if err != nil || p.Rel != "main.go" || text != "package main // unsaved\n" {
 			t.Fatalf("UserFile = %+v, %q, %v", p, text, err)
 		}
 	})
 	t.Run("takes a file URI", func(t *testing.T) {
-		p, _, err := e.ws.UserFile(ctx, fileuri.FromPath(filepath.Join(e.ws.Root(), "dir", "x.txt")))
+		p, _, err := e.ws.UserFile(ctx, fileuri.FromPath(filepath.Join(e.ws.Root(), "dir", "x.txt")), 0)
 		if err != nil || p.Rel != "dir/x.txt" {
 			t.Fatalf("UserFile = %+v, %v", p, err)
 		}
@@ -73,7 +73,7 @@ func TestUserFile(t *testing.T) {
 		{"refuses a file in a denied zone", "private/key.go", ErrBlocked},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, _, err := e.ws.UserFile(ctx, c.path); !errors.Is(err, c.want) {
+			if _, _, err := e.ws.UserFile(ctx, c.path, 0); !errors.Is(err, c.want) {
 				t.Errorf("UserFile(%q) = %v, want %v", c.path, err, c.want)
 			}
 		})

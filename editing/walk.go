@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -222,7 +223,10 @@ func readSmall(e *walkEntry) []byte {
 	if e.info.Size() > 1<<20 {
 		return nil
 	}
-	b, _ := os.ReadFile(e.real.Abs)
+	b, _, err := contain.ReadRegular(e.real.Abs, 1<<20)
+	if err != nil {
+		return nil
+	}
 	return b
 }
 

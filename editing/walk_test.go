@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
@@ -242,7 +243,7 @@ func FuzzWalkStaysInside(f *testing.F) {
 			if err != nil {
 				t.Fatalf("walk gave %q, which does not resolve: %v", rel, err)
 			}
-			if _, ok := within(ws.Root(), rp.Abs); !ok {
+			if _, ok := contain.Within(ws.Root(), rp.Abs); !ok {
 				t.Fatalf("walk gave %q, which resolves to %s outside %s", rel, rp.Abs, ws.Root())
 			}
 			if _, err := ws.Access(Actor{}, rel, false, nil); err != nil {

@@ -22,6 +22,7 @@ package editing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -30,6 +31,7 @@ import (
 	"sync"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/bmatcuk/doublestar/v4"
 	"go.uber.org/zap"
@@ -74,6 +76,9 @@ type Limits struct {
 	ListEntries     int   // paths list_files returns at most (500)
 	SearchMatches   int   // matches search_files returns at most (100)
 	SearchFileBytes int64 // larger files are not searched (4 MiB)
+	// FileBytes bounds the files agentls reads whole (read_file, edits,
+	// attachments): a larger one is refused before it is read (16 MiB).
+	FileBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -89,6 +94,9 @@ func (l Limits) withDefaults() Limits {
 	def(&l.SearchMatches, 100)
 	if l.SearchFileBytes <= 0 {
 		l.SearchFileBytes = 4 << 20
+	}
+	if l.FileBytes <= 0 {
+		l.FileBytes = 16 << 20
 	}
 	return l
 }
@@ -121,7 +129,7 @@ type Config struct {
 // Workspace is the root an agent works in, with its zones.
 type Workspace struct {
 	root     string // absolute, symlinks resolved
-	given    string // absolute as configured (may contain symlinks)
+	dir      *contain.Dir
 	allow    []string
 	deny     []string
 	mode     string
@@ -141,19 +149,12 @@ func New(cfg Config) (*Workspace, error) {
 	if cfg.Editor == nil {
 		return nil, fmt.Errorf("editing: Config.Editor is nil")
 	}
-	given, err := filepath.Abs(cfg.Root)
+	dir, err := contain.New(cfg.Root)
 	if err != nil {
-		return nil, fmt.Errorf("workspace root %q: %w", cfg.Root, err)
-	}
-	root, err := filepath.EvalSymlinks(given)
-	if err != nil {
-		return nil, fmt.Errorf("workspace root %q: %w", cfg.Root, err)
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %q is not a directory", cfg.Root)
+		return nil, fmt.Errorf("workspace root: %w", err)
 	}
 	w := &Workspace{
-		root: root, given: given,
+		root: dir.Path(), dir: dir,
 		allow: cfg.Zones.Allow, deny: cfg.Zones.Deny,
 		mode: cfg.EditMode, ed: cfg.Editor, obs: cfg.Observer, log: cfg.Logger,
 		warn: cfg.Warn, limits: cfg.Limits.withDefaults(), unsetEnv: cfg.UnsetEnv, changed: cfg.Changed,
@@ -229,66 +230,24 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 }
 
 // resolveAbs is the second half of Resolve, for a clean absolute path:
-// it must be under the root, and so must be where its symlinks lead. raw
-// names the path in errors. Walks, which know their paths as absolute
-// already, call it directly.
+// it must be under the root, and so must be where its symlinks lead
+// (contain.Dir.Resolve). raw names the path in errors. Walks, which know
+// their paths as absolute already, call it directly.
 func (w *Workspace) resolveAbs(abs, raw string) (Path, error) {
-	if _, ok := within(w.root, abs); !ok {
-		if _, ok := within(w.given, abs); !ok {
-			return Path{}, fmt.Errorf("%w: %q is not under the workspace root", ErrOutside, raw)
-		}
-	}
-	real, err := resolveSymlinks(abs)
-	if err != nil {
+	p, err := w.dir.Resolve(abs)
+	var out *contain.OutsideError
+	switch {
+	case errors.As(err, &out) && out.Via != "":
+		return Path{}, fmt.Errorf("%w: %q leads through a symlink to %s, outside the workspace", ErrOutside, raw, out.Via)
+	case errors.As(err, &out):
+		return Path{}, fmt.Errorf("%w: %q is not under the workspace root", ErrOutside, raw)
+	case err != nil:
 		return Path{}, fmt.Errorf("%w: %q: %w", ErrBadPath, raw, err)
 	}
-	rel, ok := within(w.root, real)
-	if !ok {
-		return Path{}, fmt.Errorf("%w: %q leads through a symlink to %s, outside the workspace", ErrOutside, raw, real)
-	}
-	return Path{Rel: rel, Abs: real, URI: fileuri.FromPath(real)}, nil
+	return Path{Rel: p.Rel, Abs: p.Abs, URI: fileuri.FromPath(p.Abs)}, nil
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-// within returns abs relative to root with "/" separators, or false when abs
-// is not root or under it.
-func within(root, abs string) (string, bool) {
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
-
-// resolveSymlinks resolves the symlinks of the longest existing prefix of abs
-// and appends the rest. A dangling symlink on the way is refused: its target
-// could be anywhere.
-func resolveSymlinks(abs string) (string, error) {
-	var rest []string
-	cur := abs
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				real = filepath.Join(real, rest[i])
-			}
-			return real, nil
-		}
-		if !os.IsNotExist(err) {
-			return "", err
-		}
-		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return "", fmt.Errorf("%s is a symlink to a missing target", cur)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return "", err
-		}
-		rest = append(rest, filepath.Base(cur))
-		cur = parent
-	}
-}
 
 // zoneReason returns why the zones refuse rel, or "".
 func (w *Workspace) zoneReason(rel string) string {
@@ -364,7 +323,7 @@ func lexicalRel(root, p string) (string, bool) {
 	if path.IsAbs(p) {
 		abs = filepath.Clean(p)
 	}
-	return within(root, abs)
+	return contain.Within(root, abs)
 }
 
 func (w *Workspace) blocked(who Actor, p, reason string) {

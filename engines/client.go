@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // client serves the agent's calls (acp.Client) through the host: the
@@ -62,31 +63,40 @@ func (c *client) toHost(p string) string {
 		return filepath.Join(c.root, p)
 	}
 	p = filepath.Clean(p)
-	if c.wt != nil && within(c.wt.cwd, p) {
-		rel, _ := filepath.Rel(c.wt.cwd, p)
-		return filepath.Join(c.root, rel)
+	if c.wt != nil {
+		if rel, ok := contain.Within(c.wt.cwd, p); ok {
+			return filepath.Join(c.root, filepath.FromSlash(rel))
+		}
 	}
 	return p
 }
 
-// toWorktree is the path of an isolated agent's worktree for p (in its
-// worktree or in the workspace); ok is false for a path outside both, and
-// for one the zones close.
-func (c *client) toWorktree(p string) (string, bool) {
+// inWorktree is the path, relative to an isolated agent's worktree, of p
+// (a path in its worktree, or the same path in the workspace), held inside
+// the worktree with its symlinks resolved (contain): a symlink the
+// repository committed cannot take the agent's reads or writes outside.
+// It fails for a path outside both, and for one the zones close, as
+// written or where its symlinks lead.
+func (c *client) inWorktree(given string) (string, error) {
+	p := given
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(c.wt.cwd, p)
 	}
 	p = filepath.Clean(p)
-	switch {
-	case within(c.wt.cwd, p):
-	case within(c.root, p):
-		rel, _ := filepath.Rel(c.root, p)
-		p = filepath.Join(c.wt.cwd, rel)
-	default:
-		return "", false
+	rel, ok := c.wt.held.Within(p)
+	if !ok {
+		if rel, ok = contain.Within(c.root, p); !ok {
+			return "", api.Errorf(api.CodeInvalidParams, "%s is outside the workspace", given)
+		}
 	}
-	rel, _ := filepath.Rel(c.wt.cwd, p)
-	return p, !c.wt.hidden(rel)
+	rp, err := c.wt.held.Resolve(rel)
+	if err != nil {
+		return "", api.Errorf(api.CodeInvalidParams, "%s: %v", given, err)
+	}
+	if c.wt.hidden(rel) || c.wt.hidden(rp.Rel) {
+		return "", api.Errorf(api.CodeInvalidParams, "%s is closed to agents by the workspace's zones", given)
+	}
+	return rp.Rel, nil
 }
 
 func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
@@ -100,11 +110,11 @@ func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (
 		limit = *p.Limit
 	}
 	if c.wt != nil {
-		path, ok := c.toWorktree(p.Path)
-		if !ok {
-			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace, or closed to agents by its zones", p.Path)
+		rel, err := c.inWorktree(p.Path)
+		if err != nil {
+			return nil, err
 		}
-		data, err := os.ReadFile(path)
+		data, err := c.wt.held.ReadFile(rel, maxChangeBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			return &acp.ReadTextFileResponse{Content: ""}, nil
 		}
@@ -125,14 +135,11 @@ func (c *client) WriteTextFile(ctx context.Context, p *acp.WriteTextFileRequest)
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	if c.wt != nil {
-		path, ok := c.toWorktree(p.Path)
-		if !ok {
-			return nil, api.Errorf(api.CodeInvalidParams, "%s is outside the workspace, or closed to agents by its zones", p.Path)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		rel, err := c.inWorktree(p.Path)
+		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
+		if err := c.wt.held.WriteFile(rel, []byte(p.Content), 0o644); err != nil {
 			return nil, err
 		}
 		return &acp.WriteTextFileResponse{}, nil
@@ -150,7 +157,7 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 		// An isolated agent works in its copy: a path of the workspace
 		// itself would change it behind the editing pipeline's back.
 		for _, raw := range rawPaths(p.ToolCall) {
-			if filepath.IsAbs(raw) && within(c.root, raw) && !within(c.wt.cwd, raw) {
+			if filepath.IsAbs(raw) && inside(c.root, raw) && !inside(c.wt.cwd, raw) {
 				c.log.Info("permission refused: an isolated agent named the workspace itself", zap.String("path", raw))
 				c.merge(p.ToolCall, false)
 				return c.choose(p.Options, Reject), nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/rpc"
 )
 
@@ -48,8 +48,8 @@ func (m *Manager) open(ctx context.Context, r Resolved, dir string, unset []stri
 	if err != nil {
 		return nil, fmt.Errorf("engine %q: %w", r.Name, err)
 	}
-	log := m.log.With(zap.String("engine", r.Name), zap.Int("pid", proc.pid()))
-	stream := acp.NewStream(proc.stdout, proc.stdin, log)
+	log := m.log.With(zap.String("engine", r.Name), zap.Int("pid", proc.Pid()))
+	stream := acp.NewStream(proc.Stdout(), proc.Stdin(), log)
 	conn := acp.NewConn(stream, log)
 	s := &session{m: m, r: r, proc: proc, conn: conn, served: make(chan struct{}), log: log,
 		agent: acp.NewAgentConn(conn, acp.Timeouts{Call: callTimeout, CancelGrace: m.opts.CancelGrace})}
@@ -86,14 +86,14 @@ func (m *Manager) open(ctx context.Context, r Resolved, dir string, unset []stri
 func (s *session) explain(what string, err error) error {
 	if errors.Is(err, rpc.ErrClosed) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, api.ErrTimeout) {
 		select {
-		case <-s.proc.exited:
+		case <-s.proc.Exited():
 		case <-time.After(200 * time.Millisecond):
 		}
-		if perr := s.proc.exitError(); perr != nil {
+		if perr := exitError(s.proc); perr != nil {
 			return fmt.Errorf("engine %q: %s failed: %w", s.r.Name, what, perr)
 		}
 	}
-	if t := s.proc.stderrTail(); t != "" && !errors.Is(err, context.Canceled) {
+	if t := s.proc.StderrTail(); t != "" && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("engine %q: %s: %w (its last output: %s)", s.r.Name, what, err, t)
 	}
 	return fmt.Errorf("engine %q: %s: %w", s.r.Name, what, err)
@@ -102,7 +102,7 @@ func (s *session) explain(what string, err error) error {
 // close ends the agent (SIGTERM, then SIGKILL after the grace) and waits
 // for its connection to end.
 func (s *session) close() {
-	s.proc.stop(s.m.opts.TermGrace)
+	s.proc.Stop(s.m.opts.TermGrace)
 	_ = s.conn.Close()
 	<-s.served
 }
@@ -171,7 +171,7 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 	}
 	s.id = ns.SessionID
 	if job.OnStart != nil {
-		job.OnStart(s.proc.pid(), time.Since(started))
+		job.OnStart(s.proc.Pid(), time.Since(started))
 	}
 	resp, err := s.prompt(ctx, job.Prompt)
 	out := Outcome{Version: s.version, Text: c.lastMessage()}
@@ -312,10 +312,11 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-// within reports whether path is root or under it.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+// inside reports whether path is root or under it, lexically
+// (contain.Within).
+func inside(root, path string) bool {
+	_, ok := contain.Within(root, path)
+	return ok
 }
 
 // rawString reads a string member of a tool's raw input.

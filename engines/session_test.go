@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ func (h *fakeHost) ReadTextFile(_ context.Context, path string, line, limit int)
 func (h *fakeHost) WriteTextFile(_ context.Context, path, content string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !within(h.root, path) {
+	if !inside(h.root, path) {
 		return errors.New("outside the workspace")
 	}
 	h.writes = append(h.writes, path+"="+content)
@@ -118,7 +119,7 @@ func TestSessionRelaysThroughTheHost(t *testing.T) {
 	h := newFakeHost(root)
 	h.files[main] = "package main // unsaved\n"
 	h.decide = func(p Permission) Decision {
-		if p.Kind == "edit" && !within(root, p.Paths[0]) {
+		if p.Kind == "edit" && !inside(root, p.Paths[0]) {
 			return Reject
 		}
 		return Allow
@@ -317,8 +318,10 @@ func TestIsolation(t *testing.T) {
 			// The host runs the agent's command where it asks: in its worktree.
 			var cwd string
 			host := &cmdHost{fakeHost: h, run: func(command, dir string) { cwd = dir; _ = os.Remove(filepath.Join(dir, "gone.txt")) }}
+			// As the default zones (**/.git/**) and a deny of secret/**
+			// close them.
 			closed := func(rel string) string {
-				if strings.HasPrefix(rel, "secret/") {
+				if strings.HasPrefix(rel, "secret/") || rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git") {
 					return "denied by zones.deny"
 				}
 				return ""
@@ -330,10 +333,10 @@ func TestIsolation(t *testing.T) {
 			if msgs := h.messages(); !strings.Contains(msgs, "write refused") {
 				t.Fatalf("an isolated agent was let write the workspace itself: %q", msgs)
 			}
-			if msgs := h.messages(); strings.Contains(msgs, "the key") || !strings.Contains(msgs, "read failed: fs/read_text_file: secret/key.txt is outside the workspace, or closed to agents") {
+			if msgs := h.messages(); strings.Contains(msgs, "the key") || !strings.Contains(msgs, "read failed: fs/read_text_file: secret/key.txt is closed to agents by the workspace") {
 				t.Fatalf("the agent saw a closed file in its copy: %q", msgs)
 			}
-			if within(root, cwd) {
+			if inside(root, cwd) {
 				t.Fatalf("the agent ran in the workspace (%s), not in its own copy", cwd)
 			}
 			got := map[string]string{}
@@ -385,4 +388,49 @@ type cmdHost struct {
 func (h *cmdHost) RunCommand(ctx context.Context, command, cwd string, d time.Duration) (api.RunCommandResult, error) {
 	h.run(command, cwd)
 	return h.fakeHost.RunCommand(ctx, command, cwd, d)
+}
+
+// A repository that commits a symlink out of the workspace cannot take an
+// isolated agent's reads or writes through it: its fs calls are held
+// inside its worktree, symlinks resolved.
+func TestIsolationHoldsSymlinksIn(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	outside := t.TempDir()
+	testkit.WriteFiles(t, outside, map[string]string{"secret.txt": "the outside secret\n"})
+	repo := t.TempDir()
+	testkit.WriteFiles(t, repo, map[string]string{"sub/a.txt": "a\n"})
+	if err := os.Symlink(outside, filepath.Join(repo, "sub", "link")); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, repo, nil)
+	root := filepath.Join(repo, "sub")
+	script := []enginestest.Step{
+		{Read: "link/secret.txt"},
+		{Read: filepath.Join(root, "link", "secret.txt")},
+		{Write: "link/pwned.txt", Content: "pwned"},
+		{Say: "done"},
+	}
+	argv, env := enginestest.FakeAgent(t, script...)
+	m := NewManager(Options{})
+	yes := true
+	m.Configure(map[string]api.EngineConfig{"fake": {Command: argv, Env: env, Isolate: &yes}})
+	h := newFakeHost(root)
+	if _, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: root, WorkDir: t.TempDir()}, h); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.messages()
+	if strings.Contains(msgs, "the outside secret") {
+		t.Fatalf("the agent read a file outside the workspace through a committed symlink: %q", msgs)
+	}
+	if strings.Count(msgs, "read failed") != 2 {
+		t.Fatalf("the reads through the symlink were not refused: %q", msgs)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "pwned.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the agent wrote outside the workspace through a committed symlink (%v): %q", err, msgs)
+	}
+	if !strings.Contains(msgs, "write failed") {
+		t.Fatalf("the write through the symlink was not refused: %q", msgs)
+	}
 }

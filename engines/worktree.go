@@ -1,16 +1,18 @@
 package engines
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/contain"
+	"github.com/agentls/agentls/internal/redact"
+	"github.com/agentls/agentls/internal/shell"
 )
 
 // Bounds of a worktree made by copying (a workspace that is not in git).
@@ -27,11 +29,12 @@ const (
 // changes and untracked files included), or a plain copy where the
 // workspace is not in git. changes compares it with the snapshot.
 type worktree struct {
-	dir  string // what to remove
-	root string // the workspace's root
-	cwd  string // the workspace's root inside it
-	repo string // the repository it belongs to ("" : a copy)
-	base string // the snapshot commit (git) …
+	dir  string       // what to remove
+	root string       // the workspace's root
+	cwd  string       // the workspace's root inside it
+	held *contain.Dir // cwd, held: the agent's fs calls are resolved in it
+	repo string       // the repository it belongs to ("" : a copy)
+	base string       // the snapshot commit (git) …
 	// … or the copied files' contents by workspace-relative path (a copy).
 	copied map[string]string
 	// closed says why a workspace-relative path is closed to agents.
@@ -44,25 +47,21 @@ func (w *worktree) hidden(rel string) bool {
 	return w.closed != nil && rel != "." && w.closed(filepath.ToSlash(rel)) != ""
 }
 
-// gitEnv runs git without the user's or the system's configuration (no
-// hooks, no signing) and with an identity for the snapshot commit.
+// gitEnv is git's environment for a snapshot: without the secrets, the
+// user's or the system's configuration, and with an identity for the
+// snapshot commit.
 func gitEnv() []string {
-	env := os.Environ()
-	return append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_NAME=agentls", "GIT_AUTHOR_EMAIL=agentls@localhost",
-		"GIT_COMMITTER_NAME=agentls", "GIT_COMMITTER_EMAIL=agentls@localhost")
+	return shell.Environ(os.Environ(), redact.FromEnviron(os.Environ()).Unset(nil), map[string]string{
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "agentls", "GIT_AUTHOR_EMAIL": "agentls@localhost",
+		"GIT_COMMITTER_NAME": "agentls", "GIT_COMMITTER_EMAIL": "agentls@localhost",
+	})
 }
 
+// git runs git in a repository agentls did not write, running none of its
+// code (shell.Git).
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
+	return shell.Git(ctx, dir, gitEnv(), args...)
 }
 
 // newWorktree makes the worktree of the workspace root under parent.
@@ -80,13 +79,13 @@ func newWorktree(ctx context.Context, root, parent string, closed func(string) s
 	w := &worktree{dir: dir, root: root, closed: closed}
 	if top, err := git(ctx, root, "rev-parse", "--show-toplevel"); err == nil {
 		err = w.fromGit(ctx, root, strings.TrimSpace(top))
-		if err == nil {
-			return w, nil
-		}
-		w.remove()
-		return nil, err
+	} else {
+		err = w.fromCopy(root)
 	}
-	if err := w.fromCopy(root); err != nil {
+	if err == nil {
+		w.held, err = contain.New(w.cwd)
+	}
+	if err != nil {
 		w.remove()
 		return nil, err
 	}
@@ -140,8 +139,14 @@ func (w *worktree) fromGit(ctx context.Context, root, top string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(w.cwd, p)
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
+		if d.Name() == ".git" {
+			// The worktree's own .git (a file in a worktree, a directory
+			// in a nested repository): git's, not the agent's, whatever
+			// the zones say of .git (the default **/.git/** matches it).
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if w.hidden(rel) {
 			if d.IsDir() {

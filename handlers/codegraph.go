@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/codegraph"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
@@ -142,17 +143,15 @@ func (s *Server) graphPath(p string) (string, error) {
 		p = abs
 	}
 	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			// the root as the graph knows it may be the resolved one
-			if real, rerr := filepath.EvalSymlinks(root); rerr == nil {
-				rel, err = filepath.Rel(real, p)
-			}
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return "", fmt.Errorf("%s is outside the workspace %s", p, root)
-			}
+		dir, err := contain.New(root)
+		if err != nil {
+			return "", err
 		}
-		p = rel
+		rp, err := dir.Resolve(p)
+		if err != nil {
+			return "", fmt.Errorf("%s is outside the workspace %s", p, root)
+		}
+		p = rp.Rel
 	}
 	p = filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
 	if p == ".." || strings.HasPrefix(p, "../") {

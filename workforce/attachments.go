@@ -92,10 +92,20 @@ func (e *Engine) attachOne(ctx context.Context, ws *editing.Workspace, a api.Att
 
 // attachFile reads a text file of the workspace, or the lines of r.
 func (e *Engine) attachFile(ctx context.Context, ws *editing.Workspace, where string, r *api.Range, limits api.AttachmentLimits) (attachment, error) {
-	rp, text, err := ws.UserFile(ctx, where)
+	// A whole file larger than the bound is refused before it is read; a
+	// range of one is cut from it, read within the workspace's own bound.
+	var max int64
+	if r == nil {
+		max = limits.MaxFileBytes
+	}
+	rp, text, err := ws.UserFile(ctx, where, max)
 	if err != nil {
-		if errors.Is(err, editing.ErrBinary) {
+		var big *editing.SizeError
+		switch {
+		case errors.Is(err, editing.ErrBinary):
 			return attachment{}, fmt.Errorf("%w; attach an image as type \"image\"", err)
+		case errors.As(err, &big) && r == nil:
+			return attachment{}, fmt.Errorf("%s: its text is %d bytes, more than attachments.maxFileBytes (%d); attach a range of it", big.Path, big.Size, big.Max)
 		}
 		return attachment{}, err
 	}

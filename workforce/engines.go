@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
 	"github.com/agentls/agentls/engines"
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // EngineRunner runs subtasks on external agents (docs/ENGINES.md):
@@ -160,8 +160,8 @@ func (w *worker) bringBack(ctx context.Context, engine string, changes []engines
 			break
 		}
 		rel := ch.Path
-		if r, err := filepath.Rel(t.e.cfg.Root, ch.Path); err == nil {
-			rel = filepath.ToSlash(r)
+		if r, ok := contain.Within(t.e.cfg.Root, ch.Path); ok {
+			rel = r
 		}
 		op := api.OpUpdate
 		switch {
@@ -234,11 +234,8 @@ var _ engines.Host = (*engineHost)(nil)
 
 // rel is a path of the agent as the workspace names it ("" outside it).
 func (h *engineHost) rel(p string) string {
-	r, err := filepath.Rel(h.w.t.e.cfg.Root, p)
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(r)
+	r, _ := contain.Within(h.w.t.e.cfg.Root, p)
+	return r
 }
 
 func (h *engineHost) ReadTextFile(ctx context.Context, path string, line, limit int) (string, bool, error) {

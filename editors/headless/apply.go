@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/lsppos"
@@ -70,7 +69,7 @@ func (w *Workspace) Apply(edit api.WorkspaceEdit) api.ApplyWorkspaceEditResult {
 		if f, ok := files[path]; ok {
 			return f, nil
 		}
-		if !within(w.root, path) {
+		if !w.inside(path) {
 			return nil, fmt.Errorf("%s is outside the workspace", path)
 		}
 		f := &staged{path: path}
@@ -241,9 +240,16 @@ func needsConfirmation(we api.WorkspaceEdit) bool {
 	return false
 }
 
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+// inside reports whether path is in the workspace, where its symlinks
+// lead included (contain).
+func (w *Workspace) inside(path string) bool {
+	d, err := contain.New(w.root)
+	if err != nil {
+		_, ok := contain.Within(w.root, path)
+		return ok
+	}
+	_, err = d.Resolve(path)
+	return err == nil
 }
 
 // WriteFileAtomic replaces path with data so that a reader (or a crash) sees

@@ -124,8 +124,7 @@ type Editor struct {
 	conn *rpc.Conn
 	log  *zap.Logger
 
-	cmd      *exec.Cmd
-	group    *shell.Group // the server's process group
+	proc     *shell.Proc // the server, when it is a subprocess
 	stderr   *lockedWriter
 	exitCode chan int // receives the server's exit code once
 	exited   chan struct{}
@@ -207,50 +206,26 @@ func Start(ctx context.Context, opts Options) (*Editor, error) {
 
 func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 	// The server and everything it starts are killed with this process,
-	// however it ends (shell.Group).
-	group, err := shell.NewGroup()
-	if err != nil {
-		return nil, nil, fmt.Errorf("headless: %w", err)
-	}
-	cmd := exec.Command(e.opts.Command[0], e.opts.Command[1:]...)
-	cmd.Dir = e.root
-	cmd.Env = e.opts.Env
-	if e.opts.Stderr != nil {
-		cmd.Stderr = e.opts.Stderr
-	} else {
+	// however it ends (shell.Proc). Its output pipe is ours: what it wrote
+	// last is read even after it exited.
+	var stderr io.Writer = e.opts.Stderr
+	if stderr == nil {
 		e.stderr = &lockedWriter{}
-		cmd.Stderr = e.stderr
+		stderr = e.stderr
 	}
-	stdin, err := cmd.StdinPipe()
+	p, err := shell.Start(shell.ProcSpec{Argv: e.opts.Command, Dir: e.root, Env: e.opts.Env, Stderr: stderr})
 	if err != nil {
-		group.Close()
 		return nil, nil, fmt.Errorf("headless: %w", err)
 	}
-	// The server's output pipe is ours, not cmd's: Wait closes the pipes it
-	// made as soon as the process has exited, and what the server wrote
-	// last but was not read yet would be lost without a word.
-	stdout, w, err := os.Pipe()
-	if err != nil {
-		group.Close()
-		return nil, nil, fmt.Errorf("headless: %w", err)
-	}
-	cmd.Stdout = w
-	err = group.Start(cmd)
-	_ = w.Close()
-	if err != nil {
-		_ = stdout.Close()
-		group.Close()
-		return nil, nil, fmt.Errorf("headless: starting %s: %w", e.opts.Command[0], err)
-	}
-	e.cmd, e.group = cmd, group
+	e.proc = p
 	go func() {
-		// Wait only once the output is read to its end (or the editor
-		// closed it): every notification the server sent is recorded
-		// before Exited closes.
+		// Exited closes only once the output is read to its end (or the
+		// editor closed it): every notification the server sent is
+		// recorded before.
 		<-e.served
-		err := cmd.Wait()
+		<-p.Exited()
 		code := 0
-		if err != nil {
+		if err := p.Err(); err != nil {
 			code = -1
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
@@ -260,7 +235,7 @@ func (e *Editor) spawn() (io.Reader, io.WriteCloser, error) {
 		e.code = code
 		close(e.exited)
 	}()
-	return stdout, stdin, nil
+	return p.Stdout(), p.Stdin(), nil
 }
 
 func (e *Editor) inProcess() (io.Reader, io.WriteCloser) {
@@ -394,14 +369,14 @@ func (e *Editor) Close() {
 	_ = e.conn.Close()
 	e.cancel()
 	<-e.served
-	if e.cmd != nil {
+	if e.proc != nil {
 		select {
 		case <-e.exited:
 		case <-time.After(2 * time.Second):
-			e.group.Kill()
-			<-e.exited
 		}
-		e.group.Close()
+		// What it left behind goes too; an ended server is only reaped.
+		e.proc.Stop(0)
+		<-e.exited
 	} else {
 		<-e.exited
 	}
@@ -495,10 +470,10 @@ func (e *Editor) Stderr() string {
 
 // Pid is the server's process id (0 in-process).
 func (e *Editor) Pid() int {
-	if e.cmd == nil {
+	if e.proc == nil {
 		return 0
 	}
-	return e.cmd.Process.Pid
+	return e.proc.Pid()
 }
 
 // ---- scripting ----

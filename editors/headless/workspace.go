@@ -1,9 +1,10 @@
 package headless
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // Workspace is what an editor holds of a workspace: its directory and the
@@ -114,6 +115,7 @@ func (w *Workspace) Read(path string) (string, error) {
 	if ok {
 		return text, nil
 	}
-	data, err := os.ReadFile(abs)
+	// An editor reads files, never a FIFO or a device.
+	data, _, err := contain.ReadRegular(abs, 0)
 	return string(data), err
 }

@@ -57,7 +57,7 @@ func (e *editor) Caps() api.Caps {
 // path is the absolute path of a file the workforce names by its
 // workspace-relative path and its URI.
 func (e *editor) path(rel, uri string) string {
-	if uri != "" {
+	if rel == "" && uri != "" {
 		if p, err := fileuri.ToPath(uri); err == nil {
 			return p
 		}
@@ -235,18 +235,20 @@ func (e *editor) stage(ctx context.Context, edit api.WorkspaceEdit) ([]*staged, 
 	byPath := map[string]*staged{}
 	var order []*staged
 	load := func(i int, uri string) (*staged, error) {
-		abs, err := fileuri.ToPath(uri)
+		named, err := fileuri.ToPath(uri)
 		if err != nil {
 			return nil, err
 		}
+		rp, err := e.s.dir.Resolve(named)
+		if err != nil {
+			return nil, fmt.Errorf("%s is outside the workspace %s: %w", named, e.s.root, err)
+		}
+		// The file as the client names it: under the cwd it gave.
+		abs := absPath(e.s.root, rp.Rel)
 		if f := byPath[abs]; f != nil {
 			return f, nil
 		}
-		rel, err := filepath.Rel(e.s.root, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, fmt.Errorf("%s is outside the workspace %s", abs, e.s.root)
-		}
-		f := &staged{abs: abs, rel: filepath.ToSlash(rel), first: i}
+		f := &staged{abs: abs, rel: rp.Rel, first: i}
 		text, exists, err := e.current(ctx, f.rel, abs)
 		if err != nil {
 			return nil, err

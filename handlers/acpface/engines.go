@@ -53,7 +53,7 @@ func (h bridgeHost) BridgeTools() []api.MCPTool { return workforce.BridgeTools()
 
 func (h bridgeHost) BridgeCall(ctx context.Context, taskID, subtaskID, tool string, args json.RawMessage) (string, bool, error) {
 	for _, se := range h.s.allSessions() {
-		if se.root != h.root {
+		if se.ws.root != h.root {
 			continue
 		}
 		se.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -202,8 +201,8 @@ func orUnknown(s string) string {
 // workspace, else its URI.
 func (se *session) mention(uri, name string) string {
 	if p, err := fileuri.ToPath(uri); err == nil {
-		if rel, err := filepath.Rel(se.root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return "@" + filepath.ToSlash(rel)
+		if rp, err := se.dir.Resolve(p); err == nil {
+			return "@" + rp.Rel
 		}
 		return p
 	}

@@ -3,7 +3,9 @@
 package acpface_test
 
 import (
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -201,3 +203,32 @@ func TestPromptThinkingAndTodos(t *testing.T) {
 }
 
 var _ = testkit.Context
+
+// A cwd that is a symlink (macOS's temporary directory, a symlinked home)
+// is the workspace it leads to: its files are edited, and the client hears
+// of them under the name it gave.
+func TestPromptInASymlinkedCwd(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	e := start(t, opts{files: map[string]string{"main.go": mainGo}, script: editScript("echo tested"), meta: map[string]any{"editMode": "apply"}})
+	e.initialize(t, opts{meta: map[string]any{"editMode": "apply"}})
+	link := filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(e.root, link))
+	s, err := e.agent.NewSession(testkit.Context(t), &acp.NewSessionRequest{Cwd: link})
+	must(t, err)
+	res, err := e.prompt(t, s.SessionID, acp.Text("Add a greet function"))
+	must(t, err)
+	if m := metaOf(t, res.Meta); m["state"] != "done" {
+		t.Fatalf("_meta.agentls = %v", m)
+	}
+	if got := e.read(t, "main.go"); !strings.Contains(got, "func greet()") {
+		t.Fatalf("main.go = %q: the edit did not land", got)
+	}
+	e.client.mu.Lock()
+	writes := e.client.writes
+	e.client.mu.Unlock()
+	if len(writes) != 1 || writes[0].Path != filepath.Join(link, "main.go") {
+		t.Fatalf("fs/write_text_file = %+v: want the file under the cwd the client gave", writes)
+	}
+}

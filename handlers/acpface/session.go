@@ -1,6 +1,7 @@
 package acpface
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/engines"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
@@ -30,7 +32,8 @@ import (
 type session struct {
 	srv  *Server
 	id   string
-	root string
+	root string       // its cwd, as the client named it
+	dir  *contain.Dir // its cwd held: every path the client sends is resolved in it
 	ws   *workspace
 	log  *zap.Logger
 
@@ -68,10 +71,11 @@ func newSessionID() string {
 // openSession makes the session id on root with the servers given, and
 // registers it. settingsMeta is the request's _meta.agentls (may be nil).
 func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, settingsMeta json.RawMessage) (*session, error) {
-	root, err := rootOf(cwdField, cwd)
+	dir, err := rootOf(cwdField, cwd)
 	if err != nil {
 		return nil, err
 	}
+	root := dir.Given()
 	st := s.Settings()
 	if len(settingsMeta) > 0 {
 		next, unknown, err := api.ApplySettings(st, settingsMeta)
@@ -99,19 +103,19 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 		maps.Copy(mcpServers, own) // the session's own win over the settings'
 	}
 	st.MCPServers = mcpServers
-	ws, err := s.workspace(root)
+	ws, err := s.workspace(dir)
 	if err != nil {
 		return nil, err
 	}
 	log := s.log.With(zap.String("session", id))
-	se := &session{srv: s, id: id, root: root, ws: ws, log: log, settings: st}
+	se := &session{srv: s, id: id, root: root, dir: dir, ws: ws, log: log, settings: st}
 	se.out = newSender(s.client, id, log)
 	se.book = newBook(se)
 	se.mcp = mcp.New(mcp.Options{Dir: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
 	se.mcp.Configure(st.MCPServers, st.Timeouts.MCPStart())
 	se.engines = s.newEngines(st, log)
 	se.engine, err = workforce.New(workforce.Config{
-		Root:     root,
+		Root:     dir.Path(),
 		Editor:   &editor{s: se},
 		Notifier: notifier{se},
 		Tracking: ws.track,
@@ -177,17 +181,17 @@ func (s *Server) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.N
 
 // storedSession checks that the root's store has the session id.
 func (s *Server) storedSession(cwd, id string) (api.SessionResult, error) {
-	root, err := rootOf("cwd", cwd)
+	dir, err := rootOf("cwd", cwd)
 	if err != nil {
 		return api.SessionResult{}, err
 	}
-	ws, err := s.workspace(root)
+	ws, err := s.workspace(dir)
 	if err != nil {
 		return api.SessionResult{}, err
 	}
 	res, err := ws.track.Session(api.SessionParams{SessionID: id})
 	if errors.Is(err, tracking.ErrUnknownSession) {
-		return res, api.Errorf(acp.CodeResourceNotFound, "no session %q in %s (session/list lists them)", id, root)
+		return res, api.Errorf(acp.CodeResourceNotFound, "no session %q in %s (session/list lists them)", id, dir.Given())
 	}
 	return res, err
 }
@@ -243,24 +247,28 @@ const listPage = 50
 // root open in this connection without cwd), newest first, those with at
 // least one prompt; the cursor is the offset of the next page.
 func (s *Server) ListSessions(_ context.Context, p *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
-	var roots []string
+	var open []*workspace
+	cwd := map[*workspace]string{} // as the client named it
 	if p.Cwd != "" {
-		root, err := rootOf("cwd", p.Cwd)
+		dir, err := rootOf("cwd", p.Cwd)
 		if err != nil {
 			return nil, err
 		}
-		roots = []string{root}
+		ws, err := s.workspace(dir)
+		if err != nil {
+			return nil, err
+		}
+		open, cwd[ws] = []*workspace{ws}, dir.Given()
 	} else {
 		s.mu.Lock()
-		roots = slices.Sorted(maps.Keys(s.workspaces))
+		for _, root := range slices.Sorted(maps.Keys(s.workspaces)) {
+			open = append(open, s.workspaces[root])
+		}
 		s.mu.Unlock()
 	}
 	var all []acp.SessionInfo
-	for _, root := range roots {
-		ws, err := s.workspace(root)
-		if err != nil {
-			return nil, err
-		}
+	for _, ws := range open {
+		root := cmp.Or(cwd[ws], ws.root)
 		list, err := ws.track.ListSessions()
 		if err != nil {
 			return nil, err

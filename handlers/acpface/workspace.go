@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/codegraph"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
@@ -38,24 +38,27 @@ type workspace struct {
 }
 
 // rootOf checks a session's cwd: an absolute path to a directory, as ACP
-// requires. It returns the path cleaned.
-func rootOf(field, cwd string) (string, error) {
+// requires. The Dir holds it as the client named it (the paths sent to the
+// client are under that name) and as it really is (a symlinked cwd, such
+// as macOS's temporary directory, is the same workspace as its target).
+func rootOf(field, cwd string) (*contain.Dir, error) {
 	if cwd == "" {
-		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %q is required (the absolute path of the session's working directory)", field)
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q is required (the absolute path of the session's working directory)", field)
 	}
 	if !filepath.IsAbs(cwd) {
-		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %q must be an absolute path, got %q", field, cwd)
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q must be an absolute path, got %q", field, cwd)
 	}
-	root := filepath.Clean(cwd)
-	fi, err := os.Stat(root)
-	if err != nil || !fi.IsDir() {
-		return "", api.Errorf(api.CodeInvalidParams, "invalid params: %q: %s is not a directory", field, root)
+	dir, err := contain.New(filepath.Clean(cwd))
+	if err != nil {
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q: %s is not a directory", field, filepath.Clean(cwd))
 	}
-	return root, nil
+	return dir, nil
 }
 
-// workspace returns the workspace of root, opening it on first use.
-func (s *Server) workspace(root string) (*workspace, error) {
+// workspace returns the workspace of dir, opening it on first use: the
+// sessions of one directory share it, whatever name their cwd gave it.
+func (s *Server) workspace(dir *contain.Dir) (*workspace, error) {
+	root := dir.Path()
 	zones := s.Settings().Zones
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -151,7 +154,7 @@ func (s *Server) warnRoot(root, msg string) {
 	msg = s.opts.Redactor.String(msg)
 	s.log.Warn("warning", zap.String("root", root), zap.String("warning", msg))
 	for _, se := range s.allSessions() {
-		if se.root == root {
+		if se.ws.root == root {
 			se.warn(msg)
 		}
 	}

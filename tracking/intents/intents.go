@@ -18,10 +18,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -29,6 +26,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/agentls/agentls/editing"
+	"github.com/agentls/agentls/internal/contain"
 )
 
 // RelPath is the file's place in the workspace.
@@ -138,7 +136,7 @@ type Options struct {
 
 // Store is the intents file of one workspace.
 type Store struct {
-	path     string
+	root     string
 	onBroken func(error)
 	log      *zap.Logger
 
@@ -154,13 +152,13 @@ func NewStore(root string, opts Options) *Store {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &Store{path: filepath.Join(root, filepath.FromSlash(RelPath)), onBroken: opts.OnBroken, log: opts.Logger}
+	return &Store{root: root, onBroken: opts.OnBroken, log: opts.Logger}
 }
 
 // Intents returns the intents as the file holds them now (nil when there is
 // no file). A broken file returns an error wrapping ErrBroken.
 func (s *Store) Intents() ([]Intent, error) {
-	data, err := readBounded(s.path)
+	data, err := readBounded(s.root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data, err = nil, nil
@@ -192,20 +190,23 @@ func (s *Store) Intents() ([]Intent, error) {
 	return list, err
 }
 
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readBounded reads the intents file of the workspace at root: a regular
+// file of at most maxFileSize bytes, reached through no symlink (a
+// repository could point it anywhere).
+func readBounded(root string) ([]byte, error) {
+	dir, err := contain.New(root)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	path, err := dir.NoSymlinks(RelPath)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFileSize {
+	data, _, err := contain.ReadRegular(path, maxFileSize)
+	if errors.Is(err, contain.ErrTooLarge) {
 		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
 	}
-	return data, nil
+	return data, err
 }
 
 // Get returns the intent with id.

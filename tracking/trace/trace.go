@@ -41,6 +41,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/redact"
 )
@@ -95,16 +96,18 @@ type Options struct {
 // Log is the trace of one workspace.
 type Log struct {
 	root       string
-	file       string
-	mapFile    string
 	now        func() time.Time
 	newID      func() string
 	intentName func(string) string
 	log        *zap.Logger
 	red        *redact.Redactor
 
-	mu  sync.Mutex
-	idx index
+	mu     sync.Mutex // the index; never held across a write
+	idx    index
+	mapGen uint64 // maps made from the index, under mu
+
+	mapMu      sync.Mutex // serialises intent_map.md's rewrites
+	mapWritten uint64     // the generation on disk, under mapMu
 }
 
 // record is a line as written: the protocol's entry plus the line count.
@@ -127,8 +130,6 @@ func Open(root string, opts Options) *Log {
 	}
 	return &Log{
 		root:       root,
-		file:       filepath.Join(root, filepath.FromSlash(RelPath)),
-		mapFile:    filepath.Join(root, filepath.FromSlash(MapRelPath)),
 		now:        opts.Now,
 		newID:      opts.NewID,
 		intentName: opts.IntentName,
@@ -243,22 +244,73 @@ func (l *Log) Record(c Change) (api.TraceEntry, error) {
 		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
 	line = append(l.red.JSON(line), '\n')
-	if err := os.MkdirAll(filepath.Dir(l.file), 0o755); err != nil {
+	file, mapFile, err := l.places(true)
+	if err != nil {
+		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
+	}
+	// The append is whole and ordered by its own file lock (AppendLine):
+	// the index's lock is not held across its fsync, so agent/trace and
+	// other sessions' records go on meanwhile.
+	if err := fsutil.AppendLine(file, line, 0o644); err != nil {
 		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := fsutil.AppendLine(l.file, line, 0o644); err != nil {
-		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
-	}
 	if err := l.refresh(); err != nil {
+		l.mu.Unlock()
 		l.log.Warn("trace: reading the trace back failed", zap.Error(err))
 		return e, nil
 	}
-	if err := fsutil.WriteAtomic(l.mapFile, []byte(l.red.String(string(l.idx.intentMap(l.intentName)))), 0o644); err != nil {
-		l.log.Warn("trace: intent_map.md not rewritten", zap.Error(err))
-	}
+	l.mapGen++
+	gen, m := l.mapGen, []byte(l.red.String(string(l.idx.intentMap(l.intentName))))
+	l.mu.Unlock()
+	l.writeMap(mapFile, gen, m)
 	return e, nil
+}
+
+// writeMap replaces intent_map.md with m, made at generation gen of the
+// index, unless a later generation was written already: concurrent records
+// leave the newest map. Map writes are serialised by their own lock, never
+// the index's.
+func (l *Log) writeMap(path string, gen uint64, m []byte) {
+	l.mapMu.Lock()
+	defer l.mapMu.Unlock()
+	if gen <= l.mapWritten {
+		return
+	}
+	if err := fsutil.WriteAtomic(path, m, 0o644); err != nil {
+		l.log.Warn("trace: intent_map.md not rewritten", zap.Error(err))
+		return
+	}
+	l.mapWritten = gen
+}
+
+// places returns where the trace and the intent map are, after checking
+// that neither, nor .orchestration, is a symlink: a repository that ships
+// `.orchestration/agent_trace.jsonl -> ~/.bashrc` would have every change
+// appended there. With mkdir, .orchestration is made when missing.
+func (l *Log) places(mkdir bool) (file, mapFile string, err error) {
+	dir, err := contain.New(l.root)
+	if err != nil {
+		return "", "", err
+	}
+	if mkdir {
+		if _, err := dir.MkdirNoSymlinks(Dir, 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	if file, err = dir.NoSymlinks(RelPath); err != nil {
+		return "", "", err
+	}
+	if mapFile, err = dir.NoSymlinks(MapRelPath); err != nil {
+		return "", "", err
+	}
+	// Nor a FIFO, which would block the append.
+	for _, p := range []string{file, mapFile} {
+		if _, err := contain.CheckRegular(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", "", err
+		}
+	}
+	return file, mapFile, nil
 }
 
 // Query answers agent/trace: the entries that touched path, oldest first.
@@ -388,7 +440,11 @@ func newIndex() index { return index{byPath: map[string][]record{}} }
 
 // refresh reads what was appended since the last read; the caller holds mu.
 func (l *Log) refresh() error {
-	f, err := os.Open(l.file)
+	file, _, err := l.places(false)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.idx = newIndex()
 		return nil

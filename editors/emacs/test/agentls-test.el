@@ -1,4 +1,4 @@
-;;; agentls-test.el --- Tests of agentls.el against the real server -*- lexical-binding: t; -*-
+;;; agentls-test.el --- Tests of the agentls package against the real server -*- lexical-binding: t; -*-
 
 ;;; Commentary:
 
@@ -162,19 +162,22 @@ customizations as an alist of (SYMBOL . VALUE)."
   "Run BODY with a recording connection on a fresh directory.
 SPEC is (ROOT CONN)."
   (declare (indent 1))
-  (let ((root (nth 0 spec)) (conn (nth 1 spec)))
+  (let ((root (nth 0 spec)) (conn (nth 1 spec)) (process (make-symbol "process")))
     `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
+            (,process nil)
             (,conn (make-instance
                     'agentls-test--recording
                     :name "agentls-test" :root ,root
                     :request-dispatcher #'agentls--handle-request
                     :notification-dispatcher #'agentls--handle-notification
                     :process (lambda ()
-                               (make-process :name "agentls-test" :command '("cat")
-                                             :connection-type 'pipe :noquery t)))))
+                               (setq ,process
+                                     (make-process :name "agentls-test" :command '("cat")
+                                                   :connection-type 'pipe :noquery t))))))
+       (setf (agentls-connection-process ,conn) ,process)
        (unwind-protect (progn ,@body)
-         (delete-process (jsonrpc--process ,conn))
-         (kill-buffer (process-buffer (jsonrpc--process ,conn)))
+         (delete-process ,process)
+         (kill-buffer (process-buffer ,process))
          (delete-directory ,root t)))))
 
 (defun agentls-test--receive (conn id method params)
@@ -185,10 +188,19 @@ SPEC is (ROOT CONN)."
   "Wait for the reply CONN sends to request ID and return it."
   (agentls-test--wait (format "reply to %s" id)
                       (lambda () (cl-find id (agentls-test--sent conn)
-                                          :key (lambda (m) (and (not (plist-get m :method))
+                                          ;; A reply has a result or an error (a newer
+                                          ;; jsonrpc.el passes the method along too).
+                                          :key (lambda (m) (and (or (plist-member m :result)
+                                                                    (plist-member m :error))
                                                                 (plist-get m :id)))))))
 
 ;;;; The package itself
+
+(defun agentls-test--package-files ()
+  "Return the files of the package: agentls.el and the agentls-*.el beside it."
+  (let ((dir (file-name-directory (locate-library "agentls.el" t))))
+    (cons (expand-file-name "agentls.el" dir)
+          (directory-files dir t "\\`agentls-.*\\.el\\'"))))
 
 (ert-deftest agentls-test-package-headers ()
   "The package headers are what package.el and MELPA's checks ask for."
@@ -209,17 +221,67 @@ SPEC is (ROOT CONN)."
       (goto-char (point-max))
       (should (re-search-backward "^;;; agentls\\.el ends here" nil t)))))
 
+(ert-deftest agentls-test-every-file-is-a-proper-library ()
+  "Each file of the package has its header, Code, provide and end, and agentls.el loads it."
+  (let ((files (agentls-test--package-files)))
+    (should (cdr files))
+    (dolist (file files)
+      (let ((name (file-name-nondirectory file))
+            (feature (file-name-sans-extension (file-name-nondirectory file))))
+        (ert-info (name)
+          (with-temp-buffer
+            (insert-file-contents file)
+            (should (lm-summary))
+            (goto-char (point-min))
+            (should (looking-at-p (concat ";;; " (regexp-quote name) " --- .*-\\*- lexical-binding: t; -\\*-$")))
+            (should (lm-commentary))
+            (should (re-search-forward "^;;; Code:$" nil t))
+            (should (re-search-forward (format "^(provide '%s)$" (regexp-quote feature)) nil t))
+            (should (re-search-forward (format "^;;; %s ends here$" (regexp-quote name)) nil t)))
+          ;; (require 'agentls) loads every file.
+          (should (featurep (intern feature))))))))
+
+(ert-deftest agentls-test-commands-autoload-the-whole-package ()
+  "Each command of `agentls-command-map' is autoloaded from agentls.el.
+package.el and package-vc make the autoloads of the whole directory;
+loading agentls.el loads every file, so a command defined in any file
+works from its autoload."
+  (let* ((dir (make-temp-file "agentls-autoloads" t))
+         (output (expand-file-name "agentls-autoloads.el" dir))
+         (commands (list 'agentls-mode 'agentls-start 'agentls-doctor))
+         autoloads)
+    (unwind-protect
+        (progn
+          (dolist (file (agentls-test--package-files))
+            (copy-file file (expand-file-name (file-name-nondirectory file) dir)))
+          (if (fboundp 'loaddefs-generate)
+              (funcall 'loaddefs-generate dir output)
+            (funcall 'make-directory-autoloads dir output))
+          (with-temp-buffer
+            (insert-file-contents output)
+            (goto-char (point-min))
+            (while (re-search-forward "^ *(autoload '\\([^ ]+\\) \"\\([^\"]+\\)\"" nil t)
+              (push (cons (intern (match-string 1)) (match-string 2)) autoloads))))
+      (delete-directory dir t))
+    (map-keymap (lambda (_key command) (when (symbolp command) (push command commands)))
+                agentls-command-map)
+    (dolist (command commands)
+      (ert-info ((symbol-name command))
+        (should (commandp command))
+        (should (equal (cdr (assq command autoloads)) "agentls"))))))
+
 (ert-deftest agentls-test-every-definition-is-prefixed ()
   "Every function, variable and face the package defines starts with agentls."
-  (let ((file (locate-library "agentls.el" t)) bad)
-    (with-temp-buffer
-      (insert-file-contents file)
-      (goto-char (point-min))
-      (while (re-search-forward
-              "^(\\(?:cl-\\)?def\\(?:un\\|var\\|var-local\\|custom\\|face\\|group\\|macro\\|subst\\|const\\|struct\\|class\\|ine-minor-mode\\|ine-derived-mode\\|ine-error\\|alias\\) +(?'?\\([^ ()\n]+\\)"
-              nil t)
-        (unless (string-prefix-p "agentls" (match-string 1))
-          (push (match-string 1) bad))))
+  (let (bad)
+    (dolist (file (agentls-test--package-files))
+      (with-temp-buffer
+        (insert-file-contents file)
+        (goto-char (point-min))
+        (while (re-search-forward
+                "^(\\(?:cl-\\)?def\\(?:un\\|var\\|var-local\\|custom\\|face\\|group\\|macro\\|subst\\|const\\|struct\\|class\\|ine-minor-mode\\|ine-derived-mode\\|ine-error\\|alias\\) +(?'?\\([^ ()\n]+\\)"
+                nil t)
+          (unless (string-prefix-p "agentls" (match-string 1))
+            (push (cons (file-name-nondirectory file) (match-string 1)) bad)))))
     (should-not bad)))
 
 ;;;; Lifecycle
@@ -232,11 +294,124 @@ SPEC is (ROOT CONN)."
     (should (eq (agentls--connection root) conn))
     (should (equal (jsonrpc-request conn 'agent/ping (list :data (list :n 42 :s "é😀")))
                    (list :data (list :n 42 :s "é😀"))))
-    (let ((proc (jsonrpc--process conn)))
+    (let ((proc (agentls-connection-process conn)))
       (agentls--stop-connection conn)
       (agentls-test--wait "the process to end" (lambda () (not (process-live-p proc))))
       (should (eql 0 (process-exit-status proc)))
       (should-not (agentls--live-connection root)))))
+
+;;;; jsonrpc.el, through its public API
+
+(defun agentls-test--frame (json)
+  "Return the JSON text framed as on the wire."
+  (format "Content-Length: %d\r\n\r\n%s" (string-bytes json) json))
+
+(defun agentls-test--frames (text)
+  "Return the messages framed in TEXT, parsed, in order; nil for a partial one."
+  (let ((messages nil) (start 0) (complete t))
+    (while (and complete (string-match "Content-Length: \\([0-9]+\\)\r\n\r\n" text start))
+      (let* ((body (match-end 0))
+             (bytes (string-to-number (match-string 1 text)))
+             (end (+ body bytes)))
+        (if (> end (length text))
+            (setq complete nil)
+          (push (json-parse-string (substring text body end) :object-type 'plist) messages)
+          (setq start end))))
+    (and complete (nreverse messages))))
+
+(defmacro agentls-test--with-fake-server (spec script &rest body)
+  "Run BODY with CONN, an `agentls-connection' to sh running SCRIPT.
+SPEC is (CONN . INITARGS): INITARGS go to `make-instance', after the
+connection's name, root (a fresh directory) and :process.  The values
+of `agentls-test--fake-args' are SCRIPT's positional arguments."
+  (declare (indent 2))
+  (let ((conn (car spec)) (initargs (cdr spec)) (process (make-symbol "process")))
+    `(let* ((root (file-name-as-directory (make-temp-file "agentls-fake" t)))
+            (,process nil)
+            (,conn (make-instance
+                    'agentls-connection :name "agentls-fake" :root root ,@initargs
+                    :process (lambda ()
+                               (setq ,process
+                                     (make-process :name "agentls-fake"
+                                                   :command (append (list "sh" "-c" ,script "sh")
+                                                                    agentls-test--fake-args)
+                                                   :connection-type 'pipe :noquery t))))))
+       (unwind-protect (progn ,@body)
+         (let ((events (jsonrpc-events-buffer ,conn)))
+           (delete-process ,process)
+           (jsonrpc-shutdown ,conn t)
+           (kill-buffer events))
+         (delete-directory root t)))))
+
+(defvar agentls-test--fake-args nil
+  "The positional arguments of the fake server's script.")
+
+(ert-deftest agentls-test-a-reply-read-with-another-message-lets-it-through ()
+  "A message read in the same chunk as the reply to `agentls--request' is handled.
+The fake server answers the request and sends a notification in one
+write, so Emacs reads both at once.  Were the reply to leave the
+process filter by a throw, as `jsonrpc-request' does in Emacs 28, the
+notification would wait for output that never comes."
+  (let ((seen nil)
+        (agentls-test--fake-args nil)
+        (script (mapconcat
+                 #'identity
+                 '(;; The request: its Content-Length, the blank line, its body.
+                   "IFS= read -r header; n=${header#Content-Length: }; n=${n%?}"
+                   "IFS= read -r blank; body=$(head -c \"$n\")"
+                   "id=$(printf '%s' \"$body\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')"
+                   ;; Its reply and a notification, in one write.
+                   "reply=\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":$id,\\\"result\\\":{\\\"pong\\\":true}}\""
+                   "note='{\"jsonrpc\":\"2.0\",\"method\":\"agent/later\",\"params\":{}}'"
+                   "printf 'Content-Length: %d\\r\\n\\r\\n%sContent-Length: %d\\r\\n\\r\\n%s' ${#reply} \"$reply\" ${#note} \"$note\""
+                   "exec cat >/dev/null")
+                 "\n")))
+    (agentls-test--with-fake-server
+        (conn :notification-dispatcher (lambda (_conn method _params) (push method seen)))
+        script
+      (should (equal (agentls--request conn 'agent/ping (make-hash-table)) '(:pong t)))
+      (agentls-test--wait "the notification read with the reply"
+                          (lambda () (memq 'agent/later seen))))))
+
+(ert-deftest agentls-test-reply-that-comes-later-goes-out-once ()
+  "A question's answer goes out once, with the request's id, over a real pipe.
+jsonrpc.el would send the dispatcher's value at once; the connection
+holds it back and sends the answer when the person gave it.  The fake
+server sends agent/ask and writes what Emacs sends back to a file."
+  (let* ((out (make-temp-file "agentls-sent"))
+         (agentls-test--fake-args
+          (list (agentls-test--frame
+                 "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"agent/ask\",\"params\":{\"question\":\"Which colour?\"}}")
+                out))
+         (sent (lambda () (agentls-test--frames (agentls-test--read out)))))
+    (unwind-protect
+        (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "blue")))
+          (agentls-test--with-fake-server
+              (conn :request-dispatcher #'agentls--handle-request
+                    :notification-dispatcher #'agentls--handle-notification)
+              "printf '%s' \"$1\"; exec cat > \"$2\""
+            (agentls-test--wait "the answer" (lambda () (funcall sent)))
+            ;; Emacs writes in order: what it sent before this came first.
+            (jsonrpc-notify conn 'agent/done (make-hash-table))
+            (agentls-test--wait "agent/done" (lambda () (= 2 (length (funcall sent)))))
+            (should (equal (funcall sent)
+                           '((:jsonrpc "2.0" :id 41 :result (:answer "blue"))
+                             (:jsonrpc "2.0" :method "agent/done" :params nil))))
+            (should (= 0 (hash-table-count (agentls-connection-pending conn))))))
+      (delete-file out))))
+
+(ert-deftest agentls-test-events-buffer-is-bounded-without-a-warning ()
+  "`agentls-events-buffer-size' reaches jsonrpc.el the way it takes it, with no warning.
+At 0 the events buffer keeps no message."
+  (let ((agentls-events-buffer-size 0)
+        (warnings nil))
+    (cl-letf (((symbol-function 'display-warning)
+               (lambda (&rest args) (push args warnings))))
+      (agentls-test--with-project (_root conn)
+        (should (equal (agentls--request conn 'agent/ping (list :data 1)) '(:data 1)))
+        (with-current-buffer (jsonrpc-events-buffer conn)
+          (should-not (string-search "agent/ping" (buffer-string))))))
+    (should-not warnings)))
 
 (ert-deftest agentls-test-initialization-options ()
   "The customizations become initializationOptions; unset ones are left out."

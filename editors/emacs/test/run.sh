@@ -75,16 +75,24 @@ export "${own[@]}"
 
 status=0
 
-echo "== emacs: byte-compile with warnings as errors"
-cp "$pkg/agentls.el" "$work/"
-emacs --batch -Q --eval '(setq byte-compile-error-on-warn t)' \
-	-f batch-byte-compile "$work/agentls.el" 2>&1 | grep -v '^Loading' || true
-if [ -f "$work/agentls.elc" ]; then
-	echo "byte-compile: ok"
-else
-	echo "byte-compile: FAILED"
-	status=1
-fi
+# The package is agentls.el and the files it loads, all in $pkg.
+cp "$pkg"/*.el "$work/"
+files=("$work"/*.el)
+
+echo "== emacs: byte-compile with warnings as errors, each file in an Emacs of its own"
+# One Emacs per file: a file that uses another without saying so cannot
+# hide behind one compiled before it.
+compiled=ok
+for f in "${files[@]}"; do
+	emacs --batch -Q -L "$work" --eval '(setq byte-compile-error-on-warn t)' \
+		-f batch-byte-compile "$f" 2>&1 | grep -v '^Loading' || true
+	if [ ! -f "${f}c" ]; then
+		echo "byte-compile: ${f##*/} FAILED"
+		compiled=FAILED
+	fi
+done
+echo "byte-compile: $compiled (${#files[@]} files)"
+[ "$compiled" = ok ] || status=1
 
 echo "== emacs: checkdoc"
 out=$(emacs --batch -Q --eval '
@@ -94,7 +102,7 @@ out=$(emacs --batch -Q --eval '
   (dolist (f command-line-args-left)
     (with-current-buffer (find-file-noselect f) (checkdoc-current-buffer t)))
   (with-current-buffer (get-buffer-create "*agentls-checkdoc*")
-    (princ (buffer-string))))' "$work/agentls.el" 2>/dev/null | grep -E '^[^ ]+:[0-9]+:' || true)
+    (princ (buffer-string))))' "${files[@]}" 2>/dev/null | grep -E '^[^ ]+:[0-9]+:' || true)
 if [ -n "$out" ]; then
 	echo "$out"
 	echo "checkdoc: FAILED"

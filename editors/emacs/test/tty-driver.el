@@ -45,7 +45,7 @@
 (run-at-time 0.2 nil
              (lambda ()
                (agentls-run (or (getenv "AGENTLS_TTY_PROMPT") "Work on the notes"))
-               (agentls-tty--write "pid" (process-id (jsonrpc--process (agentls--connection))))))
+               (agentls-tty--write "pid" (process-id (agentls-connection-process (agentls--connection))))))
 
 (provide 'tty-driver)
 ;;; tty-driver.el ends here

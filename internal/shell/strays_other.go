@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engines
+package shell
 
 // strayDescendants finds nothing where there is no /proc to read: the
 // process group (a job object on Windows) is what is signalled.
