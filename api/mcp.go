@@ -22,14 +22,18 @@ type MCPServer struct {
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-// MCP transports, as agent/mcpServers reports them.
+// MCPTransport is how agentls reaches an MCP server, as agent/mcpServers
+// reports it: MCPStdio or MCPHTTP.
+type MCPTransport = string
+
+// The MCP transports.
 const (
-	MCPStdio = "stdio"
-	MCPHTTP  = "http"
+	MCPStdio MCPTransport = "stdio"
+	MCPHTTP  MCPTransport = "http"
 )
 
 // Transport is MCPStdio or MCPHTTP.
-func (s MCPServer) Transport() string {
+func (s MCPServer) Transport() MCPTransport {
 	if s.URL != "" {
 		return MCPHTTP
 	}
@@ -299,13 +303,17 @@ func MCPServersFromACP(raw json.RawMessage) (map[string]MCPServer, error) {
 
 // ---- agent/mcpServers (docs/PROTOCOL.md §3) ----
 
-// MCP server states.
+// MCPState is where an MCP server stands, as agent/mcpServers reports it:
+// MCPNotStarted, MCPStarting, MCPReady, MCPFailed or MCPRestarted.
+type MCPState = string
+
+// The MCP server states.
 const (
-	MCPNotStarted = "notStarted"
-	MCPStarting   = "starting"
-	MCPReady      = "ready"
-	MCPFailed     = "failed"
-	MCPRestarted  = "restarted" // ready again after a crash and its one restart
+	MCPNotStarted MCPState = "notStarted"
+	MCPStarting   MCPState = "starting"
+	MCPReady      MCPState = "ready"
+	MCPFailed     MCPState = "failed"
+	MCPRestarted  MCPState = "restarted" // ready again after a crash and its one restart
 )
 
 // MCPServersParams are the params of agent/mcpServers.
@@ -332,13 +340,13 @@ type MCPTool struct {
 
 // MCPServerStatus is one server of agent/mcpServers.
 type MCPServerStatus struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Command   string   `json:"command,omitempty"`
-	Args      []string `json:"args,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	State     string   `json:"state"`
-	Error     string   `json:"error,omitempty"`
+	Name      string       `json:"name"`
+	Transport MCPTransport `json:"transport"`
+	Command   string       `json:"command,omitempty"`
+	Args      []string     `json:"args,omitempty"`
+	URL       string       `json:"url,omitempty"`
+	State     MCPState     `json:"state"`
+	Error     string       `json:"error,omitempty"`
 	// Restarts counts the restarts after a crash (at most 1).
 	Restarts  int       `json:"restarts"`
 	ToolCount int       `json:"toolCount"`

@@ -12,18 +12,22 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Edit modes of docs/PROTOCOL.md §2.
+// EditMode is how the agent's edits reach the files (docs/PROTOCOL.md §2):
+// one of the Edit* values.
+type EditMode = string
+
+// The edit modes.
 const (
-	EditApply   = "apply"
-	EditPropose = "propose"
-	EditBranch  = "branch"
+	EditApply   EditMode = "apply"
+	EditPropose EditMode = "propose"
+	EditBranch  EditMode = "branch"
 	// EditReview holds every change of a task, which its workers see, and
 	// proposes them together as one edit when the task ends.
-	EditReview = "review"
+	EditReview EditMode = "review"
 )
 
 // EditModes lists the edit modes, in the order the docs give them.
-var EditModes = []string{EditApply, EditPropose, EditBranch, EditReview}
+var EditModes = []EditMode{EditApply, EditPropose, EditBranch, EditReview}
 
 // ValidEditMode reports whether mode is one of EditModes.
 func ValidEditMode(mode string) bool {
@@ -35,11 +39,15 @@ func ValidEditMode(mode string) bool {
 	return false
 }
 
-// Command policies of docs/PROTOCOL.md §2.
+// CommandPolicy is whether the agent may run commands (docs/PROTOCOL.md
+// §2): one of the Commands* values.
+type CommandPolicy = string
+
+// The command policies.
 const (
-	CommandsAsk   = "ask"
-	CommandsAllow = "allow"
-	CommandsDeny  = "deny"
+	CommandsAsk   CommandPolicy = "ask"
+	CommandsAllow CommandPolicy = "allow"
+	CommandsDeny  CommandPolicy = "deny"
 )
 
 // Zones are the workspace-relative doublestar globs an agent may touch; deny
@@ -95,13 +103,13 @@ func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 // Settings are the initializationOptions of docs/PROTOCOL.md §2 with every default
 // filled in. The zero value is not useful: start from DefaultSettings.
 type Settings struct {
-	Model         string   `json:"model"`
-	EditMode      string   `json:"editMode"`
-	MaxWorkers    int      `json:"maxWorkers"`
-	Commands      string   `json:"commands"`
-	AllowCommands []string `json:"allowCommands"`
-	Zones         Zones    `json:"zones"`
-	Timeouts      Timeouts `json:"timeouts"`
+	Model         string        `json:"model"`
+	EditMode      EditMode      `json:"editMode"`
+	MaxWorkers    int           `json:"maxWorkers"`
+	Commands      CommandPolicy `json:"commands"`
+	AllowCommands []string      `json:"allowCommands"`
+	Zones         Zones         `json:"zones"`
+	Timeouts      Timeouts      `json:"timeouts"`
 	// Trace is nil when unset: then the trace is written when .orchestration/
 	// exists in the workspace.
 	Trace *bool `json:"trace"`
