@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/shell"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -176,14 +178,16 @@ func (s *server) connect(ctx context.Context) (*conn, []api.MCPTool, error) {
 	}
 	c := &conn{proc: proc, endDone: make(chan struct{})}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agentls", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		// No roots: a server such as server-filesystem would take them
-		// over the directories its entry gives it.
-		Capabilities: &sdk.ClientCapabilities{},
+		Capabilities: s.m.capabilities(),
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
 			s.listChanged(req.Session)
 		},
 		Logger: slog.New(slog.DiscardHandler),
 	})
+	if root := s.m.root(); root != nil {
+		// Before Connect: no session is told of a change.
+		client.AddRoots(root)
+	}
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		if proc != nil {
@@ -395,6 +399,26 @@ func (s *server) status() api.MCPServerStatus {
 	return st
 }
 
+// capabilities are the client's: the roots capability when there is a
+// workspace root to give, nothing else (the SDK's default would offer
+// roots with no root).
+func (m *Manager) capabilities() *sdk.ClientCapabilities {
+	if m.opts.Root == "" {
+		return &sdk.ClientCapabilities{}
+	}
+	// listChanged: the client would say if its roots changed. They never
+	// do within a Manager (its root is the workspace's for its life).
+	return &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}
+}
+
+// root is the workspace as an MCP root, nil when there is none.
+func (m *Manager) root() *sdk.Root {
+	if m.opts.Root == "" {
+		return nil
+	}
+	return &sdk.Root{URI: fileuri.FromPath(m.opts.Root), Name: filepath.Base(m.opts.Root)}
+}
+
 // dialConfigured makes the transport of the server's entry: a process for
 // stdio, a streamable HTTP client for a URL.
 func (m *Manager) dialConfigured(ctx context.Context, s *server) (sdk.Transport, *process, error) {
@@ -409,7 +433,11 @@ func (m *Manager) dialConfigured(ctx context.Context, s *server) (sdk.Transport,
 			MaxRetries: 2,
 		}, nil, nil
 	}
-	return startProcess(ctx, s.cfg, m.opts.Dir, m.opts.Environ, m.opts.Redactor)
+	dir, err := m.workDir(s.cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return startProcess(ctx, s.cfg, dir, m.opts.Environ, m.opts.Redactor)
 }
 
 // headerTransport adds the entry's headers to every request.
