@@ -20,6 +20,9 @@
 //   - Every server is told the workspace as its one MCP root (roots/list,
 //     answered with Options.Root's file:// URI). The root is the Manager's
 //     for its life: notifications/roots/list_changed is never sent.
+//   - A streamable HTTP server's configured headers go only to the origin
+//     (scheme, host, port) of its URL: a redirect to another origin is
+//     followed without them, and the log says so.
 //   - A server that ends without being stopped (a crash, a killed process, a
 //     dropped HTTP session) fails the calls in flight with an error that
 //     says so; the next need starts it again, once. A second crash leaves it

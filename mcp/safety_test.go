@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,13 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/internal/redact"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -187,4 +192,125 @@ func TestRoots(t *testing.T) {
 			t.Fatalf("roots = %q", got)
 		}
 	})
+}
+
+func TestHTTPRedirects(t *testing.T) {
+	const token = "tok-0123456789abcdef"
+	environ := []string{"PATH=" + os.Getenv("PATH"), "SERVICE_TOKEN=" + token}
+	headers := map[string]string{"Authorization": "Bearer ${SERVICE_TOKEN}", "X-Api-Key": "literal-key-value-42"}
+
+	// recording serves the test server and records the credentials each
+	// request carried.
+	type seen struct {
+		mu    sync.Mutex
+		creds []string
+	}
+	recording := func(s *seen) http.Handler {
+		srv := testServer(nil)
+		h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			s.creds = append(s.creds, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+			s.mu.Unlock()
+			h.ServeHTTP(w, r)
+		})
+	}
+
+	t.Run("sends no configured header to the origin a server redirects to, and logs that it did not", func(t *testing.T) {
+		other := &seen{}
+		second := httptest.NewServer(recording(other)) // another port: another origin
+		t.Cleanup(second.Close)
+		first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, second.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(first.Close)
+		core, logs := observer.New(zapcore.DebugLevel)
+		red := redact.FromEnviron(environ)
+		m := newManager(t, Options{Environ: environ, Redactor: red, Log: zap.New(core)},
+			map[string]api.MCPServer{"web": {URL: first.URL + "/mcp", Headers: headers}}, 10*time.Second)
+		// The redirected session works; it merely has no credentials.
+		if res, err := call(t, m, "mcp__web__echo", `{"message":"x"}`); err != nil || res.Text != "Echo: x" {
+			t.Fatalf("got %+v, %v", res, err)
+		}
+		other.mu.Lock()
+		creds := other.creds
+		other.mu.Unlock()
+		if len(creds) == 0 {
+			t.Fatal("the redirect was not followed")
+		}
+		for i, c := range creds {
+			if c != "|" {
+				t.Errorf("request %d to the other origin carried %q", i, c)
+			}
+		}
+		warned := logs.FilterMessageSnippet("redirect to another origin").All()
+		if len(warned) != 1 {
+			t.Fatalf("%d warnings of the redirect, want 1: %v", len(warned), logs.All())
+		}
+		fields := warned[0].ContextMap()
+		if fields["to"] != second.URL || fields["from"] != first.URL {
+			t.Errorf("fields = %v", fields)
+		}
+		for _, e := range logs.All() {
+			for k, v := range e.ContextMap() {
+				if s, ok := v.(string); ok && (strings.Contains(s, token) || strings.Contains(s, "literal-key-value-42")) {
+					t.Errorf("log %q: %s holds a credential: %q", e.Message, k, s)
+				}
+			}
+		}
+	})
+	t.Run("keeps the headers on a redirect within the origin", func(t *testing.T) {
+		same := &seen{}
+		rec := recording(same)
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/old" {
+				http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
+				return
+			}
+			rec.ServeHTTP(w, r)
+		}))
+		t.Cleanup(ts.Close)
+		m := newManager(t, Options{Environ: environ, Redactor: redact.FromEnviron(environ)},
+			map[string]api.MCPServer{"web": {URL: ts.URL + "/old", Headers: headers}}, 10*time.Second)
+		if res, err := call(t, m, "mcp__web__echo", `{"message":"x"}`); err != nil || res.Text != "Echo: x" {
+			t.Fatalf("got %+v, %v", res, err)
+		}
+		same.mu.Lock()
+		defer same.mu.Unlock()
+		if len(same.creds) == 0 {
+			t.Fatal("the redirect was not followed")
+		}
+		for i, c := range same.creds {
+			if c != "Bearer "+token+"|literal-key-value-42" {
+				t.Errorf("request %d within the origin carried %q", i, c)
+			}
+		}
+	})
+}
+
+func TestOrigin(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://h.example/mcp", "https://H.example:443/other", true},
+		{"http://127.0.0.1/mcp", "http://127.0.0.1:80/x", true},
+		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp", false},
+		{"http://127.0.0.1/mcp", "http://127.0.0.2/mcp", false},
+		{"http://h.example/mcp", "https://h.example/mcp", false},
+		{"https://h.example/mcp", "https://sub.h.example/mcp", false},
+		{"http://[::1]:80/mcp", "http://[::1]/mcp", true},
+	} {
+		a, err := url.Parse(c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := url.Parse(c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := originOf(a) == originOf(b); got != c.same {
+			t.Errorf("%s and %s: same origin = %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
 }
