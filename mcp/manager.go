@@ -19,7 +19,8 @@
 //     `npx pkg` run.
 //   - Every server is told the workspace as its one MCP root (roots/list,
 //     answered with Options.Root's file:// URI). The root is the Manager's
-//     for its life: notifications/roots/list_changed is never sent.
+//     for its life: the capability is offered without listChanged, and
+//     notifications/roots/list_changed is never sent.
 //   - A streamable HTTP server's configured headers go only to the origin
 //     (scheme, host, port) of its URL: a redirect to another origin is
 //     followed without them, and the log says so.

@@ -164,7 +164,8 @@ func TestRoots(t *testing.T) {
 				}
 				if method == "notifications/initialized" {
 					ss := req.GetSession().(*sdk.ServerSession)
-					has := ss.InitializeParams().Capabilities.RootsV2 != nil
+					roots := ss.InitializeParams().Capabilities.RootsV2
+					has := roots != nil && !roots.ListChanged
 					mu.Lock()
 					advertised = &has
 					mu.Unlock()
@@ -182,7 +183,7 @@ func TestRoots(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if advertised == nil || !*advertised {
-			t.Fatalf("the roots capability was not in initialize (%v)", advertised)
+			t.Fatalf("initialize did not offer roots without listChanged (%v)", advertised)
 		}
 	})
 	t.Run("gives no root when it has no workspace", func(t *testing.T) {

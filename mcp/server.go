@@ -409,9 +409,10 @@ func (m *Manager) capabilities() *sdk.ClientCapabilities {
 	if m.opts.Root == "" {
 		return &sdk.ClientCapabilities{}
 	}
-	// listChanged: the client would say if its roots changed. They never
-	// do within a Manager (its root is the workspace's for its life).
-	return &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}
+	// Without listChanged: the roots never change within a Manager (its
+	// root is the workspace's for its life), so no
+	// notifications/roots/list_changed is ever sent.
+	return &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}}
 }
 
 // root is the workspace as an MCP root, nil when there is none.
