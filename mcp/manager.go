@@ -429,7 +429,10 @@ func convertTools(server string, tools []*sdk.Tool) []api.MCPTool {
 	return out
 }
 
-// inputSchema is the tool's schema as JSON, always an object schema.
+// inputSchema is the tool's schema as JSON, always an object schema. It is
+// handled as plain JSON, not read with jsonschema-go as the workforce's own
+// schemas are: that library refuses drafts the providers take (draft-04's
+// boolean exclusiveMinimum), and the schema is the server's to enforce.
 func inputSchema(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
