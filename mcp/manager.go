@@ -11,6 +11,19 @@
 //     environment less every secret agentls knows of (package redact), plus
 //     the entry's env. Stopping it closes its input, sends SIGTERM to the
 //     group, and SIGKILL to the group after a grace: no child outlives it.
+//   - A stdio server never runs in the workspace, nor is its program found
+//     through it: it runs in the entry's cwd (absolute once expanded) or in
+//     Options.Dir, a directory of agentls's own, and its program is looked
+//     up in the absolute entries of PATH (shell.LookPath). So a repository's
+//     server.py, node_modules or .bin are not what `python3 -m server` or
+//     `npx pkg` run.
+//   - Every server is told the workspace as its one MCP root (roots/list,
+//     answered with Options.Root's file:// URI). The root is the Manager's
+//     for its life: the capability is offered without listChanged, and
+//     notifications/roots/list_changed is never sent.
+//   - A streamable HTTP server's configured headers go only to the origin
+//     (scheme, host, port) of its URL: a redirect to another origin is
+//     followed without them, and the log says so.
 //   - A server that ends without being stopped (a crash, a killed process, a
 //     dropped HTTP session) fails the calls in flight with an error that
 //     says so; the next need starts it again, once. A second crash leaves it
@@ -51,8 +64,15 @@ import (
 
 // Options configure a Manager.
 type Options struct {
-	// Dir is the working directory of stdio servers: the workspace root.
+	// Dir is where a stdio server whose entry names no cwd runs: a
+	// directory of agentls's own (the workspace's state directory's
+	// "mcp"), never the workspace. It must be absolute; it is made, mode
+	// 0700, when missing. Empty: a private temporary directory, made at
+	// the first start and removed by Close.
 	Dir string
+	// Root is the workspace root, every server's one MCP root (roots/list
+	// gives its file:// URI). Empty: the client offers no roots.
+	Root string
 	// Environ is the sidecar's environment ("NAME=value"); nil:
 	// os.Environ(). Servers inherit it without its secrets; ${NAME} in an
 	// entry is expanded from it.
@@ -109,6 +129,7 @@ type Manager struct {
 	servers map[string]*server
 	timeout time.Duration // bounds a start
 	closed  bool
+	tmpDir  string // the private directory made when Options.Dir is empty
 
 	// dial makes a server's transport; tests replace it.
 	dial func(ctx context.Context, s *server) (sdk.Transport, *process, error)
@@ -345,6 +366,7 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	m.removeTmpDir()
 }
 
 // goOwned runs f on a goroutine the Manager owns, unless it is closed.
