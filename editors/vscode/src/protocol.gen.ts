@@ -465,13 +465,19 @@ export type ProgressToken = number | string;
 /**
  * MCPServer is one entry of the mcpServers setting (docs/PROTOCOL.md §2), in
  * the shape Claude Code, Zed and VS Code users already write: a stdio server
- * has Command (with Args and Env), a streamable HTTP server has URL (with
- * Headers). Exactly one of Command and URL is set.
+ * has Command (with Args, Env and Cwd), a streamable HTTP server has URL
+ * (with Headers). Exactly one of Command and URL is set.
  */
 export interface MCPServer {
   command?: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * Cwd is the directory a stdio server runs in: an absolute path, or
+   * one that begins with a ${NAME} its expansion makes absolute. Empty:
+   * a directory of agentls's own, never the workspace (docs/MCP.md).
+   */
+  cwd?: string;
   url?: string;
   headers?: Record<string, string>;
 }
