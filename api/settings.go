@@ -50,6 +50,19 @@ const (
 	CommandsDeny  CommandPolicy = "deny"
 )
 
+// WorkspaceTrust is whether the person trusts the workspace, as their
+// editor knows it (docs/SECURITY.md, "Workspace trust"): one of the Trust*
+// values.
+type WorkspaceTrust = string
+
+// The trust a workspace may have. In an untrusted one agentls runs no
+// command, starts no MCP server and runs no subtask on an engine without
+// the person's explicit yes.
+const (
+	TrustTrusted   WorkspaceTrust = "trusted"
+	TrustUntrusted WorkspaceTrust = "untrusted"
+)
+
 // Zones are the workspace-relative doublestar globs an agent may touch; deny
 // wins over allow.
 type Zones struct {
@@ -136,7 +149,14 @@ type Settings struct {
 	// Engines configures the external agents subtasks may run on, by name
 	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
 	Engines map[string]EngineConfig `json:"engines"`
+	// WorkspaceTrust is whether the person trusts the workspace, as the
+	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
+	// say what their editor knows).
+	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
 }
+
+// Untrusted reports whether the workspace is not trusted.
+func (s Settings) Untrusted() bool { return s.WorkspaceTrust == TrustUntrusted }
 
 // AttachmentLimits bound agent/run's attachments, in bytes: a file's text
 // as the model is given it, an image's bytes, and everything one run
@@ -186,21 +206,22 @@ type CommandEnv struct {
 // DefaultSettings returns the defaults of docs/PROTOCOL.md §2.
 func DefaultSettings() Settings {
 	return Settings{
-		EditMode:      EditPropose,
-		MaxWorkers:    3,
-		Commands:      CommandsAsk,
-		AllowCommands: []string{},
-		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
-		CommandEnv:    CommandEnv{Pass: []string{}},
-		RepoMapTokens: 1024,
-		MCPServers:    map[string]MCPServer{},
-		AllowMCPTools: []string{},
-		Attachments:   AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
-		Thinking:      Thinking{BudgetTokens: 4096},
-		Heat:          HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
-		Prices:        map[string]Price{},
-		Engines:       map[string]EngineConfig{},
+		EditMode:       EditPropose,
+		MaxWorkers:     3,
+		Commands:       CommandsAsk,
+		AllowCommands:  []string{},
+		Zones:          Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
+		Timeouts:       Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
+		CommandEnv:     CommandEnv{Pass: []string{}},
+		RepoMapTokens:  1024,
+		MCPServers:     map[string]MCPServer{},
+		AllowMCPTools:  []string{},
+		Attachments:    AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
+		Thinking:       Thinking{BudgetTokens: 4096},
+		WorkspaceTrust: TrustTrusted,
+		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
+		Prices:         map[string]Price{},
+		Engines:        map[string]EngineConfig{},
 	}
 }
 
@@ -286,6 +307,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "workspaceTrust":
+			err = decodeEnum(key, v, &s.WorkspaceTrust, TrustTrusted, TrustUntrusted)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {

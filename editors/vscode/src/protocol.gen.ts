@@ -1369,6 +1369,15 @@ export type CommandPolicy =
   | 'deny';
 
 /**
+ * WorkspaceTrust is whether the person trusts the workspace, as their
+ * editor knows it (docs/SECURITY.md, "Workspace trust"): one of the Trust*
+ * values.
+ */
+export type WorkspaceTrust =
+  | 'trusted'
+  | 'untrusted';
+
+/**
  * Zones are the workspace-relative doublestar globs an agent may touch; deny
  * wins over allow.
  */
@@ -1448,6 +1457,12 @@ export interface Settings {
    * (docs/ENGINES.md): a built-in engine's entry replaces its default.
    */
   engines: Record<string, EngineConfig> | null;
+  /**
+   * WorkspaceTrust is whether the person trusts the workspace, as the
+   * editor says (VS Code's workspace trust; the Neovim and Emacs plugins
+   * say what their editor knows).
+   */
+  workspaceTrust: WorkspaceTrust;
 }
 
 /**
