@@ -15,6 +15,7 @@ import (
 //	    sessions.json, sessions/, sessions.lock, owners/  the sessions (tracking/sessions)
 //	    checkpoints/                                      what undoes a task (tracking/checkpoint)
 //	    codegraph.bin                                     the code graph (Graph)
+//	    mcp/                                              where stdio MCP servers run (MCP)
 //	<state>/bridge/<pid>.sock                             the MCP bridge (Bridge)
 //	<state>/engines/wt-*/                                 the isolated engines' worktrees (Engines)
 //
@@ -47,6 +48,10 @@ func LayoutOf(root string) (Layout, error) {
 
 // Graph is the code graph's file.
 func (l Layout) Graph() string { return filepath.Join(l.Workspace, "codegraph.bin") }
+
+// MCP is where the stdio MCP servers whose entry names no cwd run: a
+// directory of agentls's own, never the workspace.
+func (l Layout) MCP() string { return filepath.Join(l.Workspace, "mcp") }
 
 // Bridge is the directory of the MCP bridge's socket.
 func (l Layout) Bridge() string { return filepath.Join(l.State, "bridge") }

@@ -308,8 +308,15 @@ func (w *Workspace) MCP() (*mcp.Manager, error) {
 	return w.mcp, nil
 }
 
+// newMCP makes an MCP client: its stdio servers run in the state
+// directory's mcp/ (a private temporary directory without one), never in
+// the workspace, which they are told as their MCP root.
 func (w *Workspace) newMCP(st api.Settings, log *zap.Logger) *mcp.Manager {
-	m := mcp.New(mcp.Options{Dir: w.cfg.Dir.Given(), Redactor: w.cfg.Redactor, Log: log, Version: w.cfg.Version})
+	dir := ""
+	if w.noState == nil {
+		dir = w.layout.MCP()
+	}
+	m := mcp.New(mcp.Options{Dir: dir, Root: w.cfg.Dir.Given(), Redactor: w.cfg.Redactor, Log: log, Version: w.cfg.Version})
 	m.Configure(st.MCPServers, st.Timeouts.MCPStart())
 	return m
 }

@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/invopop/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentls/agentls/clients"
 )
@@ -20,19 +19,20 @@ import (
 // its own, tool_<name>.go, that holds:
 //
 //   - a params struct, the tool's arguments. Its JSON Schema, what the model
-//     is given, is generated from it: the json tag names a property, a field
-//     without omitempty is required, jsonschema_description describes it,
-//     and a jsonschema tag adds the keywords the adapter enforces
-//     (minLength).
+//     is given, is generated from it by github.com/google/jsonschema-go: the
+//     json tag names a property, a field without omitempty is required, and
+//     the jsonschema tag describes it. What a tag cannot say (minLength) the
+//     struct's shape method sets on the generated schema (shaper).
 //   - the tool's description, beside the struct, in its define call.
 //   - the function that does the work, given the decoded params.
 //
 // define binds the three into a tool, and the registry (builtins) lists the
 // tools in the order the model is shown them. The one generic adapter,
-// tool.call, decodes the arguments against the schema (an error result that
-// names the field when they do not fit it, never a crash), calls the
-// function and shapes its result. The schemas are held to golden files
-// (testdata/tools, go test ./workforce -run TestToolSchemas -update).
+// tool.run, has the same library hold the arguments to the schema (an
+// error result that names the field when they do not fit it, never a
+// crash), decodes them, calls the function and shapes its result. The
+// schemas are held to golden files (testdata/tools, go test ./workforce
+// -run TestToolSchemas -update).
 
 // result is what one tool call gave back.
 type result struct {
@@ -60,17 +60,19 @@ func required(tool string, fields ...string) error {
 
 // tool is one tool of the registry.
 type tool struct {
-	spec   clients.Tool
-	schema *jsonschema.Schema
-	run    func(ctx context.Context, w *worker, raw json.RawMessage) result
-	params func() any // a new params value, to decode into
+	spec     clients.Tool
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved // schema, ready to validate with
+	run      func(ctx context.Context, w *worker, raw json.RawMessage) result
+	params   func() any // a new params value, to decode into
 }
 
 // define makes a tool of name, its description and do. do gets the
 // arguments decoded into P and held to P's schema. Its result goes to the
 // model as it is; an error goes as "Error: …", about the result's path.
 func define[P any](name, description string, do func(ctx context.Context, w *worker, p P) (result, error)) *tool {
-	tl := &tool{schema: schemaOf[P](false), params: func() any { return new(P) }}
+	s := schemaOf[P]()
+	tl := &tool{schema: s, resolved: resolve(s), params: func() any { return new(P) }}
 	tl.spec = clients.Tool{Name: name, Description: description, Parameters: marshalSchema(tl.schema)}
 	tl.run = func(ctx context.Context, w *worker, raw json.RawMessage) result {
 		var p P
@@ -86,14 +88,77 @@ func define[P any](name, description string, do func(ctx context.Context, w *wor
 	return tl
 }
 
-// schemaOf generates the JSON Schema of P: one tree (no $defs or $ref),
-// without $schema and $id, and with additionalProperties: false on every
-// object unless open.
-func schemaOf[P any](open bool) *jsonschema.Schema {
-	r := &jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: open}
-	s := r.Reflect(new(P))
-	s.Version = ""
+// shaper is a params type that sets on its generated schema what its tags
+// cannot say: minLength (nonEmpty), minItems, objects left open (open).
+type shaper interface{ shape(s *jsonschema.Schema) }
+
+// schemaOf generates the JSON Schema of P with jsonschema.For: one tree
+// (no $defs or $ref), without $schema and $id, additionalProperties: false
+// on every object, then P's shape. What the library types as nullable (a
+// slice, since encoding/json writes a nil one as null) is given its one
+// type: an argument has a value or is left out, and null counts as left
+// out (decode). A type the library cannot represent is a bug of this
+// package, which every test of it shows (the package does not load).
+func schemaOf[P any]() *jsonschema.Schema {
+	s, err := jsonschema.For[P](nil)
+	if err != nil {
+		panic(fmt.Sprintf("workforce: the params type %T has no JSON Schema: %v", *new(P), err))
+	}
+	walk(s, func(s *jsonschema.Schema) {
+		if len(s.Types) == 2 && s.Types[0] == "null" {
+			s.Type, s.Types = s.Types[1], nil
+		}
+	})
+	if sh, ok := any(*new(P)).(shaper); ok {
+		sh.shape(s)
+	}
 	return s
+}
+
+// walk calls f on s and every schema under it, parents first. It goes
+// where the schemas schemaOf generates have parts: properties and items.
+func walk(s *jsonschema.Schema, f func(*jsonschema.Schema)) {
+	if s == nil {
+		return
+	}
+	f(s)
+	for _, k := range s.PropertyOrder {
+		walk(s.Properties[k], f)
+	}
+	walk(s.Items, f)
+}
+
+// nonEmpty sets minLength 1 on the string properties names of the object
+// schema s: arguments that must not be empty. A name that is not a string
+// property of s is a bug of the params type, shown at once.
+func nonEmpty(s *jsonschema.Schema, names ...string) {
+	for _, n := range names {
+		p := s.Properties[n]
+		if p == nil || p.Type != "string" {
+			panic(fmt.Sprintf("workforce: nonEmpty(%q): not a string property of the schema", n))
+		}
+		p.MinLength = jsonschema.Ptr(1)
+	}
+}
+
+// open lets every object of s have properties it does not name: it drops
+// the additionalProperties: false that jsonschema.For gives a struct.
+func open(s *jsonschema.Schema) {
+	walk(s, func(s *jsonschema.Schema) {
+		if s.Type == "object" {
+			s.AdditionalProperties = nil
+		}
+	})
+}
+
+// resolve readies a generated schema for validation. It cannot fail for a
+// schema of a Go type; if it does, that is a bug of this package.
+func resolve(s *jsonschema.Schema) *jsonschema.Resolved {
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("workforce: a tool's schema does not resolve: %v", err))
+	}
+	return rs
 }
 
 // marshalSchema is the schema as the providers are sent it. The schema is
@@ -107,39 +172,35 @@ func marshalSchema(s *jsonschema.Schema) json.RawMessage {
 	return b
 }
 
-// decode reads raw into p, holding it to the tool's schema: a JSON object
-// (none at all counts as {}), no property the schema lacks (names are
-// exact), every property of the type the schema gives, every required one
-// present and not null, and strings no shorter than their minLength. The
-// error names the tool and the field.
+// decode holds raw to the tool's schema and reads it into p. No arguments
+// at all, or null, count as {}, and an argument given as null as one left
+// out (models send null for an optional argument they do not use). The
+// library judges the rest (Resolved.Validate: a JSON object, no property
+// the schema lacks, names exact, each of its type, the required ones
+// present, strings no shorter than their minLength); when it refuses them,
+// explain says why, naming the tool and the field.
 func (tl *tool) decode(raw json.RawMessage, p any) error {
 	name := tl.spec.Name
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if b := bytes.TrimSpace(raw); len(b) == 0 || string(b) == "null" {
 		raw = json.RawMessage("{}")
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		if !json.Valid(raw) {
-			return fmt.Errorf("%w: the arguments of %s are not valid JSON (%v); give a JSON object", errArgs, name, err)
-		}
-		return fmt.Errorf("%w: the arguments of %s are %s, not a JSON object", errArgs, name, jsonKind(raw))
+	var args any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return fmt.Errorf("%w: the arguments of %s are not valid JSON (%v); give a JSON object", errArgs, name, err)
 	}
-	var unknown []string
-	for k := range obj {
-		if _, ok := tl.property(k); !ok {
-			unknown = append(unknown, fmt.Sprintf("%q", k))
+	if obj, ok := args.(map[string]any); ok {
+		for k, v := range obj {
+			if _, known := tl.schema.Properties[k]; known && v == nil {
+				delete(obj, k)
+			}
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		what := "no argument " + unknown[0]
-		if len(unknown) > 1 {
-			what = "no arguments " + strings.Join(unknown, ", ")
-		}
-		return fmt.Errorf("%w: %s has %s; its arguments are %s", errArgs, name, what, strings.Join(tl.names(), ", "))
+	if err := tl.resolved.Validate(args); err != nil {
+		return fmt.Errorf("%w: %s", errArgs, explain(name, "", tl.schema, args, err))
 	}
 	// Every name is a property by now, so encoding/json's case-insensitive
-	// matching has nothing to be lenient about.
+	// matching has nothing to be lenient about. What is left for it to
+	// refuse is a number the Go type cannot hold.
 	if err := json.Unmarshal(raw, p); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
@@ -150,73 +211,126 @@ func (tl *tool) decode(raw json.RawMessage, p any) error {
 		}
 		return fmt.Errorf("%w: %s: %v", errArgs, name, err)
 	}
-	var missing []string
-	for _, k := range tl.schema.Required {
-		if v, ok := obj[k]; !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		return required(name, missing...)
-	}
-	for k, s := range tl.properties() {
-		if s.MinLength == nil || obj[k] == nil {
-			continue
-		}
-		var v string
-		if json.Unmarshal(obj[k], &v) == nil && uint64(utf8.RuneCountInString(v)) < *s.MinLength {
-			if *s.MinLength == 1 {
-				return required(name, k)
-			}
-			return fmt.Errorf("%w: %s's %s must be at least %d characters", errArgs, name, k, *s.MinLength)
-		}
-	}
 	return nil
+}
+
+// explain says why the library refused v (err), the value at path of the
+// tool's arguments (the arguments themselves at ""), which s is the
+// schema of. It asks the library about each part of v in turn, goes down
+// to the first part refused, and words what that part's schema asks for:
+// arguments that are not a JSON object, a property the schema lacks, a
+// required one missing or empty, a value of the wrong type; what it has
+// no words for, the library's own say.
+func explain(tool, path string, s *jsonschema.Schema, v any, err error) string {
+	subject := tool
+	if path != "" {
+		subject = tool + "'s " + path
+	}
+	if check(&jsonschema.Schema{Type: s.Type, Types: s.Types}, v) != nil {
+		if path == "" {
+			return fmt.Sprintf("the arguments of %s are %s, not a JSON object", tool, describe(v))
+		}
+		return fmt.Sprintf("%s must be %s, not %s", subject, kind(s), describe(v))
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		var unknown []string
+		for k := range v {
+			if s.Properties[k] == nil && s.AdditionalProperties != nil {
+				unknown = append(unknown, strconv.Quote(k))
+			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			one, many := "argument", "arguments"
+			if path != "" {
+				one, many = "property", "properties"
+			}
+			what := "no " + one + " " + unknown[0]
+			if len(unknown) > 1 {
+				what = "no " + many + " " + strings.Join(unknown, ", ")
+			}
+			return fmt.Sprintf("%s has %s; its %s are %s", subject, what, many, strings.Join(s.PropertyOrder, ", "))
+		}
+		var needs []string
+		for _, k := range s.PropertyOrder {
+			ps := s.Properties[k]
+			pv, given := v[k]
+			switch {
+			case !given:
+				if slices.Contains(s.Required, k) {
+					needs = append(needs, k)
+				}
+			case check(ps, pv) == nil:
+			case pv == "" && ps.MinLength != nil && *ps.MinLength == 1:
+				needs = append(needs, k)
+			default:
+				return explain(tool, join(path, k), ps, pv, nil)
+			}
+		}
+		if len(needs) > 0 {
+			return subject + " needs " + strings.Join(needs, " and ")
+		}
+	case []any:
+		for i, item := range v {
+			if s.Items != nil && check(s.Items, item) != nil {
+				return explain(tool, fmt.Sprintf("%s[%d]", path, i), s.Items, item, nil)
+			}
+		}
+	}
+	if err == nil {
+		err = check(s, v)
+	}
+	if path == "" {
+		return fmt.Sprintf("the arguments of %s do not fit its schema: %v", tool, err)
+	}
+	return fmt.Sprintf("%s does not fit its schema: %v", subject, err)
+}
+
+// check has the library validate v against s, a part of a tool's schema.
+func check(s *jsonschema.Schema, v any) error {
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	return rs.Validate(v)
+}
+
+// join is the path of the property k of the object at path.
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// describe says what a JSON value is, for an error: null, true and
+// numbers as they are, a string, an array or an object by kind (their
+// content may be long).
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
 }
 
 // property is the schema of the tool's argument k.
 func (tl *tool) property(k string) (*jsonschema.Schema, bool) {
-	if tl.schema.Properties == nil {
-		return nil, false
-	}
-	return tl.schema.Properties.Get(k)
-}
-
-// properties are the schemas of the tool's arguments, in order.
-func (tl *tool) properties() iter.Seq2[string, *jsonschema.Schema] {
-	return func(yield func(string, *jsonschema.Schema) bool) {
-		if tl.schema.Properties == nil {
-			return
-		}
-		for k, s := range tl.schema.Properties.FromOldest() {
-			if !yield(k, s) {
-				return
-			}
-		}
-	}
+	s, ok := tl.schema.Properties[k]
+	return s, ok
 }
 
 // names lists the tool's arguments in the schema's order.
-func (tl *tool) names() []string {
-	var out []string
-	for k := range tl.properties() {
-		out = append(out, k)
-	}
-	return out
-}
-
-// jsonKind says what a valid JSON value that is not an object is.
-func jsonKind(raw json.RawMessage) string {
-	switch bytes.TrimSpace(raw)[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
-}
+func (tl *tool) names() []string { return slices.Clone(tl.schema.PropertyOrder) }
 
 // kind says what a value of schema s is, for an error: "a string", "an
 // array of strings".
@@ -237,6 +351,11 @@ func kind(s *jsonschema.Schema) string {
 			return "an array of " + strings.TrimPrefix(strings.TrimPrefix(kind(s.Items), "an "), "a ") + "s"
 		}
 		return "an array"
+	case "":
+		if len(s.Types) > 0 {
+			return "of type " + strings.Join(s.Types, " or ")
+		}
+		return "any JSON value"
 	}
 	return "of type " + s.Type
 }

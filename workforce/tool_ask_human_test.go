@@ -39,7 +39,8 @@ func TestAskHuman(t *testing.T) {
 			{name: "asks a question and gives the answer", args: map[string]any{"question": "Which colour?"}, says: []string{"The user answered: blue"}},
 			{name: "asks a question with options", args: map[string]any{"question": "Tabs?", "options": []string{"yes", "no"}}, says: []string{"The user answered: no"}},
 			{name: "refuses a blank question", args: map[string]any{"question": " "}, isErr: true, says: []string{"ask_human needs question"}},
-			{name: "refuses options that are not strings", args: map[string]any{"question": "Tabs?", "options": []int{1, 2}}, isErr: true, says: []string{"ask_human's options must be an array of strings"}},
+			{name: "refuses options that are not strings", args: map[string]any{"question": "Tabs?", "options": []int{1, 2}}, isErr: true, says: []string{"ask_human's options[0] must be a string, not 1"}},
+			{name: "refuses options that are not an array", args: map[string]any{"question": "Tabs?", "options": "yes, no"}, isErr: true, says: []string{"ask_human's options must be an array of strings, not a string"}},
 		})
 		if len(ed.asked) != 2 || ed.asked[1].Question != "Tabs?" || len(ed.asked[1].Options) != 2 {
 			t.Errorf("the editor was asked %+v", ed.asked)

@@ -3,13 +3,17 @@ package workforce
 import (
 	"context"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/editing"
 )
 
 // deleteFileParams are the arguments of delete_file.
 type deleteFileParams struct {
-	Path string `json:"path" jsonschema:"minLength=1"`
+	Path string `json:"path"`
 }
+
+func (deleteFileParams) shape(s *jsonschema.Schema) { nonEmpty(s, "path") }
 
 var deleteFileTool = define("delete_file",
 	"Delete a file you have read.",

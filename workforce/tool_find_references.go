@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // findReferencesParams are the arguments of find_references.
 type findReferencesParams struct {
-	Name string `json:"name" jsonschema:"minLength=1" jsonschema_description:"the definition: a name, or Container.Name (e.g. Server.Run)"`
-	Path string `json:"path,omitempty" jsonschema_description:"the file that defines it, when the name is defined in several"`
+	Name string `json:"name" jsonschema:"the definition: a name, or Container.Name (e.g. Server.Run)"`
+	Path string `json:"path,omitempty" jsonschema:"the file that defines it, when the name is defined in several"`
 }
+
+func (findReferencesParams) shape(s *jsonschema.Schema) { nonEmpty(s, "name") }
 
 var findReferencesTool = define("find_references",
 	"Find where a definition is used, from the workspace's code graph: each call and reference as path:line:column, the definition it is in, and the line.",

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/codegraph"
 )
 
 // findSymbolParams are the arguments of find_symbol.
 type findSymbolParams struct {
-	Name string `json:"name" jsonschema:"minLength=1" jsonschema_description:"a name, or Container.Name for a method or member (e.g. Server.Run)"`
-	Path string `json:"path,omitempty" jsonschema_description:"only definitions in this file"`
+	Name string `json:"name" jsonschema:"a name, or Container.Name for a method or member (e.g. Server.Run)"`
+	Path string `json:"path,omitempty" jsonschema:"only definitions in this file"`
 }
+
+func (findSymbolParams) shape(s *jsonschema.Schema) { nonEmpty(s, "name") }
 
 // findLimit bounds the definitions or references one call lists.
 const (

@@ -3,12 +3,16 @@ package workforce
 import (
 	"context"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // finishParams are the arguments of finish.
 type finishParams struct {
-	Summary string `json:"summary" jsonschema:"minLength=1"`
+	Summary string `json:"summary"`
 }
+
+func (finishParams) shape(s *jsonschema.Schema) { nonEmpty(s, "summary") }
 
 var finishTool = define("finish",
 	"End your subtask with a short summary of what you did and found.",

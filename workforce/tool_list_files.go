@@ -4,7 +4,7 @@ import "context"
 
 // listFilesParams are the arguments of list_files.
 type listFilesParams struct {
-	Pattern string `json:"pattern,omitempty" jsonschema_description:"glob, e.g. \"**/*.go\"; default: every file"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"glob, e.g. \"**/*.go\"; default: every file"`
 }
 
 var listFilesTool = define("list_files",

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 )
@@ -15,22 +17,29 @@ import (
 // (docs/WORKFORCE.md, tools). They are read leniently (validatePlan), so
 // the schema allows properties it does not name.
 type planArgs struct {
-	Subtasks []planSubtask `json:"subtasks" jsonschema:"minItems=1"`
+	Subtasks []planSubtask `json:"subtasks"`
+}
+
+func (planArgs) shape(s *jsonschema.Schema) {
+	subtasks := s.Properties["subtasks"]
+	subtasks.MinItems = jsonschema.Ptr(1)
+	nonEmpty(subtasks.Items, "id", "content")
+	open(s)
 }
 
 // planSubtask is one subtask of a plan.
 type planSubtask struct {
-	ID        string   `json:"id" jsonschema:"minLength=1" jsonschema_description:"short unique id, e.g. \"1\""`
-	Content   string   `json:"content" jsonschema:"minLength=1" jsonschema_description:"what to do, written so a worker can do it on its own"`
-	DependsOn []string `json:"dependsOn,omitempty" jsonschema_description:"ids of subtasks that must be done first"`
-	Role      string   `json:"role,omitempty" jsonschema_description:"optional role of the worker, e.g. \"tester\""`
-	Engine    string   `json:"engine,omitempty" jsonschema_description:"optional: the external agent to run this subtask on, one of the engines the instructions list; leave it out for agentls's own worker"`
+	ID        string   `json:"id" jsonschema:"short unique id, e.g. \"1\""`
+	Content   string   `json:"content" jsonschema:"what to do, written so a worker can do it on its own"`
+	DependsOn []string `json:"dependsOn,omitempty" jsonschema:"ids of subtasks that must be done first"`
+	Role      string   `json:"role,omitempty" jsonschema:"optional role of the worker, e.g. \"tester\""`
+	Engine    string   `json:"engine,omitempty" jsonschema:"optional: the external agent to run this subtask on, one of the engines the instructions list; leave it out for agentls's own worker"`
 }
 
 var planTool = clients.Tool{
 	Name:        "plan",
 	Description: "Submit the plan: the subtasks workers will carry out. Subtasks without dependencies between them run in parallel.",
-	Parameters:  marshalSchema(schemaOf[planArgs](true)),
+	Parameters:  marshalSchema(schemaOf[planArgs]()),
 }
 
 // validatePlan checks a plan: at least one and at most MaxSubtasks

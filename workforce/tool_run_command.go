@@ -3,13 +3,17 @@ package workforce
 import (
 	"context"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // runCommandParams are the arguments of run_command.
 type runCommandParams struct {
-	Command   string `json:"command" jsonschema:"minLength=1"`
-	TimeoutMs int64  `json:"timeoutMs,omitempty" jsonschema_description:"time limit in milliseconds"`
+	Command   string `json:"command"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty" jsonschema:"time limit in milliseconds"`
 }
+
+func (runCommandParams) shape(s *jsonschema.Schema) { nonEmpty(s, "command") }
 
 var runCommandTool = define("run_command",
 	"Run a shell command (sh -c) in the workspace root and return its exit code and output (stdout and stderr; long output is cut in the middle). It may need the user's approval.",

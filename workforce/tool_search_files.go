@@ -1,12 +1,18 @@
 package workforce
 
-import "context"
+import (
+	"context"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
 
 // searchFilesParams are the arguments of search_files.
 type searchFilesParams struct {
-	Regex string `json:"regex" jsonschema:"minLength=1"`
-	Glob  string `json:"glob,omitempty" jsonschema_description:"only files matching this glob"`
+	Regex string `json:"regex"`
+	Glob  string `json:"glob,omitempty" jsonschema:"only files matching this glob"`
 }
+
+func (searchFilesParams) shape(s *jsonschema.Schema) { nonEmpty(s, "regex") }
 
 var searchFilesTool = define("search_files",
 	"Search the workspace's text files for a regular expression (RE2 syntax). Returns path:line: text.",

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/tracking/intents"
 )
 
 // selectIntentParams are the arguments of select_intent.
 type selectIntentParams struct {
-	IntentID string `json:"intent_id" jsonschema:"minLength=1"`
+	IntentID string `json:"intent_id"`
 }
+
+func (selectIntentParams) shape(s *jsonschema.Schema) { nonEmpty(s, "intent_id") }
 
 // select_intent returns the intent's context block, and puts the worker's
 // writes in the intent's scope from then on.

@@ -17,12 +17,12 @@ const (
 
 // todoParams are the arguments of todo.
 type todoParams struct {
-	Todos []todoItem `json:"todos" jsonschema_description:"The whole checklist, in order; it replaces the one before. An empty list clears it."`
+	Todos []todoItem `json:"todos" jsonschema:"The whole checklist, in order; it replaces the one before. An empty list clears it."`
 }
 
 type todoItem struct {
-	Content string `json:"content" jsonschema_description:"One step, said briefly."`
-	Status  string `json:"status" jsonschema_description:"pending, in_progress or done."`
+	Content string `json:"content" jsonschema:"One step, said briefly."`
+	Status  string `json:"status" jsonschema:"pending, in_progress or done."`
 }
 
 // todo keeps the worker's checklist: the subtask's todos, shown to the

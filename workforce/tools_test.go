@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/internal/testkit"
@@ -190,12 +192,12 @@ func mustJSON(t *testing.T, v any) []byte {
 var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // TestToolSchemasAreCompact holds the schemas to what every provider takes
-// and the adapter enforces: an object at the root, no $schema, $id, $defs
-// or $ref, a type on every property (Ollama reads it), required properties
+// and the adapter words: an object at the root, no $schema, $id, $defs or
+// $ref, a type on every property (Ollama reads it), required properties
 // that exist, additionalProperties: false where the decoding refuses
-// unknown arguments, and no keyword the adapter does not enforce.
+// unknown arguments, and no keyword whose refusal explain has no words for.
 func TestToolSchemasAreCompact(t *testing.T) {
-	enforced := map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "items": true, "minLength": true}
+	worded := map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "items": true, "minLength": true}
 	for _, tl := range append(slices.Clip(toolkit), planTool) {
 		t.Run(tl.Name, func(t *testing.T) {
 			if !providerName.MatchString(tl.Name) {
@@ -238,8 +240,8 @@ func TestToolSchemasAreCompact(t *testing.T) {
 			}
 			for name, p := range props {
 				for k := range p.(map[string]any) {
-					if !enforced[k] {
-						t.Errorf("property %s has %s, which the adapter does not enforce", name, k)
+					if !worded[k] {
+						t.Errorf("property %s has %s, which the adapter has no words for", name, k)
 					}
 				}
 			}
@@ -265,11 +267,7 @@ func TestToolArguments(t *testing.T) {
 	}
 	for _, tl := range builtins.order {
 		// Good values of every property, to break one at a time.
-		good := map[string]any{}
-		for _, k := range tl.names() {
-			s, _ := tl.property(k)
-			good[k] = map[string]any{"string": "x", "integer": 1, "boolean": true, "array": []string{"x"}}[s.Type]
-		}
+		good := goodValue(tl.schema).(map[string]any)
 		with := func(k string, v any) string {
 			m := map[string]any{}
 			for kk, vv := range good {
@@ -283,21 +281,28 @@ func TestToolArguments(t *testing.T) {
 			return string(mustJSON(t, m))
 		}
 		add(tl, "given an array", `["x"]`, "are an array, not a JSON object")
+		add(tl, "given a number", `7`, "are 7, not a JSON object")
 		add(tl, "given a string", `"x"`, "are a string, not a JSON object")
 		add(tl, "given broken JSON", `{"`, "are not valid JSON")
 		add(tl, "given JSON with more after the object", `{} {}`, "are not valid JSON")
 		add(tl, "given an unknown argument", with("colour", "red"), `no argument "colour"`, strings.Join(tl.names(), ", "))
 		add(tl, "given an argument in the wrong case", with(strings.ToUpper(tl.names()[0]), "x"), `no argument "`+strings.ToUpper(tl.names()[0])+`"`)
+		if req := tl.schema.Required; len(req) > 0 {
+			add(tl, "given null", `null`, tl.spec.Name+" needs "+strings.Join(req, " and "))
+		}
 		for _, k := range tl.schema.Required {
 			add(tl, "without "+k, with(k, nil), tl.spec.Name+" needs "+k)
 			add(tl, "with a null "+k, with(k, json.RawMessage("null")), tl.spec.Name+" needs "+k)
 		}
 		for _, k := range tl.names() {
 			s, _ := tl.property(k)
-			wrong := map[string]any{"string": 7, "integer": "seven", "boolean": "yes", "array": "x"}[s.Type]
-			add(tl, "with "+k+" of the wrong type", with(k, wrong), tl.spec.Name+"'s "+k+" must be "+kind(s))
+			add(tl, "with "+k+" of the wrong type", with(k, wrongValue[s.Type]), tl.spec.Name+"'s "+k+" must be "+kind(s))
 			if s.MinLength != nil {
 				add(tl, "with an empty "+k, with(k, ""), tl.spec.Name+" needs "+k)
+			}
+			if s.Items != nil {
+				add(tl, "with an item of "+k+" of the wrong type", with(k, []any{goodValue(s.Items), wrongValue[s.Items.Type]}),
+					tl.spec.Name+"'s "+k+"[1] must be "+kind(s.Items))
 			}
 		}
 	}
@@ -329,6 +334,25 @@ func TestToolArguments(t *testing.T) {
 		t.Errorf("a.txt = %q, %v", b, err)
 	}
 }
+
+// goodValue is a value that fits s, a part of a tool's schema: every
+// property of an object, one item of an array.
+func goodValue(s *jsonschema.Schema) any {
+	switch s.Type {
+	case "object":
+		m := map[string]any{}
+		for k, p := range s.Properties {
+			m[k] = goodValue(p)
+		}
+		return m
+	case "array":
+		return []any{goodValue(s.Items)}
+	}
+	return map[string]any{"string": "x", "integer": 1, "boolean": true}[s.Type]
+}
+
+// wrongValue is, by type, a value of another type.
+var wrongValue = map[string]any{"string": 7, "integer": "seven", "boolean": "yes", "array": "x", "object": 7}
 
 func TestDispatcher(t *testing.T) {
 	t.Run("tells a worker that calls plan that it is the coordinator's tool", func(t *testing.T) {
@@ -423,8 +447,10 @@ func TestSecondToolSet(t *testing.T) {
 }
 
 // FuzzToolArguments: no arguments crash a tool's decoding; what it refuses
-// is a bad-arguments error that names the tool, and what it accepts is an
-// object of the tool's properties with its required ones present.
+// is a bad-arguments error that names the tool in words of its own (never
+// the library's, which explain keeps for what it cannot word), and what it
+// accepts is an object of the tool's properties with its required ones
+// present.
 func FuzzToolArguments(f *testing.F) {
 	for i, seed := range []string{``, `{}`, `null`, `[]`, `"x"`, `{"path":"a.txt"}`, `{"path":7}`, `{"path":null}`, `{"pattern":"**"}`,
 		`{"regex":"(","glob":1}`, `{"path":"a","content":""}`, `{"path":"a","old_string":"x","new_string":"y","replace_all":1}`,
@@ -437,6 +463,9 @@ func FuzzToolArguments(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, errArgs) || !strings.Contains(err.Error(), tl.spec.Name) {
 				t.Fatalf("%s %q: the error %q is not a bad-arguments error naming the tool", tl.spec.Name, raw, err)
+			}
+			if strings.Contains(err.Error(), "does not fit its schema") {
+				t.Fatalf("%s %q: the error %q is not worded", tl.spec.Name, raw, err)
 			}
 			return
 		}

@@ -141,10 +141,11 @@ type Store struct {
 	ownerLock *fsutil.FileLock // held until Close
 
 	mu       sync.Mutex
-	sessions map[string]*session // as last read from disk
-	checked  map[string]bool     // message logs checked for damage in this process
-	appended map[string]string   // time of the last message this process appended, by session
-	touches  uint64              // last session.touched given out
+	sessions map[string]*session    // as last read from disk
+	checked  map[string]bool        // message logs checked for damage in this process
+	history  map[string]*sync.Mutex // serialises one session's appends, never held with mu
+	appended map[string]string      // time of the last message this process appended, by session
+	touches  uint64                 // last session.touched given out
 	closed   bool
 }
 
@@ -167,6 +168,7 @@ func Open(stateDir, root string, opts Options) (*Store, error) {
 		dir: WorkspaceDir(stateDir, root), now: opts.Now, newID: opts.NewID,
 		onReport: opts.OnReport, log: opts.Logger, red: opts.Redactor,
 		sessions: map[string]*session{}, checked: map[string]bool{}, appended: map[string]string{},
+		history: map[string]*sync.Mutex{},
 	}
 	for _, d := range []string{msgDir, ownersDir} {
 		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o700); err != nil {
@@ -785,43 +787,60 @@ func (se *session) usage() api.Usage {
 }
 
 // Append adds one message to the session's history, on disk (fsynced)
-// before it returns. An empty Time is filled with now. It takes only the
-// history's lock: sessions.json is neither read nor written (the session's
-// updatedAt follows at its next task event).
+// before it returns. An empty Time is filled with now. It takes the
+// history's own lock across the write and its fsync, and the store's lock
+// only around its bookkeeping: appends to other sessions, and every read
+// of the store, go on meanwhile. sessions.json is neither read nor written
+// (the session's updatedAt follows at its next task event).
 func (s *Store) Append(sessionID string, m api.SessionMessage) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	se, err := s.known(sessionID)
-	if err != nil {
+	if _, err := s.known(sessionID); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if m.Time == "" {
 		m.Time = s.now().UTC().Format(timeLayout)
 	}
 	path := s.msgPath(sessionID)
-	// The log is checked (and a damaged one set aside) once per process;
-	// after that this process only appends whole lines, so re-reading the
-	// whole log before every append would only make appends quadratic.
-	if !s.checked[sessionID] {
-		if _, err := s.checkLog(sessionID, path); err != nil {
-			return err
-		}
+	hist := s.history[sessionID]
+	if hist == nil {
+		hist = &sync.Mutex{}
+		s.history[sessionID] = hist
 	}
+	s.mu.Unlock()
 	line, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
 	line = s.red.JSON(line)
+
+	hist.Lock()
+	defer hist.Unlock()
+	// The log is checked (and a damaged one set aside) once per process;
+	// after that this process only appends whole lines, so re-reading the
+	// whole log before every append would only make appends quadratic.
+	// (Only a damaged log's repair writes under the store's lock.)
+	s.mu.Lock()
+	if !s.checked[sessionID] {
+		if _, err := s.checkLog(sessionID, path); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	s.mu.Unlock()
 	if err := fsutil.AppendLine(path, append(line, '\n'), 0o600); err != nil {
 		return fmt.Errorf("sessions: %w", err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if m.Time > s.appended[sessionID] {
 		s.appended[sessionID] = m.Time
 	}
-	if m.Time > se.UpdatedAt {
+	if se := s.sessions[sessionID]; se != nil && m.Time > se.UpdatedAt {
 		se.UpdatedAt = m.Time
 	}
 	return nil

@@ -102,8 +102,12 @@ type Log struct {
 	log        *zap.Logger
 	red        *redact.Redactor
 
-	mu  sync.Mutex
-	idx index
+	mu     sync.Mutex // the index; never held across a write
+	idx    index
+	mapGen uint64 // maps made from the index, under mu
+
+	mapMu      sync.Mutex // serialises intent_map.md's rewrites
+	mapWritten uint64     // the generation on disk, under mapMu
 }
 
 // record is a line as written: the protocol's entry plus the line count.
@@ -244,19 +248,40 @@ func (l *Log) Record(c Change) (api.TraceEntry, error) {
 	if err != nil {
 		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	// The append is whole and ordered by its own file lock (AppendLine):
+	// the index's lock is not held across its fsync, so agent/trace and
+	// other sessions' records go on meanwhile.
 	if err := fsutil.AppendLine(file, line, 0o644); err != nil {
 		return api.TraceEntry{}, fmt.Errorf("trace: %w", err)
 	}
+	l.mu.Lock()
 	if err := l.refresh(); err != nil {
+		l.mu.Unlock()
 		l.log.Warn("trace: reading the trace back failed", zap.Error(err))
 		return e, nil
 	}
-	if err := fsutil.WriteAtomic(mapFile, []byte(l.red.String(string(l.idx.intentMap(l.intentName)))), 0o644); err != nil {
-		l.log.Warn("trace: intent_map.md not rewritten", zap.Error(err))
-	}
+	l.mapGen++
+	gen, m := l.mapGen, []byte(l.red.String(string(l.idx.intentMap(l.intentName))))
+	l.mu.Unlock()
+	l.writeMap(mapFile, gen, m)
 	return e, nil
+}
+
+// writeMap replaces intent_map.md with m, made at generation gen of the
+// index, unless a later generation was written already: concurrent records
+// leave the newest map. Map writes are serialised by their own lock, never
+// the index's.
+func (l *Log) writeMap(path string, gen uint64, m []byte) {
+	l.mapMu.Lock()
+	defer l.mapMu.Unlock()
+	if gen <= l.mapWritten {
+		return
+	}
+	if err := fsutil.WriteAtomic(path, m, 0o644); err != nil {
+		l.log.Warn("trace: intent_map.md not rewritten", zap.Error(err))
+		return
+	}
+	l.mapWritten = gen
 }
 
 // places returns where the trace and the intent map are, after checking
