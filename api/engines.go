@@ -157,6 +157,9 @@ type EngineInfo struct {
 	// Usable: it can be assigned; Reason says why not.
 	Usable bool   `json:"usable"`
 	Reason string `json:"reason,omitempty"`
+	// Note says what is not known of a usable engine until it starts (its
+	// version, when the command does not tell it).
+	Note string `json:"note,omitempty"`
 }
 
 // EnginesResult is the reply to agent/engines: the built-in worker's

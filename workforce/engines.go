@@ -96,6 +96,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		WorkDir:     t.e.cfg.EngineWorkDir,
 		Closed:      t.edit.Closed,
 		Unset:       t.unsetEnv(),
+		Commands:    t.settings.Commands,
 		CallTimeout: t.settings.Timeouts.ReverseCall(),
 		OnStart: func(pid int, took time.Duration) {
 			w.log.Info("engine started", zap.String("engine", name), zap.Int("pid", pid), zap.Duration("took", took))
@@ -125,6 +126,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 	summary := out.Text
 	if summary == "" {
 		summary = fmt.Sprintf("%s ended its turn without a summary.", name)
+	}
+	if len(out.Refused) > 0 {
+		summary += fmt.Sprintf("\n\n%s ended its turn when it was refused: %s.", name, strings.Join(out.Refused, "; "))
 	}
 	if len(out.Changes) > 0 {
 		applied, notes := w.bringBack(ctx, name, out.Changes)
