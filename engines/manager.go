@@ -87,6 +87,13 @@ func (m *Manager) Resolve(name string) (Resolved, error) {
 	return m.opts.Lookup.Resolve(name, c), nil
 }
 
+// SharesMCP says whether the engine name is handed the user's MCP servers
+// (through the bridge): unless its entry says mcpServers: false.
+func (m *Manager) SharesMCP(name string) bool {
+	c, _ := m.config(name)
+	return c.MCPServers == nil || *c.MCPServers
+}
+
 // Usable says why the engine name cannot take a subtask (nil: it can).
 func (m *Manager) Usable(name string) error {
 	r, err := m.Resolve(name)

@@ -27,6 +27,9 @@ type EngineRunner interface {
 	// Run runs one subtask on the engine name through host, until the
 	// agent ends its turn or ctx ends.
 	Run(ctx context.Context, name string, job engines.Job, host engines.Host) (engines.Outcome, error)
+	// SharesMCP says whether the engine name gets the user's MCP servers
+	// (its entry's mcpServers is not false).
+	SharesMCP(name string) bool
 }
 
 // checkEngine says why a subtask cannot run on name ("" and "agentls" are
@@ -105,6 +108,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		},
 	}
 	if t.e.cfg.Bridge != nil {
+		if t.e.cfg.Engines.SharesMCP(name) {
+			w.shareMCP.Store(true)
+		}
 		if entry, err := t.e.MCPEntry(t.id, w.sub.ID); err == nil {
 			job.MCPServers = map[string]api.MCPServer{"agentls": entry}
 		} else {
