@@ -45,6 +45,10 @@ type client struct {
 	// refused are the titles of the tool calls a permission was refused
 	// for in this turn.
 	refused []string
+	// bridged are the MCP servers agentls gave the agent (its bridge):
+	// their tools hold each call to agentls's own approvals, so the
+	// agent's permission for one is not asked again.
+	bridged []string
 }
 
 func newClient(ctx context.Context, host Host, root string, wt *worktree, log *zap.Logger) *client {
@@ -183,6 +187,10 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 		}
 	}
 	tc := c.merge(p.ToolCall, false)
+	if server := c.bridgedServer(tc.Title); server != "" {
+		c.log.Debug("permission allowed: a tool of agentls's own MCP server, whose calls it holds itself", zap.String("server", server), zap.String("tool", tc.Title))
+		return c.choose(p.Options, Allow), nil
+	}
 	perm := Permission{ToolCallID: tc.ID, Title: tc.Title, Kind: tc.Kind, Paths: tc.Paths, Input: tc.Input}
 	if perm.Kind == acp.KindExecute || perm.Kind == "" {
 		perm.Command = rawString(tc.Input, "command", "cmd")
@@ -203,6 +211,18 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 		c.noteRefused(tc)
 	}
 	return c.choose(p.Options, d), nil
+}
+
+// bridgedServer is the name of agentls's MCP server a tool call's title
+// says it calls ("" for any other): "mcp__<server>__<tool>" (Claude Code),
+// "<tool> (<server> MCP Server)" (Gemini CLI).
+func (c *client) bridgedServer(title string) string {
+	for _, n := range c.bridged {
+		if strings.HasPrefix(title, "mcp__"+n+"__") || strings.HasSuffix(title, " ("+n+" MCP Server)") {
+			return n
+		}
+	}
+	return ""
 }
 
 // noteRefused remembers a tool call a permission was refused for.

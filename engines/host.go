@@ -115,7 +115,9 @@ type Job struct {
 	// Root is the workspace root (absolute).
 	Root string
 	// MCPServers are given to the agent's session (the bridge to the
-	// editor's tools), by name.
+	// editor's tools), by name. They are agentls's own: each of their
+	// calls is held to the worker's approvals, so the agent's permission
+	// request for one is allowed without asking.
 	MCPServers map[string]api.MCPServer
 	// Isolate overrides the engine's own isolation (nil: its own).
 	Isolate *bool

@@ -57,10 +57,12 @@ func holdFor(agent, commands, dir string) (hold, error) {
 		// apiKeyHelper or a permission mode, each a command run without
 		// asking.
 		perms := map[string]any{"allow": []string{"mcp__agentls"}}
+		// (0.17 and older run Bash as mcp__acp__Bash, through ACP's
+		// terminal.)
 		if deny {
-			perms["deny"] = []string{"Bash", "BashOutput", "KillShell", "KillBash", "WebFetch", "WebSearch"}
+			perms["deny"] = []string{"Bash", "BashOutput", "KillShell", "KillBash", "mcp__acp__Bash", "mcp__acp__BashOutput", "mcp__acp__KillShell", "WebFetch", "WebSearch"}
 		} else {
-			perms["ask"] = []string{"Bash", "WebFetch", "WebSearch"}
+			perms["ask"] = []string{"Bash", "mcp__acp__Bash", "WebFetch", "WebSearch"}
 		}
 		settings, _ := json.Marshal(map[string]any{"permissions": perms})
 		opts, _ := json.Marshal(map[string]any{"claudeCode": map[string]any{"options": map[string]any{
@@ -97,12 +99,6 @@ toolName = "run_shell_command"
 decision = %q
 priority = 999
 deny_message = "agentls: the commands setting is %s"
-
-[[rule]]
-toolName = "*"
-mcpName = "agentls"
-decision = "allow"
-priority = 998
 `, commands, decision, commands)
 		_, werr := f.WriteString(h.content)
 		if cerr := f.Close(); werr == nil {

@@ -258,3 +258,26 @@ func mustString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestTheBridgesToolsAreNotAskedTwice(t *testing.T) {
+	no := false
+	h := newFakeHost(t.TempDir())
+	h.decide = func(Permission) Decision { return Reject }
+	m := agentManager(t, "fake", "", "", &no,
+		enginestest.Step{Ask: "mcp__everything__echo (agentls MCP Server)"},
+		enginestest.Step{Ask: "mcp__agentls__read_file"},
+		enginestest.Step{Ask: "mcp__elsewhere__drop_table"})
+	job := Job{Prompt: "go", Root: h.root, Commands: api.CommandsAsk, MCPServers: map[string]api.MCPServer{"agentls": {Command: "agentls", Args: []string{"mcp"}}}}
+	if _, err := m.Run(testkit.Context(t), "fake", job, h); err != nil {
+		t.Fatal(err)
+	}
+	msgs := h.messages()
+	for _, want := range []string{"allowed: mcp__everything__echo (agentls MCP Server)|", "allowed: mcp__agentls__read_file|", "refused: mcp__elsewhere__drop_table|"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("messages %q lack %q", msgs, want)
+		}
+	}
+	if len(h.perms) != 1 || h.perms[0].Title != "mcp__elsewhere__drop_table" {
+		t.Errorf("the host was asked %+v: only the tool of another server goes to it", h.perms)
+	}
+}

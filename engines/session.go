@@ -164,6 +164,9 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 	}
 	started := time.Now()
 	c := newClient(ctx, host, job.Root, nil, log)
+	for n := range job.MCPServers {
+		c.bridged = append(c.bridged, n)
+	}
 	defer c.closeTerminals()
 	var wt *worktree
 	defer func() {

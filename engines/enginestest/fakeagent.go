@@ -66,6 +66,9 @@ type Step struct {
 	// Abort, with Exec: a refused command ends the turn as cancelled (as
 	// Codex does).
 	Abort bool `json:"abort,omitempty"`
+	// Ask asks permission for a tool call of this title (kind other),
+	// then says "allowed: …" or "refused: …".
+	Ask string `json:"ask,omitempty"`
 }
 
 type fakeAgent struct {
@@ -250,6 +253,14 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 			_ = os.WriteFile(s.Child, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 		case s.MCP:
 			a.say(ctx, "mcp: "+strings.Join(a.mcp, ", "))
+		case s.Ask != "":
+			tc := acp.ToolCallUpdate{ToolCallID: id, Title: s.Ask, Kind: acp.KindOther, Status: acp.StatusPending}
+			a.update(ctx, acp.ToolCall(tc))
+			if a.allowed(ctx, tc) {
+				a.say(ctx, "allowed: "+s.Ask)
+			} else {
+				a.say(ctx, "refused: "+s.Ask)
+			}
 		case s.Report:
 			meta, _ := json.Marshal(a.meta)
 			args, _ := json.Marshal(os.Args[1:])
