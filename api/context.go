@@ -2,17 +2,21 @@ package api
 
 import "math"
 
-// Attachment types of agent/run (docs/PROTOCOL.md §3, Attachments).
+// AttachmentType is what an attachment of agent/run is (docs/PROTOCOL.md
+// §3, Attachments): AttachFile or AttachImage.
+type AttachmentType = string
+
+// The attachment types.
 const (
-	AttachFile  = "file"
-	AttachImage = "image"
+	AttachFile  AttachmentType = "file"
+	AttachImage AttachmentType = "image"
 )
 
 // Attachment is one thing the user gives a run besides its prompt: a
 // file of the workspace (all of it, or the lines of Range), or an image
 // (the bytes in Data, or an image file of the workspace at Path or URI).
 type Attachment struct {
-	Type string `json:"type"`
+	Type AttachmentType `json:"type"`
 	// Path (workspace-relative or absolute) or URI (file://) names the
 	// file; one of them, for a file and for an image that is not Data.
 	Path string `json:"path,omitempty"`
@@ -33,17 +37,21 @@ type Attachment struct {
 // provider of docs/MODELS.md takes (Ollama leaves gif out).
 var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
-// Todo states.
+// TodoStatus is where a step of a worker's checklist stands: one of the
+// Todo* values.
+type TodoStatus = string
+
+// The todo states.
 const (
-	TodoPending    = "pending"
-	TodoInProgress = "in_progress"
-	TodoDone       = "done"
+	TodoPending    TodoStatus = "pending"
+	TodoInProgress TodoStatus = "in_progress"
+	TodoDone       TodoStatus = "done"
 )
 
 // Todo is one step of a worker's checklist.
 type Todo struct {
-	Content string `json:"content"`
-	Status  string `json:"status"`
+	Content string     `json:"content"`
+	Status  TodoStatus `json:"status"`
 }
 
 // Price is what a model's tokens cost, in US dollars per million tokens,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -12,24 +13,32 @@ import (
 
 // MCPServer is one entry of the mcpServers setting (docs/PROTOCOL.md §2), in
 // the shape Claude Code, Zed and VS Code users already write: a stdio server
-// has Command (with Args and Env), a streamable HTTP server has URL (with
-// Headers). Exactly one of Command and URL is set.
+// has Command (with Args, Env and Cwd), a streamable HTTP server has URL
+// (with Headers). Exactly one of Command and URL is set.
 type MCPServer struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Cwd is the directory a stdio server runs in: an absolute path, or
+	// one that begins with a ${NAME} its expansion makes absolute. Empty:
+	// a directory of agentls's own, never the workspace (docs/MCP.md).
+	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-// MCP transports, as agent/mcpServers reports them.
+// MCPTransport is how agentls reaches an MCP server, as agent/mcpServers
+// reports it: MCPStdio or MCPHTTP.
+type MCPTransport = string
+
+// The MCP transports.
 const (
-	MCPStdio = "stdio"
-	MCPHTTP  = "http"
+	MCPStdio MCPTransport = "stdio"
+	MCPHTTP  MCPTransport = "http"
 )
 
 // Transport is MCPStdio or MCPHTTP.
-func (s MCPServer) Transport() string {
+func (s MCPServer) Transport() MCPTransport {
 	if s.URL != "" {
 		return MCPHTTP
 	}
@@ -38,7 +47,7 @@ func (s MCPServer) Transport() string {
 
 // Equal reports whether two entries start the same server.
 func (s MCPServer) Equal(o MCPServer) bool {
-	return s.Command == o.Command && slices.Equal(s.Args, o.Args) && maps.Equal(s.Env, o.Env) &&
+	return s.Command == o.Command && slices.Equal(s.Args, o.Args) && maps.Equal(s.Env, o.Env) && s.Cwd == o.Cwd &&
 		s.URL == o.URL && maps.Equal(s.Headers, o.Headers)
 }
 
@@ -70,7 +79,7 @@ func SanitizeMCPName(s string) string {
 // mcpServerKeys are the keys of an mcpServers entry agentls reads; "type"
 // is accepted for the shapes of VS Code and Claude Code, "disabled" for
 // Cline's.
-var mcpServerKeys = []string{"command", "args", "env", "url", "headers", "type", "disabled"}
+var mcpServerKeys = []string{"command", "args", "env", "cwd", "url", "headers", "type", "disabled"}
 
 // DecodeMCPServers decodes and validates the mcpServers setting: an object
 // of server name → entry. Entries with "disabled": true are left out. Keys
@@ -140,6 +149,11 @@ func decodeMCPServer(key string, raw json.RawMessage) (s MCPServer, disabled boo
 			err = decodeStrings(fk, v, &s.Args)
 		case "env":
 			s.Env, err = decodeStringMap(fk, v, validEnvName)
+		case "cwd":
+			err = decodeString(fk, v, &s.Cwd)
+			if err == nil {
+				err = checkMCPCwd(fk, s.Cwd)
+			}
 		case "url":
 			err = decodeString(fk, v, &s.URL)
 			if err == nil {
@@ -172,8 +186,8 @@ func decodeMCPServer(key string, raw json.RawMessage) (s MCPServer, disabled boo
 		return MCPServer{}, false, nil, &SettingsError{Key: key, Reason: `has both "command" (stdio) and "url" (streamable HTTP); give one`}
 	case s.Command == "" && s.URL == "":
 		return MCPServer{}, false, nil, &SettingsError{Key: key, Reason: `needs "command" (a stdio server) or "url" (a streamable HTTP server)`}
-	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0):
-		return MCPServer{}, false, nil, &SettingsError{Key: key, Reason: `"args" and "env" belong to a stdio server ("command"), not to one reached by "url"`}
+	case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
+		return MCPServer{}, false, nil, &SettingsError{Key: key, Reason: `"args", "env" and "cwd" belong to a stdio server ("command"), not to one reached by "url"`}
 	case s.Command != "" && len(s.Headers) > 0:
 		return MCPServer{}, false, nil, &SettingsError{Key: key, Reason: `"headers" belong to a streamable HTTP server ("url"), not to one started by "command"`}
 	case kind == "stdio" && s.Command == "", (kind == "http" || kind == "streamable-http" || kind == "streamableHttp") && s.URL == "":
@@ -181,6 +195,20 @@ func decodeMCPServer(key string, raw json.RawMessage) (s MCPServer, disabled boo
 	}
 	sort.Strings(unknown)
 	return s, disabled, unknown, nil
+}
+
+// checkMCPCwd refuses a cwd that is not absolute and does not begin with a
+// variable (which may make it absolute when the server starts): a relative
+// one would be taken against a directory nobody chose, the workspace's
+// or agentls's own.
+func checkMCPCwd(key, dir string) error {
+	switch {
+	case strings.TrimSpace(dir) == "":
+		return &SettingsError{Key: key, Reason: "is empty; leave it out to run the server in agentls's own directory"}
+	case !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "$"):
+		return &SettingsError{Key: key, Reason: fmt.Sprintf("%q is not an absolute path: agentls takes a server's directory only whole (a relative one would be the workspace's or its own); write it absolute, or from a variable (${HOME}/…)", dir)}
+	}
+	return nil
 }
 
 func checkMCPURL(key, raw string) error {
@@ -299,13 +327,17 @@ func MCPServersFromACP(raw json.RawMessage) (map[string]MCPServer, error) {
 
 // ---- agent/mcpServers (docs/PROTOCOL.md §3) ----
 
-// MCP server states.
+// MCPState is where an MCP server stands, as agent/mcpServers reports it:
+// MCPNotStarted, MCPStarting, MCPReady, MCPFailed or MCPRestarted.
+type MCPState = string
+
+// The MCP server states.
 const (
-	MCPNotStarted = "notStarted"
-	MCPStarting   = "starting"
-	MCPReady      = "ready"
-	MCPFailed     = "failed"
-	MCPRestarted  = "restarted" // ready again after a crash and its one restart
+	MCPNotStarted MCPState = "notStarted"
+	MCPStarting   MCPState = "starting"
+	MCPReady      MCPState = "ready"
+	MCPFailed     MCPState = "failed"
+	MCPRestarted  MCPState = "restarted" // ready again after a crash and its one restart
 )
 
 // MCPServersParams are the params of agent/mcpServers.
@@ -332,13 +364,13 @@ type MCPTool struct {
 
 // MCPServerStatus is one server of agent/mcpServers.
 type MCPServerStatus struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Command   string   `json:"command,omitempty"`
-	Args      []string `json:"args,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	State     string   `json:"state"`
-	Error     string   `json:"error,omitempty"`
+	Name      string       `json:"name"`
+	Transport MCPTransport `json:"transport"`
+	Command   string       `json:"command,omitempty"`
+	Args      []string     `json:"args,omitempty"`
+	URL       string       `json:"url,omitempty"`
+	State     MCPState     `json:"state"`
+	Error     string       `json:"error,omitempty"`
 	// Restarts counts the restarts after a crash (at most 1).
 	Restarts  int       `json:"restarts"`
 	ToolCount int       `json:"toolCount"`

@@ -16,7 +16,7 @@ func TestMCPServersSetting(t *testing.T) {
 	})
 	t.Run("reads a stdio and a streamable HTTP server in the shape other editors use", func(t *testing.T) {
 		s, unknown, err := ApplySettings(base, json.RawMessage(`{"mcpServers":{
-			"everything":{"command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"env":{"DEBUG":"1"}},
+			"everything":{"command":"npx","args":["-y","@modelcontextprotocol/server-everything"],"env":{"DEBUG":"1"},"cwd":"${HOME}/mcp"},
 			"remote":{"type":"http","url":"https://example.com/mcp","headers":{"Authorization":"Bearer abc"}},
 			"off":{"command":"x","disabled":true},
 			"cline":{"command":"y","alwaysAllow":["a"]}},
@@ -25,7 +25,7 @@ func TestMCPServersSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]MCPServer{
-			"everything": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"DEBUG": "1"}},
+			"everything": {Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"DEBUG": "1"}, Cwd: "${HOME}/mcp"},
 			"remote":     {URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer abc"}},
 			"cline":      {Command: "y"},
 		}
@@ -50,6 +50,11 @@ func TestMCPServersSetting(t *testing.T) {
 			t.Error("the base settings were changed")
 		}
 	})
+	t.Run("tells two entries apart by their cwd", func(t *testing.T) {
+		if (MCPServer{Command: "x", Cwd: "/a"}).Equal(MCPServer{Command: "x", Cwd: "/b"}) {
+			t.Fatal("a changed cwd does not restart the server")
+		}
+	})
 	t.Run("replaces the whole list on a later change", func(t *testing.T) {
 		s, _, _ := ApplySettings(base, json.RawMessage(`{"mcpServers":{"a":{"command":"a"}}}`))
 		s, _, err := ApplySettings(s, json.RawMessage(`{"mcpServers":{"b":{"url":"http://127.0.0.1:1/mcp"}}}`))
@@ -72,6 +77,11 @@ func TestMCPServersSetting(t *testing.T) {
 		{"refuses a type that does not fit", `{"mcpServers":{"a":{"type":"http","command":"x"}}}`, "mcpServers.a.type"},
 		{"refuses two names that give the same tool names", `{"mcpServers":{"a.b":{"command":"x"},"a_b":{"command":"y"}}}`, "mcpServers.a_b"},
 		{"refuses an empty command", `{"mcpServers":{"a":{"command":" "}}}`, "mcpServers.a.command"},
+		{"refuses a relative cwd, which would be taken against the workspace", `{"mcpServers":{"a":{"command":"x","cwd":"tools/mcp"}}}`, "mcpServers.a.cwd"},
+		{"refuses a cwd of the current directory", `{"mcpServers":{"a":{"command":"x","cwd":"."}}}`, "mcpServers.a.cwd"},
+		{"refuses a cwd from the home directory written with a tilde", `{"mcpServers":{"a":{"command":"x","cwd":"~/mcp"}}}`, "mcpServers.a.cwd"},
+		{"refuses an empty cwd", `{"mcpServers":{"a":{"command":"x","cwd":""}}}`, "mcpServers.a.cwd"},
+		{"refuses a cwd on a streamable HTTP server", `{"mcpServers":{"a":{"url":"http://h/mcp","cwd":"/srv"}}}`, "mcpServers.a"},
 		{"refuses an allowMcpTools entry without the prefix", `{"allowMcpTools":["everything"]}`, "allowMcpTools[0]"},
 		{"refuses a zero MCP bound", `{"timeouts":{"mcpMs":0}}`, "timeouts.mcpMs"},
 	} {

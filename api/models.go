@@ -31,9 +31,9 @@ type ProviderInfo struct {
 	Models int `json:"models"`
 	// Problem and Error say why a configured provider listed nothing: the
 	// kind (one of the Problem* values) and the words for the person.
-	Problem string `json:"problem,omitempty"`
-	Error   string `json:"error,omitempty"`
-	Hint    string `json:"hint,omitempty"`
+	Problem Problem `json:"problem,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Hint    string  `json:"hint,omitempty"`
 }
 
 // ModelsResult is the reply to agent/models.
@@ -61,24 +61,32 @@ type CheckModelParams struct {
 	Model string `json:"model,omitempty"`
 }
 
-// The kinds of problem agent/checkModel and agent/models report.
+// Problem is the kind of problem agent/checkModel and agent/models report:
+// one of the Problem* values.
+type Problem = string
+
+// The kinds of problem.
 const (
-	ProblemNoModel      = "noModel"      // no model is configured
-	ProblemConfig       = "config"       // the spec cannot work: unknown provider, no key, bad script
-	ProblemAuth         = "auth"         // the provider refused the key (401, 403)
-	ProblemUnreachable  = "unreachable"  // no answer from the provider's URL
-	ProblemUnknownModel = "unknownModel" // the provider does not offer the model
-	ProblemRateLimited  = "rateLimited"  // the provider asked to slow down (429)
-	ProblemProvider     = "provider"     // the provider failed (5xx, overloaded)
-	ProblemRefused      = "refused"      // the provider refused the request for another reason
-	ProblemBadAnswer    = "badAnswer"    // the provider's answer could not be read
+	ProblemNoModel      Problem = "noModel"      // no model is configured
+	ProblemConfig       Problem = "config"       // the spec cannot work: unknown provider, no key, bad script
+	ProblemAuth         Problem = "auth"         // the provider refused the key (401, 403)
+	ProblemUnreachable  Problem = "unreachable"  // no answer from the provider's URL
+	ProblemUnknownModel Problem = "unknownModel" // the provider does not offer the model
+	ProblemRateLimited  Problem = "rateLimited"  // the provider asked to slow down (429)
+	ProblemProvider     Problem = "provider"     // the provider failed (5xx, overloaded)
+	ProblemRefused      Problem = "refused"      // the provider refused the request for another reason
+	ProblemBadAnswer    Problem = "badAnswer"    // the provider's answer could not be read
 )
 
-// How agent/checkModel reached its verdict.
+// CheckedBy is how agent/checkModel reached its verdict: one of the
+// CheckedBy* values.
+type CheckedBy = string
+
+// The ways of checking a model.
 const (
-	CheckedByList       = "list"       // the provider's model list names the model
-	CheckedByCompletion = "completion" // a one-token request to the model
-	CheckedByScript     = "script"     // the script file loads
+	CheckedByList       CheckedBy = "list"       // the provider's model list names the model
+	CheckedByCompletion CheckedBy = "completion" // a one-token request to the model
+	CheckedByScript     CheckedBy = "script"     // the script file loads
 )
 
 // CheckModelResult is the reply to agent/checkModel. A model that cannot
@@ -91,10 +99,10 @@ type CheckModelResult struct {
 	OK     bool   `json:"ok"`
 	// Checked is how the model was tried (one of the CheckedBy* values),
 	// absent when it could not be tried at all.
-	Checked string `json:"checked,omitempty"`
+	Checked CheckedBy `json:"checked,omitempty"`
 	// Problem is the kind of problem (one of the Problem* values) when OK
 	// is false.
-	Problem string `json:"problem,omitempty"`
+	Problem Problem `json:"problem,omitempty"`
 	// Message says, in words for the person, what works or what is wrong
 	// and what to do about it. It never holds a key.
 	Message string `json:"message"`

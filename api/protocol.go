@@ -361,11 +361,11 @@ type PingParams struct {
 
 // RunParams are the params of agent/run.
 type RunParams struct {
-	Prompt    string `json:"prompt"`
-	TaskID    string `json:"taskId,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-	EditMode  string `json:"editMode,omitempty"`
-	IntentID  string `json:"intentId,omitempty"`
+	Prompt    string   `json:"prompt"`
+	TaskID    string   `json:"taskId,omitempty"`
+	SessionID string   `json:"sessionId,omitempty"`
+	EditMode  EditMode `json:"editMode,omitempty"`
+	IntentID  string   `json:"intentId,omitempty"`
 	// Model overrides the model setting for this run ("provider:name",
 	// docs/MODELS.md).
 	Model         string         `json:"model,omitempty"`
@@ -379,34 +379,42 @@ type RunParams struct {
 	Engine string `json:"engine,omitempty"`
 }
 
-// Task states (docs/PROTOCOL.md §3). Interrupted is only ever read back from disk.
+// TaskState is a task's state (docs/PROTOCOL.md §3): one of the Task*
+// values. Interrupted is only ever read back from disk.
+type TaskState = string
+
+// The task states.
 const (
-	TaskPlanning    = "planning"
-	TaskRunning     = "running"
-	TaskWaiting     = "waiting"
-	TaskDone        = "done"
-	TaskFailed      = "failed"
-	TaskStopped     = "stopped"
-	TaskInterrupted = "interrupted"
+	TaskPlanning    TaskState = "planning"
+	TaskRunning     TaskState = "running"
+	TaskWaiting     TaskState = "waiting"
+	TaskDone        TaskState = "done"
+	TaskFailed      TaskState = "failed"
+	TaskStopped     TaskState = "stopped"
+	TaskInterrupted TaskState = "interrupted"
 )
 
-// Subtask states (docs/PROTOCOL.md §3).
+// SubtaskState is a subtask's state (docs/PROTOCOL.md §3): one of the
+// Subtask* values.
+type SubtaskState = string
+
+// The subtask states.
 const (
-	SubtaskPending = "pending"
-	SubtaskRunning = "running"
-	SubtaskDone    = "done"
-	SubtaskFailed  = "failed"
-	SubtaskSkipped = "skipped"
-	SubtaskBlocked = "blocked"
+	SubtaskPending SubtaskState = "pending"
+	SubtaskRunning SubtaskState = "running"
+	SubtaskDone    SubtaskState = "done"
+	SubtaskFailed  SubtaskState = "failed"
+	SubtaskSkipped SubtaskState = "skipped"
+	SubtaskBlocked SubtaskState = "blocked"
 )
 
 // Subtask is one node of a task's plan.
 type Subtask struct {
-	ID        string   `json:"id"`
-	Content   string   `json:"content"`
-	State     string   `json:"state"`
-	DependsOn []string `json:"dependsOn"`
-	Role      string   `json:"role,omitempty"`
+	ID        string       `json:"id"`
+	Content   string       `json:"content"`
+	State     SubtaskState `json:"state"`
+	DependsOn []string     `json:"dependsOn"`
+	Role      string       `json:"role,omitempty"`
 	// Engine is the external agent the subtask runs on ("" : the built-in
 	// worker), and Steps its own plan, as it reports it.
 	Engine string     `json:"engine,omitempty"`
@@ -421,22 +429,25 @@ type Subtask struct {
 	Usage *Usage `json:"usage,omitempty"`
 }
 
-// Change operations.
+// Operation is what a change does to a file: one of the Op* values.
+type Operation = string
+
+// The change operations.
 const (
-	OpCreate = "create"
-	OpUpdate = "update"
-	OpDelete = "delete"
+	OpCreate Operation = "create"
+	OpUpdate Operation = "update"
+	OpDelete Operation = "delete"
 	// OpMCP is a trace entry of an MCP tool call that named the file and
 	// may have changed it outside the editing pipeline (docs/MCP.md).
-	OpMCP = "mcp"
+	OpMCP Operation = "mcp"
 )
 
 // Change is one file change of a run.
 type Change struct {
-	Path      string `json:"path"`
-	Operation string `json:"operation"`
-	Applied   bool   `json:"applied"`
-	Diff      string `json:"diff"`
+	Path      string    `json:"path"`
+	Operation Operation `json:"operation"`
+	Applied   bool      `json:"applied"`
+	Diff      string    `json:"diff"`
 }
 
 // Usage counts model tokens (docs/TRACKING.md, Usage). InputTokens is all
@@ -459,7 +470,7 @@ type Usage struct {
 type RunResult struct {
 	TaskID    string    `json:"taskId"`
 	SessionID string    `json:"sessionId"`
-	State     string    `json:"state"`
+	State     TaskState `json:"state"`
 	Summary   string    `json:"summary"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
@@ -527,7 +538,7 @@ type UndoResult struct {
 // changed since the task wrote them, which refused it.
 type UndoFile struct {
 	Path      string     `json:"path"`
-	Operation string     `json:"operation,omitempty"`
+	Operation Operation  `json:"operation,omitempty"`
 	Undone    bool       `json:"undone"`
 	Reason    string     `json:"reason,omitempty"`
 	Lines     []LineSpan `json:"lines,omitempty"`
@@ -545,7 +556,7 @@ type LineSpan struct {
 type SessionTask struct {
 	TaskID   string    `json:"taskId"`
 	Prompt   string    `json:"prompt"`
-	State    string    `json:"state"`
+	State    TaskState `json:"state"`
 	Usage    Usage     `json:"usage"`
 	Subtasks []Subtask `json:"subtasks,omitempty"`
 }
@@ -587,26 +598,30 @@ type SessionResult struct {
 	Tasks     []SessionTask    `json:"tasks"`
 }
 
-// Heat actions (docs/PROTOCOL.md §3).
+// HeatAction is what last happened to a file of the heat map
+// (docs/PROTOCOL.md §3): one of the Action* values.
+type HeatAction = string
+
+// The heat actions.
 const (
-	ActionUserProvided = "userProvided"
+	ActionUserProvided HeatAction = "userProvided"
 	// ActionUserReferenced: the prompt names the file.
-	ActionUserReferenced = "userReferenced"
-	ActionRead           = "read"
-	ActionWrite          = "write"
-	ActionSearch         = "search"
-	ActionBlocked        = "blocked"
+	ActionUserReferenced HeatAction = "userReferenced"
+	ActionRead           HeatAction = "read"
+	ActionWrite          HeatAction = "write"
+	ActionSearch         HeatAction = "search"
+	ActionBlocked        HeatAction = "blocked"
 	// ActionMCP: an MCP tool call named the file in its arguments.
-	ActionMCP = "mcp"
+	ActionMCP HeatAction = "mcp"
 )
 
 // HeatNode is one file of the heat map.
 type HeatNode struct {
-	Path       string  `json:"path"`
-	Heat       float64 `json:"heat"`
-	InContext  bool    `json:"inContext"`
-	LastAction string  `json:"lastAction"`
-	Turn       int     `json:"turn"`
+	Path       string     `json:"path"`
+	Heat       float64    `json:"heat"`
+	InContext  bool       `json:"inContext"`
+	LastAction HeatAction `json:"lastAction"`
+	Turn       int        `json:"turn"`
 }
 
 // HeatSnapshotParams are the params of agent/heatSnapshot.
@@ -651,7 +666,7 @@ type TraceEntry struct {
 	SubtaskID string       `json:"subtaskId"`
 	Model     string       `json:"model"`
 	Path      string       `json:"path"`
-	Operation string       `json:"operation"`
+	Operation Operation    `json:"operation"`
 	Ranges    []TraceRange `json:"ranges"`
 	FileHash  string       `json:"fileHash"`
 	// Tool is the MCP tool of an "mcp" entry, as the model called it.
@@ -665,46 +680,49 @@ type TraceResult struct {
 
 // ---- notifications (docs/PROTOCOL.md §5) ----
 
-// Task event kinds.
+// EventKind is the kind of a TaskEvent: one of the Event* values.
+type EventKind = string
+
+// The task event kinds.
 const (
-	EventPlanned         = "planned"
-	EventSubtaskStarted  = "subtaskStarted"
-	EventSubtaskFinished = "subtaskFinished"
-	EventMessage         = "message"
-	EventMessageDelta    = "messageDelta"
-	EventToolCall        = "toolCall"
-	EventToolResult      = "toolResult"
-	EventAsk             = "ask"
-	EventAnswered        = "answered"
-	EventBlocked         = "blocked"
-	EventUsage           = "usage"
-	EventStateChanged    = "stateChanged"
-	EventSubtaskAdded    = "subtaskAdded"
-	EventSubtaskRemoved  = "subtaskRemoved"
-	EventSubtaskSkipped  = "subtaskSkipped"
-	EventChangeApplied   = "changeApplied"
-	EventChangeRejected  = "changeRejected"
+	EventPlanned         EventKind = "planned"
+	EventSubtaskStarted  EventKind = "subtaskStarted"
+	EventSubtaskFinished EventKind = "subtaskFinished"
+	EventMessage         EventKind = "message"
+	EventMessageDelta    EventKind = "messageDelta"
+	EventToolCall        EventKind = "toolCall"
+	EventToolResult      EventKind = "toolResult"
+	EventAsk             EventKind = "ask"
+	EventAnswered        EventKind = "answered"
+	EventBlocked         EventKind = "blocked"
+	EventUsage           EventKind = "usage"
+	EventStateChanged    EventKind = "stateChanged"
+	EventSubtaskAdded    EventKind = "subtaskAdded"
+	EventSubtaskRemoved  EventKind = "subtaskRemoved"
+	EventSubtaskSkipped  EventKind = "subtaskSkipped"
+	EventChangeApplied   EventKind = "changeApplied"
+	EventChangeRejected  EventKind = "changeRejected"
 	// EventChangeHeld: in review mode, a change held until the task ends.
-	EventChangeHeld       = "changeHeld"
-	EventCommandStarted   = "commandStarted"
-	EventCommandFinished  = "commandFinished"
-	EventIntentSelected   = "intentSelected"
-	EventSessionContinued = "sessionContinued"
+	EventChangeHeld       EventKind = "changeHeld"
+	EventCommandStarted   EventKind = "commandStarted"
+	EventCommandFinished  EventKind = "commandFinished"
+	EventIntentSelected   EventKind = "intentSelected"
+	EventSessionContinued EventKind = "sessionContinued"
 	// EventTodos: a worker's checklist, whole, as its todo tool set it.
-	EventTodos = "todos"
+	EventTodos EventKind = "todos"
 	// EventThinking: the next piece of a model's thinking, as it streams.
-	EventThinking = "thinking"
+	EventThinking EventKind = "thinking"
 	// Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
 	// subtask's steps), and the engine's start. Its reasoning is thinking.
-	EventSteps         = "steps"
-	EventEngineStarted = "engineStarted"
+	EventSteps         EventKind = "steps"
+	EventEngineStarted EventKind = "engineStarted"
 )
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
 type TaskEvent struct {
-	Kind      string `json:"kind"`
-	SubtaskID string `json:"subtaskId,omitempty"`
+	Kind      EventKind `json:"kind"`
+	SubtaskID string    `json:"subtaskId,omitempty"`
 	// CallID ties a toolResult to its toolCall: unique within the task.
 	CallID       string          `json:"callId,omitempty"`
 	Text         string          `json:"text,omitempty"`
@@ -739,7 +757,7 @@ type TaskUpdateParams struct {
 	TaskID    string    `json:"taskId"`
 	SessionID string    `json:"sessionId"`
 	Seq       uint64    `json:"seq"`
-	State     string    `json:"state"`
+	State     TaskState `json:"state"`
 	Subtasks  []Subtask `json:"subtasks"`
 	Event     TaskEvent `json:"event"`
 }

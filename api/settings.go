@@ -12,18 +12,22 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Edit modes of docs/PROTOCOL.md §2.
+// EditMode is how the agent's edits reach the files (docs/PROTOCOL.md §2):
+// one of the Edit* values.
+type EditMode = string
+
+// The edit modes.
 const (
-	EditApply   = "apply"
-	EditPropose = "propose"
-	EditBranch  = "branch"
+	EditApply   EditMode = "apply"
+	EditPropose EditMode = "propose"
+	EditBranch  EditMode = "branch"
 	// EditReview holds every change of a task, which its workers see, and
 	// proposes them together as one edit when the task ends.
-	EditReview = "review"
+	EditReview EditMode = "review"
 )
 
 // EditModes lists the edit modes, in the order the docs give them.
-var EditModes = []string{EditApply, EditPropose, EditBranch, EditReview}
+var EditModes = []EditMode{EditApply, EditPropose, EditBranch, EditReview}
 
 // ValidEditMode reports whether mode is one of EditModes.
 func ValidEditMode(mode string) bool {
@@ -35,11 +39,28 @@ func ValidEditMode(mode string) bool {
 	return false
 }
 
-// Command policies of docs/PROTOCOL.md §2.
+// CommandPolicy is whether the agent may run commands (docs/PROTOCOL.md
+// §2): one of the Commands* values.
+type CommandPolicy = string
+
+// The command policies.
 const (
-	CommandsAsk   = "ask"
-	CommandsAllow = "allow"
-	CommandsDeny  = "deny"
+	CommandsAsk   CommandPolicy = "ask"
+	CommandsAllow CommandPolicy = "allow"
+	CommandsDeny  CommandPolicy = "deny"
+)
+
+// WorkspaceTrust is whether the person trusts the workspace, as their
+// editor knows it (docs/SECURITY.md, "Workspace trust"): one of the Trust*
+// values.
+type WorkspaceTrust = string
+
+// The trust a workspace may have. In an untrusted one agentls runs no
+// command, starts no MCP server and runs no subtask on an engine without
+// the person's explicit yes.
+const (
+	TrustTrusted   WorkspaceTrust = "trusted"
+	TrustUntrusted WorkspaceTrust = "untrusted"
 )
 
 // Zones are the workspace-relative doublestar globs an agent may touch; deny
@@ -95,13 +116,13 @@ func ms(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 // Settings are the initializationOptions of docs/PROTOCOL.md §2 with every default
 // filled in. The zero value is not useful: start from DefaultSettings.
 type Settings struct {
-	Model         string   `json:"model"`
-	EditMode      string   `json:"editMode"`
-	MaxWorkers    int      `json:"maxWorkers"`
-	Commands      string   `json:"commands"`
-	AllowCommands []string `json:"allowCommands"`
-	Zones         Zones    `json:"zones"`
-	Timeouts      Timeouts `json:"timeouts"`
+	Model         string        `json:"model"`
+	EditMode      EditMode      `json:"editMode"`
+	MaxWorkers    int           `json:"maxWorkers"`
+	Commands      CommandPolicy `json:"commands"`
+	AllowCommands []string      `json:"allowCommands"`
+	Zones         Zones         `json:"zones"`
+	Timeouts      Timeouts      `json:"timeouts"`
 	// Trace is nil when unset: then the trace is written when .orchestration/
 	// exists in the workspace.
 	Trace *bool `json:"trace"`
@@ -128,7 +149,14 @@ type Settings struct {
 	// Engines configures the external agents subtasks may run on, by name
 	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
 	Engines map[string]EngineConfig `json:"engines"`
+	// WorkspaceTrust is whether the person trusts the workspace, as the
+	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
+	// say what their editor knows).
+	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
 }
+
+// Untrusted reports whether the workspace is not trusted.
+func (s Settings) Untrusted() bool { return s.WorkspaceTrust == TrustUntrusted }
 
 // AttachmentLimits bound agent/run's attachments, in bytes: a file's text
 // as the model is given it, an image's bytes, and everything one run
@@ -178,21 +206,22 @@ type CommandEnv struct {
 // DefaultSettings returns the defaults of docs/PROTOCOL.md §2.
 func DefaultSettings() Settings {
 	return Settings{
-		EditMode:      EditPropose,
-		MaxWorkers:    3,
-		Commands:      CommandsAsk,
-		AllowCommands: []string{},
-		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
-		CommandEnv:    CommandEnv{Pass: []string{}},
-		RepoMapTokens: 1024,
-		MCPServers:    map[string]MCPServer{},
-		AllowMCPTools: []string{},
-		Attachments:   AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
-		Thinking:      Thinking{BudgetTokens: 4096},
-		Heat:          HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
-		Prices:        map[string]Price{},
-		Engines:       map[string]EngineConfig{},
+		EditMode:       EditPropose,
+		MaxWorkers:     3,
+		Commands:       CommandsAsk,
+		AllowCommands:  []string{},
+		Zones:          Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
+		Timeouts:       Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
+		CommandEnv:     CommandEnv{Pass: []string{}},
+		RepoMapTokens:  1024,
+		MCPServers:     map[string]MCPServer{},
+		AllowMCPTools:  []string{},
+		Attachments:    AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
+		Thinking:       Thinking{BudgetTokens: 4096},
+		WorkspaceTrust: TrustTrusted,
+		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
+		Prices:         map[string]Price{},
+		Engines:        map[string]EngineConfig{},
 	}
 }
 
@@ -278,6 +307,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "workspaceTrust":
+			err = decodeEnum(key, v, &s.WorkspaceTrust, TrustTrusted, TrustUntrusted)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {

@@ -38,3 +38,19 @@ func TestCommandEnvSetting(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkspaceTrustSetting(t *testing.T) {
+	base := DefaultSettings()
+	if base.WorkspaceTrust != TrustTrusted || base.Untrusted() {
+		t.Fatalf("default trust = %q", base.WorkspaceTrust)
+	}
+	s, _, err := ApplySettings(base, json.RawMessage(`{"workspaceTrust":"untrusted"}`))
+	if err != nil || !s.Untrusted() {
+		t.Fatalf("got %q, %v", s.WorkspaceTrust, err)
+	}
+	_, _, err = ApplySettings(base, json.RawMessage(`{"workspaceTrust":"maybe"}`))
+	var se *SettingsError
+	if !errors.As(err, &se) || se.Key != "workspaceTrust" {
+		t.Fatalf("got %v, want an error naming workspaceTrust", err)
+	}
+}

@@ -3,11 +3,15 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
+
+	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
+	"github.com/agentls/agentls/tracking"
 )
 
 // mcpService is the server's MCP client, made on first use after
@@ -31,10 +35,24 @@ func (s *Server) MCP() (*mcp.Manager, error) {
 		return nil, fmt.Errorf("mcp: %w", rpc.ErrClosed)
 	}
 	s.learnKeys()
-	x.m = mcp.New(mcp.Options{Dir: s.Root(), Redactor: s.opts.Redactor, Log: s.log, Version: s.opts.Version})
+	root := s.Root()
+	x.m = mcp.New(mcp.Options{Dir: mcpDir(root, s.log), Root: root, Redactor: s.opts.Redactor, Log: s.log, Version: s.opts.Version})
 	st := s.Settings()
 	x.m.Configure(st.MCPServers, st.Timeouts.MCPStart())
 	return x.m, nil
+}
+
+// mcpDir is where the stdio MCP servers of root run when their entry names
+// no cwd: "mcp" in the workspace's state directory (docs/PROTOCOL.md §6),
+// never the workspace. Without a state directory it is "", and the MCP
+// client makes a private temporary one.
+func mcpDir(root string, log *zap.Logger) string {
+	dir, err := tracking.WorkspaceStateDir(root)
+	if err != nil {
+		log.Warn("MCP servers run in a temporary directory", zap.Error(err))
+		return ""
+	}
+	return filepath.Join(dir, "mcp")
 }
 
 // configureMCP gives the MCP client the servers of new settings, when it

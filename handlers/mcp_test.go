@@ -437,25 +437,51 @@ func TestMCPCrashedServer(t *testing.T) {
 
 func TestMCPFilesystemServerFromNpm(t *testing.T) {
 	dir := npmDir(t)
+	// The entry gives the server another directory; the workspace, its
+	// root, takes that directory's place (docs/MCP.md, "Roots").
+	elsewhere := t.TempDir()
+	testkit.WriteFiles(t, elsewhere, map[string]string{"private.txt": "not the workspace's\n"})
+	// Its stderr, in a file, says when it has taken the root: it asks for
+	// it once initialized, while agentls goes on.
+	log := filepath.Join(t.TempDir(), "stderr")
 	r := startMCPRun(t, mcpOpts{
 		files: map[string]string{"notes.txt": "remember the milk\n"},
 		dirs:  []string{".orchestration"},
 		options: map[string]any{"commands": "allow", "mcpServers": map[string]any{
-			"filesystem": map[string]any{"command": "node", "args": []string{filesystemJS(dir), "."}},
+			"filesystem": map[string]any{"command": "sh", "args": []string{"-c", `exec node "$0" "$1" 2>>"$2"`, filesystemJS(dir), elsewhere, log}},
 		}},
 		script: oneWorker(
+			toolTurn("mcp__filesystem__list_allowed_directories", `{}`),
 			toolTurn("mcp__filesystem__read_text_file", `{"path": "ROOT/notes.txt"}`),
+			toolTurn("mcp__filesystem__read_text_file", `{"path": `+strconv.Quote(filepath.Join(elsewhere, "private.txt"))+`}`),
 			toolTurn("mcp__filesystem__write_file", `{"path": "ROOT/out.txt", "content": "written by an MCP server\n"}`),
 			finishTurn),
 	})
+	if st := mcpStatus(t, r, true).Servers[0]; st.State != api.MCPReady {
+		t.Fatalf("agent/mcpServers = %+v", st)
+	}
+	awaitFileHolds(t, log, "Updated allowed directories from MCP roots")
 	res, err := r.run(t, api.RunParams{Prompt: "read and write", TaskID: "t1"})
 	if err != nil || res.State != api.TaskDone {
 		t.Fatalf("run = %+v, %v", res, err)
 	}
-	t.Run("gives the model the file the server read", func(t *testing.T) {
+	t.Run("serves the workspace, its root, in place of the directories its entry gives", func(t *testing.T) {
+		got := r.toolResults(t, "mcp__filesystem__list_allowed_directories")
+		root, err := filepath.EvalSymlinks(r.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !*got[0].OK || !strings.Contains(got[0].Summary, root) || strings.Contains(got[0].Summary, elsewhere) {
+			t.Fatalf("results = %+v, want %s alone", got, root)
+		}
+	})
+	t.Run("gives the model the file the server read, and refuses one outside the workspace", func(t *testing.T) {
 		got := r.toolResults(t, "mcp__filesystem__read_text_file")
-		if len(got) != 1 || !*got[0].OK || !strings.Contains(got[0].Summary, "remember the milk") {
+		if len(got) != 2 || !*got[0].OK || !strings.Contains(got[0].Summary, "remember the milk") {
 			t.Fatalf("results = %+v", got)
+		}
+		if *got[1].OK || strings.Contains(got[1].Summary, "not the workspace's") {
+			t.Fatalf("the server read outside its root: %+v", got[1])
 		}
 		if r.file(t, "out.txt") != "written by an MCP server\n" {
 			t.Fatal("the server did not write out.txt")
@@ -487,6 +513,22 @@ func TestMCPFilesystemServerFromNpm(t *testing.T) {
 			t.Fatalf("trace of notes.txt = %+v, %v", out.Entries, err)
 		}
 	})
+}
+
+// awaitFileHolds waits until the file at path holds text.
+func awaitFileHolds(t *testing.T, path, text string) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Timeout)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %q: %q", path, text, b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func TestMCPSettings(t *testing.T) {

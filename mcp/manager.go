@@ -11,6 +11,19 @@
 //     environment less every secret agentls knows of (package redact), plus
 //     the entry's env. Stopping it closes its input, sends SIGTERM to the
 //     group, and SIGKILL to the group after a grace: no child outlives it.
+//   - A stdio server never runs in the workspace, nor is its program found
+//     through it: it runs in the entry's cwd (absolute once expanded) or in
+//     Options.Dir, a directory of agentls's own, and its program is looked
+//     up in the absolute entries of PATH (shell.LookPath). So a repository's
+//     server.py, node_modules or .bin are not what `python3 -m server` or
+//     `npx pkg` run.
+//   - Every server is told the workspace as its one MCP root (roots/list,
+//     answered with Options.Root's file:// URI). The root is the Manager's
+//     for its life: the capability is offered without listChanged, and
+//     notifications/roots/list_changed is never sent.
+//   - A streamable HTTP server's configured headers go only to the origin
+//     (scheme, host, port) of its URL: a redirect to another origin is
+//     followed without them, and the log says so.
 //   - A server that ends without being stopped (a crash, a killed process, a
 //     dropped HTTP session) fails the calls in flight with an error that
 //     says so; the next need starts it again, once. A second crash leaves it
@@ -51,8 +64,15 @@ import (
 
 // Options configure a Manager.
 type Options struct {
-	// Dir is the working directory of stdio servers: the workspace root.
+	// Dir is where a stdio server whose entry names no cwd runs: a
+	// directory of agentls's own (the workspace's state directory's
+	// "mcp"), never the workspace. It must be absolute; it is made, mode
+	// 0700, when missing. Empty: a private temporary directory, made at
+	// the first start and removed by Close.
 	Dir string
+	// Root is the workspace root, every server's one MCP root (roots/list
+	// gives its file:// URI). Empty: the client offers no roots.
+	Root string
 	// Environ is the sidecar's environment ("NAME=value"); nil:
 	// os.Environ(). Servers inherit it without its secrets; ${NAME} in an
 	// entry is expanded from it.
@@ -105,10 +125,13 @@ type Manager struct {
 	shutdown context.CancelFunc
 	wg       sync.WaitGroup
 
+	approving sync.Mutex // one ToolsApproved asks at a time
+
 	mu      sync.Mutex
 	servers map[string]*server
 	timeout time.Duration // bounds a start
 	closed  bool
+	tmpDir  string // the private directory made when Options.Dir is empty
 
 	// dial makes a server's transport; tests replace it.
 	dial func(ctx context.Context, s *server) (sdk.Transport, *process, error)
@@ -235,6 +258,57 @@ func (m *Manager) Tools(ctx context.Context) []api.MCPTool {
 	return out
 }
 
+// Approve decides whether a server that has not started yet may start
+// (ToolsApproved): nil lets it, an error says why not. It may ask the
+// person.
+type Approve func(ctx context.Context, name string, cfg api.MCPServer) error
+
+// ToolsApproved is Tools where a server that has not started yet starts
+// only once approve let it. Each server is asked about once: the answer
+// holds until its entry changes (a refusal is its state's error in
+// Status). Servers are asked about one at a time, in name order; an
+// approve that failed because ctx ended decides nothing.
+func (m *Manager) ToolsApproved(ctx context.Context, approve Approve) []api.MCPTool {
+	servers := m.list()
+	if len(servers) == 0 {
+		return nil
+	}
+	var ok []*server
+	m.approving.Lock()
+	for _, s := range servers {
+		s.mu.Lock()
+		undecided := !s.allowed && s.declined == "" && s.state == api.MCPNotStarted && s.conn == nil
+		declined := s.declined != ""
+		s.mu.Unlock()
+		if undecided {
+			err := approve(ctx, s.name, s.cfg)
+			if err != nil && ctx.Err() != nil {
+				continue
+			}
+			s.mu.Lock()
+			if err != nil {
+				s.declined = err.Error()
+				s.err = "not started: " + err.Error()
+			} else {
+				s.allowed = true
+			}
+			declined = err != nil
+			s.mu.Unlock()
+		}
+		if !declined {
+			ok = append(ok, s)
+		}
+	}
+	m.approving.Unlock()
+	m.startAll(ctx, ok)
+	var out []api.MCPTool
+	for _, s := range ok {
+		out = append(out, s.toolList()...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // startAll starts every server that has not been started and waits until
 // each start ended or ctx did.
 func (m *Manager) startAll(ctx context.Context, servers []*server) {
@@ -310,12 +384,22 @@ func (m *Manager) lookup(name string) (*server, string) {
 }
 
 // Status answers agent/mcpServers: every server's state and tools, sorted
-// by name. With start, servers not started yet are started and waited for
-// (as long as ctx lasts).
+// by name. With start, servers not started yet (but those the person
+// declined to start, ToolsApproved) are started and waited for (as long as
+// ctx lasts).
 func (m *Manager) Status(ctx context.Context, start bool) api.MCPServersResult {
 	servers := m.list()
 	if start {
-		m.startAll(ctx, servers)
+		// A server the person declined (ToolsApproved) stays stopped.
+		var undeclined []*server
+		for _, s := range servers {
+			s.mu.Lock()
+			if s.declined == "" {
+				undeclined = append(undeclined, s)
+			}
+			s.mu.Unlock()
+		}
+		m.startAll(ctx, undeclined)
 	}
 	res := api.MCPServersResult{Servers: make([]api.MCPServerStatus, 0, len(servers))}
 	for _, s := range servers {
@@ -345,6 +429,7 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	m.removeTmpDir()
 }
 
 // goOwned runs f on a goroutine the Manager owns, unless it is closed.

@@ -235,7 +235,7 @@ func TestStdioServer(t *testing.T) {
 			t.Errorf("GITHUB_TOKEN = %q: the entry named it", got)
 		}
 	})
-	t.Run("runs in the workspace root", func(t *testing.T) {
+	t.Run("is ready over stdio", func(t *testing.T) {
 		st := m.Status(ctxT(t), false).Servers[0]
 		if st.State != api.MCPReady || st.Transport != api.MCPStdio {
 			t.Fatalf("status = %+v", st)

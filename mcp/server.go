@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/shell"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -48,6 +53,10 @@ type server struct {
 	starting chan struct{} // closed when the start under way ends
 	tools    []api.MCPTool
 	byName   map[string]string // name the model sees → the server's name
+	// allowed: an Approve said yes; declined: why it said no. Either holds
+	// for the server's life (a changed entry is a new server).
+	allowed  bool
+	declined string
 }
 
 // conn is one live session with a server.
@@ -176,14 +185,16 @@ func (s *server) connect(ctx context.Context) (*conn, []api.MCPTool, error) {
 	}
 	c := &conn{proc: proc, endDone: make(chan struct{})}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agentls", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		// No roots: a server such as server-filesystem would take them
-		// over the directories its entry gives it.
-		Capabilities: &sdk.ClientCapabilities{},
+		Capabilities: s.m.capabilities(),
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
 			s.listChanged(req.Session)
 		},
 		Logger: slog.New(slog.DiscardHandler),
 	})
+	if root := s.m.root(); root != nil {
+		// Before Connect: no session is told of a change.
+		client.AddRoots(root)
+	}
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		if proc != nil {
@@ -395,33 +406,132 @@ func (s *server) status() api.MCPServerStatus {
 	return st
 }
 
+// capabilities are the client's: the roots capability when there is a
+// workspace root to give, nothing else (the SDK's default would offer
+// roots with no root).
+func (m *Manager) capabilities() *sdk.ClientCapabilities {
+	if m.opts.Root == "" {
+		return &sdk.ClientCapabilities{}
+	}
+	// Without listChanged: the roots never change within a Manager (its
+	// root is the workspace's for its life), so no
+	// notifications/roots/list_changed is ever sent.
+	return &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}}
+}
+
+// root is the workspace as an MCP root, nil when there is none.
+func (m *Manager) root() *sdk.Root {
+	if m.opts.Root == "" {
+		return nil
+	}
+	return &sdk.Root{URI: fileuri.FromPath(m.opts.Root), Name: filepath.Base(m.opts.Root)}
+}
+
 // dialConfigured makes the transport of the server's entry: a process for
 // stdio, a streamable HTTP client for a URL.
 func (m *Manager) dialConfigured(ctx context.Context, s *server) (sdk.Transport, *process, error) {
 	if s.cfg.URL != "" {
+		endpoint := shell.Expand(s.cfg.URL, m.opts.Environ)
+		u, err := url.Parse(endpoint)
+		if err != nil {
+			// The setting was checked as written; ${NAME} made it bad.
+			return nil, nil, fmt.Errorf("its url is not a URL once expanded: %w", err)
+		}
 		headers := make(http.Header, len(s.cfg.Headers))
 		for k, v := range s.cfg.Headers {
 			headers.Set(k, shell.Expand(v, m.opts.Environ))
 		}
+		t := &headerTransport{base: http.DefaultTransport, origin: originOf(u), headers: headers}
+		t.dropped = func(to origin) {
+			m.log.Warn("a redirect to another origin: the entry's headers (its credentials) were not sent there",
+				zap.String("server", s.name), zap.Strings("headers", headerNames(headers)),
+				zap.String("from", m.opts.Redactor.String(t.origin.String())), zap.String("to", m.opts.Redactor.String(to.String())))
+		}
 		return &sdk.StreamableClientTransport{
-			Endpoint:   shell.Expand(s.cfg.URL, m.opts.Environ),
-			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}},
+			Endpoint:   endpoint,
+			HTTPClient: &http.Client{Transport: t},
 			MaxRetries: 2,
 		}, nil, nil
 	}
-	return startProcess(ctx, s.cfg, m.opts.Dir, m.opts.Environ, m.opts.Redactor)
+	dir, err := m.workDir(s.cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return startProcess(ctx, s.cfg, dir, m.opts.Environ, m.opts.Redactor)
 }
 
-// headerTransport adds the entry's headers to every request.
+// headerTransport adds the entry's headers to the requests to the entry's
+// own origin, and to no other. Go's client drops credentials when it
+// follows a redirect to another host; a transport that added the headers
+// to every request would put them back, for whoever the server redirects
+// to. A request to another origin (a redirect followed) goes without them,
+// and dropped is told, once per origin.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  origin
 	headers http.Header
+	dropped func(to origin)
+
+	mu   sync.Mutex
+	told map[origin]bool
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) == 0 {
+		return t.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
+	if to := originOf(r.URL); to != t.origin {
+		for k := range t.headers {
+			r.Header.Del(k)
+		}
+		t.mu.Lock()
+		first := !t.told[to]
+		if first {
+			if t.told == nil {
+				t.told = map[origin]bool{}
+			}
+			t.told[to] = true
+		}
+		t.mu.Unlock()
+		if first && t.dropped != nil {
+			t.dropped(to)
+		}
+		return t.base.RoundTrip(r)
+	}
 	for k, vs := range t.headers {
 		r.Header[k] = vs
 	}
 	return t.base.RoundTrip(r)
+}
+
+// origin is a URL's scheme, host and port (the default port of the scheme
+// when it names none), as browsers compare them.
+type origin struct{ scheme, host, port string }
+
+func originOf(u *url.URL) origin {
+	o := origin{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port()}
+	if o.port == "" {
+		switch o.scheme {
+		case "http":
+			o.port = "80"
+		case "https":
+			o.port = "443"
+		}
+	}
+	return o
+}
+
+func (o origin) String() string {
+	return o.scheme + "://" + net.JoinHostPort(o.host, o.port)
+}
+
+// headerNames are the names of the headers, sorted.
+func headerNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,6 +123,35 @@ func testServer(p *probe) *sdk.Server {
 				return text("(unset)"), nil, nil
 			}
 			return text(v), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "cwd", Description: "Gives its working directory."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			d, err := os.Getwd()
+			if err != nil {
+				return nil, nil, err
+			}
+			return text(d), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "roots", Description: "Asks the client for its roots and gives their URIs, a line each."},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			// A multi round-trip request: on the protocol versions before
+			// 2026-07-28 the SDK sends the client roots/list itself.
+			resp, ok := req.Params.InputResponses["roots"]
+			if !ok {
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"roots": &sdk.ListRootsParams{}}}, nil, nil
+			}
+			res, ok := resp.(*sdk.ListRootsResult)
+			if !ok {
+				return nil, nil, fmt.Errorf("roots/list answered with a %T", resp)
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			if len(uris) == 0 {
+				return text("(no roots)"), nil, nil
+			}
+			return text(strings.Join(uris, "\n")), nil, nil
 		})
 	return srv
 }

@@ -117,6 +117,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 			w.log.Warn("the engine gets no bridge to the editor's tools", zap.Error(err))
 		}
 	}
+	if err := w.approveEngineStart(ctx, name); err != nil {
+		return "", err
+	}
 	out, err := t.e.cfg.Engines.Run(ctx, name, job, h)
 	h.endMessage()
 	if out.Usage.InputTokens > 0 || out.Usage.OutputTokens > 0 {
@@ -365,10 +368,10 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 		what = "a tool of kind " + p.Kind
 	}
 	key := "engine:" + h.engine + ":" + p.Kind + ":" + what
-	if t.settings.Commands == api.CommandsAllow || t.e.allowedBefore(key) {
+	if t.commandPolicy() == api.CommandsAllow || t.e.allowedBefore(key) {
 		return engines.Allow, nil
 	}
-	if t.settings.Commands == api.CommandsDeny {
+	if t.commandPolicy() == api.CommandsDeny {
 		return engines.Reject, errors.New("the commands setting is deny")
 	}
 	input := ""
@@ -377,7 +380,7 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 	}
 	err := w.askApproval(ctx, approval{
 		question: fmt.Sprintf("Let %s run %s?", h.engine, what),
-		message:  fmt.Sprintf("agentls: %s wants to run %s%s", h.engine, what, input),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls: %s wants to run %s%s", h.engine, what, input),
 		key:      key,
 		run:      "let " + h.engine + " run it",
 		again:    "ask for it",
@@ -549,4 +552,38 @@ func (t *task) enginesText() string {
 		return ""
 	}
 	return fmt.Sprintf("\nEngines: besides agentls's own workers, a subtask may run on an external coding agent the user has: set its engine to one of %s. Do so only when the user asks for that agent, or for a subtask it is better suited to; leave engine out otherwise.\n", strings.Join(list, ", "))
+}
+
+// approveEngineStart asks the person before a subtask runs on an engine in
+// a workspace they do not trust (docs/SECURITY.md, "Workspace trust"): an
+// engine is an agent of its own, which reads the repository and may run
+// its code. Nothing is asked in a trusted workspace. Under deny no engine
+// runs there. "Always allow" holds for the engine for the rest of the
+// process.
+func (w *worker) approveEngineStart(ctx context.Context, name string) error {
+	t := w.t
+	if !t.settings.Untrusted() {
+		return nil
+	}
+	if t.commandPolicy() == api.CommandsDeny {
+		return fmt.Errorf("engine %q does not run: this workspace is not trusted and the commands setting is deny", name)
+	}
+	key := "engine-start:" + name
+	if t.e.allowedBefore(key) {
+		return nil
+	}
+	err := w.askApproval(ctx, approval{
+		question: fmt.Sprintf("Run subtask %s on the engine %s?", w.sub.ID, name),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls wants to run subtask %s on the engine %s, an agent that reads the workspace and may run its code", w.sub.ID, name),
+		key:      key,
+		run:      "run the subtask on " + name,
+		again:    "ask for it",
+		subject:  "the engine " + name,
+		notDone:  "it did not run",
+		notDoneP: "did not run",
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("engine %q: this workspace is not trusted and the person did not let it run: %w", name, err)
+	}
+	return err
 }

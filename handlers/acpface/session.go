@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -68,6 +69,19 @@ func newSessionID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// mcpDir is where the stdio MCP servers of a session on root run (ACP's
+// McpServer names no cwd): "mcp" in the workspace's state directory, as
+// the LSP face's, never the workspace. Without a state directory it is "",
+// and the MCP client makes a private temporary one.
+func mcpDir(root string, log *zap.Logger) string {
+	dir, err := tracking.WorkspaceStateDir(root)
+	if err != nil {
+		log.Warn("MCP servers run in a temporary directory", zap.Error(err))
+		return ""
+	}
+	return filepath.Join(dir, "mcp")
+}
+
 // openSession makes the session id on root with the servers given, and
 // registers it. settingsMeta is the request's _meta.agentls (may be nil).
 func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, settingsMeta json.RawMessage) (*session, error) {
@@ -111,7 +125,7 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 	se := &session{srv: s, id: id, root: root, dir: dir, ws: ws, log: log, settings: st}
 	se.out = newSender(s.client, id, log)
 	se.book = newBook(se)
-	se.mcp = mcp.New(mcp.Options{Dir: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
+	se.mcp = mcp.New(mcp.Options{Dir: mcpDir(dir.Path(), log), Root: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
 	se.mcp.Configure(st.MCPServers, st.Timeouts.MCPStart())
 	se.engines = s.newEngines(st, log)
 	se.engine, err = workforce.New(workforce.Config{

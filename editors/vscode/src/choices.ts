@@ -161,8 +161,9 @@ export function undoRefusals(r: UndoResult): { refused: UndoFile[]; rest: UndoFi
 /** undoSummary says what an undo did. */
 export function undoSummary(r: UndoResult): string {
   const files = r.files ?? [];
-  const undone = files.filter((f) => f.undone && f.operation !== undefined && f.operation !== '');
-  const already = files.filter((f) => f.undone && (f.operation === undefined || f.operation === ''));
+  // A file already as it was has no operation (api leaves it out).
+  const undone = files.filter((f) => f.undone && f.operation !== undefined);
+  const already = files.filter((f) => f.undone && f.operation === undefined);
   const parts: string[] = [];
   if (undone.length > 0) {
     parts.push(`undid ${undone.map((f) => f.path).join(', ')}`);

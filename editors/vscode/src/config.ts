@@ -1,6 +1,7 @@
 // Settings → the agentls process: which binary, which arguments, which
 // initializationOptions (contract §2), and which settings need a restart.
 import * as path from 'node:path';
+import { CommandPolicy, EditMode, EngineConfig, Price } from './protocol';
 
 /** The part of vscode.WorkspaceConfiguration this module reads. */
 export interface ConfigSource {
@@ -10,9 +11,9 @@ export interface ConfigSource {
 /** initializationOptions of contract §2, as the extension sends them. */
 export interface InitOptions {
   model?: string;
-  editMode: 'apply' | 'propose' | 'branch' | 'review';
+  editMode: EditMode;
   maxWorkers: number;
-  commands: 'ask' | 'allow' | 'deny';
+  commands: CommandPolicy;
   allowCommands: string[];
   zones: { allow: string[]; deny: string[] };
   timeouts: { commandMs: number };
@@ -31,22 +32,11 @@ export interface InitOptions {
   engines: Record<string, EngineEntry>;
 }
 
-/** One entry of agentls.prices: US dollars per million tokens, the context window in tokens. */
-export interface PriceEntry {
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  contextWindow?: number;
-}
+/** One entry of agentls.prices: US dollars per million tokens, the context window in tokens (api's Price). */
+export type PriceEntry = Price;
 
-/** One entry of agentls.engines (docs/ENGINES.md). */
-export interface EngineEntry {
-  command?: string[];
-  env?: Record<string, string>;
-  isolate?: boolean;
-  disabled?: boolean;
-}
+/** One entry of agentls.engines (docs/ENGINES.md; api's EngineConfig). */
+export type EngineEntry = EngineConfig;
 
 /** The engines agentls knows without a command (docs/ENGINES.md). */
 export const builtinEngines = ['claude', 'codex', 'gemini'] as const;
@@ -192,8 +182,8 @@ export interface SettingProblem {
   message: string;
 }
 
-export const editModes = ['apply', 'propose', 'branch', 'review'] as const;
-export const commandPolicies = ['ask', 'allow', 'deny'] as const;
+export const editModes = ['apply', 'propose', 'branch', 'review'] as const satisfies readonly EditMode[];
+export const commandPolicies = ['ask', 'allow', 'deny'] as const satisfies readonly CommandPolicy[];
 
 const defaults: InitOptions = {
   editMode: 'propose',

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { AgentClient } from './client';
 import { EditLog } from './edits';
+import { folderNames, relativeTo } from './folderPaths';
 import { ApplyEditDeps, LspWorkspaceEdit } from './handlers/applyEdit';
 import { AskDeps, ApproveDeps } from './handlers/ask';
 import { ReadFileDeps } from './handlers/readFile';
@@ -12,7 +13,6 @@ import { CommandRunner } from './handlers/runCommand';
 import { PendingStore } from './pending';
 import { CodeGraphParams, CodeGraphResult, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
-import { FolderName } from './text';
 import { HeatDecorations, HeatStore } from './views/heat';
 import { TaskStore } from './views/taskModel';
 import { WiringDeps } from './wiring';
@@ -31,20 +31,6 @@ export interface Shared {
   /** Tells the person of a proposed edit waiting on them. */
   propose: ApplyEditDeps['propose'];
   warn(message: string): void;
-}
-
-/** folderNames are the workspace folders as messages name them. */
-export function folderNames(): FolderName[] {
-  return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ path: f.uri.fsPath, name: f.name }));
-}
-
-/** relativeTo writes uri relative to folder (/ separators), or its path outside it. */
-export function relativeTo(folder: vscode.Uri, uri: vscode.Uri): string {
-  const base = folder.path.endsWith('/') ? folder.path : `${folder.path}/`;
-  if (uri.scheme === folder.scheme && uri.authority === folder.authority && uri.path.startsWith(base)) {
-    return uri.path.slice(base.length);
-  }
-  return uri.scheme === 'file' ? uri.fsPath : uri.toString();
 }
 
 /** One folder's agentls and its heat in the explorer. */

@@ -107,12 +107,15 @@ export function heatBand(heat: number): 'hot' | 'warm' | 'cool' {
   return 'cool';
 }
 
-const actionWords: Record<HeatNode['lastAction'], string> = {
+/** actionWords say what last happened to a file, for the tooltips (docs/PROTOCOL.md §3, the heat map). */
+export const actionWords: Record<HeatNode['lastAction'], string> = {
   userProvided: 'given by you',
+  userReferenced: 'named in your prompt',
   read: 'read',
   write: 'written',
   search: 'searched',
   blocked: 'blocked',
+  mcp: 'named by an MCP tool',
 };
 
 /**

@@ -5,8 +5,8 @@
 // unfolds it, never on a heat tick, and kept until a write may have moved
 // them, the server restarts, or the person refreshes the view.
 import * as vscode from 'vscode';
-import { CodeGraphResult, HeatNode } from '../protocol';
-import { HeatStore } from './heat';
+import { CodeGraphResult } from '../protocol';
+import { actionWords, HeatStore } from './heat';
 
 /** One workspace folder as the Heat view shows it. */
 export interface HeatFolder {
@@ -84,14 +84,6 @@ type Entry = {
   /** The store's writes when the answer was asked for. */
   writes: number;
   state: 'loading' | { result: Neighbours } | { error: { label: string; detail: string } };
-};
-
-const actionWords: Record<HeatNode['lastAction'], string> = {
-  userProvided: 'given by you',
-  read: 'read',
-  write: 'written',
-  search: 'searched',
-  blocked: 'blocked',
 };
 
 function plural(n: number, one: string, many: string): string {

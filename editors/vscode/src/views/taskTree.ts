@@ -193,8 +193,9 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     if (s.error !== undefined && s.error !== '') {
       out.push({ kind: 'info', id: id('error'), label: oneLine(s.error, 100), icon: 'error', tooltip: s.error });
     }
-    if (s.dependsOn !== undefined && s.dependsOn !== null && s.dependsOn.length > 0) {
-      out.push({ kind: 'info', id: id('deps'), label: `after ${s.dependsOn.join(', ')}`, icon: 'arrow-small-up' });
+    const deps = s.dependsOn ?? [];
+    if (deps.length > 0) {
+      out.push({ kind: 'info', id: id('deps'), label: `after ${deps.join(', ')}`, icon: 'arrow-small-up' });
     }
     (s.todos ?? []).forEach((td, i) => {
       out.push({ kind: 'info', id: id(`todo${i}`), label: td.content, icon: checkIcons[td.status] ?? 'circle-large-outline', tooltip: `todo, ${td.status.replace('_', ' ')}` });

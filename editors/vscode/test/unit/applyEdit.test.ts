@@ -185,7 +185,7 @@ describe('workspace/applyEdit', () => {
       const pending = new PendingStore();
       const tasks = new TaskStore();
       const folder = ed.deps({ pending }).folder.key;
-      const subtasks = [{ id: '1', content: 'x', state: 'running' as const }];
+      const subtasks = [{ id: '1', content: 'x', state: 'running' as const, dependsOn: [] }];
       tasks.update({ taskId: 'other', sessionId: 's', seq: 1, state: 'running', subtasks, event: { kind: 'planned' } }, folder);
       tasks.update({ taskId: 't1', sessionId: 's', seq: 1, state: 'running', subtasks, event: { kind: 'toolCall', subtaskId: '1', tool: 'edit_file', arguments: { path: 'a.txt' } } }, folder);
       tasks.update({ taskId: 't1', sessionId: 's', seq: 2, state: 'waiting', subtasks, event: { kind: 'stateChanged' } }, folder);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { ApproveDeps, ask, AskDeps, dismissItem, InboxDeps, showMessageRequest } from '../../src/handlers/ask';
 import { PendingStore } from '../../src/pending';
+import { ShowMessageRequestParams } from '../../src/protocol';
 import { TaskStore } from '../../src/views/taskModel';
 import { until } from './fakes';
 
@@ -95,7 +96,7 @@ describe('window/showMessageRequest', () => {
       },
     };
   }
-  const approval = {
+  const approval: ShowMessageRequestParams = {
     type: 3,
     message: 'agentls wants to run `go test ./...` in /home/me/project',
     actions: [{ title: 'Run' }, { title: 'Always allow' }, { title: 'Deny' }],
@@ -134,7 +135,7 @@ describe('window/showMessageRequest', () => {
 
   it('answers a message without actions null at once', async () => {
     const d = { ...inbox(), ...approver(undefined) };
-    assert.equal(await showMessageRequest({ type: 2, message: 'note' }, d, token()), null);
+    assert.equal(await showMessageRequest({ type: 2, message: 'note', actions: null }, d, token()), null);
     assert.equal(d.pending.all().length, 0);
   });
 

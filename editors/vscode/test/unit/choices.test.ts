@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Choices, intentItems, modelItems, undoRefusals, undoSummary } from '../../src/choices';
-import { ModelsResult } from '../../src/protocol';
+import { ModelsResult, UndoResult } from '../../src/protocol';
 
 const models: ModelsResult = {
   current: 'openai:gpt-4.1-mini',
@@ -58,7 +58,7 @@ describe('the intent picker', () => {
 });
 
 describe('an undo', () => {
-  const refused = {
+  const refused: UndoResult = {
     taskId: 't1', sessionId: 's', undone: false, files: [
       { path: 'main.go', operation: 'update', undone: false, reason: 'main.go: lines 5-8 changed since the task wrote them', lines: [{ startLine: 5, endLine: 8 }] },
       { path: 'greet_test.go', operation: 'delete', undone: false, reason: 'greet_test.go: not undone, as main.go could not be and the undo was not partial' },

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { engineItem, engineItems } from '../../src/choices';
 import { PendingStore } from '../../src/pending';
-import { EnginesResult, Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
+import { EnginesResult, Subtask, TaskEvent, TaskUpdateParams, Todo } from '../../src/protocol';
 import { Conversation, isImagePath, runAttachments, viewState } from '../../src/views/conversationModel';
 import { sessionItem, transcript } from '../../src/views/sessions';
 import { checkLine, formatContext, formatCost, TaskStore, taskUsageText, usageText } from '../../src/views/taskModel';
@@ -18,7 +18,7 @@ const folder = 'file:///home/me/project';
 const text = (x: unknown): string => (typeof x === 'string' ? x : '');
 const extras = { folderName: 'project', multiRoot: false, model: 'configured', intent: '', folders: [{ path: '/home/me/project', name: 'project' }], canAttach: true, engine: '' };
 
-const todos = [{ content: 'Read the selection', status: 'done' }, { content: 'Finish', status: 'in_progress' }, { content: 'Ship', status: 'pending' }];
+const todos: Todo[] = [{ content: 'Read the selection', status: 'done' }, { content: 'Finish', status: 'in_progress' }, { content: 'Ship', status: 'pending' }];
 const subtasks: Subtask[] = [
   {
     id: '1', content: 'Read it', state: 'running', dependsOn: [], todos,
@@ -170,7 +170,7 @@ describe('usage and cost', () => {
     assert.equal(taskUsageText(t), 'Tokens: 1.3k in · 120 out · $0.0057 · context 1.0k of 200k (1%)');
     feed(store, [{ kind: 'usage', inputTokens: 1400, outputTokens: 130 }]);
     assert.equal(taskUsageText(t), 'Tokens: 1.4k in · 130 out · context 1.0k of 200k (1%)', 'a call without a price: no cost from then on');
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks, changes: null, usage: { inputTokens: 1500, outputTokens: 140, cost: 0.0066 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks, changes: null, applied: 0, rejected: 0, usage: { inputTokens: 1500, outputTokens: 140, cost: 0.0066 } });
     assert.match(taskUsageText(t), /^Tokens: 1\.5k in · 140 out · \$0\.0066/);
   });
 

@@ -124,7 +124,7 @@ describe('the conversation', () => {
 
   it('continues a session: a follow-up is shown after the tasks it continues', () => {
     const { store, conv } = running();
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(conv.sessionId(store), 's1');
     store.begin('t2', 'And document it', { folder, sessionId: 's1' });
     conv.show('t2', folder, true);

@@ -72,6 +72,11 @@ describe('heat decorations', () => {
     assert.equal(decorationFor(node('secret.env', 0.5, 'blocked')).badge, '!');
   });
 
+  it('says in words every action agentls reports, a file the prompt names and one an MCP tool named included', () => {
+    assert.match(decorationFor(node('main.go', 0.5, 'userReferenced')).tooltip ?? '', /heat 0\.50, named in your prompt,/);
+    assert.match(decorationFor(node('notes.md', 0.5, 'mcp')).tooltip ?? '', /heat 0\.50, named by an MCP tool,/);
+  });
+
   it('decorates files of the workspace by their relative path and nothing outside it', () => {
     const root = vscode.Uri.file('/ws');
     const deco = new HeatDecorations(new HeatStore(), () => root);

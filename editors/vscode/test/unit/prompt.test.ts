@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildPrompt, maxSelectionChars } from '../../src/prompt';
+import { Usage } from '../../src/protocol';
 import { sessionItem, traceItem, transcript } from '../../src/views/sessions';
+
+const noUsage: Usage = { inputTokens: 0, outputTokens: 0 };
 
 describe('buildPrompt', () => {
   it('sends the request alone without a selection', () => {
@@ -25,15 +28,15 @@ describe('buildPrompt', () => {
 describe('sessions and trace rendering', () => {
   it('lists a session with its task count and last state', () => {
     const item = sessionItem({
-      sessionId: 's1', title: 'Add greet', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z',
-      tasks: [{ taskId: 't1', prompt: 'a', state: 'done' }, { taskId: 't2', prompt: 'b', state: 'failed' }],
+      sessionId: 's1', title: 'Add greet', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z', usage: noUsage,
+      tasks: [{ taskId: 't1', prompt: 'a', state: 'done', usage: noUsage }, { taskId: 't2', prompt: 'b', state: 'failed', usage: noUsage }],
     });
     assert.deepEqual(item, { sessionId: 's1', label: 'Add greet', description: '2 tasks · failed', detail: 'updated 2026-01-02T00:00:00Z' });
   });
   it('renders a transcript with tasks and messages', () => {
     const md = transcript({
       sessionId: 's1', title: 'Add greet',
-      tasks: [{ taskId: 't1', prompt: 'Add greet', state: 'done' }],
+      tasks: [{ taskId: 't1', prompt: 'Add greet', state: 'done', usage: noUsage }],
       messages: [{ role: 'user', text: 'Add greet', taskId: 't1', time: 'T1' }, { role: 'assistant', text: 'Done.', taskId: 't1', subtaskId: '1', time: 'T2' }],
     });
     assert.match(md, /^# Add greet\n/);

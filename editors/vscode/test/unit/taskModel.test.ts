@@ -74,7 +74,7 @@ describe('TaskStore', () => {
     assert.equal(store.get('t1')?.inputTokens, 150, 'the second event is the total so far, not an increment');
     assert.equal(store.get('t1')?.outputTokens, 15);
     store.finish({
-      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null,
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null, applied: 0, rejected: 0,
       usage: { inputTokens: 160, outputTokens: 16 },
     });
     assert.equal(store.get('t1')?.inputTokens, 160);
@@ -92,7 +92,7 @@ describe('TaskStore', () => {
     store.begin('t1', 'p');
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added', subtasks: null,
-      changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }],
+      changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }], applied: 1, rejected: 0,
       usage: { inputTokens: 0, outputTokens: 0 },
     });
     const t = store.get('t1');
@@ -208,7 +208,7 @@ describe('view helpers', () => {
   it('counts ended subtasks', () => {
     const store = new TaskStore();
     store.update(upd(1, { kind: 'planned' }, 'running', [
-      { id: '1', content: 'a', state: 'done' }, { id: '2', content: 'b', state: 'blocked' }, { id: '3', content: 'c', state: 'running' },
+      { id: '1', content: 'a', state: 'done', dependsOn: [] }, { id: '2', content: 'b', state: 'blocked', dependsOn: [] }, { id: '3', content: 'c', state: 'running', dependsOn: [] },
     ]));
     const t = store.get('t1');
     assert.ok(t);

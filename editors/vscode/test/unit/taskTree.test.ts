@@ -80,7 +80,7 @@ describe('the Tasks tree', () => {
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added and tested',
       subtasks: subtasks.map((s) => ({ ...s, state: 'done' })),
       changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '' }, { path: 'x.go', operation: 'create', applied: false, diff: '' }],
-      usage: { inputTokens: 2000, outputTokens: 100 },
+      applied: 1, rejected: 1, usage: { inputTokens: 2000, outputTokens: 100 },
     });
     const [task] = tree.getChildren();
     assert.ok(task);
@@ -104,7 +104,7 @@ describe('the Tasks tree', () => {
     assert.deepEqual(tree.getChildren(task).slice(0, 3).map((n) => tree.getTreeItem(n).contextValue), [
       'agentls.subtask.done.running', 'agentls.subtask.running.running', 'agentls.subtask.blocked.running',
     ]);
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks, changes: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks, changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(tree.getTreeItem(task).contextValue, 'agentls.task.ended.session', 'an ended task with a session can be followed up');
     assert.equal(tree.getTreeItem(tree.getChildren(task)[0] ?? task).contextValue, 'agentls.subtask.done.ended');
   });

@@ -143,7 +143,35 @@ export class StatusBarItem {
   }
 }
 
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
+
+export class RelativePattern {
+  constructor(readonly base: unknown, readonly pattern: string) {}
+}
+
+/** A tree view as the extension sets it: its badge and its message. */
+export class TreeView {
+  badge: { value: number; tooltip: string } | undefined;
+  message: string | undefined;
+  constructor(readonly id: string, readonly options: unknown) {}
+  dispose(): void {
+    // Nothing held.
+  }
+}
+
 type Answer = (...args: unknown[]) => Promise<unknown>;
+
+/** Fires window.onDidChangeActiveTextEditor. */
+export const activeEditorChanged = new EventEmitter<unknown>();
 
 /** The window functions; tests replace the answers. */
 export const window = {
@@ -153,9 +181,48 @@ export const window = {
     window.statusBarItems.push(item);
     return item;
   },
+  treeViews: [] as TreeView[],
+  createTreeView(id: string, options: unknown): TreeView {
+    const view = new TreeView(id, options);
+    window.treeViews.push(view);
+    return view;
+  },
+  activeTextEditor: undefined as unknown,
+  onDidChangeActiveTextEditor: activeEditorChanged.event,
   showQuickPick: (() => Promise.resolve(undefined)) as Answer,
   showInputBox: (() => Promise.resolve(undefined)) as Answer,
+  showInformationMessage: (() => Promise.resolve(undefined)) as Answer,
+  showWarningMessage: (() => Promise.resolve(undefined)) as Answer,
+  showErrorMessage: (() => Promise.resolve(undefined)) as Answer,
+  showTextDocument: (() => Promise.resolve(undefined)) as Answer,
+  setStatusBarMessage: (): Disposable => ({ dispose: () => undefined }),
+  withProgress: <T>(_options: unknown, task: (progress: { report(v: unknown): void }) => Promise<T>): Promise<T> =>
+    task({ report: () => undefined }),
 };
+
+type Command = (...args: unknown[]) => unknown;
+
+/** The commands: registered as VS Code does (an id twice is an error), run by executeCommand. */
+export const commands = {
+  registered: new Map<string, Command>(),
+  /** Every executeCommand, with its arguments. */
+  executed: [] as unknown[][],
+  registerCommand(id: string, run: Command): Disposable {
+    if (commands.registered.has(id)) {
+      throw new Error(`command '${id}' already exists`);
+    }
+    commands.registered.set(id, run);
+    return { dispose: () => commands.registered.delete(id) };
+  },
+  executeCommand(id: string, ...args: unknown[]): Promise<unknown> {
+    commands.executed.push([id, ...args]);
+    const run = commands.registered.get(id);
+    return Promise.resolve(run?.(...args));
+  },
+};
+
+/** Fires workspace.onDidChangeConfiguration. */
+export const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string, scope?: unknown): boolean }>();
 
 /** The workspace; tests replace what it holds. */
 export const workspace = {
@@ -164,4 +231,14 @@ export const workspace = {
   fs: {
     readFile: (() => Promise.reject(new Error('no file system in the stub'))) as (uri: Uri) => Promise<Uint8Array>,
   },
+  /** Every setting at its default. */
+  getConfiguration: () => ({ get: <T>(_section: string, defaultValue?: T): T | undefined => defaultValue }),
+  onDidChangeConfiguration: configurationChanged.event,
+  /** The documents opened, as they were asked for. */
+  opened: [] as unknown[],
+  openTextDocument: (options: unknown): Promise<unknown> => {
+    workspace.opened.push(options);
+    return Promise.resolve(options);
+  },
+  findFiles: (): Promise<Uri[]> => Promise.resolve([]),
 };
