@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/mcp"
 )
 
 // Bridge hands the editor's tools over MCP to an external agent the sidecar
@@ -83,7 +84,13 @@ func (e *Engine) runningWorker(taskID, subtaskID string) (*worker, error) {
 func (e *Engine) bridgeTools(ctx context.Context, w *worker) []api.MCPTool {
 	out := BridgeTools()
 	if w.shareMCP.Load() && e.cfg.Tools != nil {
-		for _, tl := range e.cfg.Tools.Tools(ctx) {
+		// As for the worker's own turn: in a workspace the person does not
+		// trust, a server starts only with their yes.
+		var approve mcp.Approve
+		if w.t.settings.Untrusted() {
+			approve = w.approveMCPStart
+		}
+		for _, tl := range e.cfg.Tools.Tools(ctx, approve) {
 			if !slices.ContainsFunc(out, func(o api.MCPTool) bool { return o.Name == tl.Name }) {
 				out = append(out, tl)
 			}

@@ -56,7 +56,7 @@ func (r *bridgeRunner) Run(ctx context.Context, name string, job engines.Job, ho
 	return engines.Outcome{StopReason: "end_turn", Text: "done"}, nil
 }
 
-func runBridged(t *testing.T, commands, answer string, shares bool) (*bridgeRunner, *fakeTools, []api.ShowMessageRequestParams) {
+func runBridged(t *testing.T, commands, answer string, shares bool, change ...func(*api.Settings)) (*bridgeRunner, *fakeTools, []api.ShowMessageRequestParams) {
 	t.Helper()
 	root := t.TempDir()
 	ws, err := tracking.Open(tracking.Config{Root: root, StateDir: t.TempDir()})
@@ -79,6 +79,9 @@ func runBridged(t *testing.T, commands, answer string, shares bool) (*bridgeRunn
 	r.e = e
 	s := settings()
 	s.Commands = commands
+	for _, f := range change {
+		f(&s)
+	}
 	res, err := e.Run(context.Background(), api.RunParams{Prompt: "go", Engine: "fake"}, s)
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +129,12 @@ func TestEnginesCallTheUsersMCPServersThroughTheBridge(t *testing.T) {
 	t.Run("the engine is held to the commands setting it runs under", func(t *testing.T) {
 		r, _, _ := runBridged(t, api.CommandsDeny, "Run", true)
 		if r.job.Commands != api.CommandsDeny {
+			t.Fatalf("job.Commands = %q", r.job.Commands)
+		}
+	})
+	t.Run("in a workspace the person does not trust, allow holds the engine to ask", func(t *testing.T) {
+		r, _, _ := runBridged(t, api.CommandsAllow, "Run", true, func(s *api.Settings) { s.WorkspaceTrust = api.TrustUntrusted })
+		if r.job.Commands != api.CommandsAsk {
 			t.Fatalf("job.Commands = %q", r.job.Commands)
 		}
 	})

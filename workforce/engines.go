@@ -99,7 +99,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		WorkDir:     t.e.cfg.EngineWorkDir,
 		Closed:      t.edit.Closed,
 		Unset:       t.unsetEnv(),
-		Commands:    t.settings.Commands,
+		Commands:    t.commandPolicy(),
 		CallTimeout: t.settings.Timeouts.ReverseCall(),
 		OnStart: func(pid int, took time.Duration) {
 			w.log.Info("engine started", zap.String("engine", name), zap.Int("pid", pid), zap.Duration("took", took))
