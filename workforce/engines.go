@@ -67,7 +67,7 @@ func (t *task) enginePrompt(s *subtask) string {
 Rules:
 - Stay inside the workspace; some folders may be closed to you, and your changes may need the user's approval: a change that is refused is not made, do not claim it was.
 - Do only your subtask. When it is done, end your turn with a short summary of what you did and found (files changed, test results); if you cannot do it, say why.
-- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor.
+- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor; its tools named mcp__<server>__<tool> are the user's own MCP servers.
 
 `)
 	fmt.Fprintf(&b, "Workspace root: %s\n", t.e.cfg.Root)
