@@ -226,7 +226,7 @@ func (l Lookup) Resolve(name string, c api.EngineConfig) Resolved {
 			break
 		}
 		var bin string
-		r.Package, r.Version, bin = l.packageOf(prog, c.Command[1:])
+		r.Package, r.Version, bin = l.commandPackage(prog, c.Command[1:])
 		r.Agent = agentOf(r.Package, bin)
 		if r.Agent == "" && isBuiltin && r.Package == "" {
 			// A command of the engine's own name that says nothing else
@@ -282,7 +282,7 @@ func (l Lookup) findBuiltin(b builtin, r *Resolved) {
 	for _, bin := range b.bins {
 		if p, err := l.lookPath(bin); err == nil {
 			r.Command, r.Source = append([]string{p}, b.args...), SourcePath
-			r.Package, r.Version, _ = l.packageOf(p, nil)
+			r.Package, r.Version, _ = l.commandPackage(p, nil)
 			return
 		}
 	}
@@ -372,13 +372,13 @@ func packageBins(dir string) (map[string]string, error) {
 	return nil, fmt.Errorf("%s/package.json names no bin", dir)
 }
 
-// packageOf finds the npm package a command runs, and the program's name
-// (the bin a launcher runs, or the program itself). A launcher (npx, npm
+// commandPackage finds the npm package a command runs, and the program's
+// name (the bin a launcher runs, or the program itself). A launcher (npx, npm
 // exec, pnpm dlx, bunx) runs the package its arguments name (launched);
 // any other command runs its program (a link into node_modules, as npm's
 // global bin is) or the first argument that is a file (node's script):
 // the package is the package.json above it that names one.
-func (l Lookup) packageOf(prog string, args []string) (name, version, bin string) {
+func (l Lookup) commandPackage(prog string, args []string) (name, version, bin string) {
 	if ln, ok := launcherOf(prog, args); ok {
 		name, version = l.launched(ln)
 		bin = ln.bin

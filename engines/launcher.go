@@ -39,7 +39,7 @@ var launcherSwitches = map[string]bool{
 	"ignore-scripts": true, "legacy-peer-deps": true, "force": true, "f": true, "g": true, "global": true,
 	"d": true, "dd": true, "ddd": true, "workspaces": true, "ws": true, "include-workspace-root": true,
 	"foreground-scripts": true, "no-audit": true, "no-fund": true, "no-update-notifier": true,
-	"bun": true, "silent-install": true, "shell-mode": true, "c": false,
+	"bun": true, "silent-install": true, "shell-mode": true,
 }
 
 // launcherValues are options that always take a value.
@@ -170,8 +170,9 @@ func npxDir(cache string, specs []string) string {
 	return filepath.Join(cache, "_npx", hex.EncodeToString(sum[:])[:16])
 }
 
-// pkg is what a launched command runs: the package's name (when it can be
-// told) and its version ("" when it cannot be known without running it).
+// launched is the package a launched command runs: its name (when it can
+// be told) and its version ("" when it cannot be known without running
+// it).
 func (l Lookup) launched(ln launch) (name, version string) {
 	specs := ln.packages
 	binName := ln.bin
