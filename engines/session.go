@@ -174,20 +174,21 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 			wt.remove()
 		}
 	}()
-	dir := job.Root
-	switch {
-	case atStart:
-		// Nothing of the workspace until it is known where it works.
-		if dir, err = startDir(job.WorkDir); err != nil {
-			return Outcome{}, fmt.Errorf("engine %q: %w", name, err)
-		}
-		defer os.RemoveAll(dir)
-	case isolated:
+	// The agent's process starts in an empty directory of its own, never
+	// the workspace: a launcher (npx, bunx) would run a copy of the agent
+	// the repository planted in its node_modules, and a program would read
+	// the repository's own configuration from its working directory. It
+	// works where its session's cwd says (session/new).
+	dir, err := startDir(job.WorkDir)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("engine %q: %w", name, err)
+	}
+	defer os.RemoveAll(dir)
+	if isolated && !atStart {
 		if wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed); err != nil {
 			return Outcome{}, fmt.Errorf("engine %q runs isolated, and its worktree could not be made: %w", name, err)
 		}
 		c.wt.Store(wt)
-		dir = wt.cwd
 	}
 	s, err := m.open(ctx, r, dir, job.Unset, job.CallTimeout, c)
 	if err != nil {
