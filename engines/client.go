@@ -142,7 +142,7 @@ func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (
 		if err != nil {
 			return nil, err
 		}
-		return &acp.ReadTextFileResponse{Content: cutLines(string(data), line, limit)}, nil
+		return &acp.ReadTextFileResponse{Content: CutLines(string(data), line, limit)}, nil
 	}
 	content, _, err := c.host.ReadTextFile(ctx, c.toHost(p.Path), line, limit)
 	if err != nil {
@@ -392,8 +392,10 @@ func (c *client) merge(u acp.ToolCallUpdate, announce bool) *ToolCall {
 	return &cp
 }
 
-// cutLines keeps limit lines from line (1-based; 0: all).
-func cutLines(s string, line, limit int) string {
+// CutLines keeps limit lines of s from line (1-based; 0: all), as
+// fs/read_text_file's line and limit ask: the one reading of them for the
+// host's answers and the worktree's.
+func CutLines(s string, line, limit int) string {
 	if line <= 1 && limit <= 0 {
 		return s
 	}

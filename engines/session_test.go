@@ -41,7 +41,7 @@ func (h *fakeHost) ReadTextFile(_ context.Context, path string, line, limit int)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c, ok := h.files[path]
-	return cutLines(c, line, limit), ok, nil
+	return CutLines(c, line, limit), ok, nil
 }
 
 func (h *fakeHost) WriteTextFile(_ context.Context, path, content string) error {

@@ -259,7 +259,7 @@ func (h *engineHost) ReadTextFile(ctx context.Context, path string, line, limit 
 	if err != nil {
 		return "", false, err
 	}
-	return cutLines(res.Content, line, limit), true, nil
+	return engines.CutLines(res.Content, line, limit), true, nil
 }
 
 func (h *engineHost) WriteTextFile(ctx context.Context, path, content string) error {
@@ -510,23 +510,6 @@ func (h *engineHost) endMessage() {
 	text = t.e.cfg.Redactor.String(text)
 	t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: text})
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: w.sub.ID})
-}
-
-// cutLines keeps limit lines from line (1-based; 0: all).
-func cutLines(s string, line, limit int) string {
-	if line <= 1 && limit <= 0 {
-		return s
-	}
-	lines := strings.SplitAfter(s, "\n")
-	start := max(line-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // engineList names the engines a plan may use, for the coordinator.
