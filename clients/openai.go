@@ -142,12 +142,20 @@ func (m *openaiModel) schema(t Tool) (map[string]any, error) {
 }
 
 // toolResultText is a tool result as text: OpenAI's APIs have no error
-// flag on tool results, so a failure says so in words.
+// flag on tool results, so a failure says so in words, once: a result that
+// already begins with "Error" is given as it is.
 func toolResultText(r ToolResult) string {
-	if r.IsError {
+	if r.IsError && !saysError(r.Content) {
 		return "Error: " + r.Content
 	}
 	return r.Content
+}
+
+// saysError reports whether a tool's text already begins by saying it
+// failed.
+func saysError(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) >= 5 && strings.EqualFold(s[:5], "error")
 }
 
 // schemaMap decodes a tool's JSON Schema; an empty one is an object schema

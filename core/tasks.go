@@ -113,8 +113,6 @@ func (t *Tasks) Close() {
 // call's task (mcp/bridge.Host).
 type bridgeHost struct{ w *Workspace }
 
-func (h bridgeHost) BridgeTools() []api.MCPTool { return workforce.BridgeTools() }
-
 func (h bridgeHost) BridgeCall(ctx context.Context, taskID, subtaskID, tool string, args json.RawMessage) (string, bool, error) {
 	for _, t := range h.w.openTasks() {
 		if t.Engine.Runs(taskID) {

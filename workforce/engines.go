@@ -27,6 +27,9 @@ type EngineRunner interface {
 	// Run runs one subtask on the engine name through host, until the
 	// agent ends its turn or ctx ends.
 	Run(ctx context.Context, name string, job engines.Job, host engines.Host) (engines.Outcome, error)
+	// SharesMCP says whether the engine name gets the user's MCP servers
+	// (its entry's mcpServers is not false).
+	SharesMCP(name string) bool
 }
 
 // checkEngine says why a subtask cannot run on name ("" and "agentls" are
@@ -64,7 +67,7 @@ func (t *task) enginePrompt(s *subtask) string {
 Rules:
 - Stay inside the workspace; some folders may be closed to you, and your changes may need the user's approval: a change that is refused is not made, do not claim it was.
 - Do only your subtask. When it is done, end your turn with a short summary of what you did and found (files changed, test results); if you cannot do it, say why.
-- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor.
+- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor; its tools named mcp__<server>__<tool> are the user's own MCP servers.
 
 `)
 	fmt.Fprintf(&b, "Workspace root: %s\n", t.e.cfg.Root)
@@ -96,6 +99,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		WorkDir:     t.e.cfg.EngineWorkDir,
 		Closed:      t.edit.Closed,
 		Unset:       t.unsetEnv(),
+		Commands:    t.commandPolicy(),
 		CallTimeout: t.settings.Timeouts.ReverseCall(),
 		OnStart: func(pid int, took time.Duration) {
 			w.log.Info("engine started", zap.String("engine", name), zap.Int("pid", pid), zap.Duration("took", took))
@@ -104,6 +108,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		},
 	}
 	if t.e.cfg.Bridge != nil {
+		if t.e.cfg.Engines.SharesMCP(name) {
+			w.shareMCP.Store(true)
+		}
 		if entry, err := t.e.MCPEntry(t.id, w.sub.ID); err == nil {
 			job.MCPServers = map[string]api.MCPServer{"agentls": entry}
 		} else {
@@ -128,6 +135,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 	summary := out.Text
 	if summary == "" {
 		summary = fmt.Sprintf("%s ended its turn without a summary.", name)
+	}
+	if len(out.Refused) > 0 {
+		summary += fmt.Sprintf("\n\n%s ended its turn when it was refused: %s.", name, strings.Join(out.Refused, "; "))
 	}
 	if len(out.Changes) > 0 {
 		applied, notes := w.bringBack(ctx, name, out.Changes)
@@ -249,7 +259,7 @@ func (h *engineHost) ReadTextFile(ctx context.Context, path string, line, limit 
 	if err != nil {
 		return "", false, err
 	}
-	return cutLines(res.Content, line, limit), true, nil
+	return engines.CutLines(res.Content, line, limit), true, nil
 }
 
 func (h *engineHost) WriteTextFile(ctx context.Context, path, content string) error {
@@ -500,23 +510,6 @@ func (h *engineHost) endMessage() {
 	text = t.e.cfg.Redactor.String(text)
 	t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: text})
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: w.sub.ID})
-}
-
-// cutLines keeps limit lines from line (1-based; 0: all).
-func cutLines(s string, line, limit int) string {
-	if line <= 1 && limit <= 0 {
-		return s
-	}
-	lines := strings.SplitAfter(s, "\n")
-	start := max(line-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // engineList names the engines a plan may use, for the coordinator.

@@ -123,12 +123,23 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 	}
 	if err != nil {
 		if errors.Is(err, editing.ErrRejected) || errors.Is(err, editing.ErrNotApplied) {
-			return withPath(result{content: "Not applied: " + err.Error() + ". The file is unchanged.", isErr: true}, ch.Path)
+			return withPath(result{content: "Not applied: " + notApplied(err) + ". The file is unchanged.", isErr: true}, ch.Path)
 		}
 		return withPath(fail(err), ch.Path)
 	}
 	w.trace(ch)
 	return result{content: ch.Text, path: ch.Path}
+}
+
+// notApplied is why a change was not applied, without the words "not
+// applied" its error begins with (the result says them once).
+func notApplied(err error) string {
+	msg := err.Error()
+	prefix := editing.ErrNotApplied.Error() + ": "
+	if len(msg) > len(prefix) && strings.EqualFold(msg[:len(prefix)], prefix) {
+		return msg[len(prefix):]
+	}
+	return msg
 }
 
 // trace records an applied change in the trace log (when it is on), or,

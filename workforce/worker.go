@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -40,6 +41,9 @@ type worker struct {
 	calls int
 	// revokes end the bridge grants of the subtask when it ends.
 	revokes []func()
+	// shareMCP: the bridge serves its agent the worker's MCP tools too
+	// (ShareMCP).
+	shareMCP atomic.Bool
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker

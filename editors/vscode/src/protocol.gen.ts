@@ -291,6 +291,12 @@ export interface EngineConfig {
   isolate?: boolean;
   /** Disabled leaves the engine out. */
   disabled?: boolean;
+  /**
+   * MCPServers: false keeps the user's MCP servers (the mcpServers
+   * setting) from the engine; nil or true hands them over through the
+   * bridge (docs/ENGINES.md).
+   */
+  mcpServers?: boolean;
 }
 
 /** PlanStep is one entry of an engine's own plan for its subtask. */
@@ -333,6 +339,11 @@ export interface EngineInfo {
   /** Usable: it can be assigned; Reason says why not. */
   usable: boolean;
   reason?: string;
+  /**
+   * Note says what is not known of a usable engine until it starts (its
+   * version, when the command does not tell it).
+   */
+  note?: string;
 }
 
 /**

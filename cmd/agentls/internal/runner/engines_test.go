@@ -54,7 +54,7 @@ func TestEnginesCommand(t *testing.T) {
 	res := api.EnginesResult{Engines: []api.EngineInfo{
 		{Name: "claude", Builtin: true, Command: []string{"/usr/bin/claude-agent-acp"}, Source: "path", Version: "0.23.1", Isolated: true, Usable: true},
 		{Name: "codex", Builtin: true, Command: []string{}, Reason: "codex-acp is not on PATH nor in npm's cache (/home/me/.npm): npx -y @zed-industries/codex-acp installs it"},
-		{Name: "goose", Command: []string{"goose", "acp"}, Source: "settings", Usable: true},
+		{Name: "goose", Command: []string{"goose", "acp"}, Source: "settings", Usable: true, Note: "version unknown: the package its command runs cannot be told without starting it"},
 	}}
 	var probed bool
 	f := &fakeServer{control: func(m string, params json.RawMessage) (any, error) {
@@ -74,7 +74,7 @@ func TestEnginesCommand(t *testing.T) {
 		want := "3 engines (agentls run --engine NAME; agentls: the built-in worker)\n" +
 			"claude 0.23.1: usable, isolated: /usr/bin/claude-agent-acp (from PATH)\n" +
 			"codex: cannot be used: codex-acp is not on PATH nor in npm's cache (/home/me/.npm): npx -y @zed-industries/codex-acp installs it\n" +
-			"goose: usable: goose acp (from the engines setting)\n"
+			"goose: usable: goose acp (from the engines setting); version unknown: the package its command runs cannot be told without starting it\n"
 		if out != want || probed {
 			t.Errorf("stdout (probed %v):\n%s\nwant:\n%s", probed, out, want)
 		}
