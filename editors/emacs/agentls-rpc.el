@@ -59,6 +59,9 @@
    (attachments
     :initform nil :accessor agentls-connection-attachments
     :documentation "The attachments of the next task, in order (`agentls-attach').")
+   (trust
+    :initform nil :accessor agentls-connection-trust
+    :documentation "The workspaceTrust last sent: \"trusted\" or \"untrusted\".")
    (process
     :initform nil :accessor agentls-connection-process
     :documentation "The agentls process, as the :process function made it."))

@@ -24,6 +24,7 @@
 (defvar agentls-task-finished-functions)
 (declare-function agentls--connection "agentls" (&optional root))
 (declare-function agentls--project-root "agentls" (&optional dir))
+(declare-function agentls--refresh-trust "agentls" (conn))
 (declare-function agentls--transcript-add "agentls-transcript" (task event))
 (declare-function agentls--heat-redraw "agentls-heat" ())
 (declare-function agentls-transcript "agentls-transcript" (task))
@@ -179,6 +180,9 @@ task are asked for.  The task runs in the background: see
          (attachments (prog1 (agentls-connection-attachments conn)
                         (setf (agentls-connection-attachments conn) nil))))
     (puthash id task (agentls-connection-tasks conn))
+    ;; The trust may have changed since the last task (a function of
+    ;; `agentls-workspace-trust' asked again): agentls hears it first.
+    (agentls--refresh-trust conn)
     (jsonrpc-async-request
      conn 'agent/run
      (append (list :prompt (concat prompt (or context "")) :taskId id :workDoneToken id)

@@ -70,13 +70,16 @@ SPEC is (ROOT CONN &key files script settings): ROOT is bound to the
 project directory, CONN to the connection, FILES is an alist of
 relative file names and contents, SCRIPT a scripted model (a plist
 or alist turned into JSON), SETTINGS further let-bindings of the
-customizations as an alist of (SYMBOL . VALUE)."
+customizations as an alist of (SYMBOL . VALUE), TRUST the value of
+`agentls-workspace-trust' (`trusted' by default: what this Emacs's
+`trusted-content' says is for the tests of the trust to read)."
   (declare (indent 1))
   (let ((root (nth 0 spec)) (conn (nth 1 spec))
         (files (plist-get (nthcdr 2 spec) :files))
         (script (plist-get (nthcdr 2 spec) :script))
         (edit-mode (plist-get (nthcdr 2 spec) :edit-mode))
-        (commands (plist-get (nthcdr 2 spec) :commands)))
+        (commands (plist-get (nthcdr 2 spec) :commands))
+        (trust (if (plist-member (nthcdr 2 spec) :trust) (plist-get (nthcdr 2 spec) :trust) ''trusted)))
     `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
             (state (make-temp-file "agentls-state" t))
             (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
@@ -85,6 +88,7 @@ customizations as an alist of (SYMBOL . VALUE)."
             (agentls-program agentls-test--bin)
             (agentls-edit-mode ,edit-mode)
             (agentls-commands ,commands)
+            (agentls-workspace-trust ,trust)
             (agentls-model nil)
             (agentls-task-finished-functions nil)
             (script-file (expand-file-name "script.json" state))
@@ -466,6 +470,112 @@ At 0 the events buffer keeps no message."
         (with-current-buffer "*agentls-mcp-tools*"
           (should (string-match-p "MCP server missing" (buffer-string))))))))
 
+;;;; Workspace trust
+
+(ert-deftest agentls-test-workspace-trust-from-the-setting-a-function-or-trusted-content ()
+  "The trust of a project: the option's value, its function's yes, `trusted-content'."
+  (let* ((root (file-name-as-directory (make-temp-file "agentls-project" t)))
+         (parent (file-name-directory (directory-file-name root)))
+         (home (file-name-as-directory (make-temp-file (expand-file-name "agentls-home" "~/") t))))
+    (unwind-protect
+        (progn
+          (let ((agentls-workspace-trust 'untrusted))
+            (should (equal (agentls--workspace-trust root) '("untrusted" . setting)))
+            ;; A repository's directory-local value counts for nothing.
+            (with-temp-buffer
+              (setq-local agentls-workspace-trust 'trusted)
+              (should (equal (agentls--workspace-trust root) '("untrusted" . setting)))))
+          (let ((agentls-workspace-trust 'trusted))
+            (should (equal (agentls--workspace-trust root) '("trusted" . setting))))
+          (let* ((asked nil)
+                 (agentls-workspace-trust (lambda (r) (setq asked r) t)))
+            (should (equal (agentls--workspace-trust root) '("trusted" . function)))
+            (should (equal asked root)))
+          (dolist (answer '(nil untrusted "untrusted"))
+            (let ((agentls-workspace-trust (lambda (_) answer)))
+              (should (equal (agentls--workspace-trust root) '("untrusted" . function)))))
+          (let ((agentls-workspace-trust (lambda (_) (error "Boom")))
+                (inhibit-message t))
+            (should (equal (agentls--workspace-trust root) '("untrusted" . function))))
+          (let ((agentls-workspace-trust nil)
+                (bound (boundp 'trusted-content))
+                (value (and (boundp 'trusted-content) (default-value 'trusted-content))))
+            ;; An Emacs without trusted-content (28 and 29, but those with
+            ;; its backport): nothing says otherwise.
+            (unwind-protect
+                (progn (makunbound 'trusted-content)
+                       (should (equal (agentls--workspace-trust root) '("trusted" . default))))
+              (when bound (set-default 'trusted-content value)))
+            ;; Emacs 30's trusted-content: :all, the root or a directory above it.
+            (pcase-dolist (`(,value ,want)
+                           `((:all "trusted")
+                             ((,parent) "trusted")
+                             ((,root) "trusted")
+                             ((,(directory-file-name root)) "trusted")
+                             ((,(directory-file-name parent)) "untrusted")
+                             ((,(concat (directory-file-name root) "-other/")) "untrusted")
+                             ((,(expand-file-name "file.el" root)) "untrusted")
+                             (nil "untrusted")))
+              (cl-progv '(trusted-content) (list value)
+                (should (equal (cons value (agentls--workspace-trust root))
+                               (cons value (cons want 'trusted-content)))))))
+          ;; An abbreviated name, as trusted-content is written.
+          (let ((agentls-workspace-trust nil))
+            (cl-progv '(trusted-content) (list (list (concat "~/" (file-relative-name home "~/"))))
+              (should (equal (car (agentls--workspace-trust home)) "trusted"))))
+          (let ((agentls-workspace-trust 'untrusted))
+            (should (equal (plist-get (agentls--initialization-options root) :workspaceTrust) "untrusted"))))
+      (delete-directory root t)
+      (delete-directory home t))))
+
+(ert-deftest agentls-test-untrusted-project-asks-before-a-command-until-trusted ()
+  "Untrusted, a command under `allow' is asked for, saying why; trusted, it runs."
+  (let ((trusted nil))
+    (agentls-test--with-project
+        (root conn :commands 'allow :trust (lambda (_root) trusted)
+              :script (agentls-test--script
+                       "coordinator" (list (list :text "One step."))
+                       "1" (list (agentls-test--call "run_command" :command "echo first > first.txt")
+                                 (agentls-test--call "finish" :summary "first"))
+                       "2:coordinator" (list (list :text "One step."))
+                       "2:1" (list (agentls-test--call "run_command" :command "echo second > second.txt")
+                                   (agentls-test--call "finish" :summary "second"))))
+      (agentls-test--needs-run conn)
+      (should (equal (agentls-connection-trust conn) "untrusted"))
+      (let (prompts)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (prompt &rest _) (push prompt prompts) "Run")))
+          (should (equal (agentls-task-state (agentls-test--run conn "First")) "done"))
+          (should (equal (length prompts) 1))
+          (should (string-match-p (regexp-quote "This workspace is not trusted. agentls wants to run `echo first > first.txt`")
+                                  (car prompts)))
+          (should (equal (agentls-test--read (expand-file-name "first.txt" root)) "first\n"))
+          ;; Trusted now: the next task tells agentls first, and nothing is asked.
+          (setq trusted t)
+          (should (equal (agentls-task-state (agentls-test--run conn "Second")) "done"))
+          (should (equal (length prompts) 1))
+          (should (equal (agentls-connection-trust conn) "trusted"))
+          (should (equal (agentls-test--read (expand-file-name "second.txt" root)) "second\n")))))))
+
+(ert-deftest agentls-test-setting-the-trust-reaches-a-running-agentls ()
+  "Setting `agentls-workspace-trust' sends the change at once; the doctor says it."
+  (agentls-test--with-project
+      (_root conn :trust 'trusted :script (agentls-test--script "coordinator" (list (list :text "One step."))))
+    (should (equal (agentls-connection-trust conn) "trusted"))
+    (cl-flet ((sent () (with-current-buffer (jsonrpc-events-buffer conn)
+                         (string-match-p "didChangeConfiguration" (buffer-string)))))
+      ;; The binding of the option set it as the connection started:
+      ;; initialize took it, and nothing else was sent.
+      (agentls-test--wait "the watcher's timer to run" (lambda () (null agentls--trust-timer)))
+      (should-not (sent))
+      (setq agentls-workspace-trust 'untrusted)
+      (agentls-test--wait "the change to be sent"
+                          (lambda () (equal (agentls-connection-trust conn) "untrusted")))
+      (should (sent)))
+    (with-current-buffer (agentls-doctor)
+      (should (string-match-p (regexp-quote "Trust    untrusted (`agentls-workspace-trust'): agentls asks before it runs any command")
+                              (buffer-string))))))
+
 (ert-deftest agentls-test-capabilities ()
   "Emacs advertises the reverse calls it serves, runCommand included."
   (let ((caps (json-parse-string (json-serialize (agentls--client-capabilities) :false-object :json-false)
@@ -605,7 +715,7 @@ At 0 the events buffer keeps no message."
         (jsonrpc-connection-receive conn '(:jsonrpc "2.0" :method "$/cancelRequest" :params (:id 5)))
         (should (equal (plist-get (agentls-test--reply conn 5) :error)
                        '(:code -32800 :message "cancelled")))
-        (accept-process-output nil 0.1)
+        (agentls-test--wait "the watcher's timer to run" (lambda () (null agentls--trust-timer)))
         (should-not asked)
         (should (= 1 (length (agentls-test--sent conn))))))))
 
@@ -1903,6 +2013,21 @@ holding \"draft\"), OUT to where the driver writes pid and result."
         (ert-test-failed (ert-fail (list "Emacs did not quit after one C-x C-c; the screen:"
                                          (agentls-test--screen sock)))))
       (agentls-test--wait "the agentls process to end" (lambda () (agentls-test--process-gone-p pid))))))
+
+(ert-deftest agentls-test-tty-untrusted-project-asks-before-a-command ()
+  "In a terminal, an untrusted project's command under `allow' waits for the answer typed."
+  (let ((process-environment (append '("AGENTLS_TTY_TRUST=untrusted" "AGENTLS_TTY_COMMANDS=allow")
+                                     process-environment)))
+    (agentls-test--with-tty
+        (sock root out (agentls-test--script
+                        "coordinator" (list (list :text "One step."))
+                        "1" (list (agentls-test--call "run_command" :command "echo ran > ran.txt")
+                                  (agentls-test--call "finish" :summary "ran"))))
+      (agentls-test--wait-screen sock "agentls: This workspace is not trusted. agentls wants to run `echo ran > ran.txt`")
+      (should-not (file-exists-p (expand-file-name "ran.txt" root)))
+      (agentls-test--tmux sock "send-keys" "-t" "agentls" "Run" "Enter")
+      (should (equal (plist-get (agentls-test--tty-result out) :state) "done"))
+      (should (equal (agentls-test--read (expand-file-name "ran.txt" root)) "ran\n")))))
 
 (ert-deftest agentls-test-tty-transcript-and-skip ()
   "In a terminal, the transcript follows a running task and `x' in the tasks buffer skips a subtask."

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { findFile, freePort, required, waitFor } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = required('E2E_DIR');
@@ -23,46 +23,6 @@ const shots = process.env.SHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), 'agentl
 const viewShots = process.env.VIEW_SHOTS;
 const { chromium } = await import(path.join(e2eDir, 'node_modules/playwright-core/index.mjs'));
 const codeServer = path.join(e2eDir, 'node_modules/.bin/code-server');
-
-function required(name) {
-  const v = process.env[name];
-  if (v === undefined || v === '') {
-    throw new Error(`${name} is not set`);
-  }
-  return v;
-}
-
-/** A free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** waitFor polls check until it returns a truthy value or the deadline passes. */
-async function waitFor(what, check, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) {
-        return v;
-      }
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-e2e-'));
 const ws = path.join(tmp, 'workspace');
@@ -873,26 +833,4 @@ async function menu(row, entry) {
 function approval() {
   return page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' })
     .getByRole('button', { name: 'Run', exact: true });
-}
-
-/** findFile walks dir for the first file whose path passes match. */
-function findFile(dir, match) {
-  let entries;
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      const f = findFile(p, match);
-      if (f) {
-        return f;
-      }
-    } else if (match(p)) {
-      return p;
-    }
-  }
-  return undefined;
 }

@@ -192,7 +192,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
       zones: { allow: ['**'], deny: ['**/.git/**', 'secret/**'] },
       commandTimeoutMs: 30000,
     };
-    const { options, problems } = initOptions({ get: (k) => values[k] });
+    const { options, problems } = initOptions({ get: (k) => values[k] }, true);
     assert.deepEqual(problems, []);
     // VS Code's language client advertises these; the extension's applyEdit
     // handler answers the edits, over a stand-in for VS Code's documents.
@@ -222,7 +222,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
 
   it('takes a settings change for the next task', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'apply', commands: 'allow', maxWorkers: 2 };
-    const { options } = initOptions({ get: (k) => values[k] });
+    const { options } = initOptions({ get: (k) => values[k] }, true);
     await settings(conn, options);
     assert.deepEqual(await conn.sendRequest(Methods.ping, {}), { data: null });
   });
@@ -291,7 +291,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
 
   it('holds proposals and approvals until answered, and counts the changes applied and rejected', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'propose', commands: 'ask' };
-    const { options } = initOptions({ get: (k) => values[k] });
+    const { options } = initOptions({ get: (k) => values[k] }, true);
     await settings(conn, options);
     tasks.begin('task-2', 'Polish the notes', { folder });
     const run = conn.sendRequest<RunResult>(Methods.run, { prompt: 'Polish the notes', taskId: 'task-2' });
