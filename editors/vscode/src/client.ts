@@ -13,7 +13,7 @@ import {
   State,
   StaticFeature,
 } from 'vscode-languageclient/node';
-import { initOptions, InitOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice, settingsSource } from './config';
+import { initOptions, InitOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice, settingsSource, shownOptions } from './config';
 import { advertised, fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
@@ -198,7 +198,7 @@ export class AgentClient implements vscode.Disposable {
     }
     const options = this.options();
     await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
-    this.log(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);
+    this.log(`settings sent to agentls for the next task: ${shownOptions(options)}`);
   }
 
   async restart(): Promise<void> {

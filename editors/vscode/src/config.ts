@@ -482,3 +482,22 @@ export function serveArgs(logLevel: unknown): string[] {
   }
   return args;
 }
+
+/**
+ * shownOptions is initializationOptions as the output channel may show
+ * them: the values of every MCP server's and engine's env and headers,
+ * which may be keys, are left out (only their names are shown).
+ */
+export function shownOptions(o: InitOptions): string {
+  const names = (m: Record<string, string> | undefined): Record<string, string> | undefined =>
+    m === undefined ? undefined : Object.fromEntries(Object.keys(m).map((k) => [k, '…']));
+  const shown = structuredClone(o);
+  for (const s of Object.values(shown.mcpServers ?? {})) {
+    s.env = names(s.env);
+    s.headers = names(s.headers);
+  }
+  for (const e of Object.values(shown.engines)) {
+    e.env = names(e.env);
+  }
+  return JSON.stringify(shown);
+}

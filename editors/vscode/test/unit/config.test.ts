@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as fs from 'node:fs';
-import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource } from '../../src/config';
+import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource, shownOptions } from '../../src/config';
 
 function source(values: Record<string, unknown>): { get(k: string): unknown } {
   return { get: (k) => values[k] };
@@ -206,5 +206,23 @@ describe('settingsSource', () => {
     assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'] }), ['x']);
     assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'], workspaceValue: { a: 1 } }), { a: 1 });
     assert.equal(mergeLayers(undefined), undefined);
+  });
+});
+
+describe('shownOptions', () => {
+  it('shows the settings without the values of env and headers, which may be keys', () => {
+    const { options } = initOptions({
+      get: (k: string) =>
+        ({
+          mcpServers: { gh: { url: 'https://x/mcp', headers: { Authorization: 'Bearer sk-secret-1' } }, fs: { command: 'npx', env: { TOKEN: 'sk-secret-2' } } },
+          engines: { claude: { env: { ANTHROPIC_API_KEY: 'sk-secret-3' } } },
+        })[k],
+    }, true);
+    const shown = shownOptions(options);
+    assert.doesNotMatch(shown, /sk-secret/);
+    assert.match(shown, /"Authorization":"…"/);
+    assert.match(shown, /"TOKEN":"…"/);
+    assert.match(shown, /"ANTHROPIC_API_KEY":"…"/);
+    assert.equal(options.mcpServers?.gh.headers?.Authorization, 'Bearer sk-secret-1', 'the options sent keep their values');
   });
 });
