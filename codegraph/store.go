@@ -240,10 +240,12 @@ func loadStore(path string) (map[string]*File, map[string]string, error) {
 	return decodeGraph(data)
 }
 
-// saveStore writes the graph to path atomically, making its directory.
+// saveStore writes the graph to path atomically, making its directory: the
+// file and the directories are its user's alone (0600, 0700), as the state
+// directory it is kept in is.
 func saveStore(path string, files map[string]*File, modules map[string]string) error {
 	data := encodeGraph(files, modules)
-	if err := fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o600, MkdirAll: true}); err != nil {
+	if err := fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o600, MkdirAll: true, DirPerm: 0o700}); err != nil {
 		return fmt.Errorf("store the code graph: %w", err)
 	}
 	return nil

@@ -70,7 +70,7 @@ func runBridged(t *testing.T, commands, answer string, shares bool, change ...fu
 	m := &funcModel{fn: func(context.Context, *clients.Request) (*clients.Response, error) {
 		return planOf(map[string]any{"id": "1", "content": "use the server"}), nil
 	}}
-	e, err := New(Config{Root: root, Editor: ed, Notifier: &fakeNotifier{}, Tracking: ws, Models: m, Tools: tools,
+	e, err := New(Config{Root: root, Editor: ed, Events: &fakeEvents{}, Tracking: ws, Models: m, Tools: tools,
 		Bridge: r.b, Engines: r, EngineWorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestRunCountsAppliedAndRejectedChanges(t *testing.T) {
 		}
 		return finish("wrote what was accepted"), nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, root := newEngine(t, m, n, nil)
 	ed := headlesstest.New(root, api.Caps{ApplyEdit: true, DocumentChanges: true, CreateFile: true})
 	// The person accepts the first change and rejects the rest.
@@ -65,7 +65,7 @@ func TestUsageEventsCarryTheTasksTotals(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: 100, OutputTokens: 10}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 	if err != nil {
@@ -98,7 +98,7 @@ func TestUsageIsPricedPerSubtaskAndKeptInTheSession(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: int64(1000 * len(req.Messages)), CacheReadTokens: 500, OutputTokens: 100}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 	s := settings()
 	in, out, read := 2.0, 10.0, 1.0
@@ -163,7 +163,7 @@ func TestUsageOfAModelOfUnknownPriceHasNoCost(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: 10, OutputTokens: 1}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, nil)
 	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 	if err != nil {

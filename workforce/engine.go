@@ -29,15 +29,6 @@ type Editor interface {
 	editing.Editor
 	RunCommand(ctx context.Context, p api.RunCommandParams) (api.RunCommandResult, error)
 	Ask(ctx context.Context, p api.AskParams) (*string, error)
-	WorkDoneProgressCreate(ctx context.Context, token *api.ProgressToken) error
-}
-
-// Notifier sends the notifications of docs/PROTOCOL.md §5. *rpc.Notifier satisfies
-// it.
-type Notifier interface {
-	TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error
-	Progress(ctx context.Context, p *api.ProgressParams) error
-	LogMessage(ctx context.Context, typ api.MessageType, msg string) error
 }
 
 // Model answers model calls; every model of package clients satisfies it.
@@ -62,9 +53,9 @@ const SourceRunModel = "agent/run model"
 type Config struct {
 	// Root is the workspace root (absolute).
 	Root string
-	// Editor makes the reverse calls; Notifier sends the notifications.
-	Editor   Editor
-	Notifier Notifier
+	// Editor makes the reverse calls; Events receives what the tasks do.
+	Editor Editor
+	Events Events
 	// Tracking is the workspace's heat map, intents, trace, sessions and
 	// usage.
 	Tracking *tracking.Workspace
@@ -116,7 +107,7 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
-	queues  bool // cfg.Notifier was a Queueing one: tasks hand it their notifications directly
+	queues  bool // cfg.Events is a Queueing one: tasks hand it their events directly
 
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
@@ -132,8 +123,8 @@ func New(cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Root == "":
 		return nil, errors.New("workforce: Config.Root is empty")
-	case cfg.Editor == nil || cfg.Notifier == nil || cfg.Tracking == nil || cfg.Models == nil:
-		return nil, errors.New("workforce: Config needs Editor, Notifier, Tracking and Models")
+	case cfg.Editor == nil || cfg.Events == nil || cfg.Tracking == nil || cfg.Models == nil:
+		return nil, errors.New("workforce: Config needs Editor, Events, Tracking and Models")
 	}
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = 30
@@ -153,8 +144,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Redactor == nil {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
-	_, queues := cfg.Notifier.(Queueing)
-	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
+	_, queues := cfg.Events.(Queueing)
 	e := &Engine{
 		queues:  queues,
 		cfg:     cfg,
@@ -283,6 +273,13 @@ func (e *Engine) lookup(id string) (*task, error) {
 	return nil, fmt.Errorf("%w %q", ErrUnknownTask, id)
 }
 
+// Runs reports whether the task taskID is running on e.
+func (e *Engine) Runs(taskID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tasks[taskID] != nil
+}
+
 // Stop stops a task: every model call, reverse call and command of it is
 // cancelled, and its Run returns with state stopped. It reports false when
 // the task had already ended.
@@ -323,26 +320,6 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 		return err
 	}
 	return t.skipSubtask(p.SubtaskID)
-}
-
-// StopProgress stops the running task whose $/progress token is token (the
-// client's workDoneToken, or the agentls/<taskId> agentls created), as Stop
-// does: window/workDoneProgress/cancel. It returns the task's id, or ""
-// when no running task has that token.
-func (e *Engine) StopProgress(token api.ProgressToken) string {
-	e.mu.Lock()
-	var found *task
-	for _, t := range e.tasks {
-		if tok := t.progressToken(); tok != nil && *tok == token {
-			found = t
-			break
-		}
-	}
-	e.mu.Unlock()
-	if found == nil || !found.stop() {
-		return ""
-	}
-	return found.id
 }
 
 // Close stops every task and waits until each has ended and flushed its

@@ -82,7 +82,7 @@ func runMCP(t *testing.T, s api.Settings, answer string, tools *fakeTools, calls
 	}
 	ed := headlesstest.New(root, api.Caps{})
 	ed.SetAnswer(answer)
-	e, err := New(Config{Root: root, Editor: ed, Notifier: &fakeNotifier{}, Tracking: ws, Models: m, Tools: tools})
+	e, err := New(Config{Root: root, Editor: ed, Events: &fakeEvents{}, Tracking: ws, Models: m, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestNoToolResultRepeatsItsPrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := New(Config{Root: root, Editor: ed, Notifier: &fakeNotifier{}, Tracking: ws, Models: m})
+			e, err := New(Config{Root: root, Editor: ed, Events: &fakeEvents{}, Tracking: ws, Models: m})
 			if err != nil {
 				t.Fatal(err)
 			}

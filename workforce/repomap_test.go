@@ -35,7 +35,7 @@ func graphEngine(t *testing.T, m *funcModel, root string) (*Engine, *codegraph.G
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Notifier: &fakeNotifier{}, Tracking: ws, Models: m, Graph: g})
+	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Events: &fakeEvents{}, Tracking: ws, Models: m, Graph: g})
 	if err != nil {
 		t.Fatal(err)
 	}

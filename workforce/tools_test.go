@@ -28,7 +28,7 @@ type toolHarness struct {
 	t        *testing.T
 	e        *Engine
 	m        *funcModel
-	n        *fakeNotifier
+	n        *fakeEvents
 	root     string
 	settings api.Settings
 
@@ -38,7 +38,7 @@ type toolHarness struct {
 
 func newToolHarness(t *testing.T, files map[string]string) *toolHarness {
 	t.Helper()
-	h := &toolHarness{t: t, settings: settings(), n: &fakeNotifier{}}
+	h := &toolHarness{t: t, settings: settings(), n: &fakeEvents{}}
 	h.m = &funcModel{fn: func(_ context.Context, req *clients.Request) (*clients.Response, error) {
 		switch {
 		case req.Agent == clients.AgentCoordinator:

@@ -79,11 +79,6 @@ func (e *editor) Ask(context.Context, api.AskParams) (*string, error) {
 	return nil, fmt.Errorf("agent/ask: %w", api.ErrUnsupported)
 }
 
-// WorkDoneProgressCreate is not offered: the plan shows a task's progress.
-func (e *editor) WorkDoneProgressCreate(context.Context, *api.ProgressToken) error {
-	return fmt.Errorf("window/workDoneProgress/create: %w", api.ErrUnsupported)
-}
-
 // ---- questions ----
 
 // optionKinds are the permission kinds of the actions the workforce offers

@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/internal/fileuri"
+	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
 
@@ -80,16 +81,14 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		se.stored = true
 		se.mu.Unlock()
 	}
-	_, model := s.modelChoices(settings.Model)
-	se.book.setModel(model)
 	se.log.Info("session/prompt", zap.Int("blocks", len(p.Prompt)), zap.String("mode", settings.EditMode), zap.String("engine", forced))
 	res, err := se.engine.Run(runCtx, api.RunParams{Prompt: text, TaskID: t.taskID, SessionID: se.id, IntentID: intent, Attachments: atts, Engine: forced}, settings)
 	if res == nil {
 		return nil, promptError(err)
 	}
-	// Every event of the task was handed to the notifier before Run
+	// Every event of the task was handed to the session's events before Run
 	// returned: the answer leaves after the turn's updates.
-	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
+	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), rpc.DrainTimeout)
 	_ = se.out.flush(flush)
 	fcancel()
 	stop := acp.StopEndTurn

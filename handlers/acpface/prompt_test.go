@@ -3,6 +3,7 @@
 package acpface_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -231,4 +232,31 @@ func TestPromptInASymlinkedCwd(t *testing.T) {
 	if len(writes) != 1 || writes[0].Path != filepath.Join(link, "main.go") {
 		t.Fatalf("fs/write_text_file = %+v: want the file under the cwd the client gave", writes)
 	}
+}
+
+func TestPromptProgress(t *testing.T) {
+	t.Run("says how far the task is in the plan's _meta.agentls.progress", func(t *testing.T) {
+		e, sid := ready(t, opts{files: map[string]string{"main.go": mainGo}, script: editScript("echo tested"), meta: map[string]any{"editMode": "apply"}})
+		if _, err := e.prompt(t, sid, acp.Text("Add a greet function")); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range of[acp.Plan](e.client.seen()) {
+			m := metaOf(t, p.Meta)
+			if m["taskId"] == "" {
+				t.Errorf("plan _meta.agentls %v has no taskId", m)
+			}
+			pr, _ := m["progress"].(map[string]any)
+			if pr == nil {
+				got = append(got, "-")
+				continue
+			}
+			got = append(got, fmt.Sprintf("%v/%v %v%% %v", pr["done"], pr["total"], pr["percentage"], pr["running"]))
+		}
+		// Planned; the subtask running; done.
+		want := []string{"-", "0/1 0% [1]", "1/1 100% <nil>"}
+		if !slices.Equal(got, want) {
+			t.Errorf("plans' progress %q, want %q", got, want)
+		}
+	})
 }

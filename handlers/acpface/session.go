@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -19,9 +18,9 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/core"
 	"github.com/agentls/agentls/engines"
 	"github.com/agentls/agentls/internal/contain"
-	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/tracking"
 	"github.com/agentls/agentls/workforce"
@@ -38,9 +37,9 @@ type session struct {
 	ws   *workspace
 	log  *zap.Logger
 
-	engine  *workforce.Engine
-	engines *engines.Manager // the external agents its subtasks may run on
-	mcp     *mcp.Manager
+	tasks   *core.Tasks       // its task engine, MCP servers and engines on the root's workspace
+	engine  *workforce.Engine // tasks.Engine
+	engines *engines.Manager  // the external agents its subtasks may run on (tasks.Engines)
 	out     *sender
 	book    *book // its tool calls, plan and streams (updates.go)
 
@@ -67,19 +66,6 @@ func newSessionID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// mcpDir is where the stdio MCP servers of a session on root run (ACP's
-// McpServer names no cwd): "mcp" in the workspace's state directory, as
-// the LSP face's, never the workspace. Without a state directory it is "",
-// and the MCP client makes a private temporary one.
-func mcpDir(root string, log *zap.Logger) string {
-	dir, err := tracking.WorkspaceStateDir(root)
-	if err != nil {
-		log.Warn("MCP servers run in a temporary directory", zap.Error(err))
-		return ""
-	}
-	return filepath.Join(dir, "mcp")
 }
 
 // openSession makes the session id on root with the servers given, and
@@ -125,32 +111,15 @@ func (s *Server) openSession(id, cwdField, cwd string, servers []acp.McpServer, 
 	se := &session{srv: s, id: id, root: root, dir: dir, ws: ws, log: log, settings: st}
 	se.out = newSender(s.client, id, log)
 	se.book = newBook(se)
-	se.mcp = mcp.New(mcp.Options{Dir: mcpDir(dir.Path(), log), Root: root, Redactor: s.opts.Redactor, Log: log, Version: s.opts.Version})
-	se.mcp.Configure(st.MCPServers, st.Timeouts.MCPStart())
-	se.engines = s.newEngines(st, log)
-	se.engine, err = workforce.New(workforce.Config{
-		Root:     dir.Path(),
-		Editor:   &editor{s: se},
-		Notifier: notifier{se},
-		Tracking: ws.track,
-		Models:   ws.models,
-		Logger:   log,
-		Redactor: s.opts.Redactor,
-		Tools:    workforce.MCPTools(se.mcp),
-		Graph:    ws.graph,
-		Bridge:   ws.bridge,
-
-		Engines:       se.engines,
-		EngineWorkDir: engineWorkDir(ws.track.StateDir),
-	})
+	se.tasks, err = ws.core.NewTasks(core.TasksConfig{Editor: &editor{s: se}, Events: events{se}, Own: &st, Log: log})
 	if err != nil {
-		se.mcp.Close()
 		return nil, err
 	}
+	se.engine, se.engines = se.tasks.Engine, se.tasks.Engines
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		se.mcp.Close()
+		se.tasks.Close()
 		return nil, fmt.Errorf("session: %w", rpc.ErrClosed)
 	}
 	old := s.sessions[id]
@@ -352,12 +321,11 @@ func (se *session) close() {
 	if t != nil {
 		t.cancel(errSessionClosed)
 	}
-	se.engine.Close() // every task stopped, its session written
+	se.tasks.Close() // every task stopped, its session written; its MCP servers stopped
 	if t != nil {
 		<-t.done
 	}
-	se.mcp.Close()
-	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	flush, cancel := context.WithTimeout(context.Background(), rpc.DrainTimeout)
 	_ = se.out.flush(flush)
 	cancel()
 	se.out.close()
