@@ -34,7 +34,7 @@ func TestUpdates(t *testing.T) {
 		root := fixture(t, "go")
 		g := start(t, Config{Root: root})
 		before := dump(g)
-		if !has(before, "call Sum 11:10 -> cart/cart.go#Pricer.Sum cart/sum.go#Cart.Sum") {
+		if !has(before, "call Sum 11:10 -> cart/sum.go#Cart.Sum (resolved)") {
 			t.Fatalf("fixture changed:\n%s", before)
 		}
 		writeFile(t, root, "cart/sum.go", "package cart\n\nfunc (c *Cart) Total() int {\n\treturn len(c.items)\n}\n")
@@ -44,7 +44,8 @@ func TestUpdates(t *testing.T) {
 		after := dump(g)
 		for _, line := range []string{
 			"def method Cart.Total 3:0-5:1",
-			"call Sum 11:10 -> cart/cart.go#Pricer.Sum",
+			// Cart has no Sum now: a guess among the methods so named
+			"call Sum 11:10 -> cart/cart.go#Pricer.Sum (name)",
 		} {
 			if !has(after, line) {
 				t.Errorf("after the edit, %q is missing:\n%s", line, after)
@@ -160,7 +161,7 @@ func TestStore(t *testing.T) {
 		}
 	})
 	t.Run("every record survives the round trip", func(t *testing.T) {
-		for _, name := range []string{"go", "python", "typescript", "rust", "java", "c"} {
+		for _, name := range []string{"go", "goscope", "python", "typescript", "rust", "java", "c"} {
 			g := start(t, Config{Root: fixture(t, name)})
 			g.mu.RLock()
 			data := encodeGraph(g.files, g.modules)

@@ -53,7 +53,9 @@ func (s *Server) startGraph(root string, zones api.Zones) {
 	} else {
 		s.log.Warn("code graph not kept between runs", zap.Error(err))
 	}
-	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: s.log})
+	// The editor's language servers are asked first (agent/references,
+	// agent/definition) when it declares them.
+	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: s.log, Server: s.editor})
 	if err != nil {
 		gs.err = err
 		s.log.Warn("code graph unavailable", zap.Error(err))
