@@ -308,7 +308,7 @@ Without a project it is DIR itself."
               :showMessage (list :messageActionItem
                                  (list :additionalPropertiesSupport :json-false)))
         :experimental
-        (list :agent (list :readFile t :runCommand t :ask t))))
+        (list :agent (list :readFile t :runCommand t :ask t :references t :definition t))))
 
 (defun agentls--live-connection (&optional root)
   "Return the live connection of ROOT (default: this project), or nil."
