@@ -655,11 +655,13 @@ func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []sit
 			byName[n] = append(byName[n], d)
 			continue
 		}
+		seen := map[lspLoc]bool{}
 		for _, l := range answers[i].locs {
 			f := g.files[l.path]
-			if f == nil || (l.path == d.f.Path && l.start == d.sym().Sel) {
-				continue // a file the graph does not hold, the declaration
+			if f == nil || (l.path == d.f.Path && l.start == d.sym().Sel) || seen[l] {
+				continue // a file the graph does not hold, the declaration, a repeat
 			}
+			seen[l] = true
 			end := l.end
 			if end.Line != l.start.Line || end.Col <= l.start.Col {
 				end = siteEnd(l.start, d.sym().Name)

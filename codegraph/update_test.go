@@ -380,6 +380,25 @@ func TestRepoMap(t *testing.T) {
 	})
 }
 
+func TestRepoMapWeighsGuessesLess(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "go.mod", "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, root, "a/a.go", "package a\n\ntype Known struct{}\n\nfunc (Known) Run() {}\n")
+	writeFile(t, root, "b/b.go", "package b\n\ntype Guess struct{}\n\nfunc (Guess) Start() {}\n")
+	// c resolves k.Run to a (k's type shows) three times, and can only
+	// guess that f().Start is b's, ten times
+	writeFile(t, root, "c/c.go", "package c\n\nimport \"example.com/m/a\"\n\nfunc Use(k a.Known, f func() interface{ Start() }) {\n"+
+		strings.Repeat("\tk.Run()\n", 3)+strings.Repeat("\tf().Start()\n", 10)+"}\n")
+	g := start(t, Config{Root: root})
+	m, err := g.RepoMap(context.Background(), RepoMapOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := strings.Index(m, "a/a.go:"), strings.Index(m, "b/b.go:"); a < 0 || b < 0 || a > b {
+		t.Errorf("a/a.go, which c resolves to 4 times, ranks after b/b.go, which it guesses 10 times:\n%s", m)
+	}
+}
+
 // TestBuildStopsWithItsContext ends a build while the walk is still
 // handing files to the parser: Run returns, and neither the walk nor a
 // parsing goroutine is left waiting on the other.
