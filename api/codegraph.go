@@ -1,8 +1,8 @@
 package api
 
 // CodeGraphParams are the params of agent/codeGraph: a file (path), a
-// definition (symbol: a name, or Container.Name), or both (the symbol as
-// defined in that file).
+// definition (symbol: a name, Container.Name, or for Go package.Name), or
+// both (the symbol as defined in that file).
 type CodeGraphParams struct {
 	Path   string `json:"path,omitempty"`
 	Symbol string `json:"symbol,omitempty"`

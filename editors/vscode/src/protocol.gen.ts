@@ -58,8 +58,8 @@ export const Methods = {
 
 /**
  * CodeGraphParams are the params of agent/codeGraph: a file (path), a
- * definition (symbol: a name, or Container.Name), or both (the symbol as
- * defined in that file).
+ * definition (symbol: a name, Container.Name, or for Go package.Name), or
+ * both (the symbol as defined in that file).
  */
 export interface CodeGraphParams {
   path?: string;
