@@ -114,6 +114,11 @@ func Create(path string, o WriteOptions) (*Pending, error) {
 	return &Pending{path: path, tmp: f.Name(), f: f, o: o, perm: perm}, nil
 }
 
+// Name is the temporary file's path, which holds the data until Commit
+// puts it at path: a reader opened on it before Commit reads what was
+// written, whoever replaces path afterwards.
+func (p *Pending) Name() string { return p.tmp }
+
 // Write writes to the temporary file. An error is kept: Commit fails with
 // it too.
 func (p *Pending) Write(b []byte) (int, error) {
