@@ -48,7 +48,11 @@ type Config struct {
 	// on disk, read in place when a query needs it. Negative: always on
 	// disk.
 	InMemory int64
-	Logger   *zap.Logger
+	// MaxWatches bounds the directories Watch watches (0: 16384 on Linux
+	// and Windows, 256 where each file of a watched directory costs a
+	// descriptor).
+	MaxWatches int
+	Logger     *zap.Logger
 	// Server is the editor's language server, asked first for references
 	// and definitions (lsp.go); nil: the graph answers alone.
 	Server LanguageServer
@@ -101,6 +105,7 @@ type Graph struct {
 	storing   atomic.Bool  // a store is being written
 	stores    atomic.Int64 // stores written
 	lastStore atomic.Int64 // how long the last one took, in nanoseconds
+	watched   atomic.Int64 // directories Watch watches
 }
 
 // defRef names one definition: a file and the index of its symbol, with
@@ -152,6 +157,9 @@ func New(cfg Config) (*Graph, error) {
 	}
 	if cfg.SaveDelay <= 0 {
 		cfg.SaveDelay = 2 * time.Second
+	}
+	if cfg.MaxWatches <= 0 {
+		cfg.MaxWatches = defaultMaxWatches()
 	}
 	if cfg.InMemory == 0 {
 		cfg.InMemory = imageInMemory
@@ -1091,8 +1099,8 @@ func (g *Graph) fileAt(rel string) *File {
 // Refresh brings these workspace-relative paths up to date now: a file
 // that the walk would reach is parsed again (unless its content is
 // unchanged), one it would not (deleted, ignored, denied) is dropped, and a
-// directory that went away drops every file under it. go.mod files update
-// the Go modules.
+// directory that went away drops every file under it; "." is every file
+// of the workspace. go.mod files update the Go modules.
 func (g *Graph) Refresh(ctx context.Context, paths ...string) error {
 	return g.refresh(ctx, paths, nil)
 }
@@ -1104,7 +1112,11 @@ func (g *Graph) refresh(ctx context.Context, paths []string, force map[string]bo
 			return context.Cause(ctx)
 		}
 		rel = path.Clean(strings.TrimPrefix(rel, "./"))
-		if rel == "." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+		if strings.HasPrefix(rel, "../") || rel == ".." || path.IsAbs(rel) {
+			continue
+		}
+		if rel == "." {
+			g.refreshDir(ctx, rel) // every file: the watcher lost events, or the root's .gitignore changed
 			continue
 		}
 		if path.Base(rel) == "go.mod" {
@@ -1155,7 +1167,10 @@ func (g *Graph) refreshOne(ctx context.Context, rel string, force bool) bool {
 // directory that went away (its files are dropped) or appeared (its files
 // are walked).
 func (g *Graph) refreshDir(ctx context.Context, rel string) {
-	prefix := rel + "/"
+	prefix, pattern := rel+"/", rel+"/**"
+	if rel == "." {
+		prefix, pattern = "", "**" // the whole workspace
+	}
 	g.mu.RLock()
 	var gone []string
 	for p := range g.files {
@@ -1166,7 +1181,7 @@ func (g *Graph) refreshDir(ctx context.Context, rel string) {
 	g.mu.RUnlock()
 	if fi, err := os.Stat(g.abs(rel)); err == nil && fi.IsDir() {
 		var found []string
-		err := g.walker.Walk(ctx, rel+"/**", func(r, _ string) error {
+		err := g.walker.Walk(ctx, pattern, func(r, _ string) error {
 			if LangOf(r) != LangNone || path.Base(r) == "go.mod" {
 				found = append(found, r)
 			}
@@ -1270,6 +1285,8 @@ type Stats struct {
 	Stores    int64
 	Storing   bool
 	LastStore time.Duration
+	// Watched counts the directories Watch watches.
+	Watched int
 }
 
 // Stats counts what the graph holds.
@@ -1277,7 +1294,8 @@ func (g *Graph) Stats() Stats {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	s := Stats{Files: len(g.files), Current: g.built && g.err == nil, Parsed: g.parses.Load(),
-		Stores: g.stores.Load(), Storing: g.storing.Load(), LastStore: time.Duration(g.lastStore.Load())}
+		Stores: g.stores.Load(), Storing: g.storing.Load(), LastStore: time.Duration(g.lastStore.Load()),
+		Watched: int(g.watched.Load())}
 	select {
 	case <-g.ready:
 		s.Ready = true
