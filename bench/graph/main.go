@@ -208,6 +208,13 @@ func index(o options) error {
 		}
 		time.Sleep(5 * time.Millisecond) // a person's edits are apart; the store goes on meanwhile
 	}
+	// the last store of the phase, to its end: its time is the store's
+	for st := g.Stats(); st.Storing || st.Stores == stores0; st = g.Stats() {
+		time.Sleep(time.Millisecond)
+	}
+	if st := g.Stats(); len(storeTimes) == 0 || storeTimes[len(storeTimes)-1] != st.LastStore {
+		storeTimes = append(storeTimes, st.LastStore)
+	}
 	stores := g.Stats().Stores - stores0
 	if during > 0 {
 		fmt.Printf("edit_during_store_n %d\n", during)
