@@ -122,7 +122,7 @@ func (t *task) open() error {
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return invalid("%w", err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
 	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
@@ -588,7 +588,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 		}
 		for _, d := range deps {
 			if t.findLocked(d) == nil {
-				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				err = invalid("\"dependsOn\": task %q has no subtask %q", t.id, d)
 				return nil
 			}
 		}
@@ -673,7 +673,7 @@ func (t *task) skipSubtask(id string) error {
 // controllableLocked finds a subtask of a task that is still going.
 func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+		return nil, invalid("\"subtaskId\" is required")
 	}
 	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
