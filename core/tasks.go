@@ -76,7 +76,7 @@ func (w *Workspace) NewTasks(c TasksConfig) (*Tasks, error) {
 		Editor:   c.Editor,
 		Events:   c.Events,
 		Tracking: track,
-		Models:   w.modelsLocked(),
+		Models:   w.modelsLocked().Session(),
 		Graph:    w.graph,
 		Logger:   log,
 		Redactor: w.cfg.Redactor,
