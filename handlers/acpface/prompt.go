@@ -70,7 +70,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		se.turn = nil
 		se.mu.Unlock()
 	}()
-	if err := s.checkModel(settings.Model); err != nil {
+	if err := s.checkModel(settings.Model, se.root); err != nil {
 		return nil, err
 	}
 	if !stored {

@@ -148,12 +148,14 @@ func (s *Server) session(id string) (*session, error) {
 // configured (they start on their first need), its modes, model option and
 // commands.
 func (s *Server) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	st := s.Settings()
-	if err := s.checkModel(st.Model); err != nil {
-		return nil, err
-	}
 	se, err := s.openSession(newSessionID(), "cwd", p.Cwd, p.McpServers, p.Meta[acp.MetaKey])
 	if err != nil {
+		return nil, err
+	}
+	// The model is checked as the prompt will check it, with the session's
+	// own settings: a session no prompt could use is not opened.
+	if err := s.checkModel(se.model(), se.root); err != nil {
+		s.forget(se)
 		return nil, err
 	}
 	se.announceCommands()
@@ -290,6 +292,23 @@ func (s *Server) ListSessions(_ context.Context, p *acp.ListSessionsRequest) (*a
 	return res, nil
 }
 
+// model is the model setting of the session's next prompts.
+func (se *session) model() string {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.settings.Model
+}
+
+// forget closes a session and takes it out of the server's.
+func (s *Server) forget(se *session) {
+	s.mu.Lock()
+	if s.sessions[se.id] == se {
+		delete(s.sessions, se.id)
+	}
+	s.mu.Unlock()
+	se.close()
+}
+
 // CloseSession answers session/close: its prompt is stopped and waited
 // for, its MCP servers stopped; its history stays in the store.
 func (s *Server) CloseSession(_ context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
@@ -297,12 +316,7 @@ func (s *Server) CloseSession(_ context.Context, p *acp.CloseSessionRequest) (*a
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if s.sessions[se.id] == se {
-		delete(s.sessions, se.id)
-	}
-	s.mu.Unlock()
-	se.close()
+	s.forget(se)
 	se.log.Info("session/close")
 	return &acp.CloseSessionResponse{}, nil
 }
@@ -421,7 +435,7 @@ func (s *Server) SetSessionConfigOption(_ context.Context, p *acp.SetSessionConf
 	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelect) bool { return c.Value == value }) {
 		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q is not one of the models offered", value)
 	}
-	if err := s.checkModel(value); err != nil {
+	if err := s.checkModel(value, se.root); err != nil {
 		return nil, err
 	}
 	se.mu.Lock()
