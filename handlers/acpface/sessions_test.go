@@ -42,7 +42,7 @@ func TestSessionHistory(t *testing.T) {
 		before := len(e.client.seen())
 		res, err := e.agent.LoadSession(testkit.Context(t), &acp.LoadSessionRequest{SessionID: sid, Cwd: e.root})
 		must(t, err)
-		if res.Modes == nil || len(res.ConfigOptions) != 2 {
+		if res.Modes == nil || len(res.ConfigOptions) != 3 || res.Models == nil {
 			t.Fatalf("session/load = %+v", res)
 		}
 		replayed := e.client.seen()[before:]
