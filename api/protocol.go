@@ -766,6 +766,12 @@ type TaskEvent struct {
 	Arguments    json.RawMessage `json:"arguments,omitempty"`
 	OK           *bool           `json:"ok,omitempty"`
 	Summary      string          `json:"summary,omitempty"`
+	// Output is a toolResult's text as a person may read it, its lines
+	// kept (a file's lines, a command's exit status and output): the
+	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
+	// model got, with a last line saying what was left out. Summary is
+	// the same on one line.
+	Output string `json:"output,omitempty"`
 	Path         string          `json:"path,omitempty"`
 	Reason       string          `json:"reason,omitempty"`
 	Question     string          `json:"question,omitempty"`
@@ -787,6 +793,12 @@ type TaskEvent struct {
 	ContextTokens int64    `json:"contextTokens,omitempty"`
 	ContextWindow int64    `json:"contextWindow,omitempty"`
 }
+
+// The bounds of a toolResult's Output.
+const (
+	ToolOutputLines = 40
+	ToolOutputBytes = 4096
+)
 
 // TaskUpdateParams are the params of agent/taskUpdate.
 type TaskUpdateParams struct {

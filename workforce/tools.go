@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -30,7 +31,8 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	// no secret in it (a file or a command's output may hold one).
 	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
-	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
+	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path,
+		Summary: oneLine(r.content, 200), Output: excerpt(r.content, api.ToolOutputLines, api.ToolOutputBytes)})
 	if r.isErr {
 		w.log.Debug("tool failed", zap.String("tool", c.Name), zap.String("error", r.content))
 	}
@@ -146,4 +148,39 @@ func notApplied(err error) string {
 // held in review mode, keeps it until the review says what landed.
 func (w *worker) trace(ch editing.Change) {
 	w.t.landed(w.sub.ID, w.intent, ch)
+}
+
+// excerpt is the head of text as a person reads it: its first lines (at
+// most lines of them, and bytes bytes, never cutting a character), and a
+// last line saying how much was left out.
+func excerpt(text string, lines, bytes int) string {
+	text = strings.TrimRight(text, "\n")
+	total := strings.Count(text, "\n") + 1
+	end, n := 0, 0
+	for end < len(text) && n < lines {
+		i := strings.IndexByte(text[end:], '\n')
+		next := len(text)
+		if i >= 0 {
+			next = end + i + 1
+		}
+		if next > bytes {
+			if n == 0 { // one long line: cut it
+				next = bytes
+				for next > 0 && !utf8.RuneStart(text[next]) {
+					next--
+				}
+				end, n = next, 1
+			}
+			break
+		}
+		end, n = next, n+1
+	}
+	if end >= len(text) {
+		return text
+	}
+	head := strings.TrimRight(text[:end], "\n")
+	if left := total - n; left > 0 {
+		return head + fmt.Sprintf("\n… %d more lines", left)
+	}
+	return head + " …"
 }

@@ -1386,6 +1386,14 @@ export interface TaskEvent {
   arguments?: unknown;
   ok?: boolean;
   summary?: string;
+  /**
+   * Output is a toolResult's text as a person may read it, its lines
+   * kept (a file's lines, a command's exit status and output): the
+   * first ToolOutputLines lines and ToolOutputBytes bytes of what the
+   * model got, with a last line saying what was left out. Summary is
+   * the same on one line.
+   */
+  output?: string;
   path?: string;
   reason?: string;
   question?: string;
