@@ -179,7 +179,10 @@ func excerpt(text string, lines, bytes int) string {
 		return text
 	}
 	head := strings.TrimRight(text[:end], "\n")
-	if left := total - n; left > 0 {
+	switch left := total - n; {
+	case left == 1:
+		return head + "\n… 1 more line"
+	case left > 1:
 		return head + fmt.Sprintf("\n… %d more lines", left)
 	}
 	return head + " …"
