@@ -624,7 +624,24 @@ type SessionMessage struct {
 	TaskID    string `json:"taskId"`
 	SubtaskID string `json:"subtaskId,omitempty"`
 	Time      string `json:"time"`
+	// Kind says what a message of agentls's own is: MessagePlan (the
+	// coordinator's plan) or MessageSummary (the task's end); none for
+	// the others.
+	Kind string `json:"kind,omitempty"`
+	// Tool, CallID and Arguments are a tool message's call: the tool, the
+	// callId of its toolCall event, and its arguments with every string
+	// longer than 200 bytes cut (what a client needs to show the call
+	// again: its path, its command, its pattern).
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// The kinds of a SessionMessage.
+const (
+	MessagePlan    = "plan"
+	MessageSummary = "summary"
+)
 
 // SessionResult is the reply to agent/session.
 type SessionResult struct {
@@ -769,8 +786,8 @@ type TaskEvent struct {
 	// Output is a toolResult's text as a person may read it, its lines
 	// kept (a file's lines, a command's exit status and output): the
 	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
-	// model got, with a last line saying what was left out. Summary is
-	// the same on one line.
+	// model got, with a last line saying what was left out; absent when
+	// Summary, the same on one line, says it all.
 	Output string `json:"output,omitempty"`
 	Path         string          `json:"path,omitempty"`
 	Reason       string          `json:"reason,omitempty"`

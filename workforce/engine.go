@@ -327,13 +327,14 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 func (e *Engine) Close() { e.closeWith((*task).stop) }
 
 // Interrupt is Close for an editor that went away: every task still
-// running is stopped and its session records it as interrupted. It returns
-// the ids of those tasks.
-func (e *Engine) Interrupt() []string {
+// running is stopped and its session records it as interrupted, its
+// summary saying why ("the editor closed agentls"). It returns the ids of
+// those tasks.
+func (e *Engine) Interrupt(why string) []string {
 	var ids []string
 	var mu sync.Mutex
 	e.closeWith(func(t *task) bool {
-		if !t.interrupt() {
+		if !t.interrupt(why) {
 			return false
 		}
 		mu.Lock()

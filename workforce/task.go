@@ -56,7 +56,7 @@ type task struct {
 	state       string
 	seq         uint64
 	progressed  bool // how far the task is changed: the next mutate's last update says it
-	interrupted bool // the editor went away: the session records interrupted
+	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -163,7 +163,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			}
 			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id, Kind: api.MessagePlan})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
@@ -375,7 +375,7 @@ func (t *task) end() *api.RunResult {
 		}
 		res.Applied, res.Rejected = countChanges(res.Changes)
 		sessionState = t.state
-		if t.interrupted {
+		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
@@ -384,7 +384,7 @@ func (t *task) end() *api.RunResult {
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id, Kind: api.MessageSummary})
 	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	// Every event of the task is handed over before agent/run answers, so
 	// the reply comes after the last of them.
@@ -427,10 +427,12 @@ func (t *task) summaryLocked() string {
 		}
 	}
 	var b strings.Builder
-	switch t.state {
-	case api.TaskStopped:
+	switch {
+	case t.state == api.TaskStopped && t.interrupted != "":
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", done, len(t.subs), t.interrupted)
+	case t.state == api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case api.TaskDone:
+	case t.state == api.TaskDone:
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
@@ -533,16 +535,16 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
-// interrupt stops the task because the editor went away: its session
-// records it as interrupted. It reports false when the task had already
-// ended.
-func (t *task) interrupt() bool {
+// interrupt stops the task because the editor went away (why says how):
+// its session records it as interrupted. It reports false when the task
+// had already ended.
+func (t *task) interrupt(why string) bool {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
 		return false
 	}
-	t.interrupted = true
+	t.interrupted = why
 	t.mu.Unlock()
 	return t.stop()
 }

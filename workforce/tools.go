@@ -2,6 +2,7 @@ package workforce
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,14 +26,18 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	id := w.sub.ID + "/" + strconv.Itoa(w.calls)
 	ctx = withCall(ctx, Call{TaskID: t.id, SubtaskID: w.sub.ID, ID: id, Tool: c.Name, Arguments: c.Arguments})
 	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, Arguments: c.Arguments})
-	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
+	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID,
+		Tool: c.Name, CallID: id, Arguments: clipArguments(c.Arguments, 200)})
 	r := w.dispatch(ctx, c)
 	// What a tool gives back goes to the model, the person and the logs:
 	// no secret in it (a file or a command's output may hold one).
 	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
-	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path,
-		Summary: oneLine(r.content, 200), Output: excerpt(r.content, api.ToolOutputLines, api.ToolOutputBytes)})
+	summary, output := oneLine(r.content, 200), excerpt(r.content, api.ToolOutputLines, api.ToolOutputBytes)
+	if output == summary {
+		output = "" // one line: the summary says it all
+	}
+	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path, Summary: summary, Output: output})
 	if r.isErr {
 		w.log.Debug("tool failed", zap.String("tool", c.Name), zap.String("error", r.content))
 	}
@@ -186,4 +191,24 @@ func excerpt(text string, lines, bytes int) string {
 		return head + fmt.Sprintf("\n… %d more lines", left)
 	}
 	return head + " …"
+}
+
+// clipArguments is a call's arguments as its session keeps them: every
+// string longer than n bytes cut (a file's new content, an edit's
+// strings), the rest as it was; nil when they are not a JSON object.
+func clipArguments(raw json.RawMessage, n int) json.RawMessage {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil || args == nil {
+		return nil
+	}
+	for k, v := range args {
+		if s, ok := v.(string); ok && len(s) > n {
+			args[k] = clip(s, n)
+		}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	return b
 }

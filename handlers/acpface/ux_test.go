@@ -5,8 +5,11 @@ package acpface_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -266,4 +269,82 @@ func TestErrorsReadOnce(t *testing.T) {
 			t.Errorf("a thought says %q", c.Content.Text)
 		}
 	}
+}
+
+// TestAReopenedSessionLooksLikeTheLiveOne: session/load shows each tool
+// call as the live session did: its id, title, kind, the file it touched
+// at the line it changed, and the diff of its change.
+func TestAReopenedSessionLooksLikeTheLiveOne(t *testing.T) {
+	e, sid := ready(t, opts{files: map[string]string{"main.go": mainGo}, meta: map[string]any{"editMode": "apply"}, script: script(map[string][]turn{
+		"coordinator": onePlan("Add greet"),
+		"1": {
+			{calls: []call{{"read_file", map[string]any{"path": "main.go"}}}},
+			{calls: []call{{"edit_file", map[string]any{"path": "main.go", "old_string": "func main() {}", "new_string": "func main() {}\n\nfunc greet() {}"}}}},
+			{calls: []call{{"write_file", map[string]any{"path": "greet.md", "content": "# greet\n"}}}},
+			{calls: []call{{"run_command", map[string]any{"command": "echo done"}}}},
+			finish("greet added"),
+		},
+	})})
+	_, err := e.prompt(t, sid, acp.Text("Add greet"))
+	must(t, err)
+	live := shownCalls(e.client.seen())
+	before := len(e.client.seen())
+	_, err = e.agent.LoadSession(testkit.Context(t), &acp.LoadSessionRequest{SessionID: sid, Cwd: e.root})
+	must(t, err)
+	replayed := shownCalls(e.client.seen()[before:])
+	if len(live) != 4 || !slices.Equal(live, replayed) {
+		t.Fatalf("live calls\n%s\nreplayed\n%s", strings.Join(live, "\n"), strings.Join(replayed, "\n"))
+	}
+}
+
+// shownCalls is each tool call as a client shows it once it has ended:
+// its id, title and kind, its locations and its diffs.
+func shownCalls(updates []acp.SessionNotification) []string {
+	type shown struct {
+		title, kind string
+		locs        []acp.ToolCallLocation
+		content     []acp.ToolCallContent
+	}
+	calls := map[string]*shown{}
+	var order []string
+	for _, n := range updates {
+		switch u := n.Update.(type) {
+		case acp.ToolCall:
+			calls[u.ToolCallID] = &shown{title: u.Title, kind: u.Kind, locs: u.Locations, content: u.Content}
+			order = append(order, u.ToolCallID)
+		case acp.ToolCallUpdate:
+			c := calls[u.ToolCallID]
+			if c == nil {
+				continue
+			}
+			if u.Locations != nil {
+				c.locs = u.Locations
+			}
+			if u.Content != nil {
+				c.content = u.Content
+			}
+		}
+	}
+	var out []string
+	for _, id := range order {
+		c := calls[id]
+		line := id + " " + c.title + " (" + c.kind + ")"
+		for _, l := range c.locs {
+			line += " @" + filepath.Base(l.Path)
+			if l.Line != nil {
+				line += ":" + strconv.Itoa(*l.Line)
+			}
+		}
+		for _, x := range c.content {
+			if x.Type == acp.ToolContentDiff {
+				old := "(none)"
+				if x.OldText != nil {
+					old = *x.OldText
+				}
+				line += fmt.Sprintf(" diff %s %q→%q", filepath.Base(x.Path), old, x.NewText)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
 }
