@@ -777,26 +777,26 @@ type TaskEvent struct {
 	Kind      EventKind `json:"kind"`
 	SubtaskID string    `json:"subtaskId,omitempty"`
 	// CallID ties a toolResult to its toolCall: unique within the task.
-	CallID       string          `json:"callId,omitempty"`
-	Text         string          `json:"text,omitempty"`
-	Tool         string          `json:"tool,omitempty"`
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	OK           *bool           `json:"ok,omitempty"`
-	Summary      string          `json:"summary,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	OK        *bool           `json:"ok,omitempty"`
+	Summary   string          `json:"summary,omitempty"`
 	// Output is a toolResult's text as a person may read it, its lines
 	// kept (a file's lines, a command's exit status and output): the
 	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
 	// model got, with a last line saying what was left out; absent when
 	// Summary, the same on one line, says it all.
-	Output string `json:"output,omitempty"`
-	Path         string          `json:"path,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
-	Question     string          `json:"question,omitempty"`
-	Options      []string        `json:"options,omitempty"`
-	Answer       *string         `json:"answer,omitempty"`
-	InputTokens  int64           `json:"inputTokens,omitempty"`
-	OutputTokens int64           `json:"outputTokens,omitempty"`
-	State        string          `json:"state,omitempty"`
+	Output       string   `json:"output,omitempty"`
+	Path         string   `json:"path,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Question     string   `json:"question,omitempty"`
+	Options      []string `json:"options,omitempty"`
+	Answer       *string  `json:"answer,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	State        string   `json:"state,omitempty"`
 	// Applied and Rejected are set on the stateChanged event that ends a
 	// task: the counts of its changes applied and not applied.
 	Applied  *int `json:"applied,omitempty"`

@@ -8,7 +8,7 @@ import (
 func TestExcerpt(t *testing.T) {
 	many := strings.Repeat("line\n", 50)
 	for _, c := range []struct {
-		name, text string
+		name, text   string
 		lines, bytes int
 		want         string
 	}{

@@ -55,7 +55,7 @@ type task struct {
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	progressed  bool // how far the task is changed: the next mutate's last update says it
+	progressed  bool   // how far the task is changed: the next mutate's last update says it
 	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
