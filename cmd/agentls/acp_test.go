@@ -50,13 +50,45 @@ type goClient struct {
 	acp.UnimplementedClient
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
+	changed chan struct{} // closed and renewed at every update
 }
 
 func (c *goClient) SessionUpdate(_ context.Context, p *acp.SessionNotification) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, p.Update)
+	close(c.changed)
+	c.changed = make(chan struct{})
 	return nil
+}
+
+// await waits until an update satisfies cond.
+func (c *goClient) await(t *testing.T, what string, cond func(acp.SessionUpdate) bool) {
+	t.Helper()
+	ctx := testkit.Context(t)
+	for i := 0; ; {
+		c.mu.Lock()
+		for ; i < len(c.updates); i++ {
+			if cond(c.updates[i]) {
+				c.mu.Unlock()
+				return
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("no update %s", what)
+		}
+	}
+}
+
+// seen is a copy of the updates so far.
+func (c *goClient) seen() []acp.SessionUpdate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]acp.SessionUpdate(nil), c.updates...)
 }
 
 func (c *goClient) RequestPermission(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
@@ -81,7 +113,7 @@ func runACP(t *testing.T, env []string, args ...string) (*acp.AgentConn, *goClie
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &goClient{}
+	c := &goClient{changed: make(chan struct{})}
 	conn := acp.NewConn(acp.NewStream(stdout, stdin, nil), nil)
 	go func() { _ = conn.Serve(context.Background(), acp.ServeClient(c, nil)) }()
 	t.Cleanup(func() {

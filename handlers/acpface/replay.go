@@ -96,7 +96,7 @@ func (se *session) replayEnd(hist api.SessionResult, taskID string, summarised m
 				done++
 			}
 		}
-		text := "Interrupted: agentls ended before this task did (it was killed, or it crashed); what it changed before then is in place."
+		text := "Interrupted: agentls ended before this task did (it was killed, or it crashed)."
 		if len(t.Subtasks) > 0 {
 			text = fmt.Sprintf("Interrupted after %d of %d subtasks: agentls ended before this task did (it was killed, or it crashed).", done, len(t.Subtasks))
 		}
