@@ -108,7 +108,9 @@ func TestAnInterruptedSessionSaysWhatHappened(t *testing.T) {
 			must(t, err)
 			s, err := agent.NewSession(ctx, &acp.NewSessionRequest{Cwd: root})
 			must(t, err)
-			go func() { _, _ = agent.Prompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.Text("Wait")}}) }()
+			go func() {
+				_, _ = agent.Prompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.Text("Wait")}})
+			}()
 			client.await(t, "the subtask running", func(u acp.SessionUpdate) bool {
 				p, ok := u.(acp.Plan)
 				return ok && len(p.Entries) == 1 && p.Entries[0].Status == acp.PlanInProgress
