@@ -232,6 +232,36 @@ func acpNpm(t *testing.T) string {
 func TestACPWithTheSDKClient(t *testing.T) {
 	modules := acpNpm(t)
 	root, env := acpWorkspace(t)
+	out, stderr, err := runSDKClient(t, modules, env, root, "Add a greet function")
+	if err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, stderr)
+	}
+	checkSDKRun(t, root, out, stderr)
+
+	t.Run("two sessions on one root each play the scripted model from its start", func(t *testing.T) {
+		root, env := acpWorkspace(t)
+		out, stderr, err := runSDKClient(t, modules, env, root, "Add a greet function", "2")
+		if err != nil {
+			t.Fatalf("the SDK client: %v\n%s", err, stderr)
+		}
+		var got struct {
+			Authenticated bool     `json:"authenticated"`
+			StopReasons   []string `json:"stopReasons"`
+			Models        []string `json:"models"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !got.Authenticated || strings.Join(got.StopReasons, ",") != "end_turn,end_turn" || len(got.Models) != 2 || !strings.HasPrefix(got.Models[1], "script:") {
+			t.Fatalf("two sessions: %+v", got)
+		}
+	})
+}
+
+// runSDKClient runs acp/testdata/npm/client.mjs against the binary in
+// root, and returns what it printed.
+func runSDKClient(t *testing.T, modules string, env []string, root string, args ...string) ([]byte, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
@@ -243,15 +273,18 @@ func TestACPWithTheSDKClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	node := exec.CommandContext(testkit.Context(t), "node", "client.mjs", binary, root, "Add a greet function")
+	node := exec.CommandContext(testkit.Context(t), "node", append([]string{"client.mjs", binary, root}, args...)...)
 	node.Dir = dir
 	node.Env = env
 	var stderr bytes.Buffer
 	node.Stderr = &stderr
 	out, err := node.Output()
-	if err != nil {
-		t.Fatalf("the SDK client: %v\n%s", err, stderr.String())
-	}
+	return out, stderr.String(), err
+}
+
+// checkSDKRun holds what the SDK client saw of one prompt.
+func checkSDKRun(t *testing.T, root string, out []byte, stderr string) {
+	t.Helper()
 	var got struct {
 		ProtocolVersion int    `json:"protocolVersion"`
 		Agent           string `json:"agent"`
@@ -291,7 +324,7 @@ func TestACPWithTheSDKClient(t *testing.T) {
 		} `json:"updates"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s\n%s", err, out, stderr.String())
+		t.Fatalf("%v: %s\n%s", err, out, stderr)
 	}
 	mainGo := filepath.Join(root, "main.go")
 	switch {
