@@ -27,7 +27,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
 		System:   t.coordinatorPrompt(),
-		Tools:    []clients.Tool{planTool},
+		Tools:    []clients.Tool{planTool()},
 		Messages: []clients.Message{t.userMessage(t.prompt)},
 	}
 	for attempt := 1; attempt <= 2; attempt++ {

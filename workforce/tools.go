@@ -55,7 +55,7 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 			return r
 		}
 	}
-	if c.Name == planTool.Name {
+	if c.Name == planToolName {
 		return fail(errors.New("plan is the coordinator's tool; carry out your subtask with the other tools"))
 	}
 	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
@@ -65,9 +65,9 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 // those of the second set, if the engine has one, but a name already
 // offered (the providers refuse two tools of one name).
 func (w *worker) offer(ctx context.Context) []clients.Tool {
-	w.offered = toolkit
+	w.offered = toolkit()
 	if src := w.t.e.extra; src != nil {
-		w.offered = slices.Clip(toolkit)
+		w.offered = slices.Clip(toolkit())
 		for _, tl := range src.tools(ctx, w) {
 			if !slices.ContainsFunc(w.offered, func(o clients.Tool) bool { return o.Name == tl.Name }) {
 				w.offered = append(w.offered, tl)
@@ -81,7 +81,7 @@ func (w *worker) offer(ctx context.Context) []clients.Tool {
 func (w *worker) toolNames() []string {
 	list := w.offered
 	if list == nil {
-		list = toolkit
+		list = toolkit()
 	}
 	names := make([]string, len(list))
 	for i, tl := range list {
