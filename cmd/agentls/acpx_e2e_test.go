@@ -50,11 +50,11 @@ type rpcMessage struct {
 
 // runAcpx has acpx run one prompt with agentls acp as its agent in root,
 // approving everything, and returns the messages and acpx's exit code.
-func runAcpx(t *testing.T, env []string, root, prompt string) ([]rpcMessage, int) {
+func runAcpx(t *testing.T, env []string, root, prompt string, execArgs ...string) ([]rpcMessage, int) {
 	t.Helper()
 	cli := acpxCLI(t)
-	cmd := exec.CommandContext(testkit.Context(t), "node", cli, "--approve-all", "--format", "json", "--cwd", root,
-		"--agent", binary+" acp", "exec", prompt)
+	args := []string{cli, "--approve-all", "--format", "json", "--cwd", root, "--agent", binary + " acp", "exec"}
+	cmd := exec.CommandContext(testkit.Context(t), "node", append(append(args, execArgs...), prompt)...)
 	cmd.Dir = root
 	// acpx keeps its state in ~/.acpx: a home of the test's own.
 	cmd.Env = append(append([]string(nil), env...), "HOME="+t.TempDir())
@@ -135,9 +135,23 @@ func updatesOf(t *testing.T, msgs []rpcMessage) []map[string]any {
 func TestACPWithAcpx(t *testing.T) {
 	t.Run("runs a prompt: options with their categories, both model selections, the calls as the client shows them", func(t *testing.T) {
 		root, env := acpWorkspace(t)
-		msgs, code := runAcpx(t, env, root, "Add a greet function")
+		// The engine option has a category of agentls's own: acpx sets it
+		// by its id all the same, as it sets the mode.
+		msgs, code := runAcpx(t, env, root, "Add a greet function", "--config-option", "engine=agentls", "--config-option", "mode=apply")
 		if code != 0 {
 			t.Fatalf("acpx exited %d", code)
+		}
+		set := 0
+		for i, m := range msgs {
+			if m.Method == "session/set_config_option" {
+				if a := answerTo(t, msgs[i:], "session/set_config_option", "configOptions"); a.Error != nil {
+					t.Fatalf("session/set_config_option %s: %+v", m.Params, a.Error)
+				}
+				set++
+			}
+		}
+		if set != 2 {
+			t.Fatalf("acpx set %d options, want the engine and the mode", set)
 		}
 		var session struct {
 			ConfigOptions []struct {
