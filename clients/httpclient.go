@@ -3,6 +3,7 @@ package clients
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -30,7 +31,7 @@ func NewHTTPClient(env func(string) string) (*http.Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("SSL_CERT_FILE: %w", err)
 		}
-		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		if !holdsCertificate(pem) {
 			return nil, fmt.Errorf("SSL_CERT_FILE: %s holds no PEM certificate", file)
 		}
 		// The system's roots and the file's are parsed on the first
@@ -83,6 +84,22 @@ func (l *lazyRoots) CloseIdleConnections() {
 		l.secure.CloseIdleConnections()
 	}
 }
+
+// holdsCertificate reports whether data has a PEM CERTIFICATE block, without
+// parsing one.
+func holdsCertificate(data []byte) bool {
+	for len(data) > 0 {
+		var b *pem.Block
+		if b, data = pem.Decode(data); b == nil {
+			return false
+		}
+		if b.Type == "CERTIFICATE" {
+			return true
+		}
+	}
+	return false
+}
+
 func firstEnv(env func(string) string, names ...string) string {
 	for _, n := range names {
 		if v := env(n); v != "" {
