@@ -26,9 +26,10 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	req := &clients.Request{
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
-		System:   t.coordinatorPrompt(),
+		System:   t.coordinatorPrompt(t.instr.current(ctx, "").text),
 		Tools:    []clients.Tool{planTool},
-		Messages: []clients.Message{t.userMessage(t.prompt)},
+		Messages: []clients.Message{t.userMessage(t.coordinatorRequest())},
+		CacheKey: t.sessionID,
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
 		resp, err := t.complete(ctx, req, clients.AgentCoordinator)

@@ -41,6 +41,8 @@ type task struct {
 	// the workspace files the prompt names (attachments.go).
 	attachments []attachment
 	references  []string
+	// instr are the project's instruction files (instructions.go).
+	instr *instructions
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -95,6 +97,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.instr = newInstructions(t)
 	t.out = newOutbox(e.cfg.Events, e.cfg.Redactor, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
