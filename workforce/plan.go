@@ -31,8 +31,9 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 		Messages: []clients.Message{t.userMessage(t.coordinatorRequest())},
 		CacheKey: t.sessionID,
 	}
+	conv := t.conversation("", meter)
 	for attempt := 1; attempt <= 2; attempt++ {
-		resp, err := t.complete(ctx, req, clients.AgentCoordinator)
+		resp, err := conv.call(ctx, req)
 		if err != nil {
 			if attempt > 1 && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				// The model could not repair its plan: do the whole prompt at once.
@@ -41,7 +42,6 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			}
 			return nil, err
 		}
-		t.emitUsage("", meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, Text: resp.Text})
 		}

@@ -100,6 +100,7 @@ func (w *worker) run(ctx context.Context) (string, error) {
 	t := w.t
 	defer w.end()
 	instr := t.instr.current(ctx, w.sub.ID)
+	conv := t.conversation(w.sub.ID, w.meter)
 	req := &clients.Request{
 		Agent:    w.sub.ID,
 		Run:      t.runN,
@@ -122,14 +123,13 @@ func (w *worker) run(ctx context.Context) (string, error) {
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
 		}
-		resp, err := t.complete(ctx, req, w.sub.ID)
+		resp, err := conv.call(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
 			return "", fmt.Errorf("model: %w", err)
 		}
-		t.emitUsage(w.sub.ID, w.meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})
