@@ -160,6 +160,7 @@ func (t *task) emitUsage(sub string, call api.Usage) {
 			s.Usage = &su
 		}
 		return []api.TaskEvent{{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens,
+			CacheReadTokens: total.CacheReadTokens, CacheWriteTokens: total.CacheWriteTokens,
 			Cost: total.Cost, ContextTokens: call.ContextTokens, ContextWindow: call.ContextWindow}}
 	})
 }
