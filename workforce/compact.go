@@ -196,13 +196,17 @@ func (c *conversation) compact(ctx context.Context, req *clients.Request, target
 		if whole := (&clients.Request{System: req.System, Tools: req.Tools, Messages: msgs[:cut]}); t.window > 0 && c.estimate(whole) < t.window*9/10 {
 			told = msgs[:cut]
 		}
-		summary := c.summarise(ctx, req, told)
+		summary, made := c.summarise(ctx, req, told)
 		// The summary replaces an earlier one: it was made from it.
 		first := msgs[0]
 		task, _, _ := strings.Cut(first.Text, summaryOpen)
 		first.Text = strings.TrimRight(task, "\n") + "\n\n" + summaryOpen + "\n" + summary + "\n</summary>"
 		next = append([]clients.Message{first}, msgs[cut:]...)
-		did = append(did, fmt.Sprintf("summarised %d earlier messages", cut-1))
+		if made {
+			did = append(did, fmt.Sprintf("summarised %d earlier messages", cut-1))
+		} else {
+			did = append(did, fmt.Sprintf("replaced %d earlier messages with the calls made in them (the model gave no summary)", cut-1))
+		}
 	}
 	req.Messages = next
 	after := c.estimate(req)
@@ -261,8 +265,8 @@ func dropOutputs(msgs []clients.Message) int {
 // summarise asks the model for a summary of msgs (the task and the
 // turns to drop), with req's system prompt and tools: the prefix the
 // provider's cache holds. A model that fails or answers nothing gets a
-// summary made of the calls it made.
-func (c *conversation) summarise(ctx context.Context, req *clients.Request, msgs []clients.Message) string {
+// summary made of the calls it made (made is false).
+func (c *conversation) summarise(ctx context.Context, req *clients.Request, msgs []clients.Message) (summary string, made bool) {
 	t := c.t
 	ask := append([]clients.Message(nil), msgs...)
 	last := ask[len(ask)-1]
@@ -289,12 +293,12 @@ func (c *conversation) summarise(ctx context.Context, req *clients.Request, msgs
 	if err == nil {
 		t.emitUsage(c.agent, c.meter.ModelCall(resp.Usage))
 		if s := strings.TrimSpace(resp.Text); s != "" {
-			return clip(t.e.cfg.Redactor.String(s), summaryChars)
+			return clip(t.e.cfg.Redactor.String(s), summaryChars), true
 		}
 	} else if ctx.Err() == nil && !errors.Is(err, clients.ErrScriptExhausted) {
 		t.log.Warn("the model gave no summary; the calls it made stand for one", zap.String("agent", c.agent), zap.Error(err))
 	}
-	return callsSummary(msgs[1:])
+	return callsSummary(msgs[1:]), false
 }
 
 // callsSummary is the summary of turns the model could not summarise: the
