@@ -172,6 +172,17 @@ func (w *Workspace) sweepLeftovers(ctx context.Context) {
 			w.log.Warn("leftover sweep incomplete", zap.String("dir", root), zap.Error(err))
 		}
 	}
+	if w.noState == nil {
+		// The worktrees and start directories of engine runs a crash
+		// ended, and their registration in their repositories.
+		removed, err := engines.Sweep(ctx, w.layout.Engines())
+		if len(removed) > 0 {
+			w.log.Info("removed engine worktrees left by a crash", zap.Strings("dirs", removed))
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			w.log.Warn("engine worktree sweep incomplete", zap.Error(err))
+		}
+	}
 }
 
 // startGraph makes the code graph and builds it in the background. When it

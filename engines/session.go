@@ -179,11 +179,11 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 	// the repository planted in its node_modules, and a program would read
 	// the repository's own configuration from its working directory. It
 	// works where its session's cwd says (session/new).
-	dir, err := startDir(job.WorkDir)
+	dir, release, err := startDir(job.WorkDir)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("engine %q: %w", name, err)
 	}
-	defer os.RemoveAll(dir)
+	defer release()
 	if isolated && !atStart {
 		if wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed); err != nil {
 			return Outcome{}, fmt.Errorf("engine %q runs isolated, and its worktree could not be made: %w", name, err)
@@ -302,15 +302,17 @@ func (s *session) holdMode(ctx context.Context, h hold, modes *acp.SessionModeSt
 }
 
 // startDir is an empty directory of its own for an agent to start in
-// before it is known where it works.
-func startDir(workDir string) (string, error) {
-	parent := workDir
-	if parent != "" {
-		if err := os.MkdirAll(parent, 0o700); err != nil {
-			return "", err
-		}
+// (the system's temporary directory's when workDir is ""), locked while
+// the run lasts: release unlocks and removes it.
+func startDir(parent string) (dir string, release func(), err error) {
+	dir, lock, err := workDir(parent, "start-")
+	if err != nil {
+		return "", nil, err
 	}
-	return os.MkdirTemp(parent, "start-")
+	return dir, func() {
+		_ = os.RemoveAll(dir)
+		_ = lock.Unlock()
+	}, nil
 }
 
 // promptResponse is session/prompt's result with the token usage some

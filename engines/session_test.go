@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/engines/enginestest"
+	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
@@ -464,5 +465,38 @@ func TestAgentProcessStartsOutsideTheWorkspace(t *testing.T) {
 				t.Fatalf("its session's cwd is %q (workspace %s, isolated %v)", cwd, root, isolate)
 			}
 		})
+	}
+}
+
+// A worktree a crash left behind (its run's lock released without the
+// worktree removed) is removed by the next start's Sweep, with its
+// registration in the repository; one in use is left alone.
+func TestSweepRemovesWhatACrashLeft(t *testing.T) {
+	if !fsutil.LocksWork {
+		t.Skip("no file locks here")
+	}
+	root := t.TempDir()
+	gitInit(t, root, map[string]string{"a.txt": "a\n"})
+	work := t.TempDir()
+	crashed, err := newWorktree(testkit.Context(t), root, work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = crashed.lock.Unlock() // as kill -9 releases it
+	live, err := newWorktree(testkit.Context(t), root, work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.remove()
+	removed, err := Sweep(testkit.Context(t), work)
+	if err != nil || len(removed) != 1 || removed[0] != crashed.dir {
+		t.Fatalf("Sweep = %v, %v; want the crashed worktree %s alone", removed, err, crashed.dir)
+	}
+	if _, err := os.Stat(live.cwd); err != nil {
+		t.Fatalf("the worktree in use was removed: %v", err)
+	}
+	out, _ := git(context.Background(), root, "worktree", "list", "--porcelain")
+	if strings.Contains(out, crashed.dir) || !strings.Contains(out, live.dir) {
+		t.Fatalf("the repository's worktrees after the sweep:\n%s", out)
 	}
 }
