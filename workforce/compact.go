@@ -65,6 +65,10 @@ type conversation struct {
 	// characters of its request: their ratio turns characters into
 	// tokens (0 tokens: four characters a token).
 	tokens, chars int64
+	// task is the agent's first message as it was before its first
+	// summary, which each summary is added to (a summary replaces the
+	// one before it).
+	task *clients.Message
 }
 
 func (t *task) conversation(agent string, meter *usage.Meter) *conversation {
@@ -175,7 +179,7 @@ func (c *conversation) compact(ctx context.Context, req *clients.Request, target
 	msgs := req.Messages
 	cut := keptFrom(msgs, keptRounds)
 	if cut <= 1 {
-		cut = keptFrom(msgs, 1) // a provider's "too long" spares only the last round
+		cut = keptFrom(msgs, 1) // too few rounds for two: the last alone stays whole
 	}
 	if cut <= 1 {
 		return false // nothing between the task and the last round
@@ -198,9 +202,12 @@ func (c *conversation) compact(ctx context.Context, req *clients.Request, target
 		}
 		summary, made := c.summarise(ctx, req, told)
 		// The summary replaces an earlier one: it was made from it.
-		first := msgs[0]
-		task, _, _ := strings.Cut(first.Text, summaryOpen)
-		first.Text = strings.TrimRight(task, "\n") + "\n\n" + summaryOpen + "\n" + summary + "\n</summary>"
+		if c.task == nil {
+			task := msgs[0]
+			c.task = &task
+		}
+		first := *c.task
+		first.Text = strings.TrimRight(first.Text, "\n") + "\n\n" + summaryOpen + "\n" + summary + "\n</summary>"
 		next = append([]clients.Message{first}, msgs[cut:]...)
 		if made {
 			did = append(did, fmt.Sprintf("summarised %d earlier messages", cut-1))

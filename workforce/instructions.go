@@ -177,7 +177,8 @@ func (in *instructions) read(ctx context.Context) []instrRead {
 		_, text, err := in.t.edit.UserFile(ctx, s.path, instructionFileBytes)
 		switch {
 		case err == nil:
-			r.text = text
+			// As every file a model is given: no secret agentls knows.
+			r.text = in.t.e.cfg.Redactor.String(text)
 		case errors.Is(err, editing.ErrNotFound):
 			continue // gone since the task began
 		default:
