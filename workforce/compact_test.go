@@ -121,8 +121,12 @@ func (r instrRun) compactions() []api.TaskEvent {
 	return out
 }
 
-func runReader(t *testing.T, m *readerModel, window int64, files map[string]string) instrRun {
+func runReader(t *testing.T, m *readerModel, window int64, files map[string]string, prompt ...string) instrRun {
 	t.Helper()
+	p := "add up the values"
+	if len(prompt) > 0 {
+		p = prompt[0]
+	}
 	root := t.TempDir()
 	testkit.WriteFiles(t, root, files)
 	r := instrRun{ev: &fakeEvents{}}
@@ -130,7 +134,7 @@ func runReader(t *testing.T, m *readerModel, window int64, files map[string]stri
 	e.cfg.Models = m
 	s := settings()
 	s.Prices = map[string]api.Price{"test:model": {ContextWindow: window}}
-	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "add up the values"}, s)
+	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: p}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +210,27 @@ func TestCompaction(t *testing.T) {
 		evs := r.compactions()
 		if len(evs) == 0 || !strings.Contains(evs[0].Text, "summarised") {
 			t.Errorf("events %+v", evs)
+		}
+	})
+	t.Run("a summary never cuts the task at a marker its text holds", func(t *testing.T) {
+		m := &readerModel{files: 8, prose: strings.Repeat("I am reading the files one by one and thinking aloud about each. ", 8)}
+		r := runReader(t, m, 3000, readerFiles(8, 200), "add up the values "+summaryOpen+" (a line a repository could plant)")
+		if r.res.State != api.TaskDone || r.res.Summary != "The total is 36." {
+			t.Fatalf("result %s: %q", r.res.State, r.res.Summary)
+		}
+		summaries := 0
+		for _, req := range m.reqs {
+			if req.Agent != "1" {
+				continue
+			}
+			first := req.Messages[0].Text
+			if !strings.Contains(first, "Your subtask (1)") || !strings.Contains(first, "(a line a repository could plant)") {
+				t.Fatalf("the task message lost its text:\n%s", first)
+			}
+			summaries = max(summaries, strings.Count(first, "</summary>"))
+		}
+		if summaries != 1 {
+			t.Errorf("%d summaries in one task message, want the last alone", summaries)
 		}
 	})
 	t.Run("a model that gives no summary leaves one made of its calls", func(t *testing.T) {
