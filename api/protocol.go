@@ -67,6 +67,10 @@ type AgentClientCapabilities struct {
 	ReadFile   bool `json:"readFile,omitempty"`
 	RunCommand bool `json:"runCommand,omitempty"`
 	Ask        bool `json:"ask,omitempty"`
+	// References and Definition: the editor answers agent/references and
+	// agent/definition from its language servers (docs/PROTOCOL.md §4).
+	References bool `json:"references,omitempty"`
+	Definition bool `json:"definition,omitempty"`
 }
 
 // Caps is the flattened view of ClientCapabilities the rest of agentls uses.
@@ -81,6 +85,8 @@ type Caps struct {
 	ReadFile         bool // experimental.agent.readFile
 	RunCommand       bool // experimental.agent.runCommand
 	Ask              bool // experimental.agent.ask
+	References       bool // experimental.agent.references
+	Definition       bool // experimental.agent.definition
 	WatchFiles       bool // workspace.didChangeWatchedFiles.dynamicRegistration
 }
 
@@ -124,6 +130,8 @@ func (c ClientCapabilities) Flatten() Caps {
 		f.ReadFile = e.Agent.ReadFile
 		f.RunCommand = e.Agent.RunCommand
 		f.Ask = e.Agent.Ask
+		f.References = e.Agent.References
+		f.Definition = e.Agent.Definition
 	}
 	return f
 }
@@ -179,6 +187,34 @@ type ReadFileParams struct {
 // ReadFileResult is the reply to agent/readFile.
 type ReadFileResult struct {
 	Content string `json:"content"`
+}
+
+// TextDocumentPositionParams are the params of agent/definition: a
+// position in a document, as LSP's textDocument/definition takes it.
+type TextDocumentPositionParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Position     Position               `json:"position"`
+}
+
+// ReferenceContext is LSP's: whether the declaration itself is wanted.
+type ReferenceContext struct {
+	IncludeDeclaration bool `json:"includeDeclaration"`
+}
+
+// ReferenceParams are the params of agent/references, as LSP's
+// textDocument/references takes them.
+type ReferenceParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Position     Position               `json:"position"`
+	Context      ReferenceContext       `json:"context"`
+}
+
+// Location is LSP's Location: a range of a document. The answer of
+// agent/references and agent/definition is a list of them, or null when
+// the editor has no language server for the document.
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
 }
 
 // RunCommandParams are the params of agent/runCommand.

@@ -23,7 +23,7 @@ import (
 
 const (
 	storeMagic   = "agentls codegraph\n"
-	storeVersion = 1
+	storeVersion = 2
 )
 
 var errBadStore = errors.New("the stored code graph is damaged or of another version")
@@ -84,11 +84,14 @@ func encodeGraph(files map[string]*File, modules map[string]string) []byte {
 		e.uint(uint64(len(f.Imports)))
 		for _, im := range f.Imports {
 			e.str(im.Path)
+			e.str(im.Name)
 			e.uint(uint64(im.Line))
 		}
+		e.str(f.Package)
 		e.uint(uint64(len(f.Names)))
 		for i, n := range f.Names {
 			e.str(n)
+			e.str(f.qual(i))
 			c := uint32(1)
 			if i < len(f.Counts) {
 				c = f.Counts[i]
@@ -209,15 +212,24 @@ func decodeGraph(data []byte) (map[string]*File, map[string]string, error) {
 		if n := d.count(); n > 0 {
 			f.Imports = make([]Import, n)
 			for i := range f.Imports {
-				f.Imports[i] = Import{Path: d.str(), Line: uint32(d.uint())}
+				f.Imports[i] = Import{Path: d.str(), Name: d.str(), Line: uint32(d.uint())}
 			}
 		}
+		f.Package = d.str()
 		n := d.count()
 		f.Names, f.Counts = make([]string, n), make([]uint32, n)
+		var quals []string
 		for i := range f.Names {
 			f.Names[i] = d.str()
+			if q := d.str(); q != "" {
+				if quals == nil {
+					quals = make([]string, n)
+				}
+				quals[i] = q
+			}
 			f.Counts[i] = uint32(d.uint())
 		}
+		f.Quals = quals
 		f.refs = d.str()
 		files[f.Path] = f
 	}

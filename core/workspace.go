@@ -62,6 +62,10 @@ type Config struct {
 	// BridgeExecutable is the agentls binary the bridge's entries start
 	// (tests; "": this process's executable).
 	BridgeExecutable string
+	// LanguageServer is the editor's language servers, which the code
+	// graph asks first for references and definitions (agent/references,
+	// agent/definition); nil: the graph answers alone.
+	LanguageServer codegraph.LanguageServer
 }
 
 // Workspace is one workspace root and everything agentls runs on it.
@@ -196,7 +200,7 @@ func (w *Workspace) startGraph(zones api.Zones) {
 		w.log.Warn("code graph not kept between runs", zap.Error(w.noState))
 	}
 	root := w.cfg.Dir.Path()
-	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: w.log})
+	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: w.log, Server: w.cfg.LanguageServer})
 	if err != nil {
 		w.graphErr = err
 		w.log.Warn("code graph unavailable", zap.String("root", root), zap.Error(err))

@@ -34,6 +34,9 @@ func (s *Server) openWorkspace(root string) (*core.Workspace, error) {
 		Record:           s.opts.Record,
 		Notices:          notices{s},
 		BridgeExecutable: s.opts.bridgeExecutable,
+		// The editor's language servers are asked first (agent/references,
+		// agent/definition) when it declares them.
+		LanguageServer: s.editor,
 	}), nil
 }
 

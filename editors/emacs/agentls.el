@@ -383,7 +383,7 @@ With ROOT, the project's trust goes along as workspaceTrust."
               :showMessage (list :messageActionItem
                                  (list :additionalPropertiesSupport :json-false)))
         :experimental
-        (list :agent (list :readFile t :runCommand t :ask t))))
+        (list :agent (list :readFile t :runCommand t :ask t :references t :definition t))))
 
 (defun agentls--live-connection (&optional root)
   "Return the live connection of ROOT (default: this project), or nil."

@@ -584,7 +584,7 @@ At 0 the events buffer keeps no message."
     (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
     (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
     (should (equal (plist-get (plist-get caps :experimental) :agent)
-                   '(:readFile t :runCommand t :ask t)))))
+                   '(:readFile t :runCommand t :ask t :references t :definition t)))))
 
 (ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
   "A fresh project has no sessions, no heat and no trace, and the views say so."
@@ -1065,14 +1065,17 @@ twice, greet.go uses prefix (prefix.go).")
   "The neighbours come from the references edges from and to the file alone."
   (let ((result (list :nodes []
                       :edges (vector (list :from "greet.go" :to "greet.go#greet" :kind "defines")
-                                     (list :from "greet.go" :to "prefix.go" :kind "references" :count 1)
-                                     (list :from "greet.go" :to "util.go" :kind "references" :count 4)
-                                     (list :from "main.go" :to "greet.go" :kind "references" :count 2)
+                                     (list :from "greet.go" :to "prefix.go" :kind "references" :count 1
+                                           :provenance "name")
+                                     (list :from "greet.go" :to "util.go" :kind "references" :count 4
+                                           :provenance "resolved")
+                                     (list :from "main.go" :to "greet.go" :kind "references" :count 2
+                                           :provenance "lsp")
                                      (list :from "main.go" :to "greet.go#greet" :kind "references")
                                      (list :from "greet.go" :to "util.go" :kind "imports")
                                      (list :from "far.go" :to "main.go" :kind "references" :count 7)))))
     (should (equal (agentls--neighbour-lists "greet.go" result)
-                   '((("util.go" . 4) ("prefix.go" . 1)) . (("main.go" . 2)))))
+                   '((("util.go" 4 "resolved") ("prefix.go" 1 "name")) . (("main.go" 2 "lsp")))))
     (should (equal (agentls--neighbour-lists "lone.go" (list :edges [])) '(nil . nil)))))
 
 (ert-deftest agentls-test-heat-shows-a-files-neighbours ()
@@ -1098,15 +1101,16 @@ file outside the graph says so."
       (should (derived-mode-p 'agentls-neighbours-mode))
       (agentls-test--wait "the neighbours of greet.go"
                           (lambda () (string-search "Referenced by" (buffer-string))))
-      (should (string-search "uses, references each):\n     1  prefix.go\n" (buffer-string)))
-      (should (string-search "that use greet.go, references each):\n     2  main.go\n" (buffer-string)))
+      (should (string-search "uses, references each):\n     1  prefix.go  (resolved by the graph)\n" (buffer-string)))
+      (should (string-search "that use greet.go, references each):\n     2  main.go  (resolved by the graph)\n"
+                             (buffer-string)))
       ;; n on main.go: its own neighbours, one file away only.
       (agentls-test--goto-text "main.go" 2)
       (agentls-neighbours (get-text-property (point) 'agentls-path) agentls--neighbours-connection)
       (agentls-test--wait "the neighbours of main.go"
                           (lambda () (and (string-search "Neighbours of main.go" (buffer-string))
                                           (string-search "Referenced by" (buffer-string)))))
-      (should (string-search "uses, references each):\n     2  greet.go\n" (buffer-string)))
+      (should (string-search "uses, references each):\n     2  greet.go  (resolved by the graph)\n" (buffer-string)))
       (should-not (string-search "prefix.go" (buffer-string)))
       ;; RET visits the neighbour.
       (agentls-test--goto-text "greet.go" 2)
@@ -1197,6 +1201,70 @@ file outside the graph says so."
                 (should-not (plist-get outcome :old))))))
       (delete-directory root t)
       (delete-directory state t))))
+
+(defconst agentls-test--gopls-files
+  '(("go.mod" . "module example.com/w\n\ngo 1.21\n")
+    ("one/reader.go" . "package one\n\ntype Reader struct{}\n\nfunc New() *Reader { return &Reader{} }\n\nfunc (*Reader) Read() {}\n")
+    ("two/reader.go" . "package two\n\ntype Reader struct{}\n\nfunc (Reader) Read() {}\n")
+    ("errs/errs.go" . "package errs\n\nfunc Errorf(f string) error { return nil }\n\ntype T struct{}\n\nfunc (T) Errorf(f string) {}\n")
+    ("use/use.go" . "package use\n\nimport (\n\t\"testing\"\n\n\t\"example.com/w/errs\"\n\t\"example.com/w/one\"\n\t\"example.com/w/two\"\n)\n\nfunc Use(t *testing.T) error {\n\tone.New().Read()\n\t_ = two.Reader{}\n\tt.Errorf(\"testing's\")\n\treturn errs.Errorf(\"errs's\")\n}\n"))
+  "A Go module where a guess by name would be wrong: two packages with a
+Reader and its Read, called on a value whose type only gopls sees;
+t.Errorf beside errs.Errorf, errs having an Errorf method too.")
+
+;; The code graph asks the language servers eglot runs: gopls, in a child
+;; Emacs (eglot's packages stay out of the suite's Emacs), answers
+;; agent/references for agentls in a project where a guess by name would
+;; be wrong.
+(ert-deftest agentls-test-references-from-gopls-through-eglot ()
+  "agentls's questions go to gopls through eglot; its answers are the edges."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                                 "--batch" "-Q" "--eval"
+                                 (concat "(unless (require 'eglot nil t)"
+                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                         " (add-to-list 'load-path d)) (require 'eglot))")))
+      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-gopls" t))))
+           (state (make-temp-file "agentls-state" t))
+           (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                              (concat "AGENTLS_BIN=" agentls-test--bin)
+                                              (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
+                                              (concat "ROOT=" root)
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                        process-environment)))
+      (unwind-protect
+          (progn
+            (make-directory (expand-file-name ".git" root))
+            (pcase-dolist (`(,name . ,text) agentls-test--gopls-files)
+              (make-directory (file-name-directory (expand-file-name name root)) t)
+              (agentls-test--write (expand-file-name name root) text))
+            (with-temp-buffer
+              (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                          "--batch" "-Q" "-l"
+                                          (expand-file-name "lsp-client.el" agentls-test--dir))))
+                (unless (eql status 0)
+                  (ert-fail (list "the eglot client failed" status (buffer-string))))
+                (goto-char (point-min))
+                (unless (re-search-forward "^(:read-one" nil t)
+                  (ert-fail (list "no outcome" (buffer-string))))
+                (goto-char (match-beginning 0))
+                (let ((outcome (read (current-buffer))))
+                  ;; one.New().Read() is one's Read, as gopls says, not two's
+                  ;; as a guess by name would have it
+                  (should (equal (plist-get outcome :read-one)
+                                 '(("use/use.go#Use" "one/reader.go#Reader.Read" "lsp"))))
+                  (should (equal (plist-get outcome :read-two) nil))
+                  ;; errs.Errorf is called from Use; t.Errorf is testing's
+                  (should (equal (plist-get outcome :errorf)
+                                 '(("use/use.go#Use" "errs/errs.go#Errorf" "lsp"))))
+                  (should (equal (plist-get outcome :method) nil))
+                  ;; the files asked about were visited, and eglot serves them
+                  (should (eq (plist-get outcome :one-managed) t))))))
+        (delete-directory root t)
+        (delete-directory state t)))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."

@@ -44,6 +44,8 @@ export const Methods = {
   readFile: 'agent/readFile',
   runCommand: 'agent/runCommand',
   ask: 'agent/ask',
+  references: 'agent/references',
+  definition: 'agent/definition',
   applyEdit: 'workspace/applyEdit',
   showMessageRequest: 'window/showMessageRequest',
   workDoneProgressCreate: 'window/workDoneProgress/create',
@@ -56,8 +58,8 @@ export const Methods = {
 
 /**
  * CodeGraphParams are the params of agent/codeGraph: a file (path), a
- * definition (symbol: a name, or Container.Name), or both (the symbol as
- * defined in that file).
+ * definition (symbol: a name, Container.Name, or for Go package.Name), or
+ * both (the symbol as defined in that file).
  */
 export interface CodeGraphParams {
   path?: string;
@@ -78,7 +80,24 @@ export interface CodeGraphResult {
    * answer.
    */
   truncated?: boolean;
+  /**
+   * Omitted is how many references and calls found were left out of
+   * the edges by the limits.
+   */
+  omitted?: number;
 }
+
+/**
+ * Provenance is how a reference, or an edge of references, was found:
+ * "lsp" (the editor's language server said so), "resolved" (the graph
+ * resolved it by the language's rules) or "name" (a guess: a definition
+ * of the same name). An edge that stands for several references has the
+ * least sure of theirs.
+ */
+export type Provenance =
+  | 'lsp'
+  | 'resolved'
+  | 'name';
 
 /**
  * CodeGraphNode is a file, a definition, or a module outside the
@@ -110,19 +129,24 @@ export interface CodeGraphNode {
  * CodeGraphEdge is a relation between two nodes: "defines" (a file or a
  * definition to a definition inside it), "imports" (a file to a file or a
  * module), "references" and "calls" (a file or a definition to a
- * definition, or file to file with a count).
+ * definition, or file to file).
  */
 export interface CodeGraphEdge {
   from: string;
   to: string;
   kind: string;
-  /** Count is the number of references a file-to-file edge stands for. */
+  /**
+   * Count is the number of references or calls a "references" or
+   * "calls" edge stands for.
+   */
   count?: number;
   /**
-   * Ranges are where the references or calls are, in From's file (at
-   * most 20).
+   * Ranges are where the references or calls are, in From's file: the
+   * first 20 of the Count.
    */
   ranges?: Range[];
+  /** Provenance is how the references or calls were found. */
+  provenance?: Provenance;
 }
 
 /**
@@ -754,6 +778,12 @@ export interface AgentClientCapabilities {
   readFile?: boolean;
   runCommand?: boolean;
   ask?: boolean;
+  /**
+   * References and Definition: the editor answers agent/references and
+   * agent/definition from its language servers (docs/PROTOCOL.md §4).
+   */
+  references?: boolean;
+  definition?: boolean;
 }
 
 /** InitializeResult is the reply to initialize (docs/PROTOCOL.md §2). */
@@ -799,6 +829,40 @@ export interface ReadFileParams {
 /** ReadFileResult is the reply to agent/readFile. */
 export interface ReadFileResult {
   content: string;
+}
+
+/**
+ * TextDocumentPositionParams are the params of agent/definition: a
+ * position in a document, as LSP's textDocument/definition takes it.
+ */
+export interface TextDocumentPositionParams {
+  textDocument: TextDocumentIdentifier;
+  position: Position;
+}
+
+/** ReferenceContext is LSP's: whether the declaration itself is wanted. */
+export interface ReferenceContext {
+  includeDeclaration: boolean;
+}
+
+/**
+ * ReferenceParams are the params of agent/references, as LSP's
+ * textDocument/references takes them.
+ */
+export interface ReferenceParams {
+  textDocument: TextDocumentIdentifier;
+  position: Position;
+  context: ReferenceContext;
+}
+
+/**
+ * Location is LSP's Location: a range of a document. The answer of
+ * agent/references and agent/definition is a list of them, or null when
+ * the editor has no language server for the document.
+ */
+export interface Location {
+  uri: string;
+  range: Range;
 }
 
 /** RunCommandParams are the params of agent/runCommand. */

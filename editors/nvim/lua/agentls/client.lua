@@ -81,7 +81,9 @@ function M.capabilities()
   -- runCommand is false: Neovim answers server requests on its main loop,
   -- and a long command would freeze the editor; the server runs commands
   -- itself with the same approval and timeout (docs/PROTOCOL.md §4).
-  caps.experimental.agent = { readFile = true, runCommand = false, ask = true }
+  -- references and definition: the code graph asks the buffers' other
+  -- language clients (reverse.lua) before it guesses.
+  caps.experimental.agent = { readFile = true, runCommand = false, ask = true, references = true, definition = true }
   return caps
 end
 
