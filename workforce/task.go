@@ -35,12 +35,17 @@ type task struct {
 	model     Model
 	spec      string
 	price     api.Price // of the model, for the usage (tracking/usage)
-	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
-	log       *zap.Logger
+	// window is the model's context window in tokens (0: unknown), which
+	// compaction keeps the conversations within (compact.go).
+	window int64
+	runN   int // the N of a script's "N:" keys (docs/MODELS.md)
+	log    *zap.Logger
 	// attachments are what the user gave with the prompt, and references
 	// the workspace files the prompt names (attachments.go).
 	attachments []attachment
 	references  []string
+	// instr are the project's instruction files (instructions.go).
+	instr *instructions
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -55,8 +60,8 @@ type task struct {
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	progressed  bool // how far the task is changed: the next mutate's last update says it
-	interrupted bool // the editor went away: the session records interrupted
+	progressed  bool   // how far the task is changed: the next mutate's last update says it
+	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -95,6 +100,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.instr = newInstructions(t)
 	t.out = newOutbox(e.cfg.Events, e.cfg.Redactor, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
@@ -122,7 +128,7 @@ func (t *task) open() error {
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return invalid("%w", err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
 	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
@@ -143,6 +149,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.out.push(t.ctx, Event{TaskID: t.id, SessionID: t.sessionID, State: api.TaskPlanning,
 		Start: &Start{Prompt: t.prompt, Model: t.spec, Token: t.params.WorkDoneToken}})
 	t.out.flush(t.ctx)
+	t.window = t.contextWindow(t.ctx)
+	t.price.ContextWindow = t.window
 	t.references = t.edit.UserPaths(t.prompt, maxReferences)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -163,7 +171,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			}
 			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id, Kind: api.MessagePlan})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
@@ -375,7 +383,7 @@ func (t *task) end() *api.RunResult {
 		}
 		res.Applied, res.Rejected = countChanges(res.Changes)
 		sessionState = t.state
-		if t.interrupted {
+		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
@@ -384,7 +392,7 @@ func (t *task) end() *api.RunResult {
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id, Kind: api.MessageSummary})
 	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	// Every event of the task is handed over before agent/run answers, so
 	// the reply comes after the last of them.
@@ -427,10 +435,12 @@ func (t *task) summaryLocked() string {
 		}
 	}
 	var b strings.Builder
-	switch t.state {
-	case api.TaskStopped:
+	switch {
+	case t.state == api.TaskStopped && t.interrupted != "":
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", done, len(t.subs), t.interrupted)
+	case t.state == api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case api.TaskDone:
+	case t.state == api.TaskDone:
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
@@ -533,16 +543,16 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
-// interrupt stops the task because the editor went away: its session
-// records it as interrupted. It reports false when the task had already
-// ended.
-func (t *task) interrupt() bool {
+// interrupt stops the task because the editor went away (why says how):
+// its session records it as interrupted. It reports false when the task
+// had already ended.
+func (t *task) interrupt(why string) bool {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
 		return false
 	}
-	t.interrupted = true
+	t.interrupted = why
 	t.mu.Unlock()
 	return t.stop()
 }
@@ -588,7 +598,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 		}
 		for _, d := range deps {
 			if t.findLocked(d) == nil {
-				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				err = invalid("\"dependsOn\": task %q has no subtask %q", t.id, d)
 				return nil
 			}
 		}
@@ -673,7 +683,7 @@ func (t *task) skipSubtask(id string) error {
 // controllableLocked finds a subtask of a task that is still going.
 func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+		return nil, invalid("\"subtaskId\" is required")
 	}
 	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
