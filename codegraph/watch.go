@@ -33,10 +33,18 @@ func defaultMaxWatches() int {
 }
 
 // Watch watches the workspace on disk and tells the graph of every change
-// (Changed) until ctx ends. Past Config.MaxWatches directories the rest is
-// not watched (said once in the log); a directory made later is watched
-// as it appears. It returns ctx's cause, or why no watcher could be made.
+// (Changed) until ctx ends. It starts once Run has read the stored graph
+// (or found none), so that reading it, which the first answer waits for,
+// never shares the machine with the watcher's walk. Past Config.MaxWatches directories the
+// rest is not watched (said once in the log); a directory made later is
+// watched as it appears. It returns ctx's cause, or why no watcher could
+// be made.
 func (g *Graph) Watch(ctx context.Context) error {
+	select {
+	case <-g.opened:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("code graph: watch the workspace: %w", err)
