@@ -41,7 +41,9 @@ type Config struct {
 	// rest left out with a warning in the log.
 	MaxFiles int
 	// SaveDelay is how long after a change the graph is written to
-	// StateFile (0: 2 seconds); it is written at the end of Run too.
+	// StateFile (0: 2 seconds), at least ten times as long as the last
+	// store took, up to five minutes (saveDelay); it is written at the end
+	// of Run too.
 	SaveDelay time.Duration
 	// InMemory is the size up to which the stored graph is read whole into
 	// memory when opened (0: 16 MiB); a larger one keeps the files' detail
@@ -259,7 +261,7 @@ func (g *Graph) Run(ctx context.Context) error {
 		case <-g.pending:
 			g.processQueue(ctx)
 			if timer == nil && g.unstored() {
-				timer = time.NewTimer(g.cfg.SaveDelay)
+				timer = time.NewTimer(g.saveDelay())
 				due = timer.C
 			}
 		case <-due:
@@ -267,6 +269,19 @@ func (g *Graph) Run(ctx context.Context) error {
 			save()
 		}
 	}
+}
+
+// saveDelay is how long after a change the graph is stored: SaveDelay,
+// or ten times as long as the last store took, so that stores take at
+// most a tenth of the machine however large the graph (a change not yet
+// stored costs a restart that file's parse, nothing more), up to five
+// minutes.
+func (g *Graph) saveDelay() time.Duration {
+	d := g.cfg.SaveDelay
+	if l := 10 * time.Duration(g.lastStore.Load()); l > d {
+		d = min(l, 5*time.Minute)
+	}
+	return d
 }
 
 func (g *Graph) markReady() { g.readyOnce.Do(func() { close(g.ready) }) }

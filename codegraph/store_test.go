@@ -224,3 +224,21 @@ func TestImageRefusesWhatDoesNotCheckOut(t *testing.T) {
 	}
 	_ = strings.TrimSpace
 }
+
+// TestStoresTakeATenthOfTheMachine: the delay before a store is the one
+// configured, or ten times the last store's time when that is longer,
+// within five minutes.
+func TestStoresTakeATenthOfTheMachine(t *testing.T) {
+	g, err := New(Config{Root: t.TempDir(), SaveDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for last, want := range map[time.Duration]time.Duration{
+		0: time.Second, 50 * time.Millisecond: time.Second, 3 * time.Second: 30 * time.Second, time.Hour: 5 * time.Minute,
+	} {
+		g.lastStore.Store(int64(last))
+		if got := g.saveDelay(); got != want {
+			t.Errorf("after a store of %v: a delay of %v, want %v", last, got, want)
+		}
+	}
+}
