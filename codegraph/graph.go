@@ -94,7 +94,6 @@ type Graph struct {
 
 	readyOnce sync.Once
 	ready     chan struct{} // closed once a stored graph is read, or built
-	opened    chan struct{} // closed once the stored graph is read, or found missing
 	current   chan struct{} // closed once built
 	pending   chan struct{} // wakes Run: paths queued
 	qmu       sync.Mutex
@@ -181,7 +180,7 @@ func New(cfg Config) (*Graph, error) {
 		cfg: cfg, log: cfg.Logger, walker: w,
 		files: map[string]*File{}, defs: map[string][]defRef{}, naming: map[string][]*File{}, dirs: map[string][]string{},
 		bases: map[string][]string{}, modules: map[string]string{},
-		ready: make(chan struct{}), opened: make(chan struct{}), current: make(chan struct{}), pending: make(chan struct{}, 1),
+		ready: make(chan struct{}), current: make(chan struct{}), pending: make(chan struct{}, 1),
 		queue: map[string]bool{}, force: map[string]bool{},
 	}
 	g.qcond = sync.NewCond(&g.qmu)
@@ -203,7 +202,6 @@ func (g *Graph) Run(ctx context.Context) error {
 	if g.cfg.StateFile != "" {
 		g.loadStored()
 	}
-	close(g.opened)
 	err := g.build(ctx)
 	// A build's garbage (the parsers' syntax trees, six to seven times
 	// what the graph keeps) goes back to the system now, not over minutes.

@@ -33,15 +33,17 @@ func defaultMaxWatches() int {
 }
 
 // Watch watches the workspace on disk and tells the graph of every change
-// (Changed) until ctx ends. It starts once Run has read the stored graph
-// (or found none), so that reading it, which the first answer waits for,
-// never shares the machine with the watcher's walk. Past Config.MaxWatches directories the
+// (Changed) until ctx ends. It starts once Run's first walk is done, so
+// that the first answer and that walk never share the machine with the
+// watcher's own walk; what changed meanwhile is caught by a refresh of
+// every file (by size and time, as a restart's walk) once the watches are
+// in place. Past Config.MaxWatches directories the
 // rest is not watched (said once in the log); a directory made later is
 // watched as it appears. It returns ctx's cause, or why no watcher could
 // be made.
 func (g *Graph) Watch(ctx context.Context) error {
 	select {
-	case <-g.opened:
+	case <-g.current:
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
@@ -53,6 +55,7 @@ func (g *Graph) Watch(ctx context.Context) error {
 	ws := &watchSet{g: g, w: w, dirs: map[string]string{}}
 	ws.add(ctx, ".")
 	g.log.Info("code graph: watching the workspace", zap.Int("directories", ws.count()))
+	g.Changed(".") // what changed between the first walk and the watches
 	for {
 		select {
 		case <-ctx.Done():

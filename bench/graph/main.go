@@ -46,6 +46,7 @@ func main() {
 	inMemory := flag.Int64("inmemory", 0, "codegraph.Config.InMemory (0: its default)")
 	agentls := flag.String("agentls", "", "restart: the agentls binary")
 	runs := flag.Int("runs", 5, "restart: how many starts")
+	editorWatches := flag.Bool("editorwatches", false, "restart: the client watches files for agentls (as VS Code does), so agentls does not watch the disk")
 	profile := flag.String("cpuprofile", "", "write a CPU profile here")
 	flag.Parse()
 	if *profile != "" {
@@ -82,7 +83,7 @@ func main() {
 	case "load":
 		err = load(o)
 	case "restart":
-		err = restart(o, *agentls, *runs)
+		err = restart(o, *agentls, *runs, *editorWatches)
 	case "refs":
 		err = refs(*tree, *drawn, *seed)
 	default:

@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-func restart(o options, bin string, runs int) error {
+func restart(o options, bin string, runs int, editorWatches bool) error {
 	if bin == "" {
 		return errors.New("-mode restart needs -agentls")
 	}
@@ -41,13 +41,13 @@ func restart(o options, bin string, runs int) error {
 		q = map[string]any{"path": o.update}
 	}
 	// the first start builds the graph and stores it
-	first, err := startOnce(bin, tree, o.state, home, q)
+	first, err := startOnce(bin, tree, o.state, home, q, editorWatches)
 	if err != nil {
 		return fmt.Errorf("first start: %w", err)
 	}
 	fmt.Printf("restart_build_answer %.1f ms\n", first.fromStart.Seconds()*1000)
 	for range runs {
-		r, err := startOnce(bin, tree, o.state, home, q)
+		r, err := startOnce(bin, tree, o.state, home, q, editorWatches)
 		if err != nil {
 			return err
 		}
@@ -64,8 +64,9 @@ type startTimes struct {
 }
 
 // startOnce starts agentls, initializes it on tree, asks q, and shuts it
-// down.
-func startOnce(bin, tree, state, home string, q map[string]any) (startTimes, error) {
+// down. With editorWatches the client says it can watch files for agentls
+// (as VS Code does), so that agentls does not watch the disk itself.
+func startOnce(bin, tree, state, home string, q map[string]any, editorWatches bool) (startTimes, error) {
 	var r startTimes
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "AGENTLS_STATE_DIR="+state, "HOME="+home, "XDG_STATE_HOME=", "XDG_CONFIG_HOME=")
@@ -95,9 +96,13 @@ func startOnce(bin, tree, state, home string, q map[string]any) (startTimes, err
 		}
 	}()
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(tree)}).String()
+	caps := map[string]any{}
+	if editorWatches {
+		caps = map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}
+	}
 	t1 := time.Now()
 	if _, err := c.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": uri,
-		"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench-graph"}}); err != nil {
+		"capabilities": caps, "clientInfo": map[string]any{"name": "bench-graph"}}); err != nil {
 		return r, fmt.Errorf("initialize: %w", err)
 	}
 	if err := c.notify("initialized", map[string]any{}); err != nil {
