@@ -396,14 +396,15 @@ func (g *Graph) scopeOf(f *File) *scope {
 // resolve returns the definitions a reference to name with the qualifier
 // qual from s means, and how sure that is. v's graph is read-locked.
 func (v *view) resolve(s *scope, name, qual string) ([]defRef, Provenance) {
-	all := v.defsOf(name)
+	nd := v.named(name)
+	all := nd.all
 	if len(all) == 0 {
 		return nil, 0
 	}
 	var out []defRef
 	var prov Provenance
 	if s.f.Lang == LangGo {
-		out, prov = resolveGo(s, all, qual)
+		out, prov = resolveGo(s, nd, qual)
 	} else {
 		out, prov = resolveTokens(s, all, qual)
 	}
@@ -432,32 +433,32 @@ func isGoTest(f *File) bool { return strings.HasSuffix(f.Path, "_test.go") }
 
 // resolveGo resolves a Go reference by its qualifier (the comment at the
 // top) among all the definitions of its name.
-func resolveGo(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
+func resolveGo(s *scope, nd *nameDefs, qual string) ([]defRef, Provenance) {
 	kind, ipath, typ := splitQual(qual)
 	switch kind {
 	case 0:
-		if out := pickGo(nil, all, s, "", ""); len(out) > 0 {
+		if out := pickGo(nil, nd, s, "", ""); len(out) > 0 {
 			return out, Resolved
 		}
 		var out []defRef
 		for _, p := range s.dots {
-			out = pickGo(out, all, s, p, "")
+			out = pickGo(out, nd, s, p, "")
 		}
 		return out, Resolved
 	case 'p':
 		if ipath == "" {
 			return nil, 0
 		}
-		return pickGo(nil, all, s, ipath, ""), Resolved
+		return pickGo(nil, nd, s, ipath, ""), Resolved
 	case 't':
-		if out := pickGo(nil, all, s, ipath, typ); len(out) > 0 {
+		if out := pickGo(nil, nd, s, ipath, typ); len(out) > 0 {
 			return out, Resolved
 		}
 		if ipath == "" {
 			// a type of a package the file dot-imports
 			var out []defRef
 			for _, p := range s.dots {
-				out = pickGo(out, all, s, p, typ)
+				out = pickGo(out, nd, s, p, typ)
 			}
 			if len(out) > 0 {
 				return out, Resolved
@@ -469,45 +470,43 @@ func resolveGo(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
 	// the guess's tiers: the file's package, the packages it imports,
 	// anywhere when the name is rare; counted first so that one slice is
 	// made, the imports looked up only when the package has none
-	nSame, nAll := 0, 0
-	for _, d := range all {
-		if d.f.Lang == LangGo && d.container != "" {
-			nAll++
-			if d.f.dir == s.dir && d.f.Package == s.f.Package {
-				nSame++
-			}
+	if nd.members == 0 {
+		return nil, 0
+	}
+	var out []defRef
+	for _, d := range nd.inDir(s.dir) {
+		if d.f.Lang == LangGo && d.container != "" && d.f.dir == s.dir && d.f.Package == s.f.Package {
+			out = append(out, d)
 		}
 	}
-	in := func(d defRef) bool { return d.f.Lang == LangGo && d.container != "" }
-	switch {
-	case nSame > 0:
-		in = func(d defRef) bool {
-			return d.f.Lang == LangGo && d.container != "" && d.f.dir == s.dir && d.f.Package == s.f.Package
-		}
-	case nAll == 0:
-		return nil, 0
-	default:
-		imported := func(d defRef) bool {
-			return d.f.Lang == LangGo && d.container != "" && s.importedDir[d.f.dir] && !isGoTest(d.f)
-		}
-		nImported := 0
-		if len(s.importedDir) > 0 {
-			for _, d := range all {
-				if imported(d) {
-					nImported++
+	if len(out) > 0 {
+		return out, ByName
+	}
+	if len(s.importedDir) > 0 {
+		if len(nd.all) < byDirFrom || len(s.importedDir) > len(nd.all) {
+			for _, d := range nd.all {
+				if d.f.Lang == LangGo && d.container != "" && s.importedDir[d.f.dir] && !isGoTest(d.f) {
+					out = append(out, d)
+				}
+			}
+		} else {
+			for dir := range s.importedDir {
+				for _, d := range nd.inDir(dir) {
+					if d.f.Lang == LangGo && d.container != "" && d.f.dir == dir && !isGoTest(d.f) {
+						out = append(out, d)
+					}
 				}
 			}
 		}
-		switch {
-		case nImported > 0:
-			in = imported
-		case nAll > maxAnywhere:
-			return nil, 0
+		if len(out) > 0 {
+			return out, ByName
 		}
 	}
-	var out []defRef
-	for _, d := range all {
-		if in(d) {
+	if nd.members > maxAnywhere {
+		return nil, 0
+	}
+	for _, d := range nd.all {
+		if d.f.Lang == LangGo && d.container != "" {
 			out = append(out, d)
 		}
 	}
@@ -517,7 +516,7 @@ func resolveGo(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
 // pickGo appends to out the definitions among all that are in the
 // package of the import path ipath ("": the file's own package) with this
 // container ("": package-level).
-func pickGo(out, all []defRef, s *scope, ipath, container string) []defRef {
+func pickGo(out []defRef, nd *nameDefs, s *scope, ipath, container string) []defRef {
 	dir, own := s.dir, ipath == ""
 	if !own {
 		d, ok := s.pkgDirs[ipath]
@@ -526,7 +525,7 @@ func pickGo(out, all []defRef, s *scope, ipath, container string) []defRef {
 		}
 		dir = d
 	}
-	for _, d := range all {
+	for _, d := range nd.inDir(dir) {
 		f := d.f
 		if d.container != container || f.dir != dir || f.Lang != LangGo {
 			continue

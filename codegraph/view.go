@@ -6,9 +6,51 @@ package codegraph
 // (a query that asks the language server makes a new one after).
 type view struct {
 	g      *Graph
-	defs   map[string][]defRef
+	defs   map[string]*nameDefs
 	cached int // definitions in defs
 	scopes map[*File]*scope
+}
+
+// nameDefs is every definition of one name, and those of Go by directory
+// (made when first asked, for a name with many), so that resolving a Go
+// reference looks at the one directory its package is in rather than at
+// every definition of the name: a monorepo holds thousands of some.
+type nameDefs struct {
+	all     []defRef
+	byDir   map[string][]defRef // Go definitions by directory, or nil
+	members int                 // Go definitions with a container
+}
+
+// byDirFrom is the number of definitions from which a name's are indexed
+// by directory.
+const byDirFrom = 32
+
+func newNameDefs(all []defRef) *nameDefs {
+	nd := &nameDefs{all: all}
+	for _, d := range all {
+		if d.f.Lang == LangGo && d.container != "" {
+			nd.members++
+		}
+	}
+	return nd
+}
+
+// inDir returns the definitions that may be in the Go directory dir: all
+// of them for a name with few (the caller checks the directory), else
+// those the index has there.
+func (nd *nameDefs) inDir(dir string) []defRef {
+	if len(nd.all) < byDirFrom {
+		return nd.all
+	}
+	if nd.byDir == nil {
+		nd.byDir = map[string][]defRef{}
+		for _, d := range nd.all {
+			if d.f.Lang == LangGo {
+				nd.byDir[d.f.dir] = append(nd.byDir[d.f.dir], d)
+			}
+		}
+	}
+	return nd.byDir[dir]
 }
 
 // viewDefs bounds the definitions a view keeps (a pass over every file
@@ -17,15 +59,18 @@ type view struct {
 const viewDefs = 1 << 16
 
 func (g *Graph) newView() *view {
-	return &view{g: g, defs: map[string][]defRef{}, scopes: map[*File]*scope{}}
+	return &view{g: g, defs: map[string]*nameDefs{}, scopes: map[*File]*scope{}}
 }
 
 // defsOf returns every definition named name that the graph holds: those
 // of the stored graph (its index by name), then those of the files in
 // memory. The slice is the view's own.
-func (v *view) defsOf(name string) []defRef {
-	if ds, ok := v.defs[name]; ok {
-		return ds
+func (v *view) defsOf(name string) []defRef { return v.named(name).all }
+
+// named is defsOf with the index by directory.
+func (v *view) named(name string) *nameDefs {
+	if nd, ok := v.defs[name]; ok {
+		return nd
 	}
 	var out []defRef
 	for _, im := range v.g.images {
@@ -40,9 +85,10 @@ func (v *view) defsOf(name string) []defRef {
 		clear(v.defs)
 		v.cached = 0
 	}
-	v.defs[name] = out
+	nd := newNameDefs(out)
+	v.defs[name] = nd
 	v.cached += len(out) + 1
-	return out
+	return nd
 }
 
 // referrers calls fn with each file that refers to name (with any
