@@ -109,7 +109,10 @@ function renderGroup(t: ViewTask, g: ViewGroup): string {
 export function renderTask(t: ViewTask): string {
   const out: string[] = [];
   out.push(`<div class="prompt"><div class="who">You</div><div class="md">${markdown(t.prompt)}</div></div>`);
-  out.push(`<div class="task-head">${stateBadge(t.state)}${t.engine !== undefined ? ` <span class="engine">on ${e(t.engine)}</span>` : ''}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
+  const progress = t.progress !== ''
+    ? ` <span class="progress" title="${e(t.ended && t.ending !== '' ? t.ending : 'Subtasks ended of those it has')}">${e(t.progress)}</span>`
+    : '';
+  out.push(`<div class="task-head">${stateBadge(t.state)}${progress}${t.engine !== undefined ? ` <span class="engine">on ${e(t.engine)}</span>` : ''}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
   out.push(t.pending.map(renderPending).join(''));
   out.push(t.groups.map((g) => renderGroup(t, g)).join(''));
   if (t.summary !== undefined && t.summary !== '') {

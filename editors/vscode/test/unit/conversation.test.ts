@@ -60,6 +60,17 @@ describe('the conversation', () => {
     assert.match(html, /<strong>greet<\/strong>/, 'the prompt is rendered');
   });
 
+  it('says how the task\'s subtasks ended from agentls\'s counts, the skipped and removed ones too', () => {
+    const { store, pending, conv } = running();
+    const left = [{ ...plan[0], state: 'skipped' as const }, { id: '3', content: 'Write the log', state: 'done' as const, dependsOn: [] }];
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '1 of 3 subtasks done, 1 skipped, 1 removed.', subtasks: left, changes: [],
+      applied: 0, rejected: 0, counts: { done: 1, skipped: 1, removed: 1, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
+    const [t] = viewState(conv, store, pending, extras).tasks;
+    assert.equal(t.progress, '1/3 (1 skipped, 1 removed)');
+    assert.match(renderLog(viewState(conv, store, pending, extras)),
+      /<span class="progress" title="1 of 3 subtasks done, 1 skipped, 1 removed">1\/3 \(1 skipped, 1 removed\)<\/span>/);
+  });
+
   it('shows a tool call that names workspace files by their absolute paths with them relative, and no backticks', () => {
     const { store, pending, conv } = running();
     const question = 'Which name for `greet` in /home/me/project/internal/very/deep/directory/of/the/project/main.go?';
@@ -109,7 +120,7 @@ describe('the conversation', () => {
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added', subtasks: plan.map((x) => ({ ...x, state: 'done' })),
       changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '' }, { path: 'README.md', operation: 'update', applied: false, diff: '' }],
-      applied: 1, rejected: 1, usage: { inputTokens: 1200, outputTokens: 30 },
+      applied: 1, rejected: 1, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 1200, outputTokens: 30 },
     });
     const s = viewState(conv, store, pending, extras);
     const t = s.tasks[0];
@@ -124,7 +135,7 @@ describe('the conversation', () => {
 
   it('continues a session: a follow-up is shown after the tasks it continues', () => {
     const { store, conv } = running();
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], applied: 0, rejected: 0, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(conv.sessionId(store), 's1');
     store.begin('t2', 'And document it', { folder, sessionId: 's1' });
     conv.show('t2', folder, true);
