@@ -54,6 +54,8 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** reveal made the view: its prompt box takes the keyboard once its page is up. */
+  private focusWhenReady = false;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -78,15 +80,21 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         if (isFromView(m)) {
           if (m.type === 'ready') {
             this.postNow();
+            if (this.focusWhenReady) {
+              this.focusWhenReady = false;
+              this.focus();
+            }
           } else {
             this.handle(m);
           }
         }
       }),
+      // Shown (unfolded, its container opened) it redraws, and leaves the
+      // keyboard where it is: only reveal, the person's own asking for the
+      // view, moves it.
       view.onDidChangeVisibility(() => {
         if (view.visible) {
           this.postNow();
-          this.focus();
         }
       }),
       view.onDidDispose(() => {
@@ -121,10 +129,16 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'focus' });
   }
 
+  /** visible says whether the person can see the view now (made, unfolded, its container open). */
+  visible(): boolean {
+    return this.view?.visible === true;
+  }
+
   /**
-   * show brings the view forward and leaves the keyboard where it is (a task
-   * started from the palette or a menu): revealed with focus only the first
-   * time, when VS Code has not made the view yet.
+   * show brings the view forward (unfolded, its container opened, made if
+   * VS Code had not made it yet) and leaves the keyboard where it is: a
+   * task started from the palette, a menu or a notification never takes
+   * the focus from the editor the person types in.
    */
   async show(): Promise<void> {
     if (this.view !== undefined) {
@@ -132,11 +146,13 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       this.postNow();
       return;
     }
-    await this.reveal();
+    await vscode.commands.executeCommand(`${conversationViewId}.focus`, { preserveFocus: true });
+    this.postNow();
   }
 
-  /** reveal shows the view and focuses its prompt box. */
+  /** reveal shows the view and puts the keyboard in its prompt box: the person asked for it. */
   async reveal(): Promise<void> {
+    this.focusWhenReady = this.view === undefined;
     await vscode.commands.executeCommand(`${conversationViewId}.focus`);
     this.postNow();
     this.focus();

@@ -1,8 +1,10 @@
 // The conversation view's script, in the webview: renders the state the
 // extension posts, and posts back what the person does. Keyboard first: the
-// prompt box has the focus, Enter sends, Shift+Enter starts a new line, and
-// ArrowUp / ArrowDown at the box's first / last line go through what was
-// sent before. Bundled by esbuild into dist/webview.js.
+// prompt box takes the focus when the view is focused (never by itself: a
+// view that shows a task started elsewhere leaves the keyboard where it
+// was), Enter sends, Shift+Enter starts a new line, and ArrowUp / ArrowDown
+// at the box's first / last line go through what was sent before. Bundled
+// by esbuild into dist/webview.js.
 import { renderAttachments, renderHeader, renderLog } from './render';
 import { FromView, ToView, ViewState } from './state';
 
@@ -243,5 +245,13 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
   }
 });
 
-prompt.focus();
+// The view focused (Focus on Conversation View, a click on it, Tab from
+// the side bar) with nothing of its own focused: the prompt box takes the
+// keyboard. A click on a button or a text focuses that instead, after this.
+window.addEventListener('focus', () => {
+  if (document.activeElement === null || document.activeElement === document.body) {
+    prompt.focus();
+  }
+});
+
 post({ type: 'ready' });
