@@ -5,6 +5,7 @@
 // The state it renders comes from the stores, posted at most every 50 ms.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { icon } from '../webview/render';
 import { FromView, isFromView, ToView, ViewState } from '../webview/state';
 
 export const conversationViewId = 'agentls.conversation';
@@ -38,11 +39,11 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 <div id="attachments" class="attachments"></div>
 <textarea id="prompt" rows="3" aria-label="Prompt for agentls"></textarea>
 <div class="composer-actions">
-<button type="button" class="secondary" data-attach="file" hidden title="Send the active editor's file along with the prompt">Attach file</button>
-<button type="button" class="secondary" data-attach="selection" hidden title="Send the active editor's selection along with the prompt">Attach selection</button>
-<button type="button" class="secondary" data-attach="image" hidden title="Send an image of the workspace along with the prompt (or paste one into the box)">Attach image</button>
+<button type="button" class="icon" data-attach="file" hidden title="Attach file: the active editor's file goes along with the prompt" aria-label="Attach file">${icon('file')}</button>
+<button type="button" class="icon" data-attach="selection" hidden title="Attach selection: the active editor's selection goes along with the prompt" aria-label="Attach selection">${icon('selection')}</button>
+<button type="button" class="icon" data-attach="image" hidden title="Attach image: an image of the workspace goes along with the prompt (or paste one into the box)" aria-label="Attach image">${icon('image')}</button>
 <span class="spacer"></span>
-<button type="button" id="send" class="primary">Send</button>
+<button type="button" id="send" class="primary" title="Send (Enter)">${icon('send')}<span class="label">Send</span></button>
 </div>
 <div id="hint" class="hint"></div>
 </div>

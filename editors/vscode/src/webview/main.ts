@@ -5,7 +5,7 @@
 // was), Enter sends, Shift+Enter starts a new line, and ArrowUp / ArrowDown
 // at the box's first / last line go through what was sent before. Bundled
 // by esbuild into dist/webview.js.
-import { renderAttachments, renderHeader, renderLog } from './render';
+import { icon, renderAttachments, renderHeader, renderLog } from './render';
 import { FromView, ToView, ViewState } from './state';
 
 interface VsCodeApi {
@@ -73,13 +73,20 @@ function render(s: ViewState): void {
       input.focus();
     }
   }
-  send.textContent = s.running ? 'Add subtask' : 'Send';
+  if (send.dataset.running !== String(s.running)) {
+    send.dataset.running = String(s.running);
+    send.innerHTML = s.running ? `${icon('add')}<span class="label">Add subtask</span>` : `${icon('send')}<span class="label">Send</span>`;
+    send.title = s.running ? 'Add subtask (Enter): what you typed becomes a subtask of the running task' : 'Send (Enter)';
+  }
   prompt.placeholder = s.running
     ? 'Add a subtask to the running task…'
     : s.tasks.length > 0 ? 'Follow up…' : 'Ask agentls for a change…';
   hint.textContent = s.running
-    ? 'A task is running: what you send is added to it as a subtask. Enter sends, Shift+Enter new line.'
-    : 'Enter sends, Shift+Enter new line, ↑ ↓ history.';
+    ? 'Enter adds a subtask · Shift+Enter new line'
+    : 'Enter sends · Shift+Enter new line · ↑ ↓ history';
+  hint.title = s.running
+    ? 'A task is running: what you send is added to it as a subtask. Enter sends, Shift+Enter starts a new line.'
+    : 'Enter sends, Shift+Enter starts a new line, ↑ and ↓ go through what you sent before.';
   if (historyAt < 0 || historyAt > s.history.length) {
     historyAt = s.history.length;
   }

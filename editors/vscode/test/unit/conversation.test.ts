@@ -58,6 +58,17 @@ describe('the conversation', () => {
     assert.match(html, /<details class="tool tool-ok" data-key="t1\/1\/4"><summary><span class="mark">✓<\/span> read_file main\.go<\/summary>/);
     assert.doesNotMatch(html, /<details class="tool[^>]* open/, 'tool calls are folded');
     assert.match(html, /<strong>greet<\/strong>/, 'the prompt is rendered');
+    // Opened, its arguments and its result each say what they are: neither reads as the agent's words.
+    assert.match(html, /read_file main\.go<\/summary><div class="label">Arguments<\/div><pre><code>\{\n {2}&quot;path&quot;: &quot;main\.go&quot;\n\}<\/code><\/pre><div class="label">Result<\/div><div class="result">package main<\/div><\/details>/);
+  });
+
+  it('labels a failed tool call\'s result as its error', () => {
+    const { store, pending, conv } = running();
+    feed(store, 't1', [
+      [{ kind: 'toolCall', subtaskId: '1', tool: 'read_file', arguments: { path: 'gone.go' } }],
+      [{ kind: 'toolResult', subtaskId: '1', tool: 'read_file', ok: false, summary: 'no such file: gone.go' }],
+    ]);
+    assert.match(renderLog(viewState(conv, store, pending, extras)), /<div class="label">Error<\/div><div class="result">no such file: gone\.go<\/div>/);
   });
 
   it('says how the task\'s subtasks ended from agentls\'s counts, the skipped and removed ones too', () => {
@@ -191,8 +202,12 @@ describe('the conversation', () => {
   it('shows the model and the intent of the next task in its header', () => {
     const s: ViewState = { ...viewState(new Conversation(), new TaskStore(), new PendingStore(), extras), model: 'openai:gpt-4.1', intent: 'INT-1 Greeting' };
     const h = renderHeader(s);
-    assert.match(h, /Model: openai:gpt-4\.1/);
-    assert.match(h, /Intent: INT-1 Greeting/);
+    const text = h.replace(/<[^>]+>/g, '');
+    assert.match(text, /Model: openai:gpt-4\.1/);
+    assert.match(text, /Intent: INT-1 Greeting/);
+    // Each chip an icon and its value, its name in the tooltip and for screen readers, not drawn.
+    assert.match(h, /<button type="button" class="chip" data-action="model" title="Model: openai:gpt-4\.1\. Choose the model of the next task"><svg class="icon"[^>]*aria-hidden="true"[^>]*>.*<\/svg><span class="name">Model: <\/span><span class="value">openai:gpt-4\.1<\/span><\/button>/);
+    assert.match(h, /data-action="new" title="New conversation"><svg/);
   });
 });
 
