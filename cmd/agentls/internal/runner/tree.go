@@ -33,7 +33,7 @@ func (t *tree) apply(p *api.TaskUpdateParams) string {
 	t.state = p.State
 	t.subtasks = p.Subtasks
 	ev := p.Event
-	if ev.Counts != nil {
+	if ev.Counts != nil && ev.Counts.Total() > 0 {
 		t.counts = ev.Counts
 	}
 	tag := "task"
@@ -88,7 +88,7 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 	case api.EventTodos:
 		return fmt.Sprintf("[%s] todos: %s", tag, short(todosText(ev.Todos), 200))
 	case api.EventStateChanged:
-		if ev.Counts != nil {
+		if ev.Counts != nil && ev.Counts.Total() > 0 {
 			return fmt.Sprintf("[task] %s: %s", ev.State, ev.Counts.String())
 		}
 		return fmt.Sprintf("[task] %s", ev.State)

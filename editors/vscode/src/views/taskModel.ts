@@ -526,11 +526,12 @@ function total(c: SubtaskCounts): number {
 /**
  * subtaskCounts says how an ended task's subtasks ended, from agentls's
  * counts, as agentls's summary says it: "1 of 3 subtasks done, 1 skipped,
- * 1 removed"; '' before the end (or from an agentls that sends none).
+ * 1 removed"; '' before the end (or from an agentls that sends none, or
+ * of a task that had no subtask: its plan failed).
  */
 export function subtaskCounts(t: Pick<TaskView, 'counts'>): string {
   const c = t.counts;
-  if (c === undefined) {
+  if (c === undefined || total(c) === 0) {
     return '';
   }
   const n = total(c);
@@ -544,7 +545,7 @@ export function subtaskCounts(t: Pick<TaskView, 'counts'>): string {
  * ("1/3 (1 skipped, 1 removed)"), from agentls's counts.
  */
 export function progressText(t: TaskView): string {
-  if (isFinal(t.state) && t.counts !== undefined) {
+  if (isFinal(t.state) && t.counts !== undefined && total(t.counts) > 0) {
     const others = otherCounts(t.counts);
     return `${t.counts.done}/${total(t.counts)}${others.length > 0 ? ` (${others.join(', ')})` : ''}`;
   }

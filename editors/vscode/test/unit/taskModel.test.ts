@@ -221,6 +221,13 @@ describe('view helpers', () => {
       counts: { done: 0, skipped: 0, removed: 0, failed: 1, blocked: 0, notRun: 1 }, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(progressText(t), '0/2 (1 failed, 1 not run)', 'the reply has the last word');
     assert.equal(subtaskCounts({}), '', 'nothing before the end');
+    const none = { done: 0, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 };
+    store.finish({ taskId: 't2', sessionId: 's1', state: 'failed', summary: 'Planning failed: model down', subtasks: [], changes: [], applied: 0, rejected: 0,
+      counts: none, usage: { inputTokens: 0, outputTokens: 0 } });
+    const failed = store.get('t2');
+    assert.ok(failed);
+    assert.equal(progressText(failed), '', 'a failed plan had no subtask to count');
+    assert.equal(subtaskCounts(failed), '');
   });
   it('counts ended subtasks', () => {
     const store = new TaskStore();
