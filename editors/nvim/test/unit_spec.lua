@@ -519,6 +519,7 @@ test('an ended task says how its subtasks ended from the server\'s counts, the s
   R.eq('2/2', transcript.progress({ done = 2, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'all done')
   R.eq('0 of 1 subtask done, 1 not run', transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 1 }), 'one')
   R.eq(nil, transcript.subtask_counts(nil), 'an older server sends none')
+  R.eq(nil, transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'a failed plan had no subtask')
   -- Two subtasks left in the list, both settled: the counts say one was done.
   local st = state.new('/w')
   st:task_started('t1', 'Steer')

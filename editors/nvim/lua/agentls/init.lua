@@ -34,7 +34,9 @@ end
 
 -- end_message says how a run ended, in one line: its subtasks from the
 -- server's counts (the skipped and removed ones too), its changes, and the
--- first line of its summary where that says more (one subtask's result).
+-- first line of its summary where that says more than the counts (one
+-- subtask's result, a failed plan): the server words a task of several
+-- subtasks from the same counts.
 function M.end_message(id, result)
   -- A rejected change is no change: say what was applied and what not.
   local c = state.counts(result)
@@ -42,7 +44,7 @@ function M.end_message(id, result)
   local ended = transcript.subtask_counts(result.counts)
   local first = vim.split(result.summary or '', '\n', { plain = true })[1] or ''
   local counts = (ended and (ended .. '; ') or '') .. changes
-  if first ~= '' and (not ended or not first:find(ended, 1, true)) then
+  if first ~= '' and (not ended or transcript.subtask_total(result.counts) == 1) then
     return string.format('task %s %s: %s (%s)', id, result.state or '?', first, counts)
   end
   return string.format('task %s %s: %s', id, result.state or '?', counts)

@@ -363,15 +363,15 @@ end
 -- subtask_counts says how an ended task's subtasks ended, from the
 -- server's counts (every subtask it had, the removed ones too): "1 of 3
 -- subtasks done, 1 skipped, 1 removed"; nil without counts (an older
--- server).
+-- server) or without a subtask (planning failed).
 function M.subtask_counts(c)
-  if type(c) ~= 'table' then
+  local total = M.subtask_total(c)
+  if total == 0 then
     return nil
   end
   local function n(k)
     return tonumber(c[k]) or 0
   end
-  local total = n('done') + n('skipped') + n('removed') + n('failed') + n('blocked') + n('notRun')
   local parts = { string.format('%d of %d %s done', n('done'), total, total == 1 and 'subtask' or 'subtasks') }
   for _, kw in ipairs({ { 'skipped', 'skipped' }, { 'removed', 'removed' }, { 'failed', 'failed' }, { 'blocked', 'blocked' }, { 'notRun', 'not run' } }) do
     if n(kw[1]) > 0 then
@@ -379,6 +379,18 @@ function M.subtask_counts(c)
     end
   end
   return table.concat(parts, ', ')
+end
+
+-- subtask_total is how many subtasks the counts c count (0 without c).
+function M.subtask_total(c)
+  if type(c) ~= 'table' then
+    return 0
+  end
+  local total = 0
+  for _, k in ipairs({ 'done', 'skipped', 'removed', 'failed', 'blocked', 'notRun' }) do
+    total = total + (tonumber(c[k]) or 0)
+  end
+  return total
 end
 
 -- progress says the same in a few characters: "1/3 (1 skipped, 1 removed)".
