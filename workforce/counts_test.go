@@ -245,3 +245,38 @@ func TestCountsSaySkippedAndRemovedSubtasks(t *testing.T) {
 		t.Errorf("the task's last event is %+v, want stateChanged with the result's counts and summary", ev)
 	}
 }
+
+// TestStoppedBeforeThePlanSaysSo: a task stopped while it plans had no
+// subtask; its summary says that, not "0 of 0 subtasks done".
+func TestStoppedBeforeThePlanSaysSo(t *testing.T) {
+	planning := make(chan struct{})
+	m := &funcModel{fn: func(ctx context.Context, req *clients.Request) (*clients.Response, error) {
+		close(planning)
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}}
+	e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+	ctx := testkit.Context(t)
+	ran := make(chan *api.RunResult, 1)
+	go func() {
+		res, _ := e.Run(ctx, api.RunParams{Prompt: "x", TaskID: "t1"}, settings())
+		ran <- res
+	}()
+	select {
+	case <-planning:
+	case <-ctx.Done():
+		t.Fatal("the task never planned")
+	}
+	if _, err := e.Stop("t1"); err != nil {
+		t.Fatal(err)
+	}
+	var res *api.RunResult
+	select {
+	case res = <-ran:
+	case <-ctx.Done():
+		t.Fatal("the task never ended")
+	}
+	if res == nil || res.State != api.TaskStopped || res.Summary != "Stopped by the user before the plan was made." || res.Counts.Total() != 0 {
+		t.Errorf("result %+v; want stopped, no subtask counted, saying it stopped before the plan", res)
+	}
+}

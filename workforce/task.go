@@ -451,6 +451,10 @@ func (t *task) summaryLocked() string {
 	c := t.countsLocked()
 	var b strings.Builder
 	switch {
+	case c.Total() == 0 && t.state == api.TaskStopped:
+		return "Stopped by the user before the plan was made."
+	case c.Total() == 0:
+		return "Failed: no subtask was left to run."
 	case t.state == api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user: %s.", c.String())
 	case t.state == api.TaskDone && c.Done == c.Total():
