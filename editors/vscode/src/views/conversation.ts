@@ -57,6 +57,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   private timer: NodeJS.Timeout | undefined;
   /** reveal made the view: its prompt box takes the keyboard once its page is up. */
   private focusWhenReady = false;
+  /**
+   * show asked VS Code to show the view, and VS Code has not said yet that
+   * it did: the view counts as seen meanwhile (a proposal that comes at
+   * once asks there, not in a notification too).
+   */
+  private showing = false;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -67,6 +73,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.showing = false;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
@@ -94,6 +101,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       // keyboard where it is: only reveal, the person's own asking for the
       // view, moves it.
       view.onDidChangeVisibility(() => {
+        this.showing = false;
         if (view.visible) {
           this.postNow();
         }
@@ -130,9 +138,12 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: 'focus' });
   }
 
-  /** visible says whether the person can see the view now (made, unfolded, its container open). */
+  /**
+   * visible says whether the person sees the view (made, unfolded, its
+   * container open), or is about to: show asked for it.
+   */
   visible(): boolean {
-    return this.view?.visible === true;
+    return this.view?.visible === true || this.showing;
   }
 
   /**
@@ -142,6 +153,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
    * the focus from the editor the person types in.
    */
   async show(): Promise<void> {
+    if (this.view?.visible !== true) {
+      this.showing = true;
+    }
     if (this.view !== undefined) {
       this.view.show(true);
       this.postNow();

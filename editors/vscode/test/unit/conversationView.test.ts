@@ -28,12 +28,17 @@ class FakeView {
   };
 
   show(preserveFocus?: boolean): void {
+    // VS Code unfolds the view later, and says so with onDidChangeVisibility.
     this.shows.push(preserveFocus === true);
-    this.unfold();
   }
 
   unfold(): void {
     this.visible = true;
+    this.visibility.fire(undefined);
+  }
+
+  fold(): void {
+    this.visible = false;
     this.visibility.fire(undefined);
   }
 
@@ -55,11 +60,15 @@ describe('the conversation view and the keyboard', () => {
     const { conv, view } = made();
     await conv.show();
     assert.deepEqual(view.shows, [true], 'shown with the focus kept where it is');
-    view.visible = false;
-    view.unfold(); // the person unfolds it, or a task's start does
+    assert.equal(conv.visible(), true, 'seen as soon as it is asked for: a proposal then asks there alone');
+    view.unfold(); // VS Code unfolds it
+    view.fold();
+    view.unfold(); // the person unfolds it again
     assert.equal(view.focuses(), 0, 'nothing moves the keyboard into the view');
     assert.ok(view.posted.some((m) => m.type === 'state'), 'it is drawn');
     assert.equal(conv.visible(), true);
+    view.fold(); // the person folds it
+    assert.equal(conv.visible(), false);
   });
 
   it('asks VS Code to make the view, if it has not, keeping the focus', async () => {
