@@ -37,7 +37,7 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 <div id="log" class="log" role="log" aria-live="polite"></div>
 <div class="composer">
 <div id="attachments" class="attachments"></div>
-<textarea id="prompt" rows="3" aria-label="Prompt for agentls"></textarea>
+<textarea id="prompt" rows="2" aria-label="Prompt for agentls"></textarea>
 <div class="composer-actions">
 <button type="button" class="icon" data-attach="file" hidden title="Attach file: the active editor's file goes along with the prompt" aria-label="Attach file">${icon('file')}</button>
 <button type="button" class="icon" data-attach="selection" hidden title="Attach selection: the active editor's selection goes along with the prompt" aria-label="Attach selection">${icon('selection')}</button>
