@@ -46,7 +46,8 @@ bench-wire:
 
 # The code graph beside Universal Ctags on the Go standard library of this
 # machine (docs/BENCHMARKS.md, Code graph): index time, memory, one file's
-# update, the start from the stored graph.
+# update, the start from the stored graph; then the precision and recall of
+# its Go references against a go/ast oracle.
 bench-graph:
 	@bash scripts/bench-graph.sh
 

@@ -12,6 +12,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/uri v1.0.1
+	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 	go.yaml.in/yaml/v4 v4.0.0
 	golang.org/x/net v0.62.0

@@ -1,8 +1,8 @@
 package api
 
 // CodeGraphParams are the params of agent/codeGraph: a file (path), a
-// definition (symbol: a name, or Container.Name), or both (the symbol as
-// defined in that file).
+// definition (symbol: a name, Container.Name, or for Go package.Name), or
+// both (the symbol as defined in that file).
 type CodeGraphParams struct {
 	Path   string `json:"path,omitempty"`
 	Symbol string `json:"symbol,omitempty"`
@@ -18,7 +18,24 @@ type CodeGraphResult struct {
 	// Truncated is set when the limits (500 nodes, 2000 edges) cut the
 	// answer.
 	Truncated bool `json:"truncated,omitempty"`
+	// Omitted is how many references and calls found were left out of
+	// the edges by the limits.
+	Omitted int `json:"omitted,omitempty"`
 }
+
+// Provenance is how a reference, or an edge of references, was found:
+// "lsp" (the editor's language server said so), "resolved" (the graph
+// resolved it by the language's rules) or "name" (a guess: a definition
+// of the same name). An edge that stands for several references has the
+// least sure of theirs.
+type Provenance string
+
+// The provenances, surest first.
+const (
+	ProvenanceLSP      Provenance = "lsp"
+	ProvenanceResolved Provenance = "resolved"
+	ProvenanceName     Provenance = "name"
+)
 
 // CodeGraphNode is a file, a definition, or a module outside the
 // workspace that a file imports.
@@ -43,16 +60,19 @@ type CodeGraphNode struct {
 // CodeGraphEdge is a relation between two nodes: "defines" (a file or a
 // definition to a definition inside it), "imports" (a file to a file or a
 // module), "references" and "calls" (a file or a definition to a
-// definition, or file to file with a count).
+// definition, or file to file).
 type CodeGraphEdge struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Kind string `json:"kind"`
-	// Count is the number of references a file-to-file edge stands for.
+	// Count is the number of references or calls a "references" or
+	// "calls" edge stands for.
 	Count int `json:"count,omitempty"`
-	// Ranges are where the references or calls are, in From's file (at
-	// most 20).
+	// Ranges are where the references or calls are, in From's file: the
+	// first 20 of the Count.
 	Ranges []Range `json:"ranges,omitempty"`
+	// Provenance is how the references or calls were found.
+	Provenance Provenance `json:"provenance,omitempty"`
 }
 
 // TextDocumentSyncOptions are the text synchronisation agentls asks for:

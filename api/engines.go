@@ -34,6 +34,10 @@ type EngineConfig struct {
 	Isolate *bool `json:"isolate,omitempty"`
 	// Disabled leaves the engine out.
 	Disabled bool `json:"disabled,omitempty"`
+	// MCPServers: false keeps the user's MCP servers (the mcpServers
+	// setting) from the engine; nil or true hands them over through the
+	// bridge (docs/ENGINES.md).
+	MCPServers *bool `json:"mcpServers,omitempty"`
 }
 
 // engineNameRE is what an engine's name may be: it is written in plans,
@@ -48,7 +52,7 @@ func ValidEngineName(name string) bool { return engineNameRE.MatchString(name) }
 const EngineBuiltin = "agentls"
 
 // DecodeEngines decodes the engines setting: an object of engine name →
-// {command, env, isolate, disabled}. null for an entry means its default.
+// {command, env, isolate, disabled, mcpServers}. null for an entry means its default.
 // Unknown keys of an entry are returned for the caller to log.
 func DecodeEngines(key string, raw json.RawMessage) (map[string]EngineConfig, []string, error) {
 	var fields map[string]json.RawMessage
@@ -96,6 +100,11 @@ func DecodeEngines(key string, raw json.RawMessage) (map[string]EngineConfig, []
 				}
 			case "disabled":
 				err = decodeBool(k+".disabled", ev, &c.Disabled)
+			case "mcpServers":
+				var b bool
+				if err = decodeBool(k+".mcpServers", ev, &b); err == nil {
+					c.MCPServers = &b
+				}
 			default:
 				unknown = append(unknown, k+"."+ek)
 			}
@@ -157,6 +166,9 @@ type EngineInfo struct {
 	// Usable: it can be assigned; Reason says why not.
 	Usable bool   `json:"usable"`
 	Reason string `json:"reason,omitempty"`
+	// Note says what is not known of a usable engine until it starts (its
+	// version, when the command does not tell it).
+	Note string `json:"note,omitempty"`
 }
 
 // EnginesResult is the reply to agent/engines: the built-in worker's

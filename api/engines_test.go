@@ -46,7 +46,14 @@ func TestEnginesSetting(t *testing.T) {
 			t.Fatal("a null entry is the default, not an entry")
 		}
 	})
+	t.Run("keeps the user's MCP servers from an engine whose entry says mcpServers: false", func(t *testing.T) {
+		s, _, err := ApplySettings(base, json.RawMessage(`{"engines":{"codex":{"mcpServers":false},"gemini":{"mcpServers":true}}}`))
+		if err != nil || s.Engines["codex"].MCPServers == nil || *s.Engines["codex"].MCPServers || !*s.Engines["gemini"].MCPServers {
+			t.Fatalf("got %+v, %v", s.Engines, err)
+		}
+	})
 	for _, c := range []struct{ name, raw, key string }{
+		{"refuses mcpServers that is not a boolean", `{"engines":{"codex":{"mcpServers":{}}}}`, "engines.codex.mcpServers"},
 		{"refuses engines that is not an object", `{"engines":["claude"]}`, "engines"},
 		{"refuses an entry that is not an object", `{"engines":{"claude":"claude-agent-acp"}}`, "engines.claude"},
 		{"refuses a command that is a string", `{"engines":{"claude":{"command":"claude-agent-acp"}}}`, "engines.claude.command"},

@@ -40,6 +40,8 @@ const (
 	MethodReadFile               = "agent/readFile"
 	MethodRunCommand             = "agent/runCommand"
 	MethodAsk                    = "agent/ask"
+	MethodReferences             = "agent/references"
+	MethodDefinition             = "agent/definition"
 	MethodApplyEdit              = "workspace/applyEdit"
 	MethodShowMessageRequest     = "window/showMessageRequest"
 	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"

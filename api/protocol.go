@@ -67,6 +67,10 @@ type AgentClientCapabilities struct {
 	ReadFile   bool `json:"readFile,omitempty"`
 	RunCommand bool `json:"runCommand,omitempty"`
 	Ask        bool `json:"ask,omitempty"`
+	// References and Definition: the editor answers agent/references and
+	// agent/definition from its language servers (docs/PROTOCOL.md §4).
+	References bool `json:"references,omitempty"`
+	Definition bool `json:"definition,omitempty"`
 }
 
 // Caps is the flattened view of ClientCapabilities the rest of agentls uses.
@@ -81,6 +85,8 @@ type Caps struct {
 	ReadFile         bool // experimental.agent.readFile
 	RunCommand       bool // experimental.agent.runCommand
 	Ask              bool // experimental.agent.ask
+	References       bool // experimental.agent.references
+	Definition       bool // experimental.agent.definition
 	WatchFiles       bool // workspace.didChangeWatchedFiles.dynamicRegistration
 }
 
@@ -124,6 +130,8 @@ func (c ClientCapabilities) Flatten() Caps {
 		f.ReadFile = e.Agent.ReadFile
 		f.RunCommand = e.Agent.RunCommand
 		f.Ask = e.Agent.Ask
+		f.References = e.Agent.References
+		f.Definition = e.Agent.Definition
 	}
 	return f
 }
@@ -179,6 +187,34 @@ type ReadFileParams struct {
 // ReadFileResult is the reply to agent/readFile.
 type ReadFileResult struct {
 	Content string `json:"content"`
+}
+
+// TextDocumentPositionParams are the params of agent/definition: a
+// position in a document, as LSP's textDocument/definition takes it.
+type TextDocumentPositionParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Position     Position               `json:"position"`
+}
+
+// ReferenceContext is LSP's: whether the declaration itself is wanted.
+type ReferenceContext struct {
+	IncludeDeclaration bool `json:"includeDeclaration"`
+}
+
+// ReferenceParams are the params of agent/references, as LSP's
+// textDocument/references takes them.
+type ReferenceParams struct {
+	TextDocument TextDocumentIdentifier `json:"textDocument"`
+	Position     Position               `json:"position"`
+	Context      ReferenceContext       `json:"context"`
+}
+
+// Location is LSP's Location: a range of a document. The answer of
+// agent/references and agent/definition is a list of them, or null when
+// the editor has no language server for the document.
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
 }
 
 // RunCommandParams are the params of agent/runCommand.
@@ -635,7 +671,24 @@ type SessionMessage struct {
 	TaskID    string `json:"taskId"`
 	SubtaskID string `json:"subtaskId,omitempty"`
 	Time      string `json:"time"`
+	// Kind says what a message of agentls's own is: MessagePlan (the
+	// coordinator's plan) or MessageSummary (the task's end); none for
+	// the others.
+	Kind string `json:"kind,omitempty"`
+	// Tool, CallID and Arguments are a tool message's call: the tool, the
+	// callId of its toolCall event, and its arguments with every string
+	// longer than 200 bytes cut (what a client needs to show the call
+	// again: its path, its command, its pattern).
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// The kinds of a SessionMessage.
+const (
+	MessagePlan    = "plan"
+	MessageSummary = "summary"
+)
 
 // SessionResult is the reply to agent/session.
 type SessionResult struct {
@@ -763,7 +816,24 @@ const (
 	// subtask's steps), and the engine's start. Its reasoning is thinking.
 	EventSteps         EventKind = "steps"
 	EventEngineStarted EventKind = "engineStarted"
+	// EventInstructions: the project's instruction files the prompts
+	// carry (docs/WORKFORCE.md), when the task reads them and again when
+	// they change.
+	EventInstructions EventKind = "instructions"
+	// EventCompacted: an agent's conversation was compacted to fit the
+	// model's context window.
+	EventCompacted EventKind = "compacted"
 )
+
+// InstructionFile is one of the project's instruction files as a task's
+// prompts carry it: its path, the tokens of it they carry (at four
+// characters a token), and whether it was cut to fit instructions.maxTokens
+// (a file left out whole carries 0 tokens).
+type InstructionFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	Cut    bool   `json:"cut,omitempty"`
+}
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
@@ -771,20 +841,26 @@ type TaskEvent struct {
 	Kind      EventKind `json:"kind"`
 	SubtaskID string    `json:"subtaskId,omitempty"`
 	// CallID ties a toolResult to its toolCall: unique within the task.
-	CallID       string          `json:"callId,omitempty"`
-	Text         string          `json:"text,omitempty"`
-	Tool         string          `json:"tool,omitempty"`
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	OK           *bool           `json:"ok,omitempty"`
-	Summary      string          `json:"summary,omitempty"`
-	Path         string          `json:"path,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
-	Question     string          `json:"question,omitempty"`
-	Options      []string        `json:"options,omitempty"`
-	Answer       *string         `json:"answer,omitempty"`
-	InputTokens  int64           `json:"inputTokens,omitempty"`
-	OutputTokens int64           `json:"outputTokens,omitempty"`
-	State        string          `json:"state,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	OK        *bool           `json:"ok,omitempty"`
+	Summary   string          `json:"summary,omitempty"`
+	// Output is a toolResult's text as a person may read it, its lines
+	// kept (a file's lines, a command's exit status and output): the
+	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
+	// model got, with a last line saying what was left out; absent when
+	// Summary, the same on one line, says it all.
+	Output       string   `json:"output,omitempty"`
+	Path         string   `json:"path,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Question     string   `json:"question,omitempty"`
+	Options      []string `json:"options,omitempty"`
+	Answer       *string  `json:"answer,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	State        string   `json:"state,omitempty"`
 	// Applied, Rejected and Counts are set on the stateChanged event that
 	// ends a task: the counts of its changes applied and not applied, and
 	// of its subtasks by how they ended (as agent/run's result has them).
@@ -799,7 +875,24 @@ type TaskEvent struct {
 	Cost          *float64 `json:"cost,omitempty"`
 	ContextTokens int64    `json:"contextTokens,omitempty"`
 	ContextWindow int64    `json:"contextWindow,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are set on a usage event: the
+	// part of the task's input tokens so far read from the provider's
+	// prompt cache, and written to it.
+	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// Instructions are the instruction files of an instructions event.
+	Instructions []InstructionFile `json:"instructions,omitempty"`
+	// TokensBefore and TokensAfter are set on a compacted event: the
+	// tokens of the agent's context before and after (estimated).
+	TokensBefore int64 `json:"tokensBefore,omitempty"`
+	TokensAfter  int64 `json:"tokensAfter,omitempty"`
 }
+
+// The bounds of a toolResult's Output.
+const (
+	ToolOutputLines = 40
+	ToolOutputBytes = 4096
+)
 
 // TaskUpdateParams are the params of agent/taskUpdate.
 type TaskUpdateParams struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,19 @@ const (
 	CommandsAsk   CommandPolicy = "ask"
 	CommandsAllow CommandPolicy = "allow"
 	CommandsDeny  CommandPolicy = "deny"
+)
+
+// WorkspaceTrust is whether the person trusts the workspace, as their
+// editor knows it (docs/SECURITY.md, "Workspace trust"): one of the Trust*
+// values.
+type WorkspaceTrust = string
+
+// The trust a workspace may have. In an untrusted one agentls runs no
+// command, starts no MCP server and runs no subtask on an engine without
+// the person's explicit yes.
+const (
+	TrustTrusted   WorkspaceTrust = "trusted"
+	TrustUntrusted WorkspaceTrust = "untrusted"
 )
 
 // Zones are the workspace-relative doublestar globs an agent may touch; deny
@@ -136,7 +150,42 @@ type Settings struct {
 	// Engines configures the external agents subtasks may run on, by name
 	// (docs/ENGINES.md): a built-in engine's entry replaces its default.
 	Engines map[string]EngineConfig `json:"engines"`
+	// WorkspaceTrust is whether the person trusts the workspace, as the
+	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
+	// say what their editor knows).
+	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
+	// Instructions says which of the project's instruction files the
+	// prompts carry, and how much of them (docs/WORKFORCE.md).
+	Instructions InstructionSettings `json:"instructions"`
+	// Compaction says when an agent's conversation is compacted
+	// (docs/WORKFORCE.md).
+	Compaction CompactionSettings `json:"compaction"`
 }
+
+// InstructionSettings is the instructions setting: the project's
+// instruction files (every AGENTS.md; a directory's CLAUDE.md where it
+// has none; .github/copilot-instructions.md where the root has neither)
+// with the files Add names and without those Remove names (both
+// workspace-relative doublestar globs), within MaxTokens (0: none).
+type InstructionSettings struct {
+	Add       []string `json:"add"`
+	Remove    []string `json:"remove"`
+	MaxTokens int      `json:"maxTokens"`
+}
+
+// InstructionTokensLimit bounds instructions.maxTokens: instructions past
+// it would crowd out the task's own context.
+const InstructionTokensLimit = 65536
+
+// CompactionSettings is the compaction setting: an agent's conversation
+// is compacted when it reaches Threshold of the model's context window
+// (0: never at a threshold; a provider's "too long" still compacts it).
+type CompactionSettings struct {
+	Threshold float64 `json:"threshold"`
+}
+
+// Untrusted reports whether the workspace is not trusted.
+func (s Settings) Untrusted() bool { return s.WorkspaceTrust == TrustUntrusted }
 
 // AttachmentLimits bound agent/run's attachments, in bytes: a file's text
 // as the model is given it, an image's bytes, and everything one run
@@ -186,21 +235,24 @@ type CommandEnv struct {
 // DefaultSettings returns the defaults of docs/PROTOCOL.md §2.
 func DefaultSettings() Settings {
 	return Settings{
-		EditMode:      EditPropose,
-		MaxWorkers:    3,
-		Commands:      CommandsAsk,
-		AllowCommands: []string{},
-		Zones:         Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
-		Timeouts:      Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
-		CommandEnv:    CommandEnv{Pass: []string{}},
-		RepoMapTokens: 1024,
-		MCPServers:    map[string]MCPServer{},
-		AllowMCPTools: []string{},
-		Attachments:   AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
-		Thinking:      Thinking{BudgetTokens: 4096},
-		Heat:          HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
-		Prices:        map[string]Price{},
-		Engines:       map[string]EngineConfig{},
+		EditMode:       EditPropose,
+		MaxWorkers:     3,
+		Commands:       CommandsAsk,
+		AllowCommands:  []string{},
+		Zones:          Zones{Allow: []string{"**"}, Deny: []string{"**/.git/**"}},
+		Timeouts:       Timeouts{ReverseCallMs: 120000, CommandMs: 600000, ModelMs: 300000, HumanMs: 0, MCPMs: 120000, EngineMs: 1800000},
+		CommandEnv:     CommandEnv{Pass: []string{}},
+		RepoMapTokens:  1024,
+		MCPServers:     map[string]MCPServer{},
+		AllowMCPTools:  []string{},
+		Attachments:    AttachmentLimits{MaxFileBytes: 256 << 10, MaxImageBytes: 5 << 20, MaxTotalBytes: 20 << 20},
+		Thinking:       Thinking{BudgetTokens: 4096},
+		WorkspaceTrust: TrustTrusted,
+		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
+		Prices:         map[string]Price{},
+		Engines:        map[string]EngineConfig{},
+		Instructions:   InstructionSettings{Add: []string{}, Remove: []string{}, MaxTokens: 8192},
+		Compaction:     CompactionSettings{Threshold: 0.8},
 	}
 }
 
@@ -240,6 +292,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	s.Prices = maps.Clone(base.Prices)
 	s.Engines = maps.Clone(base.Engines)
+	s.Instructions.Add = slices.Clone(base.Instructions.Add)
+	s.Instructions.Remove = slices.Clone(base.Instructions.Remove)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -286,6 +340,12 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "instructions":
+			err = decodeInstructions(v, &s.Instructions)
+		case "compaction":
+			err = decodeCompaction(v, &s.Compaction)
+		case "workspaceTrust":
+			err = decodeEnum(key, v, &s.WorkspaceTrust, TrustTrusted, TrustUntrusted)
 		case "trace":
 			var b bool
 			if err = decodeBool(key, v, &b); err == nil {
@@ -424,7 +484,7 @@ func ValidateGlob(p string) error {
 		return fmt.Errorf("empty pattern")
 	}
 	if strings.HasPrefix(p, "/") {
-		return fmt.Errorf("%q is absolute; zones are workspace-relative", p)
+		return fmt.Errorf("%q is absolute; patterns are workspace-relative", p)
 	}
 	if !doublestar.ValidatePattern(p) {
 		return fmt.Errorf("%q is not a valid glob pattern", p)

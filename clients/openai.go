@@ -28,6 +28,8 @@ type openaiModel struct {
 	compat bool
 	// api picks chat completions or the Responses API (useResponses).
 	api openaiAPI
+	// win keeps the context window its provider's list says (ContextWindow).
+	win windowCache
 }
 
 func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool, api openaiAPI) *openaiModel {
@@ -70,6 +72,9 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		p.MaxTokens = openai.Int(maxTokens(req))
 	} else {
 		p.MaxCompletionTokens = openai.Int(maxTokens(req))
+	}
+	if k := m.cacheKey(req); k != "" {
+		p.PromptCacheKey = openai.String(k)
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
@@ -132,6 +137,17 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 	return p, nil
 }
 
+// cacheKey is the prompt_cache_key of req: its CacheKey, sent to OpenAI's
+// own API alone (a compatible server may refuse a field it does not know).
+// OpenAI caches the longest prefix it has seen of at least 1024 tokens by
+// itself; the key keeps a session's requests on one cache.
+func (m *openaiModel) cacheKey(req *Request) string {
+	if req.CacheKey == "" || m.compat || !officialOpenAI(m.ep.baseURL) {
+		return ""
+	}
+	return req.CacheKey
+}
+
 // schema is a tool's JSON Schema, or the request's error when it is not one.
 func (m *openaiModel) schema(t Tool) (map[string]any, error) {
 	schema, err := schemaMap(t)
@@ -142,12 +158,20 @@ func (m *openaiModel) schema(t Tool) (map[string]any, error) {
 }
 
 // toolResultText is a tool result as text: OpenAI's APIs have no error
-// flag on tool results, so a failure says so in words.
+// flag on tool results, so a failure says so in words, once: a result that
+// already begins with "Error" is given as it is.
 func toolResultText(r ToolResult) string {
-	if r.IsError {
+	if r.IsError && !saysError(r.Content) {
 		return "Error: " + r.Content
 	}
 	return r.Content
+}
+
+// saysError reports whether a tool's text already begins by saying it
+// failed.
+func saysError(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) >= 5 && strings.EqualFold(s[:5], "error")
 }
 
 // schemaMap decodes a tool's JSON Schema; an empty one is an object schema

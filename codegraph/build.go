@@ -30,8 +30,10 @@ type builder struct {
 
 	syms    []Symbol
 	imports []Import
-	names   map[string]uint32
+	pkg     string
+	names   map[nameQual]uint32
 	list    []string
+	quals   []string
 	counts  []uint32
 	refs    []byte
 	last    uint32 // line of the previous reference
@@ -40,13 +42,14 @@ type builder struct {
 // builders are reused from file to file: a full index makes thousands,
 // and their slices and name map grown for one file serve the next (file
 // copies out what it keeps).
-var builders = sync.Pool{New: func() any { return &builder{names: map[string]uint32{}} }}
+var builders = sync.Pool{New: func() any { return &builder{names: map[nameQual]uint32{}} }}
 
 // newBuilder returns a builder for src, empty; file gives it back.
 func newBuilder(src []byte) *builder {
 	b := builders.Get().(*builder)
 	b.src, b.curLine, b.curAt, b.curUnits, b.last = src, 0, 0, 0, 0
-	b.syms, b.imports, b.list, b.counts, b.refs = b.syms[:0], b.imports[:0], b.list[:0], b.counts[:0], b.refs[:0]
+	b.syms, b.imports, b.list, b.quals, b.counts, b.refs = b.syms[:0], b.imports[:0], b.list[:0], b.quals[:0], b.counts[:0], b.refs[:0]
+	b.pkg = ""
 	b.ascii = isASCII(src)
 	// The lines are cut where lsppos cuts them (\n, \r\n, a lone \r);
 	// most texts have no \r, and their \n are found by IndexByte.
@@ -170,31 +173,39 @@ func (b *builder) setEnd(i, end int) {
 }
 
 func (b *builder) imp(path string, off int) {
+	b.impNamed(path, "", off)
+}
+
+// impNamed records an import that the file gives a name (a Go alias).
+func (b *builder) impNamed(path, name string, off int) {
 	if path == "" {
 		return
 	}
-	b.imports = append(b.imports, Import{Path: path, Line: b.pos(off).Line})
+	b.imports = append(b.imports, Import{Path: path, Name: name, Line: b.pos(off).Line})
 }
 
 // ref records a reference to name at the byte offset off.
 func (b *builder) ref(name string, off int, call bool) {
-	b.refAt(name, b.pos(off), call)
+	b.refAt(name, qualBare, b.pos(off), call)
 }
 
-func (b *builder) refAt(name string, p Pos, call bool) {
-	idx, ok := b.names[name]
+// refAt records a reference to name, with its qualifier, at p.
+func (b *builder) refAt(name, qual string, p Pos, call bool) {
+	k := nameQual{name, qual}
+	idx, ok := b.names[k]
 	if !ok {
-		idx = b.intern(name)
-		b.names[name] = idx
+		idx = b.intern(name, qual)
+		b.names[k] = idx
 	}
 	b.refIdx(idx, p, call)
 }
 
-// intern adds name to the names the file refers to and returns its
-// index; refAt calls it once per name, a parser that keeps its own table
-// of names (parse_go.go) once per name too.
-func (b *builder) intern(name string) uint32 {
+// intern adds name with its qualifier to the names the file refers to and
+// returns its index; refAt calls it once per name, a parser that keeps its
+// own table of names (parse_go.go) once per name too.
+func (b *builder) intern(name, qual string) uint32 {
 	b.list = append(b.list, name)
+	b.quals = append(b.quals, qual)
 	b.counts = append(b.counts, 0)
 	return uint32(len(b.list) - 1)
 }
@@ -215,11 +226,19 @@ func (b *builder) refIdx(idx uint32, p Pos, call bool) {
 // file returns what was collected as a File (without its path and stat),
 // copied to its size, and gives the builder back: it is not used after.
 func (b *builder) file(lang Lang) *File {
-	f := &File{Lang: lang, Symbols: clone(b.syms), Imports: clone(b.imports), Names: clone(b.list), Counts: clone(b.counts), refs: string(b.refs)}
+	f := &File{Lang: lang, Symbols: clone(b.syms), Imports: clone(b.imports), Package: b.pkg,
+		Names: clone(b.list), Counts: clone(b.counts), refs: string(b.refs)}
+	for _, q := range b.quals {
+		if q != qualBare {
+			f.Quals = clone(b.quals)
+			break
+		}
+	}
 	// the strings it holds are the file's now, not the pool's
 	clear(b.syms)
 	clear(b.imports)
 	clear(b.list)
+	clear(b.quals)
 	clear(b.names)
 	b.src = nil
 	builders.Put(b)
@@ -235,31 +254,71 @@ func clone[T any](s []T) []T {
 }
 
 // decodeRefs decodes the references of a file.
-func decodeRefs(names []string, enc string) []Ref {
+func decodeRefs(names, quals []string, enc string) []Ref {
 	var out []Ref
+	eachRef(names, quals, enc, func(_ int, r Ref) { out = append(out, r) })
+	return out
+}
+
+// eachRef calls fn with each reference encoded in enc, in the order of the
+// file, and the index of its distinct name.
+func eachRef(names, quals []string, enc string, fn func(k int, r Ref)) {
 	var line int64
-	buf := []byte(enc)
-	for len(buf) > 0 {
-		idx, n := binary.Uvarint(buf)
+	for i := 0; i < len(enc); {
+		idx, n := uvarint(enc[i:])
 		if n <= 0 {
-			return out
+			return
 		}
-		buf = buf[n:]
-		d, n := binary.Varint(buf)
+		i += n
+		d, n := varint(enc[i:])
 		if n <= 0 {
-			return out
+			return
 		}
-		buf = buf[n:]
-		c, n := binary.Uvarint(buf)
+		i += n
+		c, n := uvarint(enc[i:])
 		if n <= 0 {
-			return out
+			return
 		}
-		buf = buf[n:]
+		i += n
 		line += d
 		if idx >= uint64(len(names)) || line < 0 {
-			return out
+			return
 		}
-		out = append(out, Ref{Name: names[idx], Pos: Pos{Line: uint32(line), Col: uint32(c >> 1)}, Call: c&1 == 1})
+		r := Ref{Name: names[idx], Pos: Pos{Line: uint32(line), Col: uint32(c >> 1)}, Call: c&1 == 1}
+		if idx < uint64(len(quals)) {
+			r.Qual = quals[idx]
+		}
+		fn(int(idx), r)
 	}
-	return out
+}
+
+// uvarint is binary.Uvarint of a string, which it does not copy.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if i == binary.MaxVarintLen64 {
+			return 0, -(i + 1)
+		}
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				return 0, -(i + 1)
+			}
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
+
+// varint is binary.Varint of a string.
+func varint(s string) (int64, int) {
+	ux, n := uvarint(s)
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
+	}
+	return x, n
 }

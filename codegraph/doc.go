@@ -10,8 +10,16 @@
 // dropped, literals opaque, brackets matched) and a recogniser per language
 // that reads definitions off the token stream by their shape. References
 // are the identifiers that are not definitions' names (a Go function's
-// locals left out), a call when a parenthesis follows. docs/ARCHITECTURE.md
-// ("Choices made") has the measure of these parsers against tree-sitter.
+// locals left out), a call when a parenthesis follows, each with what the
+// parser saw on its left (qual.go: an import, a value of known type, a
+// value of unknown type). docs/ARCHITECTURE.md ("Choices made") has the
+// measure of these parsers against tree-sitter.
+//
+// Where references come from: the editor's language server first, when
+// the graph has one (lsp.go: agent/references and agent/definition, within
+// a query's bounds); then the graph's resolution by each language's rules
+// (resolve.go); what neither settles is a guess by name. Every reference
+// and edge says which (Provenance), and the repo map weighs guesses less.
 //
 // Guarantees:
 //   - The graph holds exactly the files the walks show (editing.Walker:
@@ -29,6 +37,12 @@
 //     afresh, never half loaded.
 //   - A parser that fails on a file (a bug) costs that file its
 //     definitions, never the graph.
+//   - The language server is never asked under the graph's lock, and what
+//     it answers is held to the files the graph holds: a place outside the
+//     workspace, or in a file the walks do not show, is left out.
+//   - Every cut is said: an answer's truncated flag and the references it
+//     left out (omitted), each edge's count beside its first ranges, and
+//     the worker tools' totals.
 //   - While a build parses, the process's garbage collector runs less
 //     often (gc.go: its percent raised within a bounded heap headroom),
 //     and is put back as it was when the last build of the process ends.

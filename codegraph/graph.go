@@ -42,6 +42,9 @@ type Config struct {
 	// StateFile (0: 2 seconds); it is written at the end of Run too.
 	SaveDelay time.Duration
 	Logger    *zap.Logger
+	// Server is the editor's language server, asked first for references
+	// and definitions (lsp.go); nil: the graph answers alone.
+	Server LanguageServer
 }
 
 // Graph is the code graph of one workspace. It is safe for concurrent use:

@@ -140,7 +140,7 @@ func dump(g *Graph) string {
 		}
 		sc := g.scopeOf(f)
 		for _, r := range f.Refs() {
-			ds := g.resolve(sc, r.Name)
+			ds, prov := g.resolve(sc, r.Name, r.Qual)
 			if len(ds) == 0 {
 				continue
 			}
@@ -152,7 +152,7 @@ func dump(g *Graph) string {
 			if r.Call {
 				kind = "call"
 			}
-			fmt.Fprintf(&b, "%s %s %d:%d -> %s\n", kind, r.Name, r.Pos.Line+1, r.Pos.Col, strings.Join(to, " "))
+			fmt.Fprintf(&b, "%s %s %d:%d -> %s (%s)\n", kind, r.Name, r.Pos.Line+1, r.Pos.Col, strings.Join(to, " "), prov)
 		}
 	}
 	return b.String()

@@ -97,6 +97,9 @@ type Import struct {
 	// module (with its leading dots for a relative import), a JavaScript
 	// specifier, a Rust path, a Java qualified name, a C include.
 	Path string
+	// Name is the name a Go import is given in the file when it is given
+	// one (an alias, "." or "_"), else "".
+	Name string
 	Line uint32
 }
 
@@ -104,6 +107,9 @@ type Import struct {
 // name, a call when it is the callee.
 type Ref struct {
 	Name string
+	// Qual is what the parser saw of the name's left side (qual.go): ""
+	// for a bare name, or a selector's qualifier.
+	Qual string
 	Pos  Pos
 	Call bool
 }
@@ -118,10 +124,15 @@ type File struct {
 	Hash    uint64 // of the content
 	Symbols []Symbol
 	Imports []Import
-	// Names are the distinct names the file refers to, Counts how often
-	// each, and refs the references, encoded (build.go): decoded only when
-	// asked for.
+	// Package is a Go file's package clause ("" for other languages).
+	Package string
+	// Names are the distinct names the file refers to, each with its
+	// qualifier (Quals, parallel to Names; nil when every one is a bare
+	// name): a name appears once per qualifier it is referred to with.
+	// Counts says how often each, and refs holds the references, encoded
+	// (build.go): decoded only when asked for.
 	Names  []string
+	Quals  []string
 	Counts []uint32
 	refs   string
 	// Err is why the file could not be parsed whole (its definitions up to
@@ -132,7 +143,19 @@ type File struct {
 }
 
 // Refs decodes the file's references, in the order of the file.
-func (f *File) Refs() []Ref { return decodeRefs(f.Names, f.refs) }
+func (f *File) Refs() []Ref { return decodeRefs(f.Names, f.Quals, f.refs) }
+
+// eachRef calls fn with each of the file's references, in the order of
+// the file, and the index of its distinct name (in Names).
+func (f *File) eachRef(fn func(k int, r Ref)) { eachRef(f.Names, f.Quals, f.refs, fn) }
+
+// qual is the qualifier of the file's i-th distinct name.
+func (f *File) qual(i int) string {
+	if i < len(f.Quals) {
+		return f.Quals[i]
+	}
+	return ""
+}
 
 // enclosing returns the index of the innermost definition of f whose span
 // holds p, or -1.

@@ -7,7 +7,9 @@ import (
 	"go/token"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode"
 )
 
 // parseGo parses Go with the standard library's own parser: every
@@ -41,23 +43,29 @@ func parseGo(name string, src []byte) (*File, error) {
 		}
 		return o
 	}
-	g := goParser{b: b, off: off, file: f, names: goNamesPool.Get().(map[string]goName)}
+	g := goParser{b: b, off: off, file: f, names: goNamesPool.Get().(map[string]goName), types: map[nameQual]string{}}
 	defer func() {
 		clear(g.names)
 		goNamesPool.Put(g.names)
 	}()
+	if f.Name != nil {
+		b.pkg = f.Name.Name
+	}
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue
 		}
-		b.imp(p, off(imp.Pos()))
-		local := path.Base(p)
+		local, given := importName(p), ""
 		if imp.Name != nil {
-			local = imp.Name.Name
+			local, given = imp.Name.Name, imp.Name.Name
+		}
+		b.impNamed(p, given, off(imp.Pos()))
+		if local == "_" || local == "." || local == "" {
+			continue
 		}
 		e := g.name(local)
-		e.pkg = true
+		e.pkg, e.qual = true, qualPkg(p)
 		g.names[local] = e
 	}
 	for _, d := range f.Decls {
@@ -104,6 +112,9 @@ type goParser struct {
 	// names the builder records references to.
 	names map[string]goName
 	cur   uint32 // the declaration being read, counted from 1
+	// types holds the qualifiers of the types met (typeQual), made once
+	// per file: key the import path and the type's name.
+	types map[nameQual]string
 }
 
 // goName is what the walk knows of a name of a Go file.
@@ -111,11 +122,47 @@ type goName struct {
 	ref   int32  // index among the builder's names, -1 until referred to
 	local uint32 // the declaration (goParser.cur) it is a local of, 0 none
 	pkg   bool   // an import name of the file
+	// qual is, for an import name, the qualifier of the names reached
+	// through it ("p" and the import path: qual.go), else "".
+	qual string
+	// typ is, for a local whose type the walk knows, the qualifier of its
+	// members ("t", the type's import path and name), else "".
+	typ string
 }
 
 // goNamesPool holds the name tables of the files being parsed, reused
 // from file to file.
 var goNamesPool = sync.Pool{New: func() any { return map[string]goName{} }}
+
+// importName is the name a Go import path's package goes by when the
+// import does not name it: the path's last element, the one before it
+// when that is a major version (math/rand/v2 is rand), without a "go-"
+// prefix and cut at the first character that cannot be in a name
+// (gopkg.in/yaml.v3 is yaml). A package named otherwise is not seen as one.
+func importName(p string) string {
+	base := path.Base(p)
+	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		if dir := path.Dir(p); dir != "." {
+			base = path.Base(dir)
+		}
+	}
+	base = strings.TrimPrefix(base, "go-")
+	for i, r := range base {
+		if !(r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			return base[:i]
+		}
+	}
+	return base
+}
+
+// predeclared are Go's predeclared types: a value of one has no members
+// the workspace defines.
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
+	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true,
+	"int32": true, "int64": true, "rune": true, "string": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true,
+}
 
 // name returns what is known of name (a new entry when nothing).
 func (g *goParser) name(name string) goName {
@@ -123,13 +170,6 @@ func (g *goParser) name(name string) goName {
 		return e
 	}
 	return goName{ref: -1}
-}
-
-// isPkg reports whether name is an import name of the file, not hidden by
-// a local of the declaration being read.
-func (g *goParser) isPkg(name string) bool {
-	e, ok := g.names[name]
-	return ok && e.pkg && e.local != g.cur
 }
 
 // An identifier's Obj is free (object resolution is off): it marks the
@@ -239,10 +279,18 @@ func receiverType(e ast.Expr) string {
 // most identifiers of a file, and never another file's business).
 func (g *goParser) refs(d ast.Decl) {
 	g.cur++ // no name is a local of it yet
-	if fd, ok := d.(*ast.FuncDecl); ok {
-		g.fields(fd.Recv)
-		g.fields(fd.Type.Params)
-		g.fields(fd.Type.Results)
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		g.fields(d.Type.TypeParams)
+		g.fields(d.Recv)
+		g.fields(d.Type.Params)
+		g.fields(d.Type.Results)
+	case *ast.GenDecl:
+		for _, spec := range d.Specs {
+			if ts, ok := spec.(*ast.TypeSpec); ok {
+				g.fields(ts.TypeParams)
+			}
+		}
 	}
 	g.walk(d)
 }
@@ -262,15 +310,14 @@ func (g *goParser) walk(n ast.Node) {
 			return
 		}
 		if !ok || e.ref < 0 {
-			e.ref = int32(g.b.intern(n.Name))
+			e.ref = int32(g.b.intern(n.Name, qualBare))
 			g.names[n.Name] = e
 		}
 		g.b.refIdx(uint32(e.ref), g.b.pos(g.off(n.Pos())), n.Obj == markCall)
 
 	case *ast.Field:
-		for _, id := range n.Names {
-			g.walk(id)
-		}
+		// its names are declared here (fields, parameters, methods),
+		// never references
 		if n.Type != nil {
 			g.walk(n.Type)
 		}
@@ -296,15 +343,49 @@ func (g *goParser) walk(n ast.Node) {
 		if n.Type != nil {
 			g.walk(n.Type)
 		}
-		g.exprs(n.Elts)
+		// The keys of a struct literal are its type's fields; those of a
+		// map, slice or array literal are values.
+		keys := qualMember
+		switch n.Type.(type) {
+		case *ast.MapType, *ast.ArrayType:
+			keys = ""
+		default:
+			if q := g.typeQual(n.Type); q != "" {
+				keys = q
+			}
+		}
+		for _, e := range n.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok && keys != "" {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					g.member(id, keys)
+					g.walk(kv.Value)
+					continue
+				}
+			}
+			g.walk(e)
+		}
 	case *ast.ParenExpr:
 		g.walk(n.X)
 	case *ast.SelectorExpr:
-		if x, ok := n.X.(*ast.Ident); ok && g.isPkg(x.Name) {
-			setDef(x) // a package name, not a reference to a definition
+		// x.f: through an import, f is that package's; on a value whose
+		// type is known, a member of that type; else a member of a value
+		// of unknown type.
+		qual := qualMember
+		if x, ok := n.X.(*ast.Ident); ok {
+			if e, ok := g.names[x.Name]; ok {
+				switch {
+				case e.local == g.cur:
+					if e.typ != "" {
+						qual = e.typ
+					}
+				case e.pkg:
+					setDef(x) // a package name, not a reference to a definition
+					qual = e.qual
+				}
+			}
 		}
 		g.walk(n.X)
-		g.walk(n.Sel)
+		g.member(n.Sel, qual)
 	case *ast.IndexExpr:
 		g.walk(n.X)
 		g.walk(n.Index)
@@ -375,17 +456,25 @@ func (g *goParser) walk(n ast.Node) {
 			for _, spec := range gd.Specs {
 				switch s := spec.(type) {
 				case *ast.ValueSpec:
-					for _, id := range s.Names {
-						g.local(id)
+					typ := ""
+					if s.Type != nil {
+						typ = g.typeQual(s.Type)
+					}
+					for i, id := range s.Names {
+						t := typ
+						if s.Type == nil && len(s.Values) == len(s.Names) {
+							t = g.exprType(s.Values[i])
+						}
+						g.local(id, t)
 					}
 				case *ast.TypeSpec:
-					g.local(s.Name)
+					g.local(s.Name, "")
 				}
 			}
 		}
 		g.walk(n.Decl)
 	case *ast.LabeledStmt:
-		g.local(n.Label)
+		g.local(n.Label, "")
 		g.walk(n.Label)
 		g.walk(n.Stmt)
 	case *ast.ExprStmt:
@@ -397,8 +486,12 @@ func (g *goParser) walk(n ast.Node) {
 		g.walk(n.X)
 	case *ast.AssignStmt:
 		if n.Tok == token.DEFINE {
-			for _, e := range n.Lhs {
-				g.local(e)
+			for i, e := range n.Lhs {
+				typ := ""
+				if len(n.Lhs) == len(n.Rhs) {
+					typ = g.exprType(n.Rhs[i])
+				}
+				g.local(e, typ)
 			}
 		}
 		g.exprs(n.Lhs)
@@ -462,8 +555,8 @@ func (g *goParser) walk(n ast.Node) {
 		g.walk(n.Body)
 	case *ast.RangeStmt:
 		if n.Tok == token.DEFINE {
-			g.local(n.Key)
-			g.local(n.Value)
+			g.local(n.Key, "")
+			g.local(n.Value, "")
 		}
 		if n.Key != nil {
 			g.walk(n.Key)
@@ -475,10 +568,7 @@ func (g *goParser) walk(n ast.Node) {
 		g.walk(n.Body)
 
 	case *ast.ImportSpec:
-		if n.Name != nil {
-			g.walk(n.Name)
-		}
-		g.walk(n.Path)
+		// its name is the import's, no reference
 	case *ast.ValueSpec:
 		for _, id := range n.Names {
 			g.walk(id)
@@ -522,26 +612,114 @@ func (g *goParser) stmts(list []ast.Stmt) {
 	}
 }
 
-// fields declares the names of a parameter list as locals.
+// fields declares the names of a parameter list as locals, of the type
+// the list gives them.
 func (g *goParser) fields(list *ast.FieldList) {
 	if list == nil {
 		return
 	}
 	for _, f := range list.List {
+		typ := ""
+		if len(f.Names) > 0 {
+			typ = g.typeQual(f.Type)
+		}
 		for _, id := range f.Names {
-			g.local(id)
+			g.local(id, typ)
 		}
 	}
 }
 
-// local declares an identifier (a name being defined) as a local.
-func (g *goParser) local(e ast.Expr) {
+// local declares an identifier (a name being defined) as a local, whose
+// members have the qualifier typ ("" when its type is not known).
+func (g *goParser) local(e ast.Expr, typ string) {
 	if id, ok := e.(*ast.Ident); ok && id.Name != "_" {
 		e := g.name(id.Name)
-		e.local = g.cur
+		e.local, e.typ = g.cur, typ
 		g.names[id.Name] = e
 		setDef(id)
 	}
+}
+
+// member records a reference to a member (a field, a method) or a
+// package's name, with its qualifier (qual.go).
+func (g *goParser) member(id *ast.Ident, qual string) {
+	if id.Name == "_" {
+		return
+	}
+	g.b.refAt(id.Name, qual, g.b.pos(g.off(id.Pos())), id.Obj == markCall)
+}
+
+// typeQual is the qualifier of the members of a value of type e: a named
+// type of the file's package or of an imported one, through pointers,
+// parentheses and type arguments; "" for any other type.
+func (g *goParser) typeQual(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			if predeclared[t.Name] {
+				return ""
+			}
+			if n, ok := g.names[t.Name]; ok && (n.local == g.cur || n.pkg) {
+				return "" // a local type, a type parameter
+			}
+			return g.typeName("", t.Name)
+		case *ast.SelectorExpr:
+			x, ok := t.X.(*ast.Ident)
+			if !ok {
+				return ""
+			}
+			n, ok := g.names[x.Name]
+			if !ok || !n.pkg || n.local == g.cur {
+				return ""
+			}
+			return g.typeName(n.qual[1:], t.Sel.Name)
+		default:
+			return ""
+		}
+	}
+}
+
+// typeName is qualType(path, typ), made once per file.
+func (g *goParser) typeName(path, typ string) string {
+	k := nameQual{path, typ}
+	q, ok := g.types[k]
+	if !ok {
+		q = qualType(path, typ)
+		g.types[k] = q
+	}
+	return q
+}
+
+// exprType is the qualifier of the members of the value of e when its
+// type shows: a composite literal, its address, new(T).
+func (g *goParser) exprType(e ast.Expr) string {
+	switch v := e.(type) {
+	case *ast.CompositeLit:
+		if v.Type != nil {
+			return g.typeQual(v.Type)
+		}
+	case *ast.UnaryExpr:
+		if cl, ok := v.X.(*ast.CompositeLit); ok && v.Op == token.AND && cl.Type != nil {
+			return g.typeQual(cl.Type)
+		}
+	case *ast.CallExpr:
+		if id, ok := v.Fun.(*ast.Ident); ok && id.Name == "new" && len(v.Args) == 1 {
+			if n, ok := g.names[id.Name]; !ok || n.local != g.cur {
+				return g.typeQual(v.Args[0])
+			}
+		}
+	case *ast.ParenExpr:
+		return g.exprType(v.X)
+	}
+	return ""
 }
 
 // callee is the name a call calls: f, x.f, f[T], (f).

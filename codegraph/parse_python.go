@@ -296,7 +296,14 @@ func parsePython(src []byte) *File {
 		if pyKeywords[name] {
 			continue
 		}
-		b.refAt(name, b.pos(int(tk.start)), is(i+1, "("))
+		qual := qualBare
+		if is(i-1, ".") {
+			qual = qualMember
+			if is(i-2, "self") && !is(i-3, ".") {
+				qual = qualSelf
+			}
+		}
+		b.refAt(name, qual, b.pos(int(tk.start)), is(i+1, "("))
 	}
 	return b.file(LangPython)
 }

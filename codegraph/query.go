@@ -14,11 +14,10 @@ import (
 
 // Limits of one answer.
 const (
-	maxNodes     = 500
-	maxEdges     = 2000
-	maxDepth     = 3
-	maxRanges    = 20
-	maxRefsShown = 200
+	maxNodes  = 500
+	maxEdges  = 2000
+	maxDepth  = 3
+	maxRanges = 20
 )
 
 // ErrNotFound is wrapped by a query for a path or symbol the graph does
@@ -36,17 +35,19 @@ type Query struct {
 	Depth  int // 0: 1
 }
 
-// answer collects nodes and edges, each once, within the limits.
+// answer collects nodes and edges, each once, within the limits, and
+// counts what the limits leave out.
 type answer struct {
-	g         *Graph
 	res       api.CodeGraphResult
 	nodes     map[string]bool
 	edges     map[string]int // index in res.Edges by from|to|kind
+	provs     []Provenance   // of each edge of res.Edges
 	truncated bool
+	omitted   int
 }
 
-func (g *Graph) newAnswer() *answer {
-	return &answer{g: g, nodes: map[string]bool{}, edges: map[string]int{},
+func newAnswer() *answer {
+	return &answer{nodes: map[string]bool{}, edges: map[string]int{},
 		res: api.CodeGraphResult{Nodes: []api.CodeGraphNode{}, Edges: []api.CodeGraphEdge{}}}
 }
 
@@ -109,11 +110,12 @@ func (a *answer) module(p string) string {
 	return id
 }
 
-// edge adds an edge between nodes present, counting repeats and keeping
-// the first ranges.
-func (a *answer) edge(from, to, kind string, at *api.Range) {
+// edge adds an edge between nodes present: a repeat is counted, keeps the
+// first ranges and lowers the edge's provenance to the least sure. It
+// reports whether the answer holds it.
+func (a *answer) edge(from, to, kind string, at *api.Range, prov Provenance) bool {
 	if !a.nodes[from] || !a.nodes[to] {
-		return
+		return false
 	}
 	key := from + "\x00" + to + "\x00" + kind
 	if i, ok := a.edges[key]; ok {
@@ -122,10 +124,11 @@ func (a *answer) edge(from, to, kind string, at *api.Range) {
 		if at != nil && len(e.Ranges) < maxRanges {
 			e.Ranges = append(e.Ranges, *at)
 		}
-		return
+		a.provs[i] = weakest(a.provs[i], prov)
+		return true
 	}
 	if a.full() {
-		return
+		return false
 	}
 	e := api.CodeGraphEdge{From: from, To: to, Kind: kind, Count: 1}
 	if at != nil {
@@ -133,25 +136,44 @@ func (a *answer) edge(from, to, kind string, at *api.Range) {
 	}
 	a.edges[key] = len(a.res.Edges)
 	a.res.Edges = append(a.res.Edges, e)
+	a.provs = append(a.provs, prov)
+	return true
 }
 
-// count adds a file-to-file references edge standing for n references.
-func (a *answer) count(from, to string, n int) {
-	a.edge(from, to, "references", nil)
-	if i, ok := a.edges[from+"\x00"+to+"\x00references"]; ok {
-		a.res.Edges[i].Count += n - 1
+// ref adds a "references" or "calls" edge for one reference, or counts it
+// as left out.
+func (a *answer) ref(from, to, kind string, at *api.Range, prov Provenance) {
+	if !a.edge(from, to, kind, at, prov) {
+		a.omitted++
+		a.truncated = true
 	}
 }
 
-// result finishes the answer: counts only on file-to-file edges.
+// files adds a file-to-file "references" edge standing for n references,
+// or counts them as left out.
+func (a *answer) files(from, to string, n int, prov Provenance) {
+	if !a.edge(from, to, "references", nil, prov) {
+		a.omitted += n
+		a.truncated = true
+		return
+	}
+	a.res.Edges[a.edges[from+"\x00"+to+"\x00references"]].Count += n - 1
+}
+
+// result finishes the answer: counts and provenances on the edges of
+// references and calls only.
 func (a *answer) result() *api.CodeGraphResult {
 	for i := range a.res.Edges {
 		e := &a.res.Edges[i]
-		if e.Kind != "references" || strings.Contains(e.From, "#") || strings.Contains(e.To, "#") {
+		switch e.Kind {
+		case "references", "calls":
+			e.Provenance = api.Provenance(a.provs[i].String())
+		default:
 			e.Count = 0
 		}
 	}
 	a.res.Truncated = a.truncated
+	a.res.Omitted = a.omitted
 	return &a.res
 }
 
@@ -168,7 +190,9 @@ func utf16Len(s string) int {
 }
 
 // CodeGraph answers a query once the graph is current (built, and every
-// change told so far refreshed).
+// change told so far refreshed): the editor's language server first for
+// the references and the guessed calls, as far as its bounds go
+// (lsp.go), then the graph.
 func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, error) {
 	if q.Path == "" && q.Symbol == "" {
 		return nil, fmt.Errorf("%w: give a path, a symbol, or both", ErrInvalid)
@@ -182,33 +206,52 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 	if err := g.Current(ctx); err != nil {
 		return nil, err
 	}
+	a := newAnswer()
+	ask := g.newAsker()
 	g.mu.RLock()
-	defer g.mu.RUnlock()
-	a := g.newAnswer()
 	var f *File
 	if q.Path != "" {
 		rel := path.Clean(strings.TrimPrefix(q.Path, "./"))
 		f = g.files[rel]
 		if f == nil {
+			g.mu.RUnlock()
 			if LangOf(rel) == LangNone {
 				return nil, fmt.Errorf("%w: %s is not a file of a language the graph reads (Go, Python, JavaScript, TypeScript, Rust, Java, C, C++)", ErrNotFound, rel)
 			}
 			return nil, fmt.Errorf("%w: %s is not a file the graph holds (it does not exist, or the walks do not show it: ignored, denied, or outside the workspace)", ErrNotFound, rel)
 		}
 	}
-	if q.Symbol != "" {
-		if err := g.symbolQuery(a, f, q); err != nil {
-			return nil, err
-		}
+	if q.Symbol == "" {
+		g.fileNodes(a, f)
+		g.mu.RUnlock()
+		g.fileQuery(ctx, a, ask, f, q.Depth)
 		return a.result(), nil
 	}
-	g.fileQuery(a, f, q.Depth)
+	ds := g.lookup(f, q.Symbol)
+	if len(ds) == 0 {
+		g.mu.RUnlock()
+		where := "the workspace"
+		if f != nil {
+			where = f.Path
+		}
+		return nil, fmt.Errorf("%w: no definition of %s in %s", ErrNotFound, q.Symbol, where)
+	}
+	for _, d := range ds {
+		a.file(d.f)
+		sid := a.sym(d.f, int(d.i))
+		parent := fileID(d.f)
+		if p := d.sym().Parent; p >= 0 && int(p) < len(d.f.Symbols) {
+			parent = a.sym(d.f, int(p))
+		}
+		a.edge(parent, sid, "defines", nil, 0)
+	}
+	g.mu.RUnlock()
+	g.symbolQuery(ctx, a, ask, ds, q.Depth)
 	return a.result(), nil
 }
 
-// fileQuery: the file, its definitions, its imports, and the files it
-// references and that reference it, to depth.
-func (g *Graph) fileQuery(a *answer, f *File, depth int) {
+// fileNodes adds a file, its definitions and its imports. g.mu is held.
+func (g *Graph) fileNodes(a *answer, f *File) {
 	fid := a.file(f)
 	for i := range f.Symbols {
 		sid := a.sym(f, i)
@@ -216,34 +259,44 @@ func (g *Graph) fileQuery(a *answer, f *File, depth int) {
 		if p := f.Symbols[i].Parent; p >= 0 && int(p) < len(f.Symbols) {
 			parent = symID(f, int(p))
 		}
-		a.edge(parent, sid, "defines", nil)
+		a.edge(parent, sid, "defines", nil, 0)
 	}
 	for _, imp := range f.Imports {
 		targets := g.importTargets(f, imp)
 		if len(targets) == 0 {
-			a.edge(fid, a.module(imp.Path), "imports", nil)
+			a.edge(fid, a.module(imp.Path), "imports", nil, 0)
 			continue
 		}
 		for _, t := range targets {
 			if t != f {
-				a.edge(fid, a.file(t), "imports", nil)
+				a.edge(fid, a.file(t), "imports", nil, 0)
 			}
 		}
 	}
+}
+
+// fileQuery: the files f references and that reference it, to depth.
+func (g *Graph) fileQuery(ctx context.Context, a *answer, ask *asker, f *File, depth int) {
 	frontier := []*File{f}
-	seen := map[*File]bool{f: true}
+	seen := map[string]bool{f.Path: true}
+	made := map[[2]string]bool{} // the file-to-file edges made
 	for d := 0; d < depth && len(frontier) > 0 && !a.truncated; d++ {
 		var next []*File
 		for _, x := range frontier {
-			for _, n := range g.neighbours(x) {
-				a.file(n.f)
-				if n.out {
-					a.count(fileID(x), fileID(n.f), n.count)
-				} else {
-					a.count(fileID(n.f), fileID(x), n.count)
+			for _, n := range g.neighbours(ctx, ask, x) {
+				from, to := x, n.f
+				if !n.out {
+					from, to = n.f, x
 				}
-				if !seen[n.f] {
-					seen[n.f] = true
+				pair := [2]string{from.Path, to.Path}
+				if made[pair] {
+					continue // counted from the other side already
+				}
+				made[pair] = true
+				a.file(n.f)
+				a.files(fileID(from), fileID(to), n.count, n.prov)
+				if !seen[n.f.Path] {
+					seen[n.f.Path] = true
 					next = append(next, n.f)
 				}
 			}
@@ -253,40 +306,65 @@ func (g *Graph) fileQuery(a *answer, f *File, depth int) {
 }
 
 // neighbour is a file x references (out) or that references x, with the
-// number of references.
+// number of references and how they were found.
 type neighbour struct {
 	f     *File
 	out   bool
 	count int
+	prov  Provenance
+}
+
+// tally counts references to or from files, by path.
+type tally map[string]*neighbour
+
+func (t tally) add(path string, out bool, n int, prov Provenance) {
+	if e := t[path]; e != nil {
+		e.count += n
+		e.prov = weakest(e.prov, prov)
+		return
+	}
+	t[path] = &neighbour{out: out, count: n, prov: prov}
 }
 
 // neighbours returns the files x references and those that reference x,
-// most references first. g.mu is held.
-func (g *Graph) neighbours(x *File) []neighbour {
-	counts := map[*File]int{}
+// most references first. The language server is asked where each of x's
+// definitions is referred to, and what each reference of x the graph
+// only guesses means; what it does not answer, the graph does.
+func (g *Graph) neighbours(ctx context.Context, ask *asker, x *File) []neighbour {
+	out, in := tally{}, tally{}
+	// What the graph knows, and what to ask.
+	g.mu.RLock()
 	s := g.scopeOf(x)
-	refCount := map[string]int{}
-	for _, r := range x.Refs() {
-		refCount[r.Name]++
+	type guessed struct {
+		k     int
+		files []string // the files the graph's guess leads to
 	}
-	for name, n := range refCount {
-		// A name counts once per file it leads to, however many of that
-		// file's definitions it resolves to: as it is counted from the
-		// other side below.
-		seenFile := map[*File]bool{}
-		for _, d := range g.resolve(s, name) {
-			if d.f != x && !seenFile[d.f] {
-				seenFile[d.f] = true
-				counts[d.f] += n
-			}
+	var guesses []guessed
+	var guessQs []lspAsk
+	keyFiles := make([][]string, len(x.Names))
+	keyProv := make([]Provenance, len(x.Names))
+	for k, name := range x.Names {
+		targets, prov := g.resolve(s, name, x.qual(k))
+		keyFiles[k], keyProv[k] = targetFiles(targets, x), prov
+		if prov == ByName && ask != nil {
+			continue // asked below, reference by reference: a guess of x's own may be another file's
+		}
+		for _, p := range keyFiles[k] {
+			out.add(p, true, refsOf(x, k), prov)
 		}
 	}
-	var out []neighbour
-	for f, n := range counts {
-		out = append(out, neighbour{f: f, out: true, count: n})
+	if ask != nil {
+		x.eachRef(func(k int, r Ref) {
+			if keyProv[k] == ByName {
+				guesses = append(guesses, guessed{k: k, files: keyFiles[k]})
+				guessQs = append(guessQs, lspAsk{path: x.Path, lang: x.Lang, pos: r.Pos})
+			}
+		})
 	}
 	// files referring to x: those naming one of x's definitions, when the
-	// name resolves to x from there
+	// name resolves to x from there; by name, to replace a name's count
+	// with the language server's
+	byName := map[string]tally{}
 	names := map[string]bool{}
 	for i := range x.Symbols {
 		names[x.Symbols[i].Name] = true
@@ -295,36 +373,116 @@ func (g *Graph) neighbours(x *File) []neighbour {
 		if y == x {
 			continue
 		}
-		var hit []int // indexes into y.Names
-		for i, n := range y.Names {
-			if names[n] {
-				hit = append(hit, i)
+		var ys *scope
+		for k, n := range y.Names {
+			if !names[n] {
+				continue
 			}
-		}
-		if len(hit) == 0 {
-			continue
-		}
-		ys := g.scopeOf(y)
-		n := 0
-		for _, i := range hit {
-			for _, d := range g.resolve(ys, y.Names[i]) {
+			if ys == nil {
+				ys = g.scopeOf(y)
+			}
+			targets, prov := g.resolve(ys, n, y.qual(k))
+			for _, d := range targets {
 				if d.f == x {
+					if byName[n] == nil {
+						byName[n] = tally{}
+					}
 					// Every reference by that name, as counted from y's side.
-					n += refsOf(y, i)
+					byName[n].add(y.Path, false, refsOf(y, k), prov)
 					break
 				}
 			}
 		}
-		if n > 0 {
-			out = append(out, neighbour{f: y, count: n})
+	}
+	defQs := make([]lspAsk, len(x.Symbols))
+	for i := range x.Symbols {
+		defQs[i] = lspAsk{path: x.Path, lang: x.Lang, pos: x.Symbols[i].Sel}
+	}
+	g.mu.RUnlock()
+
+	// The language server, unlocked.
+	var defAns, guessAns []lspAnswer
+	if ask != nil {
+		defAns = ask.references(ctx, defQs)
+		guessAns = ask.definitions(ctx, guessQs)
+	}
+
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for i, gs := range guesses {
+		if !guessAns[i].ok {
+			for _, p := range gs.files {
+				out.add(p, true, 1, ByName)
+			}
+			continue
+		}
+		seen := map[string]bool{}
+		for _, l := range guessAns[i].locs {
+			if l.path != x.Path && !seen[l.path] && g.files[l.path] != nil {
+				seen[l.path] = true
+				out.add(l.path, true, 1, ByLSP)
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].count != out[j].count {
-			return out[i].count > out[j].count
+	// a name's incoming references are the server's when it answered for
+	// every definition of x so named
+	answered := map[string]bool{}
+	for i := range x.Symbols {
+		n := x.Symbols[i].Name
+		ok := defAns != nil && defAns[i].ok
+		if a, seen := answered[n]; !seen || a {
+			answered[n] = ok
 		}
-		return out[i].f.Path < out[j].f.Path
+	}
+	for n, t := range byName {
+		if answered[n] {
+			continue
+		}
+		for p, e := range t {
+			in.add(p, false, e.count, e.prov)
+		}
+	}
+	for i := range x.Symbols {
+		if !answered[x.Symbols[i].Name] {
+			continue
+		}
+		for _, l := range defAns[i].locs {
+			if l.path != x.Path && g.files[l.path] != nil {
+				in.add(l.path, false, 1, ByLSP)
+			}
+		}
+	}
+	var list []neighbour
+	for _, t := range []tally{out, in} {
+		for p, e := range t {
+			if f := g.files[p]; f != nil {
+				e.f = f
+				list = append(list, *e)
+			}
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].count != list[j].count {
+			return list[i].count > list[j].count
+		}
+		if list[i].f.Path != list[j].f.Path {
+			return list[i].f.Path < list[j].f.Path
+		}
+		return list[i].out && !list[j].out
 	})
+	return list
+}
+
+// targetFiles are the paths of the files of these definitions, each once,
+// but x's.
+func targetFiles(ds []defRef, x *File) []string {
+	var out []string
+	for i, d := range ds {
+		if d.f == x || (i > 0 && ds[i-1].f == d.f) {
+			continue
+		}
+		out = append(out, d.f.Path)
+	}
 	return out
 }
 
@@ -336,9 +494,11 @@ func refsOf(y *File, i int) int {
 	return 1
 }
 
-// matchSymbol reports whether s is what a query names: Name, or
-// Container.Name (any depth of containers: a.B.c matches container B).
-func matchSymbol(s *Symbol, q string) bool {
+// matchSymbol reports whether symbol i of f is what a query names: Name,
+// Container.Name (any depth of containers: a.B.c matches container B), or
+// for a Go package-level definition package.Name (io.Reader).
+func matchSymbol(f *File, i int, q string) bool {
+	s := &f.Symbols[i]
 	if s.Name == q {
 		return true
 	}
@@ -348,7 +508,10 @@ func matchSymbol(s *Symbol, q string) bool {
 		if j := strings.LastIndexAny(cont, ".:"); j >= 0 {
 			cont = cont[j+1:]
 		}
-		return s.Name == name && s.Container == cont
+		if s.Name != name {
+			return false
+		}
+		return s.Container == cont || (s.Container == "" && f.Lang == LangGo && f.Package == cont)
 	}
 	return false
 }
@@ -362,7 +525,7 @@ func (g *Graph) lookup(f *File, q string) []defRef {
 	}
 	var out []defRef
 	for _, d := range g.defs[name] {
-		if (f == nil || d.f == f) && matchSymbol(d.sym(), q) {
+		if (f == nil || d.f == f) && matchSymbol(d.f, int(d.i), q) {
 			out = append(out, d)
 		}
 	}
@@ -376,19 +539,25 @@ func (g *Graph) lookup(f *File, q string) []defRef {
 }
 
 // site is a reference to a definition: where, from which file and which
-// enclosing definition (-1: the file's top level).
+// enclosing definition (-1: the file's top level), what it means and how
+// that was found.
 type site struct {
-	f     *File
-	encl  int
-	pos   Pos
-	call  bool
-	name  string
-	defs  []defRef
-	count int
+	f        *File
+	encl     int
+	pos, end Pos
+	call     bool
+	defs     []defRef
+	prov     Provenance
 }
 
-// callers returns the references to the definitions ds. g.mu is held.
-func (g *Graph) callers(ds []defRef, limit int) []site {
+func siteEnd(pos Pos, name string) Pos {
+	pos.Col += uint32(utf16Len(name))
+	return pos
+}
+
+// callers returns the graph's references to the definitions ds, which
+// share one name, in path order. g.mu is held.
+func (g *Graph) callers(ds []defRef) []site {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -408,108 +577,219 @@ func (g *Graph) callers(ds []defRef, limit int) []site {
 		}
 	}
 	sort.Strings(paths)
+	type hit struct {
+		defs []defRef
+		prov Provenance
+	}
 	for _, p := range paths {
 		f := g.files[p]
 		s := g.scopeOf(f)
-		hits := false
-		for _, d := range g.resolve(s, name) {
-			if want[d] {
-				hits = true
-				break
-			}
-		}
-		if !hits {
-			continue
-		}
-		for _, r := range f.Refs() {
-			if r.Name != name {
+		hits := map[int]hit{}
+		for k, n := range f.Names {
+			if n != name {
 				continue
 			}
-			if len(out) >= limit {
-				return out
+			targets, prov := g.resolve(s, n, f.qual(k))
+			var mine []defRef
+			for _, d := range targets {
+				if want[d] {
+					mine = append(mine, d)
+				}
 			}
-			out = append(out, site{f: f, encl: f.enclosing(r.Pos), pos: r.Pos, call: r.Call, name: name, defs: ds})
+			if len(mine) > 0 {
+				hits[k] = hit{defs: mine, prov: prov}
+			}
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		f.eachRef(func(k int, r Ref) {
+			if h, ok := hits[k]; ok {
+				out = append(out, site{f: f, encl: f.enclosing(r.Pos), pos: r.Pos, end: siteEnd(r.Pos, name),
+					call: r.Call, defs: h.defs, prov: h.prov})
+			}
+		})
+	}
+	return out
+}
+
+// callsAt tells whether a reference of the graph at a position is a call,
+// reading each file's references once.
+type callsAt map[*File]map[Pos]bool
+
+func (c callsAt) at(f *File, p Pos) bool {
+	m, ok := c[f]
+	if !ok {
+		m = map[Pos]bool{}
+		f.eachRef(func(_ int, r Ref) {
+			if r.Call {
+				m[r.Pos] = true
+			}
+		})
+		c[f] = m
+	}
+	return m[p]
+}
+
+// referencesTo returns the references to the definitions ds: the
+// language server's for each definition it answers for, the graph's for
+// the others; in path and position order.
+func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []site {
+	qs := make([]lspAsk, len(ds))
+	for i, d := range ds {
+		qs[i] = lspAsk{path: d.f.Path, lang: d.f.Lang, pos: d.sym().Sel}
+	}
+	answers := ask.references(ctx, qs)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []site
+	byName := map[string][]defRef{}
+	var names []string
+	calls := callsAt{}
+	for i, d := range ds {
+		if !answers[i].ok {
+			n := d.sym().Name
+			if _, ok := byName[n]; !ok {
+				names = append(names, n)
+			}
+			byName[n] = append(byName[n], d)
+			continue
+		}
+		seen := map[lspLoc]bool{}
+		for _, l := range answers[i].locs {
+			f := g.files[l.path]
+			if f == nil || (l.path == d.f.Path && l.start == d.sym().Sel) || seen[l] {
+				continue // a file the graph does not hold, the declaration, a repeat
+			}
+			seen[l] = true
+			end := l.end
+			if end.Line != l.start.Line || end.Col <= l.start.Col {
+				end = siteEnd(l.start, d.sym().Name)
+			}
+			out = append(out, site{f: f, encl: f.enclosing(l.start), pos: l.start, end: end,
+				call: calls.at(f, l.start), defs: []defRef{d}, prov: ByLSP})
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out = append(out, g.callers(byName[n])...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].f.Path != out[j].f.Path {
+			return out[i].f.Path < out[j].f.Path
+		}
+		return before(out[i].pos, out[j].pos)
+	})
+	return out
+}
+
+// defsAt are the definitions at the locations of an answer: those whose
+// name is where a location starts. g.mu is held.
+func (g *Graph) defsAt(locs []lspLoc) []defRef {
+	var out []defRef
+	for _, l := range locs {
+		f := g.files[l.path]
+		if f == nil {
+			continue
+		}
+		for i := range f.Symbols {
+			if f.Symbols[i].Sel == l.start {
+				out = append(out, defRef{f: f, i: int32(i)})
+			}
 		}
 	}
 	return out
 }
 
-// callees returns the references made inside definition d, resolved.
-// g.mu is held.
-func (g *Graph) callees(d defRef) []site {
+// callees returns the calls made inside definition d and the definitions
+// they call: the graph's, and for the calls it only guesses, the language
+// server's answer when it gives one.
+func (g *Graph) callees(ctx context.Context, ask *asker, d defRef) []site {
+	g.mu.RLock()
 	s := d.sym()
 	sc := g.scopeOf(d.f)
-	var out []site
-	for _, r := range d.f.Refs() {
-		if before(r.Pos, s.Start) || !before(r.Pos, s.End) || r.Pos == s.Sel {
-			continue
-		}
-		targets := g.resolve(sc, r.Name)
-		if len(targets) == 0 {
-			continue
-		}
-		out = append(out, site{f: d.f, encl: int(d.i), pos: r.Pos, call: r.Call, name: r.Name, defs: targets})
+	type res struct {
+		defs []defRef
+		prov Provenance
 	}
-	return out
+	memo := map[nameQual]res{}
+	var out []site
+	var guesses []int
+	var qs []lspAsk
+	for _, r := range d.f.Refs() {
+		if !r.Call || before(r.Pos, s.Start) || !before(r.Pos, s.End) || r.Pos == s.Sel {
+			continue
+		}
+		k := nameQual{r.Name, r.Qual}
+		t, ok := memo[k]
+		if !ok {
+			t.defs, t.prov = g.resolve(sc, r.Name, r.Qual)
+			memo[k] = t
+		}
+		if len(t.defs) == 0 {
+			continue
+		}
+		if t.prov == ByName && ask != nil {
+			guesses = append(guesses, len(out))
+			qs = append(qs, lspAsk{path: d.f.Path, lang: d.f.Lang, pos: r.Pos})
+		}
+		out = append(out, site{f: d.f, encl: int(d.i), pos: r.Pos, end: siteEnd(r.Pos, r.Name), call: true, defs: t.defs, prov: t.prov})
+	}
+	g.mu.RUnlock()
+	if len(qs) == 0 {
+		return out
+	}
+	answers := ask.definitions(ctx, qs)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	drop := map[int]bool{}
+	for i, at := range guesses {
+		if !answers[i].ok {
+			continue
+		}
+		defs := g.defsAt(answers[i].locs)
+		if len(defs) == 0 {
+			drop[at] = true // the server says it is defined elsewhere
+			continue
+		}
+		out[at].defs, out[at].prov = defs, ByLSP
+	}
+	kept := out[:0]
+	for i, st := range out {
+		if !drop[i] {
+			kept = append(kept, st)
+		}
+	}
+	return kept
 }
 
-// symbolQuery: the definitions, their references and calls, what they
-// call, to depth levels of callers and callees.
-func (g *Graph) symbolQuery(a *answer, f *File, q Query) error {
-	ds := g.lookup(f, q.Symbol)
-	if len(ds) == 0 {
-		where := "the workspace"
-		if f != nil {
-			where = f.Path
-		}
-		return fmt.Errorf("%w: no definition of %s in %s", ErrNotFound, q.Symbol, where)
-	}
-	for _, d := range ds {
-		a.file(d.f)
-		sid := a.sym(d.f, int(d.i))
-		parent := fileID(d.f)
-		if p := d.sym().Parent; p >= 0 && int(p) < len(d.f.Symbols) {
-			parent = a.sym(d.f, int(p))
-		}
-		a.edge(parent, sid, "defines", nil)
-	}
+// symbolQuery: the references to and calls of the definitions ds, and
+// what they call, to depth levels of callers and callees.
+func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []defRef, depth int) {
 	// callers, level by level
 	level := ds
 	seen := map[defRef]bool{}
 	for _, d := range ds {
 		seen[d] = true
 	}
-	for depth := 0; depth < q.Depth && len(level) > 0 && !a.truncated; depth++ {
+	for lv := 0; lv < depth && len(level) > 0 && !a.truncated; lv++ {
 		var next []defRef
-		byName := map[string][]defRef{}
-		for _, d := range level {
-			byName[d.sym().Name] = append(byName[d.sym().Name], d)
-		}
-		names := make([]string, 0, len(byName))
-		for n := range byName {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			for _, st := range g.callers(byName[n], maxRefsShown) {
-				from := a.file(st.f)
-				if st.encl >= 0 {
-					from = a.sym(st.f, st.encl)
-					caller := defRef{f: st.f, i: int32(st.encl)}
-					if !seen[caller] {
-						seen[caller] = true
-						next = append(next, caller)
-					}
+		for _, st := range g.referencesTo(ctx, ask, level) {
+			from := a.file(st.f)
+			if st.encl >= 0 {
+				from = a.sym(st.f, st.encl)
+				caller := defRef{f: st.f, i: int32(st.encl)}
+				if !seen[caller] {
+					seen[caller] = true
+					next = append(next, caller)
 				}
-				kind := "references"
-				if st.call {
-					kind = "calls"
-				}
-				end := st.pos
-				end.Col += uint32(utf16Len(st.name))
-				for _, d := range st.defs {
-					a.edge(from, symID(d.f, int(d.i)), kind, toRange(st.pos, end))
-				}
+			}
+			kind := "references"
+			if st.call {
+				kind = "calls"
+			}
+			for _, d := range st.defs {
+				a.ref(from, symID(d.f, int(d.i)), kind, toRange(st.pos, st.end), st.prov)
 			}
 		}
 		level = next
@@ -520,19 +800,14 @@ func (g *Graph) symbolQuery(a *answer, f *File, q Query) error {
 	for _, d := range ds {
 		seen[d] = true
 	}
-	for depth := 0; depth < q.Depth && len(level) > 0 && !a.truncated; depth++ {
+	for lv := 0; lv < depth && len(level) > 0 && !a.truncated; lv++ {
 		var next []defRef
 		for _, d := range level {
 			from := a.sym(d.f, int(d.i))
-			for _, st := range g.callees(d) {
-				if !st.call {
-					continue
-				}
-				end := st.pos
-				end.Col += uint32(utf16Len(st.name))
+			for _, st := range g.callees(ctx, ask, d) {
 				for _, t := range st.defs {
 					a.file(t.f)
-					a.edge(from, a.sym(t.f, int(t.i)), "calls", toRange(st.pos, end))
+					a.ref(from, a.sym(t.f, int(t.i)), "calls", toRange(st.pos, st.end), st.prov)
 					if !seen[t] {
 						seen[t] = true
 						next = append(next, t)
@@ -542,5 +817,4 @@ func (g *Graph) symbolQuery(a *answer, f *File, q Query) error {
 		}
 		level = next
 	}
-	return nil
 }

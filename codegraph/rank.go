@@ -17,7 +17,8 @@ import (
 // within a token budget, as Aider's repository map does. Files are ranked
 // by PageRank over the reference graph (a file that references a name
 // points to the file that defines it, weighted by the square root of the
-// number of references), personalised towards the files the task has
+// number of references, a fifth of that when the graph only guesses which
+// definition the name means), personalised towards the files the task has
 // touched (heat) and those the prompt names; a name the prompt mentions
 // weighs ten times more, a private (_name) or very common one ten times
 // less. Each file's rank then flows along its edges to the definitions
@@ -33,6 +34,10 @@ type RepoMapOptions struct {
 	// files the task works on weigh more, with their neighbours.
 	Heat map[string]float64
 }
+
+// guessWeight is what a reference the graph only guesses (a definition of
+// the same name, ByName) weighs beside one it resolved.
+const guessWeight = 0.2
 
 // rankEdge is one name referenced from a file and defined in another.
 type rankEdge struct {
@@ -95,7 +100,7 @@ func (g *Graph) fileGraph() *rankCache {
 		s := g.scopeOf(f)
 		var edges []rankEdge
 		for k, name := range f.Names {
-			targets := g.resolve(s, name)
+			targets, prov := g.resolve(s, name, f.qual(k))
 			if len(targets) == 0 {
 				continue
 			}
@@ -104,6 +109,9 @@ func (g *Graph) fileGraph() *rankCache {
 				n = float64(f.Counts[k])
 			}
 			w := math.Sqrt(n)
+			if prov == ByName {
+				w *= guessWeight
+			}
 			for _, d := range targets {
 				if d.f == f {
 					continue

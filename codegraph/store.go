@@ -23,7 +23,7 @@ import (
 
 const (
 	storeMagic   = "agentls codegraph\n"
-	storeVersion = 1
+	storeVersion = 2
 )
 
 var errBadStore = errors.New("the stored code graph is damaged or of another version")
@@ -43,7 +43,9 @@ func (e *encoder) pos(p Pos) {
 
 // encodeGraph encodes files (in path order) and the Go modules.
 func encodeGraph(files map[string]*File, modules map[string]string) []byte {
-	e := &encoder{b: make([]byte, 0, 1<<20)}
+	// Room for a file's usual share of a store, up to 1 MiB: a small
+	// workspace's graph is not encoded into a buffer made for a big one.
+	e := &encoder{b: make([]byte, 0, min(1<<20, 4096+2048*len(files)))}
 	e.b = append(e.b, storeMagic...)
 	e.uint(storeVersion)
 	dirs := make([]string, 0, len(modules))
@@ -84,11 +86,14 @@ func encodeGraph(files map[string]*File, modules map[string]string) []byte {
 		e.uint(uint64(len(f.Imports)))
 		for _, im := range f.Imports {
 			e.str(im.Path)
+			e.str(im.Name)
 			e.uint(uint64(im.Line))
 		}
+		e.str(f.Package)
 		e.uint(uint64(len(f.Names)))
 		for i, n := range f.Names {
 			e.str(n)
+			e.str(f.qual(i))
 			c := uint32(1)
 			if i < len(f.Counts) {
 				c = f.Counts[i]
@@ -209,15 +214,24 @@ func decodeGraph(data []byte) (map[string]*File, map[string]string, error) {
 		if n := d.count(); n > 0 {
 			f.Imports = make([]Import, n)
 			for i := range f.Imports {
-				f.Imports[i] = Import{Path: d.str(), Line: uint32(d.uint())}
+				f.Imports[i] = Import{Path: d.str(), Name: d.str(), Line: uint32(d.uint())}
 			}
 		}
+		f.Package = d.str()
 		n := d.count()
 		f.Names, f.Counts = make([]string, n), make([]uint32, n)
+		var quals []string
 		for i := range f.Names {
 			f.Names[i] = d.str()
+			if q := d.str(); q != "" {
+				if quals == nil {
+					quals = make([]string, n)
+				}
+				quals[i] = q
+			}
 			f.Counts[i] = uint32(d.uint())
 		}
+		f.Quals = quals
 		f.refs = d.str()
 		files[f.Path] = f
 	}
@@ -240,10 +254,12 @@ func loadStore(path string) (map[string]*File, map[string]string, error) {
 	return decodeGraph(data)
 }
 
-// saveStore writes the graph to path atomically, making its directory.
+// saveStore writes the graph to path atomically, making its directory: the
+// file and the directories are its user's alone (0600, 0700), as the state
+// directory it is kept in is.
 func saveStore(path string, files map[string]*File, modules map[string]string) error {
 	data := encodeGraph(files, modules)
-	if err := fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o600, MkdirAll: true}); err != nil {
+	if err := fsutil.Write(path, data, fsutil.WriteOptions{Perm: 0o600, MkdirAll: true, DirPerm: 0o700}); err != nil {
 		return fmt.Errorf("store the code graph: %w", err)
 	}
 	return nil

@@ -61,8 +61,27 @@ func (p *tokParser) refs(callAfter func(i int) bool) {
 		if !call && callAfter != nil {
 			call = callAfter(i)
 		}
-		p.b.refAt(name, p.b.pos(int(t.start)), call)
+		p.b.refAt(name, tokQual(p.toks, i), p.b.pos(int(t.start)), call)
 	}
+}
+
+// tokQual is the qualifier of the identifier at i in a token language: a
+// member after ., ?., -> or ::, of the instance itself after self. or
+// this. (qual.go), else a bare name.
+func tokQual(ts *toks, i int) string {
+	if i == 0 || ts.t[i-1].kind != tPunct {
+		return qualBare
+	}
+	switch ts.text(i - 1) {
+	case ".", "?.", "->":
+		if ts.ident(i-2) && (ts.is(i-2, "self") || ts.is(i-2, "this")) && (i < 3 || !ts.is(i-3, ".")) {
+			return qualSelf
+		}
+		return qualMember
+	case "::":
+		return qualMember
+	}
+	return qualBare
 }
 
 // angleEnd returns the index of the > closing the < at i (generic

@@ -641,6 +641,9 @@ func (r *replay) editorAnswer(method string, params json.RawMessage) (any, error
 			return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 		}
 		return api.ApplyWorkspaceEditResult{Applied: true}, nil
+	case api.MethodReferences, api.MethodDefinition:
+		// no language server serves the example's documents
+		return nil, nil
 	case api.MethodRunCommand:
 		return api.RunCommandResult{ExitCode: 0, Output: ""}, nil
 	case api.MethodAsk:

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,8 +29,11 @@ type client struct {
 	ctx  context.Context // the subtask's: ends every call when it ends
 	host Host
 	root string
-	wt   *worktree // nil: not isolated
-	log  *zap.Logger
+	// wt is the isolated agent's worktree (nil: not isolated). It is set
+	// once, before session/new, when the agent's isolation is decided from
+	// its initialize answer.
+	wt  atomic.Pointer[worktree]
+	log *zap.Logger
 
 	mu        sync.Mutex
 	calls     map[string]*ToolCall // merged by id
@@ -37,11 +42,27 @@ type client struct {
 	terminals map[string]*terminal
 	nextTerm  int
 	termWG    sync.WaitGroup
+	// refused are the titles of the tool calls a permission was refused
+	// for in this turn.
+	refused []string
+	// bridged are the MCP servers agentls gave the agent (its bridge):
+	// their tools hold each call to agentls's own approvals, so the
+	// agent's permission for one is not asked again.
+	bridged []string
 }
 
 func newClient(ctx context.Context, host Host, root string, wt *worktree, log *zap.Logger) *client {
-	return &client{ctx: ctx, host: host, root: root, wt: wt, log: log,
+	c := &client{ctx: ctx, host: host, root: root, log: log,
 		calls: map[string]*ToolCall{}, terminals: map[string]*terminal{}}
+	c.wt.Store(wt)
+	return c
+}
+
+// refusals are the tool calls a permission was refused for.
+func (c *client) refusals() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.refused)
 }
 
 var _ acp.Client = (*client)(nil)
@@ -63,8 +84,8 @@ func (c *client) toHost(p string) string {
 		return filepath.Join(c.root, p)
 	}
 	p = filepath.Clean(p)
-	if c.wt != nil {
-		if rel, ok := contain.Within(c.wt.cwd, p); ok {
+	if wt := c.wt.Load(); wt != nil {
+		if rel, ok := contain.Within(wt.cwd, p); ok {
 			return filepath.Join(c.root, filepath.FromSlash(rel))
 		}
 	}
@@ -77,23 +98,23 @@ func (c *client) toHost(p string) string {
 // repository committed cannot take the agent's reads or writes outside.
 // It fails for a path outside both, and for one the zones close, as
 // written or where its symlinks lead.
-func (c *client) inWorktree(given string) (string, error) {
+func (c *client) inWorktree(wt *worktree, given string) (string, error) {
 	p := given
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(c.wt.cwd, p)
+		p = filepath.Join(wt.cwd, p)
 	}
 	p = filepath.Clean(p)
-	rel, ok := c.wt.held.Within(p)
+	rel, ok := wt.held.Within(p)
 	if !ok {
 		if rel, ok = contain.Within(c.root, p); !ok {
 			return "", api.Errorf(api.CodeInvalidParams, "%s is outside the workspace", given)
 		}
 	}
-	rp, err := c.wt.held.Resolve(rel)
+	rp, err := wt.held.Resolve(rel)
 	if err != nil {
 		return "", api.Errorf(api.CodeInvalidParams, "%s: %v", given, err)
 	}
-	if c.wt.hidden(rel) || c.wt.hidden(rp.Rel) {
+	if wt.hidden(rel) || wt.hidden(rp.Rel) {
 		return "", api.Errorf(api.CodeInvalidParams, "%s is closed to agents by the workspace's zones", given)
 	}
 	return rp.Rel, nil
@@ -109,19 +130,19 @@ func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (
 	if p.Limit != nil {
 		limit = *p.Limit
 	}
-	if c.wt != nil {
-		rel, err := c.inWorktree(p.Path)
+	if wt := c.wt.Load(); wt != nil {
+		rel, err := c.inWorktree(wt, p.Path)
 		if err != nil {
 			return nil, err
 		}
-		data, err := c.wt.held.ReadFile(rel, maxChangeBytes)
+		data, err := wt.held.ReadFile(rel, maxChangeBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			return &acp.ReadTextFileResponse{Content: ""}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &acp.ReadTextFileResponse{Content: cutLines(string(data), line, limit)}, nil
+		return &acp.ReadTextFileResponse{Content: CutLines(string(data), line, limit)}, nil
 	}
 	content, _, err := c.host.ReadTextFile(ctx, c.toHost(p.Path), line, limit)
 	if err != nil {
@@ -134,12 +155,12 @@ func (c *client) ReadTextFile(ctx context.Context, p *acp.ReadTextFileRequest) (
 func (c *client) WriteTextFile(ctx context.Context, p *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	if c.wt != nil {
-		rel, err := c.inWorktree(p.Path)
+	if wt := c.wt.Load(); wt != nil {
+		rel, err := c.inWorktree(wt, p.Path)
 		if err != nil {
 			return nil, err
 		}
-		if err := c.wt.held.WriteFile(rel, []byte(p.Content), 0o644); err != nil {
+		if err := wt.held.WriteFile(rel, []byte(p.Content), 0o644); err != nil {
 			return nil, err
 		}
 		return &acp.WriteTextFileResponse{}, nil
@@ -153,18 +174,23 @@ func (c *client) WriteTextFile(ctx context.Context, p *acp.WriteTextFileRequest)
 func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	if c.wt != nil {
+	if wt := c.wt.Load(); wt != nil {
 		// An isolated agent works in its copy: a path of the workspace
 		// itself would change it behind the editing pipeline's back.
 		for _, raw := range rawPaths(p.ToolCall) {
-			if filepath.IsAbs(raw) && inside(c.root, raw) && !inside(c.wt.cwd, raw) {
+			if filepath.IsAbs(raw) && inside(c.root, raw) && !inside(wt.cwd, raw) {
 				c.log.Info("permission refused: an isolated agent named the workspace itself", zap.String("path", raw))
-				c.merge(p.ToolCall, false)
+				tc := c.merge(p.ToolCall, false)
+				c.noteRefused(tc)
 				return c.choose(p.Options, Reject), nil
 			}
 		}
 	}
 	tc := c.merge(p.ToolCall, false)
+	if server := c.bridgedServer(tc.Title); server != "" {
+		c.log.Debug("permission allowed: a tool of agentls's own MCP server, whose calls it holds itself", zap.String("server", server), zap.String("tool", tc.Title))
+		return c.choose(p.Options, Allow), nil
+	}
 	perm := Permission{ToolCallID: tc.ID, Title: tc.Title, Kind: tc.Kind, Paths: tc.Paths, Input: tc.Input}
 	if perm.Kind == acp.KindExecute || perm.Kind == "" {
 		perm.Command = rawString(tc.Input, "command", "cmd")
@@ -181,7 +207,33 @@ func (c *client) RequestPermission(ctx context.Context, p *acp.RequestPermission
 		c.log.Info("permission refused", zap.String("tool", tc.Title), zap.Error(err))
 		d = Reject
 	}
+	if d == Reject {
+		c.noteRefused(tc)
+	}
 	return c.choose(p.Options, d), nil
+}
+
+// bridgedServer is the name of agentls's MCP server a tool call's title
+// says it calls ("" for any other): "mcp__<server>__<tool>" (Claude Code),
+// "<tool> (<server> MCP Server)" (Gemini CLI).
+func (c *client) bridgedServer(title string) string {
+	for _, n := range c.bridged {
+		if strings.HasPrefix(title, "mcp__"+n+"__") || strings.HasSuffix(title, " ("+n+" MCP Server)") {
+			return n
+		}
+	}
+	return ""
+}
+
+// noteRefused remembers a tool call a permission was refused for.
+func (c *client) noteRefused(tc *ToolCall) {
+	what := tc.Title
+	if what == "" {
+		what = "a tool call of kind " + tc.Kind
+	}
+	c.mu.Lock()
+	c.refused = append(c.refused, what)
+	c.mu.Unlock()
 }
 
 // optionOf finds the first option of a kind.
@@ -340,8 +392,10 @@ func (c *client) merge(u acp.ToolCallUpdate, announce bool) *ToolCall {
 	return &cp
 }
 
-// cutLines keeps limit lines from line (1-based; 0: all).
-func cutLines(s string, line, limit int) string {
+// CutLines keeps limit lines of s from line (1-based; 0: all), as
+// fs/read_text_file's line and limit ask: the one reading of them for the
+// host's answers and the worktree's.
+func CutLines(s string, line, limit int) string {
 	if line <= 1 && limit <= 0 {
 		return s
 	}
@@ -383,8 +437,8 @@ func (c *client) CreateTerminal(ctx context.Context, p *acp.CreateTerminalReques
 	cwd := p.Cwd
 	if cwd == "" {
 		cwd = c.root
-		if c.wt != nil {
-			cwd = c.wt.cwd
+		if wt := c.wt.Load(); wt != nil {
+			cwd = wt.cwd
 		}
 	}
 	tctx, cancel := context.WithCancel(c.ctx)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,43 +28,67 @@ type builtin struct {
 	keys []string
 	// install says how to get it.
 	install string
+	// agentNames are the names it gives itself at initialize (agentInfo).
+	agentNames []string
 	// isolate decides, from the package and its version, whether the agent
-	// writes the disk or runs commands itself.
-	isolate func(pkg, version string) bool
+	// writes the disk or runs commands itself; known is false when that
+	// cannot be told without its version.
+	isolate func(pkg, version string) (isolated, known bool)
+}
+
+// is reports whether the npm package pkg is this agent's (its native
+// builds, @zed-industries/codex-acp-linux-x64 and the like, included).
+func (b builtin) is(pkg string) bool {
+	for _, p := range b.packages {
+		if pkg == p || strings.HasPrefix(pkg, p+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 var builtins = map[string]builtin{
 	api.EngineClaude: {
-		name:     api.EngineClaude,
-		bins:     []string{"claude-agent-acp", "claude-code-acp"},
-		packages: []string{"@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp"},
-		keys:     []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
-		install:  "npm install -g @zed-industries/claude-agent-acp",
+		name:       api.EngineClaude,
+		bins:       []string{"claude-agent-acp", "claude-code-acp"},
+		packages:   []string{"@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp"},
+		keys:       []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
+		install:    "npm install -g @zed-industries/claude-agent-acp",
+		agentNames: []string{"@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp"},
 		// Up to 0.17 its Read, Write and Edit go through ACP's fs methods;
-		// from 0.18 it writes the disk and runs Bash itself.
-		isolate: func(pkg, version string) bool {
-			return pkg == "@agentclientprotocol/claude-agent-acp" || version == "" || compareVersions(version, "0.18.0") >= 0
+		// from 0.18 it writes the disk and runs Bash itself (the package
+		// @agentclientprotocol/claude-agent-acp began after 0.18).
+		isolate: func(pkg, version string) (bool, bool) {
+			switch {
+			case pkg == "@agentclientprotocol/claude-agent-acp":
+				return true, true
+			case version == "":
+				return true, false
+			}
+			return compareVersions(version, "0.18.0") >= 0, true
 		},
 	},
 	api.EngineCodex: {
-		name:     api.EngineCodex,
-		bins:     []string{"codex-acp"},
-		packages: []string{"@agentclientprotocol/codex-acp", "@zed-industries/codex-acp"},
-		keys:     []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
-		install:  "npm install -g @zed-industries/codex-acp",
+		name:       api.EngineCodex,
+		bins:       []string{"codex-acp"},
+		packages:   []string{"@agentclientprotocol/codex-acp", "@zed-industries/codex-acp"},
+		keys:       []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+		install:    "npm install -g @zed-industries/codex-acp",
+		agentNames: []string{"codex-acp"},
 		// It runs exec and apply_patch itself.
-		isolate: func(string, string) bool { return true },
+		isolate: func(string, string) (bool, bool) { return true, true },
 	},
 	api.EngineGemini: {
-		name:     api.EngineGemini,
-		bins:     []string{"gemini"},
-		packages: []string{"@google/gemini-cli"},
-		args:     []string{"--experimental-acp"},
-		keys:     []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-		install:  "npm install -g @google/gemini-cli",
+		name:       api.EngineGemini,
+		bins:       []string{"gemini"},
+		packages:   []string{"@google/gemini-cli"},
+		args:       []string{"--experimental-acp"},
+		keys:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		install:    "npm install -g @google/gemini-cli",
+		agentNames: []string{"gemini-cli"},
 		// write_file and replace go through fs/write_text_file after a
 		// permission; its shell asks for a permission too.
-		isolate: func(string, string) bool { return false },
+		isolate: func(string, string) (bool, bool) { return false, true },
 	},
 }
 
@@ -81,13 +106,23 @@ type Resolved struct {
 	Command []string
 	Source  string
 	// Package and Version name the npm package the command runs, when
-	// known.
+	// known (a launcher's, npx's or pnpm dlx's, is never its own): Version
+	// is "" when it cannot be known without starting the agent.
 	Package string
 	Version string
 	Env     map[string]string
 	// Keys are the secret variables the engine may inherit.
-	Keys     []string
-	Isolated bool
+	Keys []string
+	// Agent is the built-in engine whose agent the command runs (claude,
+	// codex, gemini), as its package, its program's name or its engine's
+	// name tell; "" when none of them does.
+	Agent string
+	// Isolated says whether it runs in a worktree of its own. When
+	// IsolateAtStart is set the version that decides it is unknown:
+	// Isolated is the safe guess, and the agent's own initialize answer
+	// (its name and version) decides when it starts.
+	Isolated       bool
+	IsolateAtStart bool
 	// Err says why it cannot be started (nil: usable).
 	Err error
 }
@@ -101,6 +136,11 @@ func (r Resolved) Info() api.EngineInfo {
 	}
 	if r.Err != nil {
 		info.Reason = r.Err.Error()
+	} else if r.Version == "" {
+		info.Note = "version unknown: the package its command runs cannot be told without starting it"
+		if r.IsolateAtStart {
+			info.Note += "; whether it runs isolated is decided when it starts, from the version it gives"
+		}
 	}
 	return info
 }
@@ -185,21 +225,56 @@ func (l Lookup) Resolve(name string, c api.EngineConfig) Resolved {
 			r.Err = fmt.Errorf("its command %q cannot be run: %w", c.Command[0], err)
 			break
 		}
-		r.Package, r.Version = packageOf(prog, c.Command[1:])
+		var bin string
+		r.Package, r.Version, bin = l.commandPackage(prog, c.Command[1:])
+		r.Agent = agentOf(r.Package, bin)
+		if r.Agent == "" && isBuiltin && r.Package == "" {
+			// A command of the engine's own name that says nothing else
+			// (a wrapper script): taken as that agent.
+			r.Agent = name
+		}
 	case !isBuiltin:
 		r.Err = fmt.Errorf("%s is not a built-in engine and has no command in the engines setting", name)
 		return r
 	default:
 		l.findBuiltin(b, &r)
+		r.Agent = name
 	}
-	r.Isolated = true
-	if isBuiltin {
-		r.Isolated = b.isolate(r.Package, r.Version)
+	r.Isolated, r.IsolateAtStart = true, r.Package == ""
+	if a, ok := builtins[r.Agent]; ok {
+		isolated, known := a.isolate(r.Package, r.Version)
+		r.Isolated, r.IsolateAtStart = isolated, !known
 	}
 	if c.Isolate != nil {
-		r.Isolated = *c.Isolate
+		r.Isolated, r.IsolateAtStart = *c.Isolate, false
 	}
 	return r
+}
+
+// agentOf is the built-in engine whose agent a package (or, without one,
+// a program of that name) is: "" for none.
+func agentOf(pkg, bin string) string {
+	for _, n := range api.BuiltinEngines {
+		b := builtins[n]
+		if pkg != "" && b.is(pkg) {
+			return n
+		}
+		if pkg == "" && bin != "" && slices.Contains(b.bins, programName(bin)) {
+			return n
+		}
+	}
+	return ""
+}
+
+// agentNamed is the built-in engine whose agent gives itself this name at
+// initialize ("" for none).
+func agentNamed(name string) string {
+	for _, n := range api.BuiltinEngines {
+		if slices.Contains(builtins[n].agentNames, name) || builtins[n].is(name) {
+			return n
+		}
+	}
+	return ""
 }
 
 // findBuiltin looks for a built-in engine on PATH, then in npm's cache.
@@ -207,7 +282,7 @@ func (l Lookup) findBuiltin(b builtin, r *Resolved) {
 	for _, bin := range b.bins {
 		if p, err := l.lookPath(bin); err == nil {
 			r.Command, r.Source = append([]string{p}, b.args...), SourcePath
-			r.Package, r.Version = packageOf(p, nil)
+			r.Package, r.Version, _ = l.commandPackage(p, nil)
 			return
 		}
 	}
@@ -256,30 +331,73 @@ func (l Lookup) newestInCache(pkgs []string) (dir, pkg, version string) {
 // packageBin is the entry point a package's "bin" names (its only one, or
 // the first in name order).
 func packageBin(dir string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	bins, err := packageBins(dir)
 	if err != nil {
 		return "", err
 	}
+	names := make([]string, 0, len(bins))
+	for n := range bins {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return filepath.Join(dir, filepath.FromSlash(bins[names[0]])), nil
+}
+
+// packageBins are the bins a package's package.json names, by name (a
+// single "bin" string is named after the package, as npm does).
+func packageBins(dir string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return nil, err
+	}
 	var p struct {
-		Bin json.RawMessage `json:"bin"`
+		Name string          `json:"name"`
+		Bin  json.RawMessage `json:"bin"`
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
-		return "", fmt.Errorf("%s/package.json: %w", dir, err)
+		return nil, fmt.Errorf("%s/package.json: %w", dir, err)
 	}
 	var one string
 	if json.Unmarshal(p.Bin, &one) == nil && one != "" {
-		return filepath.Join(dir, filepath.FromSlash(one)), nil
+		n := p.Name
+		if i := strings.LastIndexByte(n, '/'); i >= 0 {
+			n = n[i+1:]
+		}
+		return map[string]string{n: one}, nil
 	}
 	var many map[string]string
 	if json.Unmarshal(p.Bin, &many) == nil && len(many) > 0 {
-		names := make([]string, 0, len(many))
-		for n := range many {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return filepath.Join(dir, filepath.FromSlash(many[names[0]])), nil
+		return many, nil
 	}
-	return "", fmt.Errorf("%s/package.json names no bin", dir)
+	return nil, fmt.Errorf("%s/package.json names no bin", dir)
+}
+
+// commandPackage finds the npm package a command runs, and the program's
+// name (the bin a launcher runs, or the program itself). A launcher (npx, npm
+// exec, pnpm dlx, bunx) runs the package its arguments name (launched);
+// any other command runs its program (a link into node_modules, as npm's
+// global bin is) or the first argument that is a file (node's script):
+// the package is the package.json above it that names one.
+func (l Lookup) commandPackage(prog string, args []string) (name, version, bin string) {
+	if ln, ok := launcherOf(prog, args); ok {
+		name, version = l.launched(ln)
+		bin = ln.bin
+		if n, _, ok := splitSpec(bin); ok && strings.Contains(bin, "@") {
+			bin = n
+		}
+		return name, version, bin
+	}
+	bin = prog
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			if _, err := os.Stat(a); err == nil {
+				bin = a
+			}
+			break
+		}
+	}
+	name, version = packageOf(prog, args)
+	return name, version, bin
 }
 
 // packageOf finds the npm package a command runs: from its program (a

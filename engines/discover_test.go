@@ -138,3 +138,12 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestSharesMCP(t *testing.T) {
+	no, yes := false, true
+	m := NewManager(Options{})
+	m.Configure(map[string]api.EngineConfig{"codex": {MCPServers: &no}, "gemini": {MCPServers: &yes}})
+	if m.SharesMCP("codex") || !m.SharesMCP("gemini") || !m.SharesMCP("claude") {
+		t.Fatal("only an entry with mcpServers: false keeps the user's MCP servers from its engine")
+	}
+}

@@ -115,7 +115,9 @@ type Job struct {
 	// Root is the workspace root (absolute).
 	Root string
 	// MCPServers are given to the agent's session (the bridge to the
-	// editor's tools), by name.
+	// editor's tools), by name. They are agentls's own: each of their
+	// calls is held to the worker's approvals, so the agent's permission
+	// request for one is allowed without asking.
 	MCPServers map[string]api.MCPServer
 	// Isolate overrides the engine's own isolation (nil: its own).
 	Isolate *bool
@@ -129,6 +131,11 @@ type Job struct {
 	// Unset are the secret variables the agent must not inherit (but the
 	// engine's own keys).
 	Unset []string
+	// Commands is the commands setting (ask, deny, allow) the agent is
+	// held to: Claude Code, Codex and Gemini CLI are started and their
+	// sessions opened so that a command asks first (ask) or cannot run
+	// (deny), whatever their own settings say (docs/ENGINES.md).
+	Commands string
 	// CallTimeout bounds each call to the agent but session/prompt (0: 2
 	// minutes); the prompt ends with its subtask.
 	CallTimeout time.Duration
@@ -150,6 +157,10 @@ type Outcome struct {
 	Changes []FileChange
 	// Version is what the agent said of itself at initialize.
 	Version string
+	// Refused are the tool calls whose permission was refused, when the
+	// agent ended its turn on a refusal (Codex does: it waits to be told
+	// what to do instead); nil otherwise.
+	Refused []string
 }
 
 // FileChange is one file an isolated engine changed in its worktree.

@@ -87,6 +87,13 @@ func (m *Manager) Resolve(name string) (Resolved, error) {
 	return m.opts.Lookup.Resolve(name, c), nil
 }
 
+// SharesMCP says whether the engine name is handed the user's MCP servers
+// (through the bridge): unless its entry says mcpServers: false.
+func (m *Manager) SharesMCP(name string) bool {
+	c, _ := m.config(name)
+	return c.MCPServers == nil || *c.MCPServers
+}
+
 // Usable says why the engine name cannot take a subtask (nil: it can).
 func (m *Manager) Usable(name string) error {
 	r, err := m.Resolve(name)
@@ -119,7 +126,8 @@ func (m *Manager) Available() []string {
 // List is agent/engines: every engine, sorted, with whether it can be
 // used and why not. With probe, each usable one is started and
 // initialized (in parallel, each bounded by 30 s), its version taken from
-// its answer, and one that does not answer is not usable.
+// its answer (and, when its command did not tell it, whether it runs
+// isolated), and one that does not answer is not usable.
 func (m *Manager) List(ctx context.Context, probe bool) []api.EngineInfo {
 	names := m.names()
 	out := make([]api.EngineInfo, len(names))
@@ -139,13 +147,16 @@ func (m *Manager) List(ctx context.Context, probe bool) []api.EngineInfo {
 			defer wg.Done()
 			pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			version, err := m.probe(pctx, r)
+			name, version, err := m.probe(pctx, r)
 			if err != nil {
 				out[i].Usable, out[i].Reason = false, "it did not start: "+err.Error()
 				return
 			}
 			if version != "" {
-				out[i].Version = version
+				out[i].Version, out[i].Note = version, ""
+			}
+			if a, ok := builtins[agentNamed(name)]; ok && r.IsolateAtStart {
+				out[i].Isolated, _ = a.isolate(name, version)
 			}
 		}()
 	}

@@ -30,6 +30,7 @@ type session struct {
 	agent   *acp.AgentConn
 	served  chan struct{} // closed when the connection's Serve has returned
 	id      string        // the ACP session id
+	name    string        // the agent's, from initialize (agentInfo)
 	version string        // the agent's, from initialize
 	log     *zap.Logger
 }
@@ -76,7 +77,7 @@ func (m *Manager) open(ctx context.Context, r Resolved, dir string, unset []stri
 		return nil, fmt.Errorf("engine %q speaks ACP version %d; agentls speaks %d", r.Name, init.ProtocolVersion, acp.ProtocolVersion)
 	}
 	if init.AgentInfo != nil {
-		s.version = init.AgentInfo.Version
+		s.name, s.version = init.AgentInfo.Name, init.AgentInfo.Version
 	}
 	return s, nil
 }
@@ -107,28 +108,35 @@ func (s *session) close() {
 	<-s.served
 }
 
-// probe starts an engine, initializes it and ends it: its version.
-func (m *Manager) probe(ctx context.Context, r Resolved) (string, error) {
+// probe starts an engine, initializes it and ends it: the name and the
+// version it gives.
+func (m *Manager) probe(ctx context.Context, r Resolved) (name, version string, err error) {
 	dir, err := os.MkdirTemp("", "agentls-probe-")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer os.RemoveAll(dir)
 	s, err := m.open(ctx, r, dir, nil, 30*time.Second, acp.UnimplementedClient{})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer s.close()
-	return s.version, nil
+	return s.name, s.version, nil
 }
 
 // Run runs job on the engine name: it starts the agent (in a worktree of
-// its own when it is isolated), opens a session with the job's MCP
-// servers, sends the prompt and relays everything the agent does through
-// host until the prompt ends. When ctx ends (a stop, a skip, a timeout),
-// it sends session/cancel, waits CancelGrace for the agent's answer, then
-// SIGTERM and, after TermGrace, SIGKILL: Run returns with ctx's cause and
-// nothing of the agent running.
+// its own when it is isolated), held to the job's commands setting (docs/
+// ENGINES.md), opens a session with the job's MCP servers, sends the
+// prompt and relays everything the agent does through host until the
+// prompt ends. When ctx ends (a stop, a skip, a timeout), it sends
+// session/cancel, waits CancelGrace for the agent's answer, then SIGTERM
+// and, after TermGrace, SIGKILL: Run returns with ctx's cause and nothing
+// of the agent running.
+//
+// An agent whose version the command does not tell (IsolateAtStart) is
+// started in an empty directory of its own, and whether it is isolated is
+// decided from the name and version it gives at initialize, before its
+// session opens where it works.
 func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Outcome, error) {
 	r, err := m.Resolve(name)
 	if err != nil {
@@ -137,24 +145,52 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 	if r.Err != nil {
 		return Outcome{}, fmt.Errorf("engine %q cannot be used: %w", name, r.Err)
 	}
-	isolated := r.Isolated
+	isolated, atStart := r.Isolated, r.IsolateAtStart
 	if job.Isolate != nil {
-		isolated = *job.Isolate
+		isolated, atStart = *job.Isolate, false
+	}
+	log := m.log.With(zap.String("engine", name))
+	var h hold
+	if r.Agent != "" {
+		dir, err := policyDir(job.WorkDir)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("engine %q: %w", name, err)
+		}
+		if h, err = holdFor(r.Agent, job.Commands, dir); err != nil {
+			return Outcome{}, fmt.Errorf("engine %q cannot be held to the commands setting: %w", name, err)
+		}
+		defer h.release()
+		r.Command = withArgs(r.Command, h.args)
 	}
 	started := time.Now()
-	cwd := job.Root
+	c := newClient(ctx, host, job.Root, nil, log)
+	for n := range job.MCPServers {
+		c.bridged = append(c.bridged, n)
+	}
+	defer c.closeTerminals()
 	var wt *worktree
-	if isolated {
-		wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed)
-		if err != nil {
+	defer func() {
+		if wt != nil {
+			wt.remove()
+		}
+	}()
+	// The agent's process starts in an empty directory of its own, never
+	// the workspace: a launcher (npx, bunx) would run a copy of the agent
+	// the repository planted in its node_modules, and a program would read
+	// the repository's own configuration from its working directory. It
+	// works where its session's cwd says (session/new).
+	dir, release, err := startDir(job.WorkDir)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("engine %q: %w", name, err)
+	}
+	defer release()
+	if isolated && !atStart {
+		if wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed); err != nil {
 			return Outcome{}, fmt.Errorf("engine %q runs isolated, and its worktree could not be made: %w", name, err)
 		}
-		defer wt.remove()
-		cwd = wt.cwd
+		c.wt.Store(wt)
 	}
-	c := newClient(ctx, host, job.Root, wt, m.log.With(zap.String("engine", name)))
-	defer c.closeTerminals()
-	s, err := m.open(ctx, r, cwd, job.Unset, job.CallTimeout, c)
+	s, err := m.open(ctx, r, dir, job.Unset, job.CallTimeout, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Outcome{}, context.Cause(ctx)
@@ -162,7 +198,36 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 		return Outcome{}, err
 	}
 	defer s.close()
-	ns, err := s.agent.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: mcpServers(job.MCPServers)})
+	said := agentNamed(s.name)
+	if said != "" && said != h.agent && (job.Commands == api.CommandsAsk || job.Commands == api.CommandsDeny) {
+		if argsHeld(said) {
+			return Outcome{Version: s.version}, cannotHold(name, said, strings.TrimSpace(s.name+" "+s.version), job.Commands)
+		}
+		// claude-agent-acp is held through its session's _meta, which
+		// is still to be sent.
+		if h, err = holdFor(said, job.Commands, ""); err != nil {
+			return Outcome{}, fmt.Errorf("engine %q cannot be held to the commands setting: %w", name, err)
+		}
+		defer h.release()
+	}
+	if atStart {
+		if a, ok := builtins[said]; ok {
+			isolated, _ = a.isolate(s.name, s.version)
+		}
+		log.Info("isolation decided from the agent's initialize answer",
+			zap.String("agent", s.name), zap.String("version", s.version), zap.Bool("isolated", isolated))
+		if isolated {
+			if wt, err = newWorktree(ctx, job.Root, job.WorkDir, job.Closed); err != nil {
+				return Outcome{}, fmt.Errorf("engine %q runs isolated (%s %s), and its worktree could not be made: %w", name, s.name, s.version, err)
+			}
+			c.wt.Store(wt)
+		}
+	}
+	cwd := job.Root
+	if wt != nil {
+		cwd = wt.cwd
+	}
+	ns, err := s.agent.NewSession(ctx, &acp.NewSessionRequest{Cwd: cwd, McpServers: mcpServers(job.MCPServers), Meta: h.meta})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Outcome{}, context.Cause(ctx)
@@ -170,6 +235,12 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 		return Outcome{}, s.explain("session/new", err)
 	}
 	s.id = ns.SessionID
+	if err := s.holdMode(ctx, h, ns.Modes); err != nil {
+		if ctx.Err() != nil {
+			return Outcome{}, context.Cause(ctx)
+		}
+		return Outcome{}, err
+	}
 	if job.OnStart != nil {
 		job.OnStart(s.proc.Pid(), time.Since(started))
 	}
@@ -190,7 +261,11 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 		if ctx.Err() != nil {
 			return out, context.Cause(ctx)
 		}
-		return out, fmt.Errorf("engine %q cancelled its turn", name)
+		// Codex ends its turn when a command it asked for is refused: it
+		// waits for the person to tell it what to do instead.
+		if out.Refused = c.refusals(); len(out.Refused) == 0 {
+			return out, fmt.Errorf("engine %q cancelled its turn", name)
+		}
 	case acp.StopRefusal:
 		return out, fmt.Errorf("engine %q refused the subtask: %s", name, oneLine(out.Text, 300))
 	default:
@@ -203,6 +278,41 @@ func (m *Manager) Run(ctx context.Context, name string, job Job, host Host) (Out
 		}
 	}
 	return out, nil
+}
+
+// holdMode puts a session in a mode that asks (session/set_mode
+// "default") when it opened in one that runs tools without asking, as the
+// user's or the repository's settings may set it.
+func (s *session) holdMode(ctx context.Context, h hold, modes *acp.SessionModeState) error {
+	if !h.modes || modes == nil || !unasked[modes.CurrentModeID] {
+		return nil
+	}
+	offered := false
+	for _, m := range modes.AvailableModes {
+		offered = offered || m.ID == "default"
+	}
+	if !offered {
+		return fmt.Errorf("engine %q opened its session in mode %q, which runs tools without asking, and offers no mode \"default\" to hold it to the commands setting", s.r.Name, modes.CurrentModeID)
+	}
+	if _, err := s.agent.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: "default"}); err != nil {
+		return s.explain(fmt.Sprintf("session/set_mode from %q to \"default\" (the commands setting)", modes.CurrentModeID), err)
+	}
+	s.log.Info("session mode held to the commands setting", zap.String("from", modes.CurrentModeID), zap.String("to", "default"))
+	return nil
+}
+
+// startDir is an empty directory of its own for an agent to start in
+// (the system's temporary directory's when workDir is ""), locked while
+// the run lasts: release unlocks and removes it.
+func startDir(parent string) (dir string, release func(), err error) {
+	dir, lock, err := workDir(parent, "start-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() {
+		_ = os.RemoveAll(dir)
+		_ = lock.Unlock()
+	}, nil
 }
 
 // promptResponse is session/prompt's result with the token usage some

@@ -3,6 +3,7 @@ package engines
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/engines/enginestest"
+	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
@@ -40,7 +42,7 @@ func (h *fakeHost) ReadTextFile(_ context.Context, path string, line, limit int)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c, ok := h.files[path]
-	return cutLines(c, line, limit), ok, nil
+	return CutLines(c, line, limit), ok, nil
 }
 
 func (h *fakeHost) WriteTextFile(_ context.Context, path, content string) error {
@@ -432,5 +434,69 @@ func TestIsolationHoldsSymlinksIn(t *testing.T) {
 	}
 	if !strings.Contains(msgs, "write failed") {
 		t.Fatalf("the write through the symlink was not refused: %q", msgs)
+	}
+}
+
+// An agent's process never starts in the workspace (a launcher would run a
+// copy the repository planted in its node_modules; a program would read the
+// repository's configuration from its directory): it works where its
+// session's cwd says, isolated or not.
+func TestAgentProcessStartsOutsideTheWorkspace(t *testing.T) {
+	for _, isolate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("isolate %v", isolate), func(t *testing.T) {
+			root := t.TempDir()
+			gitInit(t, root, map[string]string{"a.txt": "a\n"})
+			argv, env := enginestest.FakeAgent(t, enginestest.Step{Report: true})
+			m := NewManager(Options{})
+			m.Configure(map[string]api.EngineConfig{"fake": {Command: argv, Env: env, Isolate: &isolate}})
+			h := newFakeHost(root)
+			if _, err := m.Run(testkit.Context(t), "fake", Job{Prompt: "x", Root: root, WorkDir: t.TempDir()}, h); err != nil {
+				t.Fatal(err)
+			}
+			said := h.messages()
+			_, dir, _ := strings.Cut(said, " dir: ")
+			dir = strings.TrimSuffix(strings.TrimSpace(strings.Split(dir, "|")[0]), "|")
+			_, cwd, _ := strings.Cut(said, " cwd: ")
+			cwd, _, _ = strings.Cut(cwd, " dir: ")
+			if dir == "" || inside(root, dir) {
+				t.Fatalf("the agent's process ran in %q, in the workspace %s: %q", dir, root, said)
+			}
+			if !isolate && cwd != root || isolate && (cwd == root || inside(root, cwd)) {
+				t.Fatalf("its session's cwd is %q (workspace %s, isolated %v)", cwd, root, isolate)
+			}
+		})
+	}
+}
+
+// A worktree a crash left behind (its run's lock released without the
+// worktree removed) is removed by the next start's Sweep, with its
+// registration in the repository; one in use is left alone.
+func TestSweepRemovesWhatACrashLeft(t *testing.T) {
+	if !fsutil.LocksWork {
+		t.Skip("no file locks here")
+	}
+	root := t.TempDir()
+	gitInit(t, root, map[string]string{"a.txt": "a\n"})
+	work := t.TempDir()
+	crashed, err := newWorktree(testkit.Context(t), root, work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = crashed.lock.Unlock() // as kill -9 releases it
+	live, err := newWorktree(testkit.Context(t), root, work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.remove()
+	removed, err := Sweep(testkit.Context(t), work)
+	if err != nil || len(removed) != 1 || removed[0] != crashed.dir {
+		t.Fatalf("Sweep = %v, %v; want the crashed worktree %s alone", removed, err, crashed.dir)
+	}
+	if _, err := os.Stat(live.cwd); err != nil {
+		t.Fatalf("the worktree in use was removed: %v", err)
+	}
+	out, _ := git(context.Background(), root, "worktree", "list", "--porcelain")
+	if strings.Contains(out, crashed.dir) || !strings.Contains(out, live.dir) {
+		t.Fatalf("the repository's worktrees after the sweep:\n%s", out)
 	}
 }

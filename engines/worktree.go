@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/internal/contain"
+	"github.com/agentls/agentls/internal/fsutil"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/internal/shell"
 )
@@ -39,6 +40,8 @@ type worktree struct {
 	copied map[string]string
 	// closed says why a workspace-relative path is closed to agents.
 	closed func(string) string
+	// lock is held while the worktree is in use: Sweep leaves it alone.
+	lock *fsutil.FileLock
 }
 
 // hidden reports whether the workspace-relative path rel is closed to
@@ -69,14 +72,11 @@ func newWorktree(ctx context.Context, root, parent string, closed func(string) s
 	if parent == "" {
 		return nil, errors.New("no directory for worktrees was given")
 	}
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp(parent, "wt-")
+	dir, lock, err := workDir(parent, "wt-")
 	if err != nil {
 		return nil, err
 	}
-	w := &worktree{dir: dir, root: root, closed: closed}
+	w := &worktree{dir: dir, root: root, closed: closed, lock: lock}
 	if top, err := git(ctx, root, "rev-parse", "--show-toplevel"); err == nil {
 		err = w.fromGit(ctx, root, strings.TrimSpace(top))
 	} else {
@@ -326,6 +326,101 @@ func (w *worktree) remove() {
 	if w.repo != "" {
 		_, _ = git(context.Background(), w.repo, "worktree", "prune")
 	}
+	if w.lock != nil {
+		_ = w.lock.Unlock()
+	}
+}
+
+// lockName is the file of a work directory (a worktree, an agent's start
+// directory) whose lock its engine's run holds: Sweep leaves a held one
+// alone.
+const lockName = "lock"
+
+// workDir makes a directory for one engine run under parent (made 0700
+// when missing; "": the system's temporary directory), named prefix and a
+// random part, and takes its lock.
+func workDir(parent, prefix string) (string, *fsutil.FileLock, error) {
+	if parent != "" {
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			return "", nil, err
+		}
+	}
+	dir, err := os.MkdirTemp(parent, prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := fsutil.LockFile(filepath.Join(dir, lockName))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, lock, nil
+}
+
+// Sweep removes what the engine runs of a process that ended without
+// cleaning up (kill -9, a crash) left in workDir: each worktree and start
+// directory whose lock no running agentls holds, and a worktree's
+// registration in the repository it was added to (git worktree prune
+// there). Where file locks do not work nothing is removed. It returns the
+// directories removed.
+func Sweep(ctx context.Context, workDir string) ([]string, error) {
+	if !fsutil.LocksWork {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(workDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	repos := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, "wt-") && !strings.HasPrefix(name, "start-") {
+			continue
+		}
+		if ctx.Err() != nil {
+			return removed, ctx.Err()
+		}
+		dir := filepath.Join(workDir, name)
+		lock, err := fsutil.TryLockFile(filepath.Join(dir, lockName))
+		switch {
+		case errors.Is(err, fsutil.ErrLocked):
+			continue // in use
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			continue
+		}
+		if repo := registeredIn(filepath.Join(dir, "tree")); repo != "" {
+			repos[repo] = true
+		}
+		if err := os.RemoveAll(dir); err == nil {
+			removed = append(removed, dir)
+		}
+		if lock != nil {
+			_ = lock.Unlock()
+		}
+	}
+	for repo := range repos {
+		_, _ = shell.Git(ctx, repo, gitEnv(), "worktree", "prune")
+	}
+	return removed, nil
+}
+
+// registeredIn is the git directory of the repository a worktree was added
+// to, read from its .git file ("gitdir: <repo>/.git/worktrees/<name>"),
+// or "" when it is no worktree.
+func registeredIn(tree string) string {
+	b, _, err := contain.ReadRegular(filepath.Join(tree, ".git"), 4<<10)
+	if err != nil {
+		return ""
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(gitdir))
 }
 
 // Text reports whether a brought-back content is text the editing pipeline

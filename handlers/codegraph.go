@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -17,80 +16,7 @@ import (
 	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
-	"github.com/agentls/agentls/tracking"
 )
-
-// graphFile is the code graph's file in the workspace's state directory
-// (docs/PROTOCOL.md §6).
-const graphFile = "codegraph.bin"
-
-// graphService owns the workspace's code graph: built in the background
-// from initialize on (initialize never waits for it), kept current from the
-// editor's notifications and agentls's own writes, stored in the state
-// directory. The server's close cancels it and waits for its last store.
-type graphService struct {
-	mu     sync.Mutex
-	g      *codegraph.Graph
-	err    error
-	ctx    context.Context // ends when the server closes
-	cancel context.CancelFunc
-	done   chan struct{}
-	closed bool
-	calls  sync.WaitGroup // the watcher registration
-}
-
-// startGraph starts the code graph of root in the background.
-func (s *Server) startGraph(root string, zones api.Zones) {
-	gs := &s.graph
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	if gs.closed || gs.done != nil {
-		return
-	}
-	state := ""
-	if dir, err := tracking.WorkspaceStateDir(root); err == nil {
-		state = filepath.Join(dir, graphFile)
-	} else {
-		s.log.Warn("code graph not kept between runs", zap.Error(err))
-	}
-	g, err := codegraph.New(codegraph.Config{Root: root, Zones: zones, StateFile: state, Logger: s.log})
-	if err != nil {
-		gs.err = err
-		s.log.Warn("code graph unavailable", zap.Error(err))
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	gs.g, gs.ctx, gs.cancel, gs.done = g, ctx, cancel, make(chan struct{})
-	go func() {
-		defer close(gs.done)
-		if err := g.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("code graph incomplete", zap.Error(err))
-		}
-	}()
-}
-
-// Graph returns the workspace's code graph, nil before initialize or when
-// it could not be made.
-func (s *Server) Graph() *codegraph.Graph {
-	gs := &s.graph
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	return gs.g
-}
-
-// closeGraph stops the graph and waits for its last store.
-func (s *Server) closeGraph() {
-	gs := &s.graph
-	gs.mu.Lock()
-	gs.closed = true
-	cancel, done := gs.cancel, gs.done
-	gs.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
-	gs.calls.Wait()
-}
 
 func (s *Server) codeGraph(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p api.CodeGraphParams
@@ -107,12 +33,13 @@ func (s *Server) codeGraph(ctx context.Context, raw json.RawMessage) (any, error
 			return nil, api.Errorf(api.CodeInvalidParams, "invalid params: depth: must be a whole number from 1 to 3, got %d", depth)
 		}
 	}
-	g := s.Graph()
-	if g == nil {
-		s.graph.mu.Lock()
-		err := s.graph.err
-		s.graph.mu.Unlock()
-		return nil, fmt.Errorf("%s: the code graph is unavailable: %v", api.MethodCodeGraph, err)
+	ws, err := s.workspace()
+	if err != nil {
+		return nil, err
+	}
+	g, err := ws.Graph()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", api.MethodCodeGraph, err)
 	}
 	rel := p.Path
 	if rel != "" {
@@ -160,9 +87,20 @@ func (s *Server) graphPath(p string) (string, error) {
 	return p, nil
 }
 
+// graph is the workspace's code graph, nil before initialize or when it
+// could not be made.
+func (s *Server) graph() *codegraph.Graph {
+	ws, err := s.workspace()
+	if err != nil {
+		return nil
+	}
+	g, _ := ws.Graph()
+	return g
+}
+
 // graphChanged tells the graph of files the editor changed, by URI.
 func (s *Server) graphChanged(uris ...string) {
-	g := s.Graph()
+	g := s.graph()
 	if g == nil {
 		return
 	}
@@ -219,20 +157,20 @@ func (s *Server) initializedNote(_ context.Context, _ json.RawMessage) {
 	}}}
 	// The reply is not waited for here: notifications are handled one at
 	// a time, and the client may answer after it sent others. The call
-	// belongs to the graph service: the server's close ends and awaits it.
-	gs := &s.graph
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	if gs.closed || gs.ctx == nil {
+	// belongs to the server: its close ends and awaits it.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.ws == nil {
 		return
 	}
-	gs.calls.Add(1)
-	go func(parent context.Context) {
-		defer gs.calls.Done()
-		callCtx, cancel := context.WithTimeout(parent, 30*time.Second)
+	if _, err := s.ws.Graph(); err != nil {
+		return // nothing would hear of the changes
+	}
+	s.calls.Go(func() {
+		callCtx, cancel := context.WithTimeout(s.life, 30*time.Second)
 		defer cancel()
 		if err := s.conn.Call(callCtx, api.MethodRegisterCapability, params, nil); err != nil {
 			s.log.Info("file watching not registered: the code graph follows saves and agentls's own writes", zap.Error(err))
 		}
-	}(gs.ctx)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/core"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/rpc"
 )
@@ -62,13 +63,27 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	if err == nil {
 		root, err = workspaceRoot(p, s.opts.Cwd)
 	}
+	var ws *core.Workspace
+	if err == nil {
+		// Opened before initialize is answered: a request that arrives
+		// meanwhile waits for it (awaitReady) and finds it.
+		s.mu.Lock()
+		s.settings = settings
+		s.mu.Unlock()
+		ws, err = s.openWorkspace(root)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
 		s.state = stateNew // the client may try again
+		s.settings = s.opts.Base
 		return nil, err
 	}
-	s.settings, s.root = settings, root
+	if s.closed {
+		defer ws.Close()
+		return nil, fmt.Errorf("initialize: %w", rpc.ErrClosed)
+	}
+	s.ws, s.root = ws, root
 	if p.ClientInfo != nil {
 		s.client = *p.ClientInfo
 	}
@@ -86,8 +101,6 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	if len(unknown) > 0 {
 		s.log.Warn("initializationOptions: unknown keys ignored", zap.Strings("keys", unknown))
 	}
-	s.startSweep(root)
-	s.startGraph(root, settings.Zones)
 	return &api.InitializeResult{
 		ServerInfo: api.ServerInfo{Name: "agentls", Version: s.opts.Version},
 		Capabilities: api.ServerCapabilities{
@@ -146,7 +159,9 @@ func (s *Server) shutdown(_ context.Context, _ json.RawMessage) (any, error) {
 	// Gate refuses every request after shutdown; running tasks are stopped
 	// (their agent/run answers "stopped") and their sessions written.
 	s.log.Info("shutdown")
-	s.closeWork()
+	if ws, err := s.workspace(); err == nil {
+		ws.StopTasks()
+	}
 	return nil, nil
 }
 
@@ -186,8 +201,8 @@ func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage
 	s.settings = next
 	s.mu.Unlock()
 	s.editor.SetTimeouts(next.Timeouts)
-	s.configureMCP(next)
-	s.tuneHeat(next.Heat)
-	s.configureEngines(next)
+	if ws, err := s.workspace(); err == nil {
+		ws.Tune(next)
+	}
 	s.log.Info("settings changed")
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/agentls/agentls/engines/enginestest"
 )
 
@@ -24,6 +26,22 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if code == 0 {
+		// Every goroutine the servers started has ended with them: a
+		// leak fails the package, whichever test left it.
+		if err := goleak.Find(leakOptions...); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left after the tests:", err)
+			code = 1
+		}
+	}
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// leakOptions are the goroutines that may outlive the tests: the standard
+// library's idle HTTP connections of the tests' fake model and MCP
+// servers, which their clients keep for reuse.
+var leakOptions = []goleak.Option{
+	goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+	goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 }

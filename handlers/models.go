@@ -21,8 +21,7 @@ func (s *Server) modelOptions(source string) clients.Options {
 // models answers agent/models: what the configured providers offer, the
 // current model marked, each provider that failed with its problem.
 func (s *Server) models(ctx context.Context, _ struct{}) (*api.ModelsResult, error) {
-	env := s.getenv()
-	s.learnKeys()
+	env := s.opts.Getenv
 	res := clients.ListModels(ctx, s.Settings().Model, env, s.modelOptions(""))
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -33,8 +32,7 @@ func (s *Server) models(ctx context.Context, _ struct{}) (*api.ModelsResult, err
 // checkModel answers agent/checkModel: a model that cannot be used is a
 // result saying why, never an error.
 func (s *Server) checkModel(ctx context.Context, p api.CheckModelParams) (*api.CheckModelResult, error) {
-	env := s.getenv()
-	s.learnKeys()
+	env := s.opts.Getenv
 	spec, source := s.Settings().Model, ""
 	if p.Model != "" {
 		spec, source = p.Model, sourceCheckModel

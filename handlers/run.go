@@ -5,138 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
-	"github.com/agentls/agentls/clients"
-	"github.com/agentls/agentls/mcp/bridge"
 	"github.com/agentls/agentls/rpc"
 	"github.com/agentls/agentls/workforce"
 )
-
-// workService is the server's task engine, made on the first agent/run.
-type workService struct {
-	mu     sync.Mutex
-	engine *workforce.Engine
-	models *workforce.Models
-	bridge *bridge.Listener
-	closed bool
-}
-
-// Work returns the task engine, making it on first use.
-func (s *Server) Work() (*workforce.Engine, error) {
-	w := &s.work
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.engine != nil {
-		return w.engine, nil
-	}
-	if w.closed {
-		return nil, fmt.Errorf("tasks: %w", rpc.ErrClosed)
-	}
-	ws, err := s.Tracking()
-	if err != nil {
-		return nil, err
-	}
-	env := s.getenv()
-	s.learnKeys()
-	tools, err := s.MCP()
-	if err != nil {
-		return nil, err
-	}
-	onRetry := func(ev clients.RetryEvent) { s.reportToUser("agentls: " + ev.Message()) }
-	w.models = workforce.NewModels(env, s.Root(), s.opts.Record, onRetry, s.log, s.opts.Redactor)
-	w.bridge = bridge.New(bridge.Options{
-		Dir: filepath.Join(ws.StateDir, "bridge"), Executable: s.opts.bridgeExecutable,
-		Version: s.opts.Version, Log: s.log, Redactor: s.opts.Redactor,
-	}, nil)
-	w.engine, err = workforce.New(workforce.Config{
-		Root:     s.Root(),
-		Editor:   s.editor,
-		Notifier: s.notifier,
-		Tracking: ws,
-		Models:   w.models,
-		Graph:    s.Graph(),
-		Logger:   s.log,
-		Redactor: s.opts.Redactor,
-		Tools:    workforce.MCPTools(tools),
-		Bridge:   w.bridge,
-
-		Engines:       s.Engines(),
-		EngineWorkDir: engineWorkDir(ws.StateDir),
-	})
-	if err != nil {
-		return nil, err
-	}
-	w.bridge.SetHost(w.engine)
-	return w.engine, nil
-}
-
-func (s *Server) getenv() func(string) string {
-	if s.opts.Getenv != nil {
-		return s.opts.Getenv
-	}
-	return os.Getenv
-}
-
-// learnKeys teaches the Redactor the API keys the model clients read, once:
-// no command, MCP server, log or notification gets them.
-func (s *Server) learnKeys() {
-	s.keysOnce.Do(func() {
-		env := s.getenv()
-		for _, name := range clients.KeyVars {
-			s.opts.Redactor.Add(name, env(name))
-		}
-	})
-}
-
-// closeWork stops every task and waits until each has ended and written its
-// session; the recording, if any, is written a last time.
-func (s *Server) closeWork() {
-	w := &s.work
-	w.mu.Lock()
-	w.closed = true
-	engine, models, br := w.engine, w.models, w.bridge
-	w.mu.Unlock()
-	if engine != nil {
-		engine.Close()
-	}
-	if br != nil {
-		br.Close()
-	}
-	if models != nil {
-		if err := models.Close(); err != nil {
-			s.log.Warn("recording not written", zap.Error(err))
-			s.reportToUser("agentls: the recording could not be written: " + err.Error())
-		}
-	}
-}
-
-// engineIfAny returns the task engine when one was made (nil otherwise):
-// for the notifications that only concern tasks already running.
-func (s *Server) engineIfAny() *workforce.Engine {
-	w := &s.work
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.engine
-}
-
-// interruptWork stops every running task because the editor went away:
-// their sessions record them as interrupted.
-func (s *Server) interruptWork() {
-	engine := s.engineIfAny()
-	if engine == nil {
-		return
-	}
-	for _, id := range engine.Interrupt() {
-		s.log.Warn("task interrupted: the editor stopped reading", zap.String("task", id))
-	}
-}
 
 // workError turns the workforce's errors into the codes of docs/PROTOCOL.md §7.
 func workError(method string, err error) error {
@@ -149,7 +25,7 @@ func workError(method string, err error) error {
 	case errors.Is(err, workforce.ErrWrongState):
 		return api.Errorf(api.CodeWrongState, "%s: %v", method, err)
 	case errors.Is(err, workforce.ErrInvalid):
-		return api.Errorf(api.CodeInvalidParams, "%v", err)
+		return api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return fmt.Errorf("%s: %w", method, err)
 }
@@ -186,11 +62,13 @@ func (s *Server) workDoneProgressCancel(_ context.Context, raw json.RawMessage) 
 	if engine == nil {
 		return
 	}
-	if id := engine.StopProgress(*p.Token); id != "" {
-		s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
-	} else {
-		s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
+	if id := s.events.taskOf(*p.Token); id != "" {
+		if stopped, _ := engine.Stop(id); stopped {
+			s.log.Info("task stopped: its progress was cancelled", zap.String("task", id))
+			return
+		}
 	}
+	s.log.Debug("window/workDoneProgress/cancel for no running task", zap.String("token", p.Token.String()))
 }
 
 func (s *Server) addSubtask(_ context.Context, p api.AddSubtaskParams) (*api.AddSubtaskResult, error) {

@@ -24,11 +24,6 @@ const (
 	ExitEditorGone = 3
 )
 
-// drainTimeout bounds how long Serve waits for handlers to return after the
-// connection ended; a handler that ignores its context cannot keep the
-// process alive past it.
-const drainTimeout = 5 * time.Second
-
 // exitGrace bounds how long exit waits for requests already in flight to be
 // answered.
 const exitGrace = time.Second
@@ -69,7 +64,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 		cancel()
 		_ = conn.Close()
 	case err := <-served:
-		served <- err
 		var truncated *rpc.TruncatedError
 		switch {
 		case errors.As(err, &truncated):
@@ -95,26 +89,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 		code = ExitError
 	}
 	srv.close()
-	select {
-	case <-served:
-	case <-time.After(drainTimeout):
-		log.Error("bug: handlers still running after the connection ended")
-	}
-	// Replies and notifications still queued leave before the process does.
-	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	if err := stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("the editor did not read the last messages in time; they are dropped", zap.Duration("waited", drainTimeout))
-	} // a write error was logged when it happened
-	cancel()
+	// Replies and notifications still queued leave before the process
+	// does; a handler that ignores its context cannot keep it alive.
+	conn.Drain(rpc.DrainTimeout)
 	return code
-}
-
-// close cancels what the server runs and flushes its state: every task is
-// stopped and its session written before the heat ticker stops.
-func (s *Server) close() {
-	s.closeSweep()
-	s.closeWork()
-	s.closeGraph()
-	s.closeMCP()
-	s.closeTracking()
 }

@@ -27,6 +27,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/core"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
@@ -68,19 +69,17 @@ type Options struct {
 	onServer func(*Server)
 }
 
-// secure fills in the Redactor and wraps the logger with it, once.
+// secure fills in the Redactor, teaches it the model keys and wraps the
+// logger with it, once (core.Secure).
 func (o *Options) secure() {
 	if o.secured {
 		return
 	}
 	o.secured = true
-	if o.Redactor == nil {
-		o.Redactor = redact.FromEnviron(os.Environ())
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
 	}
-	if o.Log == nil {
-		o.Log = zap.NewNop()
-	}
-	o.Log = o.Log.WithOptions(zap.WrapCore(o.Redactor.Core))
+	o.Log, o.Redactor = core.Secure(o.Log, o.Redactor, o.Getenv)
 }
 
 // Server serves one connection: one editor, one workspace.
@@ -90,6 +89,7 @@ type Server struct {
 	conn     rpc.Caller
 	editor   *rpc.Editor
 	notifier *rpc.Notifier
+	events   *events // the tasks' events, as notifications
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -98,17 +98,20 @@ type Server struct {
 	root     string
 	client   api.ClientInfo
 
+	ws     *core.Workspace // opened by initialize
+	closed bool
+
 	exit     chan int // receives the exit code when exit arrives
 	exitOnce sync.Once
 
-	track   trackingService
-	work    workService
-	sweep   sweepService
-	graph   graphService
-	mcp     mcpService
-	engines enginesService
+	workMu sync.Mutex
+	tasks  *core.Tasks // the task engine, made on the first agent/run
 
-	keysOnce sync.Once
+	// life ends when the server closes; calls are the reverse calls the
+	// server makes on its own (the file watcher's registration).
+	life    context.Context
+	endLife context.CancelFunc
+	calls   sync.WaitGroup
 }
 
 // New returns a Server that will talk back to the editor over conn.
@@ -127,6 +130,8 @@ func New(conn rpc.Caller, opts Options) *Server {
 		settings: opts.Base,
 		exit:     make(chan int, 1),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
+	s.events = newEvents(s)
 	s.editor = rpc.NewEditor(conn, api.Caps{}, opts.Base.Timeouts)
 	return s
 }

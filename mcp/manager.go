@@ -125,6 +125,8 @@ type Manager struct {
 	shutdown context.CancelFunc
 	wg       sync.WaitGroup
 
+	approving sync.Mutex // one ToolsApproved asks at a time
+
 	mu      sync.Mutex
 	servers map[string]*server
 	timeout time.Duration // bounds a start
@@ -256,6 +258,57 @@ func (m *Manager) Tools(ctx context.Context) []api.MCPTool {
 	return out
 }
 
+// Approve decides whether a server that has not started yet may start
+// (ToolsApproved): nil lets it, an error says why not. It may ask the
+// person.
+type Approve func(ctx context.Context, name string, cfg api.MCPServer) error
+
+// ToolsApproved is Tools where a server that has not started yet starts
+// only once approve let it. Each server is asked about once: the answer
+// holds until its entry changes (a refusal is its state's error in
+// Status). Servers are asked about one at a time, in name order; an
+// approve that failed because ctx ended decides nothing.
+func (m *Manager) ToolsApproved(ctx context.Context, approve Approve) []api.MCPTool {
+	servers := m.list()
+	if len(servers) == 0 {
+		return nil
+	}
+	var ok []*server
+	m.approving.Lock()
+	for _, s := range servers {
+		s.mu.Lock()
+		undecided := !s.allowed && s.declined == "" && s.state == api.MCPNotStarted && s.conn == nil
+		declined := s.declined != ""
+		s.mu.Unlock()
+		if undecided {
+			err := approve(ctx, s.name, s.cfg)
+			if err != nil && ctx.Err() != nil {
+				continue
+			}
+			s.mu.Lock()
+			if err != nil {
+				s.declined = err.Error()
+				s.err = "not started: " + err.Error()
+			} else {
+				s.allowed = true
+			}
+			declined = err != nil
+			s.mu.Unlock()
+		}
+		if !declined {
+			ok = append(ok, s)
+		}
+	}
+	m.approving.Unlock()
+	m.startAll(ctx, ok)
+	var out []api.MCPTool
+	for _, s := range ok {
+		out = append(out, s.toolList()...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // startAll starts every server that has not been started and waits until
 // each start ended or ctx did.
 func (m *Manager) startAll(ctx context.Context, servers []*server) {
@@ -331,12 +384,22 @@ func (m *Manager) lookup(name string) (*server, string) {
 }
 
 // Status answers agent/mcpServers: every server's state and tools, sorted
-// by name. With start, servers not started yet are started and waited for
-// (as long as ctx lasts).
+// by name. With start, servers not started yet (but those the person
+// declined to start, ToolsApproved) are started and waited for (as long as
+// ctx lasts).
 func (m *Manager) Status(ctx context.Context, start bool) api.MCPServersResult {
 	servers := m.list()
 	if start {
-		m.startAll(ctx, servers)
+		// A server the person declined (ToolsApproved) stays stopped.
+		var undeclined []*server
+		for _, s := range servers {
+			s.mu.Lock()
+			if s.declined == "" {
+				undeclined = append(undeclined, s)
+			}
+			s.mu.Unlock()
+		}
+		m.startAll(ctx, undeclined)
 	}
 	res := api.MCPServersResult{Servers: make([]api.MCPServerStatus, 0, len(servers))}
 	for _, s := range servers {

@@ -53,6 +53,10 @@ type server struct {
 	starting chan struct{} // closed when the start under way ends
 	tools    []api.MCPTool
 	byName   map[string]string // name the model sees → the server's name
+	// allowed: an Approve said yes; declined: why it said no. Either holds
+	// for the server's life (a changed entry is a new server).
+	allowed  bool
+	declined string
 }
 
 // conn is one live session with a server.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/queue"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 )
@@ -105,6 +106,9 @@ type InlineHandler interface {
 //     notification ($/cancelRequest, or the one CancelNotification names)
 //     is handled on the read loop itself, so it is never queued behind them.
 //     Settle waits until the notifications read so far have been handled.
+//     At most 65536 wait for their handler (package queue): one read past
+//     that is dropped and logged, since the read loop never waits. A
+//     handler that panics is logged as a bug and the next one is handled.
 //   - The cancel notification (numeric or string id) cancels the call's
 //     context; the call then answers -32800 whatever its handler returns.
 //   - Calls and notifications sent to the peer leave in the order they were
@@ -134,22 +138,18 @@ type Conn struct {
 	inflight map[idKey]*inflightCall
 	replying int             // calls whose reply is being written
 	idle     []chan struct{} // closed when no call is in flight or replying
-	notes    []*Request      // notifications waiting for the notification goroutine
-	noteWake chan struct{}
+
+	// notes are the notifications waiting for their handler, handled one
+	// at a time in arrival order by the queue's goroutine (package queue);
+	// handler is Serve's.
+	notes   *queue.Queue[*Request]
+	handler Handler
 
 	handlers sync.WaitGroup
 	served   chan struct{}
 
 	// the notification that cancels a call, and its id member
 	cancelMethod, cancelMember string
-
-	queued, handled uint64         // notifications queued and handled so far (under mu)
-	settlers        []settleWaiter // Settle calls waiting for handled to reach their mark
-}
-
-type settleWaiter struct {
-	mark uint64
-	ch   chan struct{}
 }
 
 // A ConnOption configures a Conn.
@@ -184,7 +184,6 @@ func NewConn(stream *Stream, log *zap.Logger, opts ...ConnOption) *Conn {
 		ctx:      ctx,
 		cancel:   cancel,
 		inflight: make(map[idKey]*inflightCall),
-		noteWake: make(chan struct{}, 1),
 		served:   make(chan struct{}),
 
 		cancelMethod: api.MethodCancelRequest,
@@ -193,8 +192,15 @@ func NewConn(stream *Stream, log *zap.Logger, opts ...ConnOption) *Conn {
 	for _, o := range opts {
 		o(c)
 	}
+	c.notes = queue.New(c.runNotification, queue.Options{Name: "notifications", Limit: maxQueuedNotes, Log: log})
 	return c
 }
+
+// maxQueuedNotes bounds the notifications waiting for their handler: a
+// notification read past it is dropped (and logged), since the read loop
+// never waits on a handler. A peer that far ahead of a handler is flooding
+// the connection.
+const maxQueuedNotes = queue.DefaultLimit
 
 // Serve reads and serves messages until the input ends or ctx is done, then
 // cancels every handler's context, waits for all of them, and returns why
@@ -204,9 +210,7 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	defer close(c.served)
 	stop := context.AfterFunc(ctx, func() { c.cancel(context.Cause(ctx)); _ = c.jc.Close() })
 	defer stop()
-
-	var notes sync.WaitGroup
-	notes.Go(func() { c.notificationLoop(h) })
+	c.handler = h // before the read loop starts: its notifications use it
 
 	c.jc.Go(c.ctx, func(_ context.Context, _ jsonrpc2.Replier, m jsonrpc2.Request) error {
 		req, ok := m.(*Request)
@@ -219,8 +223,8 @@ func (c *Conn) Serve(ctx context.Context, h Handler) error {
 	<-c.jc.Done()
 	err := c.jc.Err()
 	c.cancel(ErrClosed)
-	c.wakeNotes()
-	notes.Wait()
+	// What arrived before the end (exit among them) is still handled.
+	c.notes.Close()
 	c.handlers.Wait()
 	var truncated *TruncatedError
 	if errors.As(err, &truncated) {
@@ -262,6 +266,29 @@ func (c *Conn) WaitIdle(ctx context.Context) error {
 // Done is closed when the connection has ended and Serve has returned.
 func (c *Conn) Done() <-chan struct{} { return c.served }
 
+// DrainTimeout is how long the end of a connection waits, at most, for
+// its handlers to return and for what was sent to be written (Drain).
+const DrainTimeout = 5 * time.Second
+
+// Drain is the end of a connection that was closed (or whose input
+// ended): it waits, within bound, for Serve to return, and then, within
+// bound again, for what was sent to be written, so the replies and
+// notifications still queued leave before the process does. A handler
+// that ignores its context past the bound is logged as a bug; a peer that
+// does not read what is left, as a warning (its messages are dropped).
+func (c *Conn) Drain(bound time.Duration) {
+	select {
+	case <-c.served:
+	case <-time.After(bound):
+		c.log.Error("bug: handlers still running after the connection ended")
+	}
+	flush, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if err := c.stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
+		c.log.Warn("the peer did not read the last messages in time; they are dropped", zap.Duration("waited", bound))
+	} // a write error was logged when it happened
+}
+
 // Close ends the connection: reading stops and Serve returns.
 func (c *Conn) Close() error {
 	c.cancel(ErrClosed)
@@ -278,11 +305,9 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 			c.log.Debug("rpc: notification refused", zap.String("method", req.method), zap.Error(err))
 			return
 		}
-		c.mu.Lock()
-		c.notes = append(c.notes, req)
-		c.queued++
-		c.mu.Unlock()
-		c.wakeNotes()
+		if !c.notes.Push(req) {
+			c.log.Warn("rpc: notification dropped: too many are waiting for their handler", zap.String("method", req.method))
+		}
 		return
 	}
 	// Replies written on the read loop never wait for room in the backlog:
@@ -308,8 +333,8 @@ func (c *Conn) dispatch(h Handler, req *Request) {
 		return
 	}
 	c.inflight[key] = call
-	mark := c.queued // the notifications read before this call
 	c.mu.Unlock()
+	mark := c.notes.Mark() // the notifications read before this call
 	c.handlers.Go(func() {
 		var result any
 		err := c.settleTo(ctx, mark)
@@ -391,110 +416,23 @@ func (c *Conn) cancelRequest(params json.RawMessage) {
 	// A cancel for a request that already finished is normal and ignored.
 }
 
-func (c *Conn) wakeNotes() {
-	select {
-	case c.noteWake <- struct{}{}:
-	default:
-	}
-}
-
-func (c *Conn) notificationLoop(h Handler) {
-	for {
-		c.mu.Lock()
-		batch := c.notes
-		c.notes = nil
-		c.mu.Unlock()
-		for _, req := range batch {
-			c.runNotification(h, req)
-		}
-		if len(batch) > 0 {
-			c.noteHandled(uint64(len(batch)))
-			continue
-		}
-		select {
-		case <-c.noteWake:
-		case <-c.ctx.Done():
-			// Drain what arrived before the end (exit among them).
-			c.mu.Lock()
-			batch := c.notes
-			c.notes = nil
-			c.mu.Unlock()
-			for _, req := range batch {
-				c.runNotification(h, req)
-			}
-			c.noteHandled(uint64(len(batch)))
-			c.releaseSettlers()
-			return
-		}
-	}
-}
-
-// noteHandled counts n more notifications handled and wakes the Settle
-// calls whose mark is reached.
-func (c *Conn) noteHandled(n uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.handled += n
-	keep := c.settlers[:0]
-	for _, w := range c.settlers {
-		if c.handled >= w.mark {
-			close(w.ch)
-		} else {
-			keep = append(keep, w)
-		}
-	}
-	c.settlers = keep
-}
-
-// releaseSettlers wakes every Settle call: the connection has ended.
-func (c *Conn) releaseSettlers() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, w := range c.settlers {
-		close(w.ch)
-	}
-	c.settlers = nil
-}
-
 // Settle waits until every notification read before it was called has been
 // handled, or ctx ends (its cause), or the connection ends. A caller that
 // has a reply uses it to know the notifications the peer sent before that
 // reply have been handled: they were read before it.
-func (c *Conn) Settle(ctx context.Context) error {
-	c.mu.Lock()
-	mark := c.queued
-	c.mu.Unlock()
-	return c.settleTo(ctx, mark)
-}
+func (c *Conn) Settle(ctx context.Context) error { return c.settleTo(ctx, c.notes.Mark()) }
 
 // settleTo waits until mark notifications have been handled, or ctx ends
-// (its cause), or the connection ends.
+// (its cause). When the connection ends, what was queued is still handled
+// (Serve drains it), so the wait ends then too.
 func (c *Conn) settleTo(ctx context.Context, mark uint64) error {
-	c.mu.Lock()
-	if c.handled >= mark {
-		c.mu.Unlock()
-		return nil
-	}
-	w := settleWaiter{mark: mark, ch: make(chan struct{})}
-	c.settlers = append(c.settlers, w)
-	c.mu.Unlock()
-	select {
-	case <-w.ch:
-		return nil
-	case <-c.served:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return c.notes.Await(ctx, mark)
 }
 
-func (c *Conn) runNotification(h Handler, req *Request) {
-	defer func() {
-		if p := recover(); p != nil {
-			c.log.Error("rpc: bug: notification handler panicked", zap.String("method", req.method), zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-		}
-	}()
-	h.HandleNotification(c.ctx, req)
+// runNotification hands one notification to the handler; a panic in it is
+// recovered by the queue, logged as a bug, and the next one is handled.
+func (c *Conn) runNotification(req *Request) {
+	c.handler.HandleNotification(c.ctx, req)
 }
 
 // Call sends a request to the peer and decodes its result into result

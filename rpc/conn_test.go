@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -259,6 +260,57 @@ func TestEditor(t *testing.T) {
 		ans, err := ed.Ask(testkit.Context(t), api.AskParams{Question: "?"})
 		if err != nil || ans != nil {
 			t.Fatalf("Ask = %v, %v", ans, err)
+		}
+	})
+}
+
+func TestEditorLocations(t *testing.T) {
+	loc := func(uri string, line uint32) api.Location {
+		return api.Location{URI: uri, Range: api.Range{Start: api.Position{Line: line, Character: 1}, End: api.Position{Line: line, Character: 4}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		answer string
+		want   []api.Location
+		bad    bool
+	}{
+		{"reads null as no language server", `null`, nil, false},
+		{"reads a list of Locations", `[{"uri":"file:///w/a.go","range":{"start":{"line":2,"character":1},"end":{"line":2,"character":4}}}]`,
+			[]api.Location{loc("file:///w/a.go", 2)}, false},
+		{"reads one Location", `{"uri":"file:///w/b.go","range":{"start":{"line":3,"character":1},"end":{"line":3,"character":4}}}`,
+			[]api.Location{loc("file:///w/b.go", 3)}, false},
+		{"reads LocationLinks as their target's name", `[{"targetUri":"file:///w/c.go","targetRange":{"start":{"line":0,"character":0},"end":{"line":9,"character":1}},
+			"targetSelectionRange":{"start":{"line":4,"character":1},"end":{"line":4,"character":4}}}]`, []api.Location{loc("file:///w/c.go", 4)}, false},
+		{"reads an empty list as none", `[]`, []api.Location{}, false},
+		{"refuses what is not locations", `"somewhere"`, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &answerHandler{answers: map[string]any{api.MethodReferences: RawJSON(tc.answer), api.MethodDefinition: RawJSON(tc.answer)}}
+			server, _ := pipePair(t, newTestHandler(), ch)
+			ed := NewEditor(server, api.Caps{References: true, Definition: true}, api.DefaultSettings().Timeouts)
+			refs, err := ed.References(testkit.Context(t), api.ReferenceParams{})
+			defs, derr := ed.Definition(testkit.Context(t), api.TextDocumentPositionParams{})
+			if tc.bad {
+				if err == nil || derr == nil {
+					t.Fatalf("References = %v, %v; Definition = %v, %v: want errors", refs, err, defs, derr)
+				}
+				return
+			}
+			if err != nil || derr != nil {
+				t.Fatalf("References: %v, Definition: %v", err, derr)
+			}
+			if !reflect.DeepEqual(refs, tc.want) || !reflect.DeepEqual(defs, tc.want) {
+				t.Fatalf("References = %#v, Definition = %#v, want %#v", refs, defs, tc.want)
+			}
+		})
+	}
+	t.Run("refuses both without the capabilities", func(t *testing.T) {
+		ed := NewEditor(nil, api.Caps{}, api.DefaultSettings().Timeouts)
+		if _, err := ed.References(context.Background(), api.ReferenceParams{}); !errors.Is(err, api.ErrUnsupported) {
+			t.Fatalf("References = %v", err)
+		}
+		if _, err := ed.Definition(context.Background(), api.TextDocumentPositionParams{}); !errors.Is(err, api.ErrUnsupported) {
+			t.Fatalf("Definition = %v", err)
 		}
 	})
 }

@@ -1,7 +1,9 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -82,6 +84,76 @@ func (e *Editor) Ask(ctx context.Context, p api.AskParams) (*string, error) {
 	var res api.AskResult
 	err := e.call(ctx, e.Timeouts().Human(), api.MethodAsk, p, &res)
 	return res.Answer, err
+}
+
+// References asks the editor's language server where the definition at a
+// position is referred to (agent/references). A nil answer means the editor
+// has no language server for the document.
+func (e *Editor) References(ctx context.Context, p api.ReferenceParams) ([]api.Location, error) {
+	if !e.Caps().References {
+		return nil, fmt.Errorf("%s: %w", api.MethodReferences, api.ErrUnsupported)
+	}
+	return e.locations(ctx, api.MethodReferences, p)
+}
+
+// Definition asks the editor's language server where what the name at a
+// position names is defined (agent/definition). A nil answer means the
+// editor has no language server for the document.
+func (e *Editor) Definition(ctx context.Context, p api.TextDocumentPositionParams) ([]api.Location, error) {
+	if !e.Caps().Definition {
+		return nil, fmt.Errorf("%s: %w", api.MethodDefinition, api.ErrUnsupported)
+	}
+	return e.locations(ctx, api.MethodDefinition, p)
+}
+
+// locations makes a call answered with LSP locations: null, a Location, or
+// a list of Locations or LocationLinks (read as their target's name).
+func (e *Editor) locations(ctx context.Context, method string, params any) ([]api.Location, error) {
+	var raw json.RawMessage
+	if err := e.call(ctx, e.Timeouts().ReverseCall(), method, params, &raw); err != nil {
+		return nil, err
+	}
+	locs, err := decodeLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return locs, nil
+}
+
+// decodeLocations reads an answer of LSP locations; nil for null.
+func decodeLocations(raw json.RawMessage) ([]api.Location, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	type link struct {
+		api.Location
+		TargetURI            string     `json:"targetUri"`
+		TargetSelectionRange *api.Range `json:"targetSelectionRange"`
+		TargetRange          *api.Range `json:"targetRange"`
+	}
+	var list []link
+	if raw[0] == '{' {
+		var one link
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, fmt.Errorf("the answer is not a Location: %w", err)
+		}
+		list = []link{one}
+	} else if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("the answer is not a list of Locations: %w", err)
+	}
+	out := make([]api.Location, 0, len(list))
+	for _, l := range list {
+		switch {
+		case l.URI != "":
+			out = append(out, l.Location)
+		case l.TargetURI != "" && l.TargetSelectionRange != nil:
+			out = append(out, api.Location{URI: l.TargetURI, Range: *l.TargetSelectionRange})
+		case l.TargetURI != "" && l.TargetRange != nil:
+			out = append(out, api.Location{URI: l.TargetURI, Range: *l.TargetRange})
+		}
+	}
+	return out, nil
 }
 
 // ApplyEdit asks the editor to apply a workspace edit. w is api.Human when a

@@ -74,3 +74,39 @@ func TestCallsSeeTheNotificationsBeforeThem(t *testing.T) {
 		}
 	})
 }
+
+// panicHandler panics on its "boom" notification and counts the others.
+type panicHandler struct{ after atomic.Int32 }
+
+func (h *panicHandler) Gate(*Request) error { return nil }
+
+func (h *panicHandler) HandleNotification(_ context.Context, req *Request) {
+	if req.Method() == "boom" {
+		panic("a bug in a notification's handler")
+	}
+	h.after.Add(1)
+}
+
+func (h *panicHandler) HandleCall(context.Context, *Request) (any, error) {
+	return h.after.Load(), nil
+}
+
+func TestANotificationThatPanicsIsABugAndTheNextIsHandled(t *testing.T) {
+	h := &panicHandler{}
+	_, client := pipePair(t, h, newTestHandler())
+	ctx := testkit.Context(t)
+	for _, m := range []string{"boom", "after", "boom", "after"} {
+		if err := client.Notify(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The call's handler starts once the notifications before it are
+	// handled: both "after"s, past the panics.
+	var after int32
+	if err := client.Call(ctx, "count", nil, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after != 2 {
+		t.Errorf("%d notifications handled after the panics, want 2", after)
+	}
+}

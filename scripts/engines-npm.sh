@@ -32,4 +32,9 @@ if [ "$(cat "$dir/node_modules/.agentls-lock" 2>/dev/null)" != "$want" ]; then
 	fi
 	echo "$want" >"$dir/node_modules/.agentls-lock"
 fi
+# claude-agent-acp 0.17.1 is installed under an alias, whose bin npm links
+# nowhere (0.23.1 has the name): made executable as a linked bin is, so
+# that the tests can run it through npx from a project of its own, as Zed
+# runs an older version.
+chmod +x "$dir/node_modules/claude-agent-acp-0.17/dist/index.js" 2>/dev/null
 echo "$dir"

@@ -35,7 +35,8 @@ type Config struct {
 	// Trace is the trace setting of docs/PROTOCOL.md §2 (nil: on when
 	// .orchestration/ exists). It is read at every change.
 	Trace func() *bool
-	// Heat receives agent/heatUpdate; *rpc.Notifier satisfies it.
+	// Heat receives the heat map's updates, for the face to send (the
+	// LSP face's agent/heatUpdate).
 	Heat heat.Emitter
 	// Report is told, in words for the person, of damaged files set aside
 	// and of a broken intents file (window/logMessage). It may be nil.
@@ -51,17 +52,6 @@ type Config struct {
 // (atomically): older releases left ".tmp-<name>-<digits>" beside them when
 // they crashed mid-write, a name too plain to remove anywhere else.
 func RewrittenFiles() []string { return []string{trace.MapRelPath} }
-
-// WorkspaceStateDir is the directory of the workspace at root in the state
-// directory of docs/PROTOCOL.md §6 (where its sessions and its code graph
-// are kept).
-func WorkspaceStateDir(root string) (string, error) {
-	state, err := sessions.StateDir(os.Getenv, os.UserHomeDir)
-	if err != nil {
-		return "", fmt.Errorf("tracking: %w", err)
-	}
-	return sessions.WorkspaceDir(state, root), nil
-}
 
 // Workspace is the tracking of one workspace.
 type Workspace struct {

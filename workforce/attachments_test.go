@@ -23,7 +23,7 @@ func TestAttachments(t *testing.T) {
 		}
 		return finish("looked"), nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, map[string]string{"config.go": "package config\n\nconst key = \"" + key + "\"\n", "shot.png": string(onePixel)})
 	red := redact.New()
 	red.Add("TEST_API_KEY", key)
@@ -54,7 +54,7 @@ func TestAModelThatRefusesImagesFailsTheRunInItsWords(t *testing.T) {
 	m := &funcModel{fn: func(_ context.Context, req *clients.Request) (*clients.Response, error) {
 		return nil, &clients.Error{Kind: clients.ErrBadRequest, Message: "openai:gpt-3.5-turbo: Invalid content type. image_url is only supported by certain models."}
 	}}
-	e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+	e, _ := newEngine(t, m, &fakeEvents{}, nil)
 	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "look", Attachments: []api.Attachment{
 		{Type: api.AttachImage, Data: base64.StdEncoding.EncodeToString(onePixel), MimeType: "image/png"},
 	}}, settings())
@@ -101,7 +101,7 @@ func TestLineRange(t *testing.T) {
 
 func TestAttachmentsOfOllamaAreNoGif(t *testing.T) {
 	gif := []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;")
-	e, _ := newEngine(t, &funcModel{}, &fakeNotifier{}, nil)
+	e, _ := newEngine(t, &funcModel{}, &fakeEvents{}, nil)
 	_, err := e.attach(testkit.Context(t), api.RunParams{Attachments: []api.Attachment{
 		{Type: api.AttachImage, Data: base64.StdEncoding.EncodeToString(gif), MimeType: "image/gif", Name: "spin.gif"},
 	}}, settings(), "ollama:llava:7b")

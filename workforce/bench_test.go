@@ -22,7 +22,7 @@ func BenchmarkToolCall(b *testing.B) {
 		}
 		return nil, nil // replaced below
 	}}
-	n := &fakeNotifier{discard: true}
+	n := &fakeEvents{discard: true}
 	e, _ := newEngine(b, m, n, map[string]string{"a.go": "package a\n\nfunc A() int { return 1 }\n"})
 	turns := 0
 	read := &clients.Response{ToolCalls: []clients.ToolCall{call("read_file", map[string]any{"path": "a.go"})}, Usage: api.Usage{InputTokens: 100, OutputTokens: 10}}
@@ -69,7 +69,7 @@ func BenchmarkParallelSubtasks(b *testing.B) {
 		}
 		return finish("done"), nil
 	}}
-	e, _ := newEngine(b, m, &fakeNotifier{discard: true}, nil)
+	e, _ := newEngine(b, m, &fakeEvents{discard: true}, nil)
 	s := settings()
 	s.MaxWorkers = 8
 	b.ResetTimer()

@@ -69,21 +69,23 @@ func (w *worker) runCommand(ctx context.Context, command string, timeoutMs int64
 
 // approve applies the commands setting: deny refuses, allow runs, ask runs
 // a command that allowCommands or an earlier "Always allow" covers, and asks
-// the person otherwise.
+// the person otherwise. In a workspace the person does not trust, allow
+// and allowCommands count for nothing: only the person's own yes does
+// (commandPolicy).
 func (w *worker) approve(ctx context.Context, command string) error {
 	t := w.t
-	switch t.settings.Commands {
+	switch t.commandPolicy() {
 	case api.CommandsDeny:
 		return errors.New("run_command is turned off in this workspace (the commands setting is deny); do without running commands")
 	case api.CommandsAllow:
 		return nil
 	}
-	if preapproved(command, t.settings.AllowCommands) || t.e.allowedBefore("command:"+command) {
+	if !t.settings.Untrusted() && preapproved(command, t.settings.AllowCommands) || t.e.allowedBefore("command:"+command) {
 		return nil
 	}
 	return w.askApproval(ctx, approval{
 		question: "Run `" + command + "`?",
-		message:  fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls wants to run `%s` in %s", command, t.e.cfg.Root),
 		key:      "command:" + command,
 		run:      "run the command",
 		again:    "run it",
@@ -91,6 +93,25 @@ func (w *worker) approve(ctx context.Context, command string) error {
 		notDone:  "it was not run",
 		notDoneP: "was not run",
 	})
+}
+
+// commandPolicy is the commands setting in force: allow is ask in a
+// workspace the person does not trust (docs/SECURITY.md, "Workspace
+// trust"); deny stays deny.
+func (t *task) commandPolicy() api.CommandPolicy {
+	if t.settings.Untrusted() && t.settings.Commands == api.CommandsAllow {
+		return api.CommandsAsk
+	}
+	return t.settings.Commands
+}
+
+// untrustedPrefix begins every question asked because the workspace is not
+// trusted: the person sees why they are asked.
+func (t *task) untrustedPrefix() string {
+	if t.settings.Untrusted() {
+		return "This workspace is not trusted. "
+	}
+	return ""
 }
 
 // approval is one question of the approval path that run_command and the

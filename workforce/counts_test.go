@@ -24,7 +24,7 @@ func TestRunCountsAppliedAndRejectedChanges(t *testing.T) {
 		}
 		return finish("wrote what was accepted"), nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, root := newEngine(t, m, n, nil)
 	ed := headlesstest.New(root, api.Caps{ApplyEdit: true, DocumentChanges: true, CreateFile: true})
 	// The person accepts the first change and rejects the rest.
@@ -66,7 +66,7 @@ func TestUsageEventsCarryTheTasksTotals(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: 100, OutputTokens: 10}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 	if err != nil {
@@ -99,7 +99,7 @@ func TestUsageIsPricedPerSubtaskAndKeptInTheSession(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: int64(1000 * len(req.Messages)), CacheReadTokens: 500, OutputTokens: 100}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 	s := settings()
 	in, out, read := 2.0, 10.0, 1.0
@@ -135,6 +135,10 @@ func TestUsageIsPricedPerSubtaskAndKeptInTheSession(t *testing.T) {
 		if last.Cost == nil || *last.Cost != 0.0205 || last.ContextTokens != 3000 {
 			t.Errorf("last usage event = %+v", last)
 		}
+		// The task's cache reads so far: 500 of each of its five calls.
+		if first.CacheReadTokens != 500 || last.CacheReadTokens != 2500 {
+			t.Errorf("cache reads: first %d, last %d; want 500 and 2500", first.CacheReadTokens, last.CacheReadTokens)
+		}
 	})
 	t.Run("the session keeps the task's usage and its subtasks", func(t *testing.T) {
 		got, err := e.cfg.Tracking.Sessions.Session(res.SessionID)
@@ -164,7 +168,7 @@ func TestUsageOfAModelOfUnknownPriceHasNoCost(t *testing.T) {
 		resp.Usage = api.Usage{InputTokens: 10, OutputTokens: 1}
 		return resp, nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, nil)
 	res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 	if err != nil {
@@ -198,7 +202,7 @@ func TestCountsSaySkippedAndRemovedSubtasks(t *testing.T) {
 		}
 		return finish("log written"), nil
 	}}
-	n := &fakeNotifier{}
+	n := &fakeEvents{}
 	e, _ := newEngine(t, m, n, nil)
 	ctx := testkit.Context(t)
 	type outcome struct {
@@ -255,7 +259,7 @@ func TestStoppedBeforeThePlanSaysSo(t *testing.T) {
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
 	}}
-	e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+	e, _ := newEngine(t, m, &fakeEvents{}, nil)
 	ctx := testkit.Context(t)
 	ran := make(chan *api.RunResult, 1)
 	go func() {

@@ -1,13 +1,10 @@
 package workforce
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editing"
-	"github.com/agentls/agentls/internal/redact"
 )
 
 // taskEditor is the editor as one task's editing sees it: a call that waits
@@ -63,30 +60,4 @@ func (o *observer) Blocked(who editing.Actor, path, reason string) {
 		tr.Blocked(path, reason)
 	}
 	(*task)(o).emit(api.TaskEvent{Kind: api.EventBlocked, SubtaskID: who.AgentID, Path: path, Reason: reason})
-}
-
-// redactingNotifier takes the known secrets out of every notification: a
-// model's text, a tool's arguments and results, a warning.
-type redactingNotifier struct {
-	n Notifier
-	r *redact.Redactor
-}
-
-func (x *redactingNotifier) TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error {
-	return x.n.TaskUpdate(ctx, redact.Value(x.r, p))
-}
-
-func (x *redactingNotifier) Progress(ctx context.Context, p *api.ProgressParams) error {
-	if b, err := json.Marshal(p.Value); err == nil {
-		if red := x.r.JSON(b); !bytes.Equal(red, b) {
-			q := *p
-			q.Value = json.RawMessage(red)
-			p = &q
-		}
-	}
-	return x.n.Progress(ctx, p)
-}
-
-func (x *redactingNotifier) LogMessage(ctx context.Context, typ api.MessageType, msg string) error {
-	return x.n.LogMessage(ctx, typ, x.r.String(msg))
 }

@@ -29,15 +29,6 @@ type Editor interface {
 	editing.Editor
 	RunCommand(ctx context.Context, p api.RunCommandParams) (api.RunCommandResult, error)
 	Ask(ctx context.Context, p api.AskParams) (*string, error)
-	WorkDoneProgressCreate(ctx context.Context, token *api.ProgressToken) error
-}
-
-// Notifier sends the notifications of docs/PROTOCOL.md §5. *rpc.Notifier satisfies
-// it.
-type Notifier interface {
-	TaskUpdate(ctx context.Context, p *api.TaskUpdateParams) error
-	Progress(ctx context.Context, p *api.ProgressParams) error
-	LogMessage(ctx context.Context, typ api.MessageType, msg string) error
 }
 
 // Model answers model calls; every model of package clients satisfies it.
@@ -62,9 +53,9 @@ const SourceRunModel = "agent/run model"
 type Config struct {
 	// Root is the workspace root (absolute).
 	Root string
-	// Editor makes the reverse calls; Notifier sends the notifications.
-	Editor   Editor
-	Notifier Notifier
+	// Editor makes the reverse calls; Events receives what the tasks do.
+	Editor Editor
+	Events Events
 	// Tracking is the workspace's heat map, intents, trace, sessions and
 	// usage.
 	Tracking *tracking.Workspace
@@ -116,7 +107,7 @@ type Engine struct {
 	closed  bool
 	allowed map[string]bool // "command:<line>" and "mcp:<tool>" the person chose "Always allow" for
 	running sync.WaitGroup
-	queues  bool // cfg.Notifier was a Queueing one: tasks hand it their notifications directly
+	queues  bool // cfg.Events is a Queueing one: tasks hand it their events directly
 
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
@@ -132,8 +123,8 @@ func New(cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Root == "":
 		return nil, errors.New("workforce: Config.Root is empty")
-	case cfg.Editor == nil || cfg.Notifier == nil || cfg.Tracking == nil || cfg.Models == nil:
-		return nil, errors.New("workforce: Config needs Editor, Notifier, Tracking and Models")
+	case cfg.Editor == nil || cfg.Events == nil || cfg.Tracking == nil || cfg.Models == nil:
+		return nil, errors.New("workforce: Config needs Editor, Events, Tracking and Models")
 	}
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = 30
@@ -153,8 +144,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Redactor == nil {
 		cfg.Redactor = redact.FromEnviron(os.Environ())
 	}
-	_, queues := cfg.Notifier.(Queueing)
-	cfg.Notifier = &redactingNotifier{n: cfg.Notifier, r: cfg.Redactor}
+	_, queues := cfg.Events.(Queueing)
 	e := &Engine{
 		queues:  queues,
 		cfg:     cfg,
@@ -183,11 +173,11 @@ func randomID() string {
 // returns the result with state stopped together with ctx's error.
 func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api.RunResult, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
-		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
+		return nil, invalid("\"prompt\" is required")
 	}
 	if p.EditMode != "" {
 		if !api.ValidEditMode(p.EditMode) {
-			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of %s", ErrInvalid, p.EditMode, strings.Join(api.EditModes, ", "))
+			return nil, invalid("\"editMode\" %q is not one of %s", p.EditMode, strings.Join(api.EditModes, ", "))
 		}
 		s.EditMode = p.EditMode
 	}
@@ -198,11 +188,11 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		}
 	}
 	if err := e.checkEngine(p.Engine); err != nil {
-		return nil, fmt.Errorf("%w: \"engine\": %w", ErrInvalid, err)
+		return nil, invalid("\"engine\": %w", err)
 	}
 	if p.IntentID != "" {
 		if _, _, err := ws.Intents.Select(p.IntentID); err != nil {
-			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
+			return nil, invalid("\"intentId\": %w", err)
 		}
 	}
 	modelSpec, modelSource := s.Model, ""
@@ -243,7 +233,7 @@ func (e *Engine) start(p api.RunParams, s api.Settings, model Model, spec string
 		id = e.cfg.NewID()
 	}
 	if e.tasks[id] != nil || e.ended[id] != nil {
-		return nil, fmt.Errorf("%w: \"taskId\" %q is already in use", ErrInvalid, id)
+		return nil, invalid("\"taskId\" %q is already in use", id)
 	}
 	e.runs++
 	t := newTask(e, id, p, s, model, spec, e.runs)
@@ -270,7 +260,7 @@ func (e *Engine) finish(t *task) {
 
 func (e *Engine) lookup(id string) (*task, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"taskId\" is required", ErrInvalid)
+		return nil, invalid("\"taskId\" is required")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -281,6 +271,13 @@ func (e *Engine) lookup(id string) (*task, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownTask, id)
+}
+
+// Runs reports whether the task taskID is running on e.
+func (e *Engine) Runs(taskID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.tasks[taskID] != nil
 }
 
 // Stop stops a task: every model call, reverse call and command of it is
@@ -301,7 +298,7 @@ func (e *Engine) AddSubtask(p api.AddSubtaskParams) (string, error) {
 		return "", err
 	}
 	if strings.TrimSpace(p.Content) == "" {
-		return "", fmt.Errorf("%w: \"content\" is required", ErrInvalid)
+		return "", invalid("\"content\" is required")
 	}
 	return t.addSubtask(p.Content, p.DependsOn)
 }
@@ -325,38 +322,19 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 	return t.skipSubtask(p.SubtaskID)
 }
 
-// StopProgress stops the running task whose $/progress token is token (the
-// client's workDoneToken, or the agentls/<taskId> agentls created), as Stop
-// does: window/workDoneProgress/cancel. It returns the task's id, or ""
-// when no running task has that token.
-func (e *Engine) StopProgress(token api.ProgressToken) string {
-	e.mu.Lock()
-	var found *task
-	for _, t := range e.tasks {
-		if tok := t.progressToken(); tok != nil && *tok == token {
-			found = t
-			break
-		}
-	}
-	e.mu.Unlock()
-	if found == nil || !found.stop() {
-		return ""
-	}
-	return found.id
-}
-
 // Close stops every task and waits until each has ended and flushed its
 // session. No task starts afterwards.
 func (e *Engine) Close() { e.closeWith((*task).stop) }
 
 // Interrupt is Close for an editor that went away: every task still
-// running is stopped and its session records it as interrupted. It returns
-// the ids of those tasks.
-func (e *Engine) Interrupt() []string {
+// running is stopped and its session records it as interrupted, its
+// summary saying why ("the editor closed agentls"). It returns the ids of
+// those tasks.
+func (e *Engine) Interrupt(why string) []string {
 	var ids []string
 	var mu sync.Mutex
 	e.closeWith(func(t *task) bool {
-		if !t.interrupt() {
+		if !t.interrupt(why) {
 			return false
 		}
 		mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type EngineRunner interface {
 	// Run runs one subtask on the engine name through host, until the
 	// agent ends its turn or ctx ends.
 	Run(ctx context.Context, name string, job engines.Job, host engines.Host) (engines.Outcome, error)
+	// SharesMCP says whether the engine name gets the user's MCP servers
+	// (its entry's mcpServers is not false).
+	SharesMCP(name string) bool
 }
 
 // checkEngine says why a subtask cannot run on name ("" and "agentls" are
@@ -57,14 +61,14 @@ func engineOf(forced, planned string) string {
 
 // enginePrompt is what an engine is asked: the worker's context and its
 // subtask, without the built-in worker's tools.
-func (t *task) enginePrompt(s *subtask) string {
+func (t *task) enginePrompt(ctx context.Context, name string, s *subtask) string {
 	var b strings.Builder
 	b.WriteString(`You are working for agentls, a coding agent inside the user's editor, on one subtask of a larger request. Other workers may be changing other files at the same time.
 
 Rules:
 - Stay inside the workspace; some folders may be closed to you, and your changes may need the user's approval: a change that is refused is not made, do not claim it was.
 - Do only your subtask. When it is done, end your turn with a short summary of what you did and found (files changed, test results); if you cannot do it, say why.
-- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor.
+- The MCP server "agentls", when you have it, reads files as the user's editor has them (unsaved changes included) and makes changes through the editor; its tools named mcp__<server>__<tool> are the user's own MCP servers.
 
 `)
 	fmt.Fprintf(&b, "Workspace root: %s\n", t.e.cfg.Root)
@@ -72,9 +76,41 @@ Rules:
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe selected intent; your changes must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
 	}
+	b.WriteString(t.engineInstructions(ctx, name, s.ID))
 	fmt.Fprintf(&b, "\nThe user's whole request, for context (do only your subtask):\n%s\n\n", t.prompt)
-	b.WriteString(t.workerTask(s))
+	b.WriteString(t.subtaskText(s))
 	return b.String()
+}
+
+// engineInstructions are the project's instructions for the engine name,
+// without the files the agent reads by itself (docs/ENGINES.md, The
+// project's instructions): Codex reads AGENTS.md, and Claude Code reads
+// CLAUDE.md when it is started with the project's settings (under
+// commands allow; under ask and deny agentls gives it the user's alone).
+// Gemini CLI reads GEMINI.md, which is none of them: it gets them all, as
+// does any other agent.
+func (t *task) engineInstructions(ctx context.Context, name, sub string) string {
+	agent := name
+	if r, ok := t.e.cfg.Engines.(interface {
+		Resolve(string) (engines.Resolved, error)
+	}); ok {
+		if res, err := r.Resolve(name); err == nil && res.Agent != "" {
+			agent = res.Agent
+		}
+	}
+	var reads string
+	switch {
+	case agent == api.EngineCodex:
+		reads = "AGENTS.md"
+	case agent == api.EngineClaude && t.commandPolicy() == api.CommandsAllow:
+		reads = "CLAUDE.md"
+	}
+	files := t.instr.read(ctx)
+	// The task's events say what the task works under, whoever reads it.
+	t.instr.tell(t.instr.render(files, nil), sub)
+	return t.instr.render(files, func(s instrSource) bool {
+		return s.convention && path.Base(s.path) == reads
+	}).text
 }
 
 // runEngine runs the worker's subtask on an engine: the agent reads,
@@ -91,11 +127,12 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 	}
 	h := &engineHost{w: w, engine: name, calls: map[string]*engineCall{}, approved: map[string]int{}, refused: map[string]bool{}}
 	job := engines.Job{
-		Prompt:      t.enginePrompt(w.sub),
+		Prompt:      t.enginePrompt(ctx, name, w.sub),
 		Root:        t.e.cfg.Root,
 		WorkDir:     t.e.cfg.EngineWorkDir,
 		Closed:      t.edit.Closed,
 		Unset:       t.unsetEnv(),
+		Commands:    t.commandPolicy(),
 		CallTimeout: t.settings.Timeouts.ReverseCall(),
 		OnStart: func(pid int, took time.Duration) {
 			w.log.Info("engine started", zap.String("engine", name), zap.Int("pid", pid), zap.Duration("took", took))
@@ -104,11 +141,17 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 		},
 	}
 	if t.e.cfg.Bridge != nil {
+		if t.e.cfg.Engines.SharesMCP(name) {
+			w.shareMCP.Store(true)
+		}
 		if entry, err := t.e.MCPEntry(t.id, w.sub.ID); err == nil {
 			job.MCPServers = map[string]api.MCPServer{"agentls": entry}
 		} else {
 			w.log.Warn("the engine gets no bridge to the editor's tools", zap.Error(err))
 		}
+	}
+	if err := w.approveEngineStart(ctx, name); err != nil {
+		return "", err
 	}
 	out, err := t.e.cfg.Engines.Run(ctx, name, job, h)
 	h.endMessage()
@@ -125,6 +168,9 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 	summary := out.Text
 	if summary == "" {
 		summary = fmt.Sprintf("%s ended its turn without a summary.", name)
+	}
+	if len(out.Refused) > 0 {
+		summary += fmt.Sprintf("\n\n%s ended its turn when it was refused: %s.", name, strings.Join(out.Refused, "; "))
 	}
 	if len(out.Changes) > 0 {
 		applied, notes := w.bringBack(ctx, name, out.Changes)
@@ -246,7 +292,7 @@ func (h *engineHost) ReadTextFile(ctx context.Context, path string, line, limit 
 	if err != nil {
 		return "", false, err
 	}
-	return cutLines(res.Content, line, limit), true, nil
+	return engines.CutLines(res.Content, line, limit), true, nil
 }
 
 func (h *engineHost) WriteTextFile(ctx context.Context, path, content string) error {
@@ -355,10 +401,10 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 		what = "a tool of kind " + p.Kind
 	}
 	key := "engine:" + h.engine + ":" + p.Kind + ":" + what
-	if t.settings.Commands == api.CommandsAllow || t.e.allowedBefore(key) {
+	if t.commandPolicy() == api.CommandsAllow || t.e.allowedBefore(key) {
 		return engines.Allow, nil
 	}
-	if t.settings.Commands == api.CommandsDeny {
+	if t.commandPolicy() == api.CommandsDeny {
 		return engines.Reject, errors.New("the commands setting is deny")
 	}
 	input := ""
@@ -367,7 +413,7 @@ func (h *engineHost) Permission(ctx context.Context, p engines.Permission) (engi
 	}
 	err := w.askApproval(ctx, approval{
 		question: fmt.Sprintf("Let %s run %s?", h.engine, what),
-		message:  fmt.Sprintf("agentls: %s wants to run %s%s", h.engine, what, input),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls: %s wants to run %s%s", h.engine, what, input),
 		key:      key,
 		run:      "let " + h.engine + " run it",
 		again:    "ask for it",
@@ -499,23 +545,6 @@ func (h *engineHost) endMessage() {
 	t.journal.add(api.SessionMessage{Role: "assistant", Text: text, TaskID: t.id, SubtaskID: w.sub.ID})
 }
 
-// cutLines keeps limit lines from line (1-based; 0: all).
-func cutLines(s string, line, limit int) string {
-	if line <= 1 && limit <= 0 {
-		return s
-	}
-	lines := strings.SplitAfter(s, "\n")
-	start := max(line-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
-	}
-	return strings.Join(lines[start:end], "")
-}
-
 // engineList names the engines a plan may use, for the coordinator.
 func (t *task) engineList() string {
 	if t.e.cfg.Engines == nil {
@@ -539,4 +568,38 @@ func (t *task) enginesText() string {
 		return ""
 	}
 	return fmt.Sprintf("\nEngines: besides agentls's own workers, a subtask may run on an external coding agent the user has: set its engine to one of %s. Do so only when the user asks for that agent, or for a subtask it is better suited to; leave engine out otherwise.\n", strings.Join(list, ", "))
+}
+
+// approveEngineStart asks the person before a subtask runs on an engine in
+// a workspace they do not trust (docs/SECURITY.md, "Workspace trust"): an
+// engine is an agent of its own, which reads the repository and may run
+// its code. Nothing is asked in a trusted workspace. Under deny no engine
+// runs there. "Always allow" holds for the engine for the rest of the
+// process.
+func (w *worker) approveEngineStart(ctx context.Context, name string) error {
+	t := w.t
+	if !t.settings.Untrusted() {
+		return nil
+	}
+	if t.commandPolicy() == api.CommandsDeny {
+		return fmt.Errorf("engine %q does not run: this workspace is not trusted and the commands setting is deny", name)
+	}
+	key := "engine-start:" + name
+	if t.e.allowedBefore(key) {
+		return nil
+	}
+	err := w.askApproval(ctx, approval{
+		question: fmt.Sprintf("Run subtask %s on the engine %s?", w.sub.ID, name),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls wants to run subtask %s on the engine %s, an agent that reads the workspace and may run its code", w.sub.ID, name),
+		key:      key,
+		run:      "run the subtask on " + name,
+		again:    "ask for it",
+		subject:  "the engine " + name,
+		notDone:  "it did not run",
+		notDoneP: "did not run",
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("engine %q: this workspace is not trusted and the person did not let it run: %w", name, err)
+	}
+	return err
 }

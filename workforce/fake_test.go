@@ -14,26 +14,27 @@ import (
 	"github.com/agentls/agentls/tracking"
 )
 
-// fakeNotifier keeps the task updates.
-type fakeNotifier struct {
+// fakeEvents keeps the task updates (as agent/taskUpdate's params) and
+// every event.
+type fakeEvents struct {
 	mu      sync.Mutex
 	updates []api.TaskUpdateParams
+	events  []Event
 	discard bool
 }
 
-func (n *fakeNotifier) TaskUpdate(_ context.Context, p *api.TaskUpdateParams) error {
+func (n *fakeEvents) Event(_ context.Context, ev Event) error {
 	if n.discard {
 		return nil
 	}
 	n.mu.Lock()
-	n.updates = append(n.updates, *p)
-	n.mu.Unlock()
+	defer n.mu.Unlock()
+	n.events = append(n.events, ev)
+	if ev.Update != nil {
+		n.updates = append(n.updates, api.TaskUpdateParams{TaskID: ev.TaskID, SessionID: ev.SessionID, Seq: ev.Seq, State: ev.State, Subtasks: ev.Subtasks, Event: *ev.Update})
+	}
 	return nil
 }
-
-func (n *fakeNotifier) Progress(context.Context, *api.ProgressParams) error { return nil }
-
-func (n *fakeNotifier) LogMessage(context.Context, api.MessageType, string) error { return nil }
 
 // funcModel answers with a function of the request; it records the
 // requests.
@@ -83,7 +84,7 @@ func finish(summary string) *clients.Response {
 }
 
 // newEngine returns an Engine over a temporary workspace with files.
-func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]string) (*Engine, string) {
+func newEngine(t testing.TB, m *funcModel, n *fakeEvents, files map[string]string) (*Engine, string) {
 	t.Helper()
 	root := t.TempDir()
 	if real, err := filepath.EvalSymlinks(root); err == nil {
@@ -94,13 +95,13 @@ func newEngine(t testing.TB, m *funcModel, n *fakeNotifier, files map[string]str
 }
 
 // newEngineAt returns an Engine over the workspace root (symlinks resolved).
-func newEngineAt(t testing.TB, m *funcModel, n *fakeNotifier, root string) *Engine {
+func newEngineAt(t testing.TB, m *funcModel, n *fakeEvents, root string) *Engine {
 	t.Helper()
 	ws, err := tracking.Open(tracking.Config{Root: root, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Notifier: n, Tracking: ws, Models: m})
+	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Events: n, Tracking: ws, Models: m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func runHostile(t *testing.T, h *editingtest.Hostile, intent string, calls []hos
 		results = req.Messages[len(req.Messages)-1].ToolResults
 		return finish("tried"), nil
 	}}
-	e := newEngineAt(t, m, &fakeNotifier{discard: true}, h.Root)
+	e := newEngineAt(t, m, &fakeEvents{discard: true}, h.Root)
 	return func() []clients.ToolResult {
 		s := settings()
 		s.Zones = h.Zones

@@ -14,14 +14,14 @@ import (
 )
 
 // last returns the last task update the notifier kept.
-func (n *fakeNotifier) last() api.TaskUpdateParams {
+func (n *fakeEvents) last() api.TaskUpdateParams {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.updates[len(n.updates)-1]
 }
 
 // kind returns the events of that kind the notifier kept, in order.
-func (n *fakeNotifier) kind(kind string) []api.TaskEvent {
+func (n *fakeEvents) kind(kind string) []api.TaskEvent {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var out []api.TaskEvent
@@ -54,7 +54,7 @@ func TestIntentsAreNamedAndCompletedOnesRefused(t *testing.T) {
 			}
 			return finish("looked"), nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, files)
+		e, _ := newEngine(t, m, &fakeEvents{}, files)
 		if _, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings()); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestIntentsAreNamedAndCompletedOnesRefused(t *testing.T) {
 	})
 
 	t.Run("agent/run refuses a completed intent, naming those that can be selected", func(t *testing.T) {
-		e, _ := newEngine(t, &funcModel{fn: func(context.Context, *clients.Request) (*clients.Response, error) { return finish("x"), nil }}, &fakeNotifier{}, files)
+		e, _ := newEngine(t, &funcModel{fn: func(context.Context, *clients.Request) (*clients.Response, error) { return finish("x"), nil }}, &fakeEvents{}, files)
 		_, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x", IntentID: "INT-000"}, settings())
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `intent "INT-000" (Setup) is completed: a completed intent cannot be selected; select one of "INT-001" (Greeting)`) {
 			t.Errorf("err = %v", err)
@@ -96,7 +96,7 @@ func TestIntentsAreNamedAndCompletedOnesRefused(t *testing.T) {
 			}
 			return finish("edited under INT-001"), nil
 		}}
-		n := &fakeNotifier{}
+		n := &fakeEvents{}
 		e, root := newEngine(t, m, n, files)
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskDone || len(res.Changes) != 1 || !res.Changes[0].Applied {

@@ -24,8 +24,9 @@ import (
 // api.MCPToolPrefix; a worker hands every call of such a name to Call.
 type ToolSource interface {
 	// Tools lists the tools to offer, starting the servers on their first
-	// need; ctx bounds the wait for them.
-	Tools(ctx context.Context) []api.MCPTool
+	// need; ctx bounds the wait for them. With approve, a server that has
+	// not started yet starts only once approve let it (mcp.Approve).
+	Tools(ctx context.Context, approve mcp.Approve) []api.MCPTool
 	// Call calls the tool named name with args, bounded by timeout and
 	// ctx. err means the call did not run to its end (no such tool, the
 	// server unavailable or crashed, the time up, ctx ended).
@@ -41,7 +42,12 @@ func MCPTools(m *mcp.Manager) ToolSource { return mcpSource{m} }
 
 type mcpSource struct{ m *mcp.Manager }
 
-func (t mcpSource) Tools(ctx context.Context) []api.MCPTool { return t.m.Tools(ctx) }
+func (t mcpSource) Tools(ctx context.Context, approve mcp.Approve) []api.MCPTool {
+	if approve == nil {
+		return t.m.Tools(ctx)
+	}
+	return t.m.ToolsApproved(ctx, approve)
+}
 
 func (t mcpSource) Unavailable(name string) error { return t.m.Unavailable(name) }
 
@@ -72,7 +78,11 @@ type mcpTools struct{ src ToolSource }
 
 // tools lists the MCP tools and keeps them in w.extra by name.
 func (m mcpTools) tools(ctx context.Context, w *worker) []clients.Tool {
-	list := m.src.Tools(ctx)
+	var approve mcp.Approve
+	if w.t.settings.Untrusted() {
+		approve = w.approveMCPStart
+	}
+	list := m.src.Tools(ctx, approve)
 	w.extra = make(map[string]api.MCPTool, len(list))
 	out := make([]clients.Tool, 0, len(list))
 	for _, x := range list {
@@ -164,7 +174,7 @@ func (t *task) resultImages(text string, images []clients.Image) (string, []clie
 // arguments (secrets redacted).
 func (w *worker) approveMCP(ctx context.Context, tool api.MCPTool, args json.RawMessage) error {
 	t := w.t
-	switch t.settings.Commands {
+	switch t.commandPolicy() {
 	case api.CommandsDeny:
 		return errors.New("MCP tools are turned off in this workspace (the commands setting is deny); do without them")
 	case api.CommandsAllow:
@@ -172,7 +182,7 @@ func (w *worker) approveMCP(ctx context.Context, tool api.MCPTool, args json.Raw
 	}
 	server := api.MCPToolPrefix + api.SanitizeMCPName(tool.Server)
 	for _, a := range t.settings.AllowMCPTools {
-		if a == server || a == tool.Name {
+		if (a == server || a == tool.Name) && !t.settings.Untrusted() {
 			return nil
 		}
 	}
@@ -188,7 +198,7 @@ func (w *worker) approveMCP(ctx context.Context, tool api.MCPTool, args json.Raw
 	shown = oneLine(t.e.cfg.Redactor.String(shown), 600)
 	return w.askApproval(ctx, approval{
 		question: fmt.Sprintf("Call the MCP tool `%s` of `%s` with %s?", tool.Tool, tool.Server, shown),
-		message:  fmt.Sprintf("agentls wants to call the MCP tool `%s` of the server `%s` with %s", tool.Tool, tool.Server, shown),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls wants to call the MCP tool `%s` of the server `%s` with %s", tool.Tool, tool.Server, shown),
 		key:      key,
 		run:      "call the MCP tool " + tool.Tool,
 		again:    "call it",
@@ -297,4 +307,39 @@ func (w *worker) workspacePath(key, s string) (mcpPath, bool) {
 		}
 	}
 	return mcpPath{Rel: rp.Rel, Abs: rp.Abs}, true
+}
+
+// approveMCPStart asks the person whether an MCP server may start, in a
+// workspace they do not trust (docs/SECURITY.md, "Workspace trust"): the
+// server is a program of their settings, but it runs next to a repository
+// they have not vouched for. Under deny nothing starts. "Always allow"
+// holds for the server's entry for the rest of the process.
+func (w *worker) approveMCPStart(ctx context.Context, name string, cfg api.MCPServer) error {
+	t := w.t
+	if t.commandPolicy() == api.CommandsDeny {
+		return errors.New("the commands setting is deny")
+	}
+	what := cfg.URL
+	if cfg.URL == "" {
+		what = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
+	}
+	what = oneLine(t.e.cfg.Redactor.String(what), 300)
+	key := "mcp-start:" + name + ":" + what
+	if t.e.allowedBefore(key) {
+		return nil
+	}
+	err := w.askApproval(ctx, approval{
+		question: fmt.Sprintf("Start the MCP server `%s` (`%s`)?", name, what),
+		message:  t.untrustedPrefix() + fmt.Sprintf("agentls wants to start the MCP server `%s` (`%s`) for its workers", name, what),
+		key:      key,
+		run:      "start the MCP server " + name,
+		again:    "ask for it",
+		subject:  "the MCP server " + name,
+		notDone:  "it was not started",
+		notDoneP: "was not started",
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("the workspace is not trusted and the person did not let it start (%w)", err)
+	}
+	return err
 }

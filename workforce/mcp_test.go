@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/clients"
 	"github.com/agentls/agentls/editors/headless/headlesstest"
+	"github.com/agentls/agentls/mcp"
 	"github.com/agentls/agentls/tracking"
 )
 
@@ -20,9 +21,23 @@ type fakeTools struct {
 	mu     sync.Mutex
 	calls  []string
 	images []clients.Image
+	// the approval of its one server's start, as mcp.Manager keeps it
+	decided  bool
+	declined error
 }
 
-func (f *fakeTools) Tools(context.Context) []api.MCPTool {
+func (f *fakeTools) Tools(ctx context.Context, approve mcp.Approve) []api.MCPTool {
+	if approve != nil {
+		f.mu.Lock()
+		if !f.decided {
+			f.declined, f.decided = approve(ctx, "srv", api.MCPServer{Command: "srv-server", Args: []string{"--stdio"}}), true
+		}
+		declined := f.declined
+		f.mu.Unlock()
+		if declined != nil {
+			return nil
+		}
+	}
 	return []api.MCPTool{
 		{Name: "mcp__srv__echo", Server: "srv", Tool: "echo", Description: "Echoes.", ReadOnly: true,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
@@ -67,7 +82,7 @@ func runMCP(t *testing.T, s api.Settings, answer string, tools *fakeTools, calls
 	}
 	ed := headlesstest.New(root, api.Caps{})
 	ed.SetAnswer(answer)
-	e, err := New(Config{Root: root, Editor: ed, Notifier: &fakeNotifier{}, Tracking: ws, Models: m, Tools: tools})
+	e, err := New(Config{Root: root, Editor: ed, Events: &fakeEvents{}, Tracking: ws, Models: m, Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestRunModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := NewModels(func(string) string { return "" }, root, record, nil, zap.NewNop(), redact.New())
-	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Notifier: &fakeNotifier{}, Tracking: ws, Models: models})
+	e, err := New(Config{Root: root, Editor: headlesstest.New(root, api.Caps{}), Events: &fakeEvents{}, Tracking: ws, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,17 @@ type task struct {
 	model     Model
 	spec      string
 	price     api.Price // of the model, for the usage (tracking/usage)
-	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
-	log       *zap.Logger
+	// window is the model's context window in tokens (0: unknown), which
+	// compaction keeps the conversations within (compact.go).
+	window int64
+	runN   int // the N of a script's "N:" keys (docs/MODELS.md)
+	log    *zap.Logger
 	// attachments are what the user gave with the prompt, and references
 	// the workspace files the prompt names (attachments.go).
 	attachments []attachment
 	references  []string
+	// instr are the project's instruction files (instructions.go).
+	instr *instructions
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -48,16 +53,15 @@ type task struct {
 	edit     *editing.Workspace
 	editTask *editing.Task
 	journal  *journal
-	progress *progress
-	// out sends the task's notifications in order; they are queued under
-	// mu, so the seq of an event and its place on the wire agree.
+	// out hands the task's events over in order; they are queued under
+	// mu, so the seq of an update and its place on the wire agree.
 	out *outbox
 
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	token       *api.ProgressToken // the $/progress token, once known
-	interrupted bool               // the editor went away: the session records interrupted
+	progressed  bool   // how far the task is changed: the next mutate's last update says it
+	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -97,7 +101,8 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
-	t.out = newOutbox(e.cfg.Notifier, e.queues, t.log)
+	t.instr = newInstructions(t)
+	t.out = newOutbox(e.cfg.Events, e.cfg.Redactor, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
 }
@@ -124,7 +129,7 @@ func (t *task) open() error {
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return invalid("%w", err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
 	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
@@ -139,11 +144,14 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	stopOnCancel := context.AfterFunc(parent, func() { t.stop() })
 	defer stopOnCancel()
 
-	t.progress = newProgress(t.ctx, t.e.cfg.Editor, t.out, t.params.WorkDoneToken, t.id, t.log)
-	t.mu.Lock()
-	t.token = t.progress.token
-	t.mu.Unlock()
-	t.progress.begin(t.prompt)
+	// The start comes first, and is handled before the task does
+	// anything: what a face does for it (the LSP face's progress token)
+	// precedes every call the task makes.
+	t.out.push(t.ctx, Event{TaskID: t.id, SessionID: t.sessionID, State: api.TaskPlanning,
+		Start: &Start{Prompt: t.prompt, Model: t.spec, Token: t.params.WorkDoneToken}})
+	t.out.flush(t.ctx)
+	t.window = t.contextWindow(t.ctx)
+	t.price.ContextWindow = t.window
 	t.references = t.edit.UserPaths(t.prompt, maxReferences)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -164,7 +172,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			}
 			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id, Kind: api.MessagePlan})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
@@ -214,11 +222,9 @@ func (t *task) schedule() {
 				}
 			}
 			finished = running == 0
+			t.progressed = len(start) > 0
 			return evs
 		})
-		if len(start) > 0 {
-			t.reportProgress()
-		}
 		for _, st := range start {
 			p.Go(func() { t.work(st.ctx, st.s) })
 		}
@@ -273,6 +279,7 @@ func (t *task) finishSubtask(s *subtask, summary string, err error) {
 			ev.Reason = s.Error
 		}
 		ev.State = s.State
+		t.progressed = true
 		text := ev.Summary
 		if text == "" {
 			text = s.State + ": " + ev.Reason
@@ -281,7 +288,6 @@ func (t *task) finishSubtask(s *subtask, summary string, err error) {
 		return []api.TaskEvent{ev}
 	})
 	t.journal.add(msg)
-	t.reportProgress()
 	t.kick()
 }
 
@@ -379,7 +385,7 @@ func (t *task) end() *api.RunResult {
 		res.Applied, res.Rejected = countChanges(res.Changes)
 		res.Counts = t.countsLocked()
 		sessionState = t.state
-		if t.interrupted {
+		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
@@ -389,11 +395,10 @@ func (t *task) end() *api.RunResult {
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id, Kind: api.MessageSummary})
 	t.journal.close(sessionState, res.Usage, res.Subtasks)
-	t.progress.end(res.Summary)
-	// Every notification of the task is handed to the connection before
-	// agent/run answers, so the reply comes after the last of them.
+	// Every event of the task is handed over before agent/run answers, so
+	// the reply comes after the last of them.
 	t.out.close()
 	t.log.Info("task ended", zap.String("state", sessionState), zap.Int("subtasks", len(res.Subtasks)), zap.Int("changes", len(res.Changes)))
 	return res
@@ -451,10 +456,14 @@ func (t *task) summaryLocked() string {
 	c := t.countsLocked()
 	var b strings.Builder
 	switch {
+	case c.Total() == 0 && t.state == api.TaskStopped && t.interrupted != "":
+		return "Interrupted before the plan was made: " + t.interrupted + "."
 	case c.Total() == 0 && t.state == api.TaskStopped:
 		return "Stopped by the user before the plan was made."
 	case c.Total() == 0:
 		return "Failed: no subtask was left to run."
+	case t.state == api.TaskStopped && t.interrupted != "":
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", c.Done, c.Total(), t.interrupted)
 	case t.state == api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user: %s.", c.String())
 	case t.state == api.TaskDone && c.Done == c.Total():
@@ -497,14 +506,16 @@ func (t *task) subtasksLocked() []api.Subtask {
 	return out
 }
 
-// mutate changes the task under its lock and queues the events it returns,
-// each with the next seq and the state and subtasks as they are after the
-// change, on the task's outbox: events leave in seq order, and nothing here
-// waits on the editor.
+// mutate changes the task under its lock and queues the updates it
+// returns, each with the next seq and the state and subtasks as they are
+// after the change, on the task's outbox: they leave in seq order, and
+// nothing here waits on the client. When f says how far the task is
+// changed (progressed), its last update carries the task's Progress.
 func (t *task) mutate(f func() []api.TaskEvent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	prev := t.state
+	t.progressed = false
 	evs := f()
 	if t.state != prev && t.journal != nil {
 		t.journal.state(t.state)
@@ -513,9 +524,17 @@ func (t *task) mutate(f func() []api.TaskEvent) {
 		return
 	}
 	subs := t.subtasksLocked()
-	for _, ev := range evs {
+	var progress *Progress
+	if t.progressed {
+		progress = t.progressLocked()
+	}
+	for i, ev := range evs {
 		t.seq++
-		t.out.push(note{update: &api.TaskUpdateParams{TaskID: t.id, SessionID: t.sessionID, Seq: t.seq, State: t.state, Subtasks: subs, Event: ev}})
+		out := Event{TaskID: t.id, SessionID: t.sessionID, Seq: t.seq, State: t.state, Subtasks: subs, Update: &ev}
+		if i == len(evs)-1 {
+			out.Progress = progress
+		}
+		t.out.push(context.Background(), out)
 	}
 }
 
@@ -556,26 +575,18 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
-// interrupt stops the task because the editor went away: its session
-// records it as interrupted. It reports false when the task had already
-// ended.
-func (t *task) interrupt() bool {
+// interrupt stops the task because the editor went away (why says how):
+// its session records it as interrupted. It reports false when the task
+// had already ended.
+func (t *task) interrupt(why string) bool {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
 		return false
 	}
-	t.interrupted = true
+	t.interrupted = why
 	t.mu.Unlock()
 	return t.stop()
-}
-
-// progressToken is the task's $/progress token (nil: none, or not yet
-// known).
-func (t *task) progressToken() *api.ProgressToken {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.token
 }
 
 // stop cancels everything the task runs. It reports false when the task had
@@ -619,7 +630,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 		}
 		for _, d := range deps {
 			if t.findLocked(d) == nil {
-				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				err = invalid("\"dependsOn\": task %q has no subtask %q", t.id, d)
 				return nil
 			}
 		}
@@ -660,10 +671,10 @@ func (t *task) removeSubtask(id string) error {
 		for _, o := range t.subs {
 			o.DependsOn = slices.DeleteFunc(o.DependsOn, func(d string) bool { return d == id })
 		}
+		t.progressed = true
 		return []api.TaskEvent{{Kind: api.EventSubtaskRemoved, SubtaskID: id}}
 	})
 	if err == nil {
-		t.reportProgress()
 		t.kick()
 	}
 	return err
@@ -705,7 +716,7 @@ func (t *task) skipSubtask(id string) error {
 // controllableLocked finds a subtask of a task that is still going.
 func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+		return nil, invalid("\"subtaskId\" is required")
 	}
 	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())
@@ -729,35 +740,24 @@ func (t *task) stateNameLocked() string {
 	return t.state
 }
 
-// reportProgress sends $/progress: the running subtasks and done/total.
-func (t *task) reportProgress() {
-	t.mu.Lock()
-	done, total := 0, len(t.subs)
-	var running []string
+// progressLocked is how far the task is: its subtasks ended and running.
+func (t *task) progressLocked() *Progress {
+	p := &Progress{Total: len(t.subs)}
 	for _, s := range t.subs {
 		switch s.State {
 		case api.SubtaskDone, api.SubtaskSkipped, api.SubtaskFailed, api.SubtaskBlocked:
-			done++
+			p.Done++
 		case api.SubtaskRunning:
-			running = append(running, oneLine(s.Content, 60))
+			p.Running = append(p.Running, s.ID)
 		}
 	}
-	t.mu.Unlock()
-	msg := fmt.Sprintf("%d/%d", done, total)
-	if len(running) > 0 {
-		msg += " · " + strings.Join(running, " · ")
-	}
-	pct := 0
-	if total > 0 {
-		pct = done * 100 / total
-	}
-	t.progress.report(msg, pct)
+	return p
 }
 
-// warn shows a warning to the person (window/logMessage), in order with
-// the task's other notifications.
+// warn shows a warning to the person, in order with the task's other
+// events.
 func (t *task) warn(msg string) {
-	t.out.push(note{warning: msg})
+	t.out.push(context.Background(), Event{TaskID: t.id, SessionID: t.sessionID, Warning: msg})
 }
 
 func oneLine(s string, max int) string {

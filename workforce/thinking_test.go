@@ -14,7 +14,7 @@ import (
 func TestThinking(t *testing.T) {
 	const key = "sk-think-0123456789abcdef"
 	signed := []clients.ThinkingBlock{{Text: "Plan: read, then finish.", Signature: "sig-1"}}
-	run := func(t *testing.T, enabled bool) (*funcModel, *fakeNotifier, *api.RunResult, *Engine) {
+	run := func(t *testing.T, enabled bool) (*funcModel, *fakeEvents, *api.RunResult, *Engine) {
 		m := &funcModel{
 			stream: func(req *clients.Request, onDelta func(clients.Delta)) {
 				if req.Thinking == nil || len(req.Messages) != 1 {
@@ -38,7 +38,7 @@ func TestThinking(t *testing.T) {
 				return finish("read"), nil
 			},
 		}
-		n := &fakeNotifier{}
+		n := &fakeEvents{}
 		e, _ := newEngine(t, m, n, map[string]string{"main.go": "package main\n"})
 		red := redact.New()
 		red.Add("TEST_API_KEY", key)

@@ -43,7 +43,7 @@ func TestWorkers(t *testing.T) {
 			}
 			return finish("fine"), nil
 		}}
-		e, root := newEngine(t, m, &fakeNotifier{}, map[string]string{"a.txt": "a\n"})
+		e, root := newEngine(t, m, &fakeEvents{}, map[string]string{"a.txt": "a\n"})
 		e.cfg.Editor = panickyEditor{headlesstest.New(root, api.Caps{ReadFile: true})}
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil {
@@ -74,7 +74,7 @@ func TestWorkers(t *testing.T) {
 			}
 			return finish("gave up on missing.txt"), nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+		e, _ := newEngine(t, m, &fakeEvents{}, nil)
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskDone || res.Summary != "gave up on missing.txt" {
 			t.Fatalf("run = %+v, %v", res, err)
@@ -88,7 +88,7 @@ func TestWorkers(t *testing.T) {
 			}
 			return &clients.Response{ToolCalls: []clients.ToolCall{call("list_files", map[string]any{})}}, nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+		e, _ := newEngine(t, m, &fakeEvents{}, nil)
 		e.cfg.MaxTurns = 3
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskFailed || !strings.Contains(sub(res, "1").Error, "within 3 turns") {
@@ -106,7 +106,7 @@ func TestWorkers(t *testing.T) {
 			}
 			return finish("result of " + req.Agent), nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+		e, _ := newEngine(t, m, &fakeEvents{}, nil)
 		if _, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings()); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestCoordinator(t *testing.T) {
 			}
 			return finish(fmt.Sprintf("answer of run %d", req.Run)), nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, map[string]string{"README.md": "# Widget\nMakes widgets.\n", "src/w.go": "package w\n"})
+		e, _ := newEngine(t, m, &fakeEvents{}, map[string]string{"README.md": "# Widget\nMakes widgets.\n", "src/w.go": "package w\n"})
 		first, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "first request"}, settings())
 		if err != nil {
 			t.Fatal(err)
@@ -137,13 +137,23 @@ func TestCoordinator(t *testing.T) {
 		if len(reqs) != 2 || reqs[1].Run != 2 {
 			t.Fatalf("coordinator requests = %d", len(reqs))
 		}
-		sys := reqs[1].System
-		for _, want := range []string{"first request", "answer of run 1", "src/w.go", "Makes widgets.", "Workspace root: "} {
+		sys, msg := reqs[1].System, reqs[1].Messages[0].Text
+		for _, want := range []string{"src/w.go", "Makes widgets.", "Workspace root: "} {
 			if !strings.Contains(sys, want) {
 				t.Errorf("the coordinator's prompt lacks %q:\n%s", want, sys)
 			}
 		}
-		if strings.Contains(reqs[0].System, "Earlier in this conversation") {
+		// The history is the task's own: it comes with the request, after
+		// the prefix the tasks of the session share.
+		for _, want := range []string{"Earlier in this conversation", "first request", "answer of run 1", "improve it"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the coordinator's first message lacks %q:\n%s", want, msg)
+			}
+		}
+		if reqs[0].System != sys {
+			t.Errorf("the tasks of a session have different system prompts:\n%s\n---\n%s", reqs[0].System, sys)
+		}
+		if strings.Contains(reqs[0].Messages[0].Text, "Earlier in this conversation") {
 			t.Error("a new session shows history")
 		}
 	})
@@ -166,7 +176,7 @@ func TestCoordinator(t *testing.T) {
 				}
 				return finish("did all"), nil
 			}}
-			e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+			e, _ := newEngine(t, m, &fakeEvents{}, nil)
 			res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "the whole thing"}, settings())
 			if err != nil || res.State != api.TaskDone || len(res.Subtasks) != 1 || res.Subtasks[0].Content != "the whole thing" {
 				t.Fatalf("run = %+v, %v", res, err)
@@ -186,7 +196,7 @@ func TestCoordinator(t *testing.T) {
 		m := &funcModel{fn: func(context.Context, *clients.Request) (*clients.Response, error) {
 			return nil, errors.New("401: bad key")
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+		e, _ := newEngine(t, m, &fakeEvents{}, nil)
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, settings())
 		if err != nil || res.State != api.TaskFailed || !strings.Contains(res.Summary, "bad key") {
 			t.Fatalf("run = %+v, %v", res, err)
@@ -271,7 +281,7 @@ func TestCommands(t *testing.T) {
 			r := req.Messages[len(req.Messages)-1].ToolResults[0]
 			return finish(fmt.Sprintf("%v %s", r.IsError, r.Content)), nil
 		}}
-		e, _ := newEngine(t, m, &fakeNotifier{}, nil)
+		e, _ := newEngine(t, m, &fakeEvents{}, nil)
 		s := settings()
 		s.Commands = api.CommandsDeny
 		res, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "x"}, s)
@@ -296,7 +306,7 @@ func TestEvents(t *testing.T) {
 			}
 			return finish("listed"), nil
 		}}
-		n := &fakeNotifier{}
+		n := &fakeEvents{}
 		e, _ := newEngine(t, m, n, map[string]string{"a.txt": "a"})
 		s := settings()
 		s.MaxWorkers = 6

@@ -1,8 +1,9 @@
 // Command graph measures the code graph on a tree (docs/BENCHMARKS.md,
 // scripts/bench-graph.sh): a full index with every core, the heap and the
 // resident memory after it, the incremental update of one changed file,
-// and the start of a second process from the stored graph. It prints one
-// "name value unit" line per figure.
+// and the start of a second process from the stored graph; with -mode
+// refs, how true its Go references are against an oracle (refs.go). It
+// prints one "name value unit" line per figure.
 package main
 
 import (
@@ -25,7 +26,9 @@ func main() {
 	tree := flag.String("tree", "", "the tree to index (required)")
 	state := flag.String("state", "", "the state file (default: a temporary one, removed)")
 	workers := flag.Int("workers", 0, "parsing goroutines (0: GOMAXPROCS)")
-	mode := flag.String("mode", "index", "index: build from nothing, store, update one file; load: start from the stored graph")
+	mode := flag.String("mode", "index", "index: build from nothing, store, update one file; load: start from the stored graph; refs: the references' precision and recall against go/ast")
+	drawn := flag.Int("names", 20, "refs: how many exported names to draw besides fmt.Errorf, io.Reader and strings.Builder")
+	seed := flag.Uint64("seed", 1, "refs: the seed of the draw")
 	update := flag.String("update", "", "the workspace-relative file to change for the update figure (default: the Go file at the 90th percentile of size)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile here")
 	flag.Parse()
@@ -58,6 +61,8 @@ func main() {
 		err = index(*tree, stateFile, *workers, *update)
 	case "load":
 		err = load(*tree, stateFile, *workers)
+	case "refs":
+		err = refs(*tree, *drawn, *seed)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
 )
 
 // parseFlags parses args with fs, the same way for every command: help
@@ -23,4 +26,23 @@ func parseFlags(fs *flag.FlagSet, args []string, usage func(w io.Writer), stdout
 	}
 	usage(stderr)
 	return 2, false
+}
+
+// enginesFlag reads --engines FILE: the engines setting as JSON
+// (docs/ENGINES.md), an object of engine name to its entry. The server
+// holds the entries to the setting's rules (initialize answers -32602
+// naming the key).
+func enginesFlag(path string) (json.RawMessage, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON object of engine name to its entry ({\"goose\": {\"command\": [\"goose\", \"acp\"]}}): %w", path, err)
+	}
+	return json.RawMessage(data), nil
 }

@@ -71,8 +71,10 @@ func queryCmd(name string, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.Workspace, "workspace", ".", "the workspace root")
+	var enginesFile string
 	if name == "engines" {
 		fs.BoolVar(&o.Probe, "probe", false, "start each usable engine and ask it its version (at most 30 s each)")
+		fs.StringVar(&enginesFile, "engines", "", "the engines setting, from a JSON file, as agentls run --engines takes it")
 	}
 	if name != "intents" && name != "engines" {
 		fs.StringVar(&o.Model, "model", "", "provider:model, e.g. anthropic:claude-sonnet-4-5 or script:/abs/path.json (default: AGENTLS_MODEL, then the API keys)")
@@ -89,6 +91,10 @@ func queryCmd(name string, args []string, stdout, stderr io.Writer) int {
 	ws, err := filepath.Abs(o.Workspace)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls %s: --workspace: %v\n", name, err)
+		return runner.ExitUsage
+	}
+	if o.Engines, err = enginesFlag(enginesFile); err != nil {
+		fmt.Fprintf(stderr, "agentls %s: --engines: %v\n", name, err)
 		return runner.ExitUsage
 	}
 	o.Workspace = ws

@@ -215,7 +215,7 @@ func TestAgentlsEngines(t *testing.T) {
 		code, out, errs := agentlsIn(t, t.TempDir(), env, "engines")
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if code != 0 || len(lines) != 4 || lines[0] != "3 engines (agentls run --engine NAME; agentls: the built-in worker)" ||
-			lines[1] != "claude: usable, isolated: "+agent+" (from PATH)" ||
+			lines[1] != "claude: usable, isolated: "+agent+" (from PATH); version unknown: the package its command runs cannot be told without starting it; whether it runs isolated is decided when it starts, from the version it gives" ||
 			!strings.HasPrefix(lines[2], "codex: cannot be used: ") || !strings.HasPrefix(lines[3], "gemini: cannot be used: ") {
 			t.Errorf("exit %d\nstdout:\n%s\nstderr: %s", code, out, errs)
 		}

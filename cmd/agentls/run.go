@@ -52,7 +52,9 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Mode, "mode", "propose", "edit mode: apply, propose (approve each change), branch, or review (approve all of the task's changes at its end)")
 	fs.BoolVar(&o.Yes, "yes", false, "approve every change and command without asking")
 	fs.IntVar(&o.MaxWorkers, "max-workers", 0, "subtasks run at once (default 3)")
-	fs.StringVar(&o.Engine, "engine", "", "run every subtask on this engine: claude, codex, gemini, one the engines setting names, or agentls (the built-in worker; docs/ENGINES.md)")
+	fs.StringVar(&o.Engine, "engine", "", "run every subtask on this engine: claude, codex, gemini, one --engines names, or agentls (the built-in worker; docs/ENGINES.md)")
+	var enginesFile string
+	fs.StringVar(&enginesFile, "engines", "", "the engines setting, from a JSON file: other agents and commands, {\"goose\": {\"command\": [\"goose\", \"acp\"]}} (docs/ENGINES.md)")
 	fs.StringVar(&o.Record, "record", "", "record the model's answers into this file as a replayable script")
 	fs.BoolVar(&o.JSON, "json", false, "print every notification as one JSON line on stdout, then the result")
 	fs.StringVar(&o.Intent, "intent", "", "the intent the task works under (agentls intents lists them)")
@@ -62,6 +64,11 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code
+	}
+	var err error
+	if o.Engines, err = enginesFlag(enginesFile); err != nil {
+		fmt.Fprintf(stderr, "agentls run: --engines: %v\n", err)
+		return runner.ExitUsage
 	}
 	o.Prompt = strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if o.Prompt == "" {

@@ -268,3 +268,66 @@ func TestAgentlsRunKeepsTheKeyFromCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentlsRunEngines runs `agentls run --engines FILE`: a terminal user
+// names other agents, as an editor does in its settings.
+func TestAgentlsRunEngines(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "fakeagent")
+	build := exec.Command("go", "build", "-o", fake, "../../engines/enginestest/fakeagent")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the fake agent: %v\n%s", err, out)
+	}
+	steps, _ := json.Marshal([]map[string]any{{"write": "{root}/from-engine.txt", "content": "from the engine\n"}, {"say": "Wrote it."}})
+	dir := t.TempDir()
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"agents": {"coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "write from-engine.txt"}]}}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(t *testing.T, v any) string {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "engines.json")
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "{root}", dir)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("runs a subtask on an engine the file names", func(t *testing.T) {
+		no := false
+		file := write(t, map[string]any{"fake": map[string]any{"command": []string{fake}, "env": map[string]string{"AGENTLS_FAKE_AGENT": string(steps)}, "isolate": no}})
+		code, out, errs := agentlsRun(t, dir, nil, "--yes", "--mode", "apply", "--model", "script:"+script, "--engines", file, "--engine", "fake", "write it")
+		if code != 0 {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "from-engine.txt")); err != nil || string(got) != "from the engine\n" {
+			t.Fatalf("from-engine.txt = %q (%v)\nstderr:\n%s", got, err, errs)
+		}
+		if !strings.Contains(errs, "[1] started on fake") {
+			t.Errorf("the tree does not say the engine:\n%s", errs)
+		}
+	})
+	t.Run("refuses a file whose entry the setting refuses, naming the key, with exit 2", func(t *testing.T) {
+		file := write(t, map[string]any{"goose": map[string]any{"env": map[string]string{}}})
+		code, out, errs := agentlsRun(t, dir, nil, "--model", "script:"+script, "--engines", file, "go")
+		if code != 2 || !strings.Contains(errs, "engines.goose") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+	})
+	t.Run("refuses a file that is not a JSON object, with exit 2", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "engines.json")
+		if err := os.WriteFile(file, []byte(`["goose"]`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := agentlsRun(t, dir, nil, "--model", "script:"+script, "--engines", file, "go")
+		if code != 2 || !strings.Contains(errs, "--engines") {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	})
+	t.Run("agentls engines lists what the file names", func(t *testing.T) {
+		file := write(t, map[string]any{"goose": map[string]any{"command": []string{"/no/such/goose", "acp"}}})
+		code, out, errs := agentlsIn(t, t.TempDir(), nil, "engines", "--engines", file)
+		if code != 0 || !strings.Contains(out, "goose: cannot be used: its command \"/no/such/goose\" cannot be run") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+	})
+}

@@ -142,20 +142,26 @@
 (defun agentls--neighbour-lists (path result)
   "Return the neighbours of PATH in the agent/codeGraph RESULT.
 The value is (USES . USED-BY): the files PATH references and the
-files that reference PATH, each a list of (FILE . COUNT), most
-references first."
+files that reference PATH, each a list of (FILE COUNT PROVENANCE),
+most references first; PROVENANCE says how the references were found
+\(\"lsp\", \"resolved\", \"name\"), nil when the server did not say."
   (let (uses used-by)
     (cl-loop for edge across (or (plist-get result :edges) [])
              for from = (plist-get edge :from)
              for to = (plist-get edge :to)
              for count = (or (plist-get edge :count) 1)
+             for how = (plist-get edge :provenance)
              ;; File-to-file edges: a definition's id holds "#".
              when (and (equal (plist-get edge :kind) "references")
                        (not (string-search "#" from)) (not (string-search "#" to)))
-             do (cond ((and (equal from path) (not (equal to path))) (push (cons to count) uses))
-                      ((and (equal to path) (not (equal from path))) (push (cons from count) used-by))))
-    (let ((order (lambda (a b) (if (= (cdr a) (cdr b)) (string< (car a) (car b)) (> (cdr a) (cdr b))))))
+             do (cond ((and (equal from path) (not (equal to path))) (push (list to count how) uses))
+                      ((and (equal to path) (not (equal from path))) (push (list from count how) used-by))))
+    (let ((order (lambda (a b) (if (= (cadr a) (cadr b)) (string< (car a) (car b)) (> (cadr a) (cadr b))))))
       (cons (sort uses order) (sort used-by order)))))
+
+(defconst agentls--provenance-words
+  '(("lsp" . "language server") ("resolved" . "resolved by the graph") ("name" . "by name: a guess"))
+  "How the references of an edge were found, in words.")
 
 (defun agentls--neighbours-insert (path what)
   "Fill this buffer with the neighbours of PATH.
@@ -182,7 +188,11 @@ RESULT) with its answer, or (error CODE MESSAGE)."
            (insert (car section) "\n")
            (unless (cdr section) (insert "  none\n"))
            (dolist (n (cdr section))
-             (insert (propertize (format "  %4d  %s" (cdr n) (car n)) 'agentls-path (car n)) "\n"))
+             (let ((how (cdr (assoc (nth 2 n) agentls--provenance-words))))
+               (insert (propertize (concat (format "  %4d  %s" (nth 1 n) (car n))
+                                           (if how (format "  (%s)" how) ""))
+                                   'agentls-path (car n))
+                       "\n")))
            (insert "\n"))
          (when (eq t (plist-get result :truncated))
            (insert "(the graph cut its answer short: not every neighbour is listed)\n")))))

@@ -7,10 +7,11 @@
 ;; The JSON-RPC half of agentls.el, on jsonrpc.el's public API: the
 ;; connection class (one per project), requests to the server that wait
 ;; for their result, and the answers to what the server asks of Emacs:
-;; agent/readFile, agent/ask, window/showMessageRequest and
-;; agent/runCommand here, workspace/applyEdit in agentls-edit.el.
-;; Questions to the person and commands are answered later, outside the
-;; process filter: see "Replies that come later".
+;; agent/readFile, agent/ask, window/showMessageRequest, agent/runCommand,
+;; agent/references and agent/definition here, workspace/applyEdit in
+;; agentls-edit.el.  Questions to the person, commands and the questions
+;; forwarded to a language server are answered later, outside the process
+;; filter: see "Replies that come later".
 
 ;;; Code:
 
@@ -21,6 +22,7 @@
 (require 'url-util)
 
 (defvar agentls-command-output-limit)
+(declare-function eglot-current-server "eglot" ())
 (declare-function agentls--apply-edit-request "agentls-edit" (conn params))
 (declare-function agentls--task-update "agentls-tasks" (conn params))
 (declare-function agentls--progress "agentls-tasks" (conn params))
@@ -59,6 +61,9 @@
    (attachments
     :initform nil :accessor agentls-connection-attachments
     :documentation "The attachments of the next task, in order (`agentls-attach').")
+   (trust
+    :initform nil :accessor agentls-connection-trust
+    :documentation "The workspaceTrust last sent: \"trusted\" or \"untrusted\".")
    (process
     :initform nil :accessor agentls-connection-process
     :documentation "The agentls process, as the :process function made it."))
@@ -287,6 +292,8 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
      (agentls--defer-prompt conn (lambda () (agentls--show-message-request params))))
     ('workspace/applyEdit (agentls--apply-edit-request conn params))
     ('agent/runCommand (agentls--run-command conn params))
+    ('agent/references (agentls--ask-language-server conn :textDocument/references params))
+    ('agent/definition (agentls--ask-language-server conn :textDocument/definition params))
     ('window/workDoneProgress/create nil)
     (_ (jsonrpc-error :code -32601 :message (format "method not found: %s" method)))))
 
@@ -325,6 +332,49 @@ Signal a -32602 error when it names none or one outside the project."
      (t (jsonrpc-error :code -32602
                        :message (format "cannot read %s: no such file"
                                         (or (plist-get params :path) file)))))))
+
+;;;; The code graph's questions to the language servers
+
+(defvar agentls-language-server-timeout 4
+  "Seconds a language server has to answer a question of agentls's.
+Under agentls's own bound of one question (5 seconds): past it, agentls
+answers from its code graph.")
+
+(defun agentls--eglot-server (file)
+  "Return the eglot server that serves FILE's buffer, or nil.
+The buffer is visited (without being shown) when none visits FILE yet,
+so that its major mode, and an eglot server for it, may take it."
+  (when (fboundp 'eglot-current-server)
+    (let ((buffer (or (find-buffer-visiting file)
+                      (and (file-regular-p file)
+                           (let ((inhibit-message t))
+                             (ignore-errors (find-file-noselect file t)))))))
+      (when buffer
+        (with-current-buffer buffer
+          (ignore-errors (eglot-current-server)))))))
+
+(defun agentls--ask-language-server (conn method params)
+  "Forward agentls's question PARAMS on CONN to the file's language server.
+METHOD is :textDocument/references or :textDocument/definition; the
+server is the one eglot runs for the file's buffer, and its answer
+goes back when it comes (an `agentls--reply').  Without such a server
+the answer is null at once: agentls answers from its code graph."
+  (let* ((file (agentls--file-of conn (list :uri (plist-get (plist-get params :textDocument) :uri))))
+         (server (agentls--eglot-server file)))
+    (when (and server (plist-get params :position))
+      (let ((reply (agentls--reply-create :connection conn))
+            (failed (lambda (why)
+                      (list :error (list :code -32603
+                                         :message (format "%s: the language server %s" method why))))))
+        (jsonrpc-async-request
+         server method params
+         :timeout agentls-language-server-timeout
+         :success-fn (lambda (result) (agentls--reply-resolve reply (list :result result)))
+         :error-fn (jsonrpc-lambda (&key message &allow-other-keys)
+                     (agentls--reply-resolve reply (funcall failed (format "answered: %s" message))))
+         :timeout-fn (lambda ()
+                       (agentls--reply-resolve reply (funcall failed "did not answer in time"))))
+        reply))))
 
 ;;;; Commands the agent runs
 

@@ -22,6 +22,8 @@
 (defvar agentls-program)
 (declare-function agentls--connection "agentls" (&optional root))
 (declare-function agentls--project-root "agentls" (&optional dir))
+(declare-function agentls--workspace-trust "agentls" (root))
+(declare-function agentls--refresh-trust "agentls" (conn))
 
 ;;;; Sessions
 
@@ -241,6 +243,24 @@ With a prefix argument START, start the servers not started yet first."
 
 ;;;; Doctor
 
+(defun agentls--trust-line (conn)
+  "Return the line of `agentls-doctor' for the trust of CONN's project.
+The trust is worked out again, and a change sent to agentls."
+  (let* ((root (agentls-connection-root conn))
+         (source (cdr (agentls--workspace-trust root)))
+         (trust (agentls--refresh-trust conn)))
+    (format "Trust    %s (%s)%s\n" trust
+            (pcase source
+              ('setting "`agentls-workspace-trust'")
+              ('function "the function of `agentls-workspace-trust'")
+              ('trusted-content (if (equal trust "trusted")
+                                    "`trusted-content' lists this project"
+                                  "`trusted-content' does not list this project: add it there to trust it"))
+              (_ "nothing says otherwise: see `agentls-workspace-trust'"))
+            (if (equal trust "untrusted")
+                ": agentls asks before it runs any command, starts an MCP server or runs a subtask on an engine"
+              ""))))
+
 (defun agentls--engine-line (engine)
   "Return the line of `agentls-doctor' for ENGINE, a plist of agent/engines."
   (let ((name (concat (plist-get engine :name)
@@ -260,7 +280,8 @@ With a prefix argument START, start the servers not started yet first."
 The model is tried with agent/checkModel and the MCP servers are
 started, so each says whether it works and, if not, why; the engines
 \(agent/engines) are listed with their version, or why each cannot be
-used."
+used.  It says too whether the project is trusted, and why (see
+`agentls-workspace-trust')."
   (interactive)
   (let* ((root (agentls--project-root))
          (buffer (get-buffer-create "*agentls-doctor*"))
@@ -290,6 +311,7 @@ used."
                 (insert (format "Server   %s  %s %s, serving %s\n" (funcall ok t)
                                 (or (plist-get info :name) "agentls") (or (plist-get info :version) "")
                                 (agentls-connection-root conn))))
+              (insert (agentls--trust-line conn))
               (let* ((check (agentls-check-model))
                      (good (eq t (plist-get check :ok))))
                 (insert (format "Model    %s  %s (from %s): %s%s\n" (funcall ok good)

@@ -189,6 +189,32 @@ number asks for it with that budget of tokens (Anthropic's, 1024 to
   "Further initializationOptions, as a plist merged over the others."
   :type '(plist :value-type sexp))
 
+(defcustom agentls-workspace-trust nil
+  "Whether you trust the projects agentls works in.
+In a project you do not trust, agentls asks before it runs any
+command (whatever `agentls-commands' and `agentls-allow-commands'
+say), starts an MCP server, makes an MCP call or runs a subtask on an
+engine, and each question begins \"This workspace is not trusted.\"
+
+`trusted' or `untrusted' says it for every project.  A function is
+called with the project root (a directory name) and returns non-nil
+when you trust it (but the symbol `untrusted').  nil derives it from
+`trusted-content' where Emacs has it (Emacs 30, and the Emacs 28 and
+29 of distributions that took in its security fix): a project is
+trusted when that is :all or lists the root or a directory above it (a
+name ending in a slash), so none is until you list it; elsewhere every
+project is trusted, as agentls takes an editor that says nothing.
+
+It is sent to agentls as workspaceTrust when it starts, and again
+when it changes: when this option or `trusted-content' is set, and
+before each task.  Only its global value counts: a directory-local
+value, which a repository could bring, is ignored."
+  :type '(choice (const :tag "From `trusted-content' (Emacs 30), else trusted" nil)
+                 (const :tag "Trusted" trusted)
+                 (const :tag "Untrusted" untrusted)
+                 (function :tag "Function of the project root")))
+(put 'agentls-workspace-trust 'risky-local-variable t)
+
 (defcustom agentls-keymap-prefix (kbd "C-c ~")
   "Prefix key of `agentls-command-map' in `agentls-mode'."
   :type 'key-sequence)
@@ -234,11 +260,60 @@ Without a project it is DIR itself."
     (file-name-as-directory
      (expand-file-name (if project (project-root project) dir)))))
 
-(defun agentls--initialization-options ()
-  "Return the initializationOptions made of the customizations."
+(defun agentls--trusted-content-p (root)
+  "Return non-nil when `trusted-content' trusts the project at ROOT.
+That is when it is :all, or lists ROOT or a directory above it (a name
+ending in a slash, as `trusted-content-p' reads them), compared with
+ROOT's true name: a project reached through a symbolic link is trusted
+for where it really is."
+  (let ((trusted (default-value 'trusted-content))
+        (dir (file-name-as-directory (file-truename root))))
+    (or (eq trusted :all)
+        (and (listp trusted)
+             (cl-some (lambda (entry)
+                        (and (stringp entry)
+                             (let ((name (expand-file-name entry)))
+                               (if (string-suffix-p "/" entry)
+                                   (string-prefix-p (file-name-as-directory name) dir)
+                                 (equal (file-name-as-directory name) dir)))))
+                      trusted)))))
+
+(defun agentls--workspace-trust (root)
+  "Return the trust of the project at ROOT, as (VALUE . SOURCE).
+VALUE is \"trusted\" or \"untrusted\", the workspaceTrust of the
+protocol; SOURCE says where it came from: `setting', `function',
+`trusted-content' or `default' (nothing says otherwise).  A function of
+`agentls-workspace-trust' that fails makes the project untrusted, and
+says why."
+  (let ((setting (default-value 'agentls-workspace-trust)))
+    (pcase setting
+      ((or 'trusted "trusted") (cons "trusted" 'setting))
+      ((or 'untrusted "untrusted") (cons "untrusted" 'setting))
+      ('nil (if (boundp 'trusted-content)
+                (cons (if (agentls--trusted-content-p root) "trusted" "untrusted") 'trusted-content)
+              (cons "trusted" 'default)))
+      ((pred functionp)
+       (condition-case err
+           (cons (pcase (funcall setting root)
+                   ((or 'nil 'untrusted "untrusted") "untrusted")
+                   (_ "trusted"))
+                 'function)
+         (error
+          (message "agentls: `agentls-workspace-trust' failed for %s: %s; the project is taken as untrusted"
+                   root (error-message-string err))
+          (cons "untrusted" 'function))))
+      (_
+       (message "agentls: `agentls-workspace-trust' is %S, which is no trust; the project is taken as untrusted"
+                setting)
+       (cons "untrusted" 'setting)))))
+
+(defun agentls--initialization-options (&optional root)
+  "Return the initializationOptions made of the customizations.
+With ROOT, the project's trust goes along as workspaceTrust."
   (let ((opts (copy-sequence agentls-initialization-options)))
     (cl-flet ((add (key value) (unless (plist-member opts key)
                                  (setq opts (plist-put opts key value)))))
+      (when root (add :workspaceTrust (car (agentls--workspace-trust root))))
       (when agentls-model (add :model agentls-model))
       (when agentls-edit-mode (add :editMode (symbol-name agentls-edit-mode)))
       (when agentls-max-workers (add :maxWorkers agentls-max-workers))
@@ -308,7 +383,7 @@ Without a project it is DIR itself."
               :showMessage (list :messageActionItem
                                  (list :additionalPropertiesSupport :json-false)))
         :experimental
-        (list :agent (list :readFile t :runCommand t :ask t))))
+        (list :agent (list :readFile t :runCommand t :ask t :references t :definition t))))
 
 (defun agentls--live-connection (&optional root)
   "Return the live connection of ROOT (default: this project), or nil."
@@ -367,7 +442,8 @@ warns about at every connection.  jsonrpc.el is asked which it knows."
     (setf (agentls-connection-process conn) process)
     (puthash root conn agentls--connections)
     (condition-case err
-        (let ((result (agentls--request
+        (let* ((options (agentls--initialization-options root))
+               (result (agentls--request
                        conn 'initialize
                        (list :processId (emacs-pid)
                              :clientInfo (list :name "Emacs" :version emacs-version)
@@ -378,9 +454,10 @@ warns about at every connection.  jsonrpc.el is asked which it knows."
                                            :name (file-name-nondirectory
                                                   (directory-file-name root))))
                              :capabilities (agentls--client-capabilities)
-                             :initializationOptions (agentls--initialization-options))
+                             :initializationOptions options)
                        :timeout 30)))
-          (setf (agentls-connection-server-info conn) (plist-get result :serverInfo))
+          (setf (agentls-connection-server-info conn) (plist-get result :serverInfo)
+                (agentls-connection-trust conn) (plist-get options :workspaceTrust))
           (jsonrpc-notify conn 'initialized (make-hash-table))
           (agentls--mode-line-install)
           (add-hook 'kill-emacs-hook #'agentls-shutdown-all)
@@ -452,8 +529,57 @@ They apply to tasks started afterwards."
   (interactive)
   (dolist (conn (hash-table-values agentls--connections))
     (when (jsonrpc-running-p conn)
+      (let ((options (agentls--initialization-options (agentls-connection-root conn))))
+        (jsonrpc-notify conn 'workspace/didChangeConfiguration
+                        (list :settings (list :agentls options)))
+        (setf (agentls-connection-trust conn) (plist-get options :workspaceTrust))))))
+
+;;;; Workspace trust
+
+(defun agentls--refresh-trust (conn)
+  "Send CONN's project trust to its agentls when it changed; return it.
+agentls takes it for the tasks started afterwards.  A connection still
+initializing has no trust yet, and is sent nothing: its initialize
+carries the trust."
+  (let ((trust (car (agentls--workspace-trust (agentls-connection-root conn)))))
+    (unless (or (null (agentls-connection-trust conn))
+                (equal trust (agentls-connection-trust conn))
+                (not (jsonrpc-running-p conn)))
       (jsonrpc-notify conn 'workspace/didChangeConfiguration
-                      (list :settings (list :agentls (agentls--initialization-options)))))))
+                      (list :settings (list :agentls (list :workspaceTrust trust))))
+      (setf (agentls-connection-trust conn) trust)
+      (message "agentls: %s is %s now" (agentls-connection-root conn) trust))
+    trust))
+
+(defvar agentls--trust-timer nil
+  "The timer that sends a change of trust to every agentls, or nil.")
+
+(defun agentls--refresh-all-trust ()
+  "Send every running agentls its project's trust, where it changed."
+  (setq agentls--trust-timer nil)
+  (dolist (conn (hash-table-values agentls--connections))
+    (when (jsonrpc-running-p conn)
+      (agentls--refresh-trust conn))))
+
+(defun agentls--trust-watcher (_symbol _value operation where)
+  "Send the trust again once `agentls-workspace-trust' or `trusted-content' is set.
+OPERATION and WHERE are those of `add-variable-watcher': a watcher runs
+before the value changes, so the sending waits for a timer; a
+buffer-local change counts for nothing."
+  (when (and (memq operation '(set let unlet makunbound))
+             (null where)
+             (null agentls--trust-timer))
+    (setq agentls--trust-timer (run-at-time 0 nil #'agentls--refresh-all-trust))))
+
+(add-variable-watcher 'agentls-workspace-trust #'agentls--trust-watcher)
+(add-variable-watcher 'trusted-content #'agentls--trust-watcher)
+
+(defun agentls-unload-function ()
+  "Remove the watchers of the trust before agentls is unloaded."
+  (remove-variable-watcher 'agentls-workspace-trust #'agentls--trust-watcher)
+  (remove-variable-watcher 'trusted-content #'agentls--trust-watcher)
+  (when agentls--trust-timer (cancel-timer agentls--trust-timer))
+  nil)
 
 ;;;; The commands of the other files
 

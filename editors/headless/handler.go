@@ -63,6 +63,9 @@ func (h *clientHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, 
 		return nil, nil
 	case api.MethodWorkDoneProgressCreate:
 		return nil, nil
+	case api.MethodReferences, api.MethodDefinition:
+		// No language server serves any document here.
+		return nil, nil
 	}
 	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }

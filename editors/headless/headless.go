@@ -51,6 +51,11 @@ type Capabilities struct {
 	ReadFile           bool
 	RunCommand         bool
 	Ask                bool
+	// References and Definition declare agent/references and
+	// agent/definition. This editor runs no language server: it answers
+	// them null unless a test scripts an answer with Handle.
+	References bool
+	Definition bool
 }
 
 // FullCapabilities is an editor that supports everything agentls can use.
@@ -314,7 +319,8 @@ func (e *Editor) capabilities() map[string]any {
 			"showMessage":      map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}},
 		},
 		"experimental": map[string]any{
-			"agent": map[string]any{"readFile": c.ReadFile, "runCommand": c.RunCommand, "ask": c.Ask},
+			"agent": map[string]any{"readFile": c.ReadFile, "runCommand": c.RunCommand, "ask": c.Ask,
+				"references": c.References, "definition": c.Definition},
 		},
 	}
 	return caps

@@ -23,6 +23,14 @@ import (
 // stdio and plays the script at each prompt, and never returns.
 const fakeAgentEnv = "AGENTLS_FAKE_AGENT"
 
+// The fake agent's other settings: the name and version it gives at
+// initialize ("name version"), and the session mode it opens sessions in
+// (with default, acceptEdits and bypassPermissions offered).
+const (
+	FakeAgentAs   = "AGENTLS_FAKE_AGENT_AS"
+	FakeAgentMode = "AGENTLS_FAKE_AGENT_MODE"
+)
+
 // ServeFakeAgent plays the fake agent when this process was started as
 // one; otherwise it returns at once.
 func ServeFakeAgent() {
@@ -51,6 +59,16 @@ type Step struct {
 	PidFile   string   `json:"pidFile,omitempty"`   // write its own pid to this file
 	Freeze    bool     `json:"freeze,omitempty"`    // stop itself (SIGSTOP): it reads nothing more
 	MCP       bool     `json:"mcp,omitempty"`       // say the MCP servers session/new gave it: "mcp: name, …"
+	// Report says what it was started and opened with: "args: […]
+	// meta: {…} mode: … cwd: … dir: …" (its arguments, session/new's
+	// _meta, its session mode, session/new's cwd, its own directory).
+	Report bool `json:"report,omitempty"`
+	// Abort, with Exec: a refused command ends the turn as cancelled (as
+	// Codex does).
+	Abort bool `json:"abort,omitempty"`
+	// Ask asks permission for a tool call of this title (kind other),
+	// then says "allowed: …" or "refused: …".
+	Ask string `json:"ask,omitempty"`
 }
 
 type fakeAgent struct {
@@ -59,6 +77,8 @@ type fakeAgent struct {
 	client *acp.ClientConn
 	cwd    string
 	mcp    []string // the names of session/new's MCP servers
+	meta   acp.Meta // session/new's
+	mode   string   // the session's mode
 
 	mu      sync.Mutex
 	cancels map[string]chan struct{}
@@ -79,17 +99,33 @@ func runFakeAgent(raw string) {
 
 func (a *fakeAgent) Initialize(_ context.Context, p *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	a.client.SetCapabilities(p.ClientCapabilities)
+	name, version := "fake-agent", "9.9.9"
+	if as := os.Getenv(FakeAgentAs); as != "" {
+		name, version, _ = strings.Cut(as, " ")
+	}
 	return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion,
-		AgentInfo: &acp.Implementation{Name: "fake-agent", Version: "9.9.9"}}, nil
+		AgentInfo: &acp.Implementation{Name: name, Version: version}}, nil
 }
 
 func (a *fakeAgent) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	a.cwd = p.Cwd
+	a.meta = p.Meta
 	a.mcp = nil
 	for _, m := range p.McpServers {
 		a.mcp = append(a.mcp, m.Name)
 	}
-	return &acp.NewSessionResponse{SessionID: "s1"}, nil
+	r := &acp.NewSessionResponse{SessionID: "s1"}
+	if mode := os.Getenv(FakeAgentMode); mode != "" {
+		a.mode = mode
+		r.Modes = &acp.SessionModeState{CurrentModeID: mode, AvailableModes: []acp.SessionMode{
+			{ID: "default", Name: "Default"}, {ID: "acceptEdits", Name: "Accept Edits"}, {ID: "bypassPermissions", Name: "Bypass Permissions"}}}
+	}
+	return r, nil
+}
+
+func (a *fakeAgent) SetSessionMode(_ context.Context, p *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+	a.mode = p.ModeID
+	return &acp.SetSessionModeResponse{}, nil
 }
 
 func (a *fakeAgent) Cancel(_ context.Context, p *acp.CancelNotification) error {
@@ -179,6 +215,9 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 			a.update(ctx, acp.ToolCall(tc))
 			if !a.allowed(ctx, tc) {
 				a.say(ctx, "command refused")
+				if s.Abort {
+					return &acp.PromptResponse{StopReason: acp.StopCancelled}, nil
+				}
 				continue
 			}
 			t, err := a.client.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: "s1", Command: s.Exec})
@@ -214,6 +253,19 @@ func (a *fakeAgent) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.Prom
 			_ = os.WriteFile(s.Child, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 		case s.MCP:
 			a.say(ctx, "mcp: "+strings.Join(a.mcp, ", "))
+		case s.Ask != "":
+			tc := acp.ToolCallUpdate{ToolCallID: id, Title: s.Ask, Kind: acp.KindOther, Status: acp.StatusPending}
+			a.update(ctx, acp.ToolCall(tc))
+			if a.allowed(ctx, tc) {
+				a.say(ctx, "allowed: "+s.Ask)
+			} else {
+				a.say(ctx, "refused: "+s.Ask)
+			}
+		case s.Report:
+			meta, _ := json.Marshal(a.meta)
+			args, _ := json.Marshal(os.Args[1:])
+			dir, _ := os.Getwd()
+			a.say(ctx, fmt.Sprintf("args: %s meta: %s mode: %s cwd: %s dir: %s", args, meta, a.mode, a.cwd, dir))
 		case s.PidFile != "":
 			_ = os.WriteFile(s.PidFile, []byte(strconv.Itoa(os.Getpid())), 0o644)
 		case s.Hang:

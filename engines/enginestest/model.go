@@ -41,7 +41,10 @@ type Turn struct {
 // JSON). "{cwd}" in a string of Input is replaced by the agent's working
 // directory as its request tells it (Claude Code's "Working directory:",
 // Codex's <cwd>, Gemini CLI's workspace directories): an isolated agent
-// works in a directory the test cannot know beforehand.
+// works in a directory the test cannot know beforehand. A Name of
+// "~suffix" is the tool the request offers whose name ends with suffix:
+// each agent names an MCP server's tools its own way
+// (mcp__agentls__mcp__everything__echo, agentls__…).
 type ToolCall struct {
 	Name  string
 	Input any
@@ -128,6 +131,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		turn = Turn{Text: "Released."}
 	}
+	if turn.Tool != nil && strings.HasPrefix(turn.Tool.Name, "~") {
+		turn.Tool = &ToolCall{Name: offeredTool(body, turn.Tool.Name[1:]), Input: turn.Tool.Input}
+	}
 	if turn.Tool != nil {
 		if cwd := agentCwd(body); cwd != "" {
 			in := strings.ReplaceAll(mustJSON(turn.Tool.Input), "{cwd}", jsonEscape(cwd))
@@ -153,6 +159,16 @@ func agentCwd(body []byte) string {
 		}
 	}
 	return ""
+}
+
+// offeredTool is the name of the tool the request offers whose name ends
+// with suffix (suffix itself when it offers none).
+func offeredTool(body []byte, suffix string) string {
+	re := regexp.MustCompile(`"name"\s*:\s*"([A-Za-z0-9_.\-]*` + regexp.QuoteMeta(suffix) + `)"`)
+	if m := re.FindSubmatch(body); m != nil {
+		return string(m[1])
+	}
+	return suffix
 }
 
 // jsonEscape is s as it is written inside a JSON string.

@@ -18,3 +18,16 @@ func TestAgentCwd(t *testing.T) {
 		})
 	}
 }
+
+func TestOfferedTool(t *testing.T) {
+	body := `{"tools":[{"name":"Read"},{"name":"mcp__agentls__mcp__everything__echo","description":"x"}],"functionDeclarations":[{"name": "agentls__read_file"}]}`
+	for suffix, want := range map[string]string{
+		"mcp__everything__echo": "mcp__agentls__mcp__everything__echo",
+		"read_file":             "agentls__read_file",
+		"nope":                  "nope",
+	} {
+		if got := offeredTool([]byte(body), suffix); got != want {
+			t.Errorf("offeredTool(%q) = %q, want %q", suffix, got, want)
+		}
+	}
+}

@@ -119,6 +119,11 @@ func (responsesWire) answer(w http.ResponseWriter, r *http.Request, body []byte,
 	if t.Tool != nil {
 		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
 			"name": t.Tool.Name, "arguments": mustJSON(t.Tool.Input), "status": "completed"}
+		if ns := namespaceOf(body, t.Tool.Name); ns != "" {
+			// A tool offered inside a namespace (Codex puts each MCP
+			// server's tools in one) is called with it.
+			item["namespace"] = ns
+		}
 		sseEvent(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": idx, "item": item})
 		sseEvent(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": idx, "item": item})
 		output = append(output, item)
@@ -128,6 +133,34 @@ func (responsesWire) answer(w http.ResponseWriter, r *http.Request, body []byte,
 		"usage": map[string]any{"input_tokens": 120, "input_tokens_details": map[string]any{"cached_tokens": 0},
 			"output_tokens": 30, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 150}}})
 	flush(w)
+}
+
+// namespaceOf is the namespace of the request's tools that offers the
+// function name ("" when it is offered at the top, or not at all).
+func namespaceOf(body []byte, name string) string {
+	var req struct {
+		Tools []struct {
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return ""
+	}
+	for _, t := range req.Tools {
+		if t.Type != "namespace" {
+			continue
+		}
+		for _, f := range t.Tools {
+			if f.Name == name {
+				return t.Name
+			}
+		}
+	}
+	return ""
 }
 
 // Gemini is a fake of the Gemini API (POST

@@ -8,15 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/internal/contain"
 	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/fsutil"
-	"github.com/agentls/agentls/internal/lsppos"
+	"github.com/agentls/agentls/internal/wsedit"
 )
 
 // editor is the workforce's Editor (and editing's) for one session: the
@@ -26,7 +26,7 @@ import (
 //
 //   - ReadFile is fs/read_text_file: the client's buffer, unsaved changes
 //     included. Without fs.readTextFile, editing reads the disk.
-//   - ApplyEdit applies the workforce's edit itself (lsppos.ApplyEdits on
+//   - ApplyEdit applies the workforce's edit itself (wsedit.Stage on
 //     the text the client has) and writes each file whole with
 //     fs/write_text_file, or, without fs.writeTextFile, atomically on disk;
 //     a deletion is always agentls's own (ACP has none). In propose mode
@@ -77,11 +77,6 @@ func (e *editor) ReadFile(ctx context.Context, rel, uri string) (string, error) 
 // one with options is a permission request (ShowMessageRequest).
 func (e *editor) Ask(context.Context, api.AskParams) (*string, error) {
 	return nil, fmt.Errorf("agent/ask: %w", api.ErrUnsupported)
-}
-
-// WorkDoneProgressCreate is not offered: the plan shows a task's progress.
-func (e *editor) WorkDoneProgressCreate(context.Context, *api.ProgressToken) error {
-	return fmt.Errorf("window/workDoneProgress/create: %w", api.ErrUnsupported)
 }
 
 // ---- questions ----
@@ -146,21 +141,11 @@ func (e *editor) permission(ctx context.Context, call acp.ToolCallUpdate, option
 
 // ---- edits ----
 
-// staged is one file of an edit: its text before and after.
+// staged is one file of an edit (wsedit.File), with where it is: as the
+// client names it (under the cwd it gave) and relative to the root.
 type staged struct {
+	*wsedit.File
 	abs, rel string
-	existed  bool   // it existed before the edit
-	old      string // its text then
-	exists   bool   // it exists after the edit
-	text     string // its text after
-	confirm  bool   // a change of it needs the person's approval
-	first    int    // the index of the edit's first change to it
-}
-
-// failure is an edit that cannot be applied: the reason and the change.
-func failure(i int, format string, args ...any) api.ApplyWorkspaceEditResult {
-	idx := uint32(i)
-	return api.ApplyWorkspaceEditResult{Applied: false, FailureReason: fmt.Sprintf(format, args...), FailedChange: &idx}
 }
 
 // ApplyEdit applies a workspace edit as described on editor: every change
@@ -168,12 +153,9 @@ func failure(i int, format string, args ...any) api.ApplyWorkspaceEditResult {
 // file needing confirmation is asked about, then the files are written, in
 // the edit's order.
 func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, _ api.Wait) (api.ApplyWorkspaceEditResult, error) {
-	files, fail, err := e.stage(ctx, p.Edit)
-	if err != nil || fail != nil {
-		if fail != nil {
-			return *fail, nil
-		}
-		return api.ApplyWorkspaceEditResult{}, err
+	files, fail := e.stage(ctx, p.Edit)
+	if fail != nil {
+		return *fail, nil
 	}
 	ids := make([]string, len(files))
 	written := make([]bool, len(files))
@@ -188,7 +170,7 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 	for i, f := range files {
 		title, kind := changeTitle(f)
 		ids[i] = e.s.book.call(ctx, title, kind)
-		if !f.confirm {
+		if !f.Confirm {
 			accepted++
 			continue
 		}
@@ -219,7 +201,7 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 			continue
 		}
 		if err := e.write(ctx, f); err != nil {
-			return failure(f.first, "%s: %v", f.rel, err), nil
+			return *wsedit.Failed(f.First, "%s: %v", f.rel, err), nil
 		}
 		written[i] = true
 		loc := locationOf(f)
@@ -228,13 +210,13 @@ func (e *editor) ApplyEdit(ctx context.Context, p api.ApplyWorkspaceEditParams, 
 	return api.ApplyWorkspaceEditResult{Applied: true}, nil
 }
 
-// stage computes every file of the edit. fail is set for an edit that
-// cannot be applied (a file that must or must not exist, edits that do not
-// fit), err when the text could not be read.
-func (e *editor) stage(ctx context.Context, edit api.WorkspaceEdit) ([]*staged, *api.ApplyWorkspaceEditResult, error) {
-	byPath := map[string]*staged{}
-	var order []*staged
-	load := func(i int, uri string) (*staged, error) {
+// stage computes every file of the edit (wsedit.Stage): fail is set for
+// an edit that cannot be applied (a file that must or must not exist,
+// edits that do not fit, a path outside the workspace or that cannot be
+// read). Only the files a change is about are returned.
+func (e *editor) stage(ctx context.Context, edit api.WorkspaceEdit) ([]*staged, *api.ApplyWorkspaceEditResult) {
+	where := map[*wsedit.File]*staged{}
+	load := func(uri string) (*wsedit.File, error) {
 		named, err := fileuri.ToPath(uri)
 		if err != nil {
 			return nil, err
@@ -245,101 +227,25 @@ func (e *editor) stage(ctx context.Context, edit api.WorkspaceEdit) ([]*staged, 
 		}
 		// The file as the client names it: under the cwd it gave.
 		abs := absPath(e.s.root, rp.Rel)
-		if f := byPath[abs]; f != nil {
-			return f, nil
-		}
-		f := &staged{abs: abs, rel: rp.Rel, first: i}
-		text, exists, err := e.current(ctx, f.rel, abs)
+		text, exists, err := e.current(ctx, rp.Rel, abs)
 		if err != nil {
 			return nil, err
 		}
-		f.existed, f.old, f.exists, f.text = exists, text, exists, text
-		byPath[abs] = f
-		order = append(order, f)
+		f := &wsedit.File{Name: rp.Rel, Existed: exists, Old: text}
+		where[f] = &staged{File: f, abs: abs, rel: rp.Rel}
 		return f, nil
 	}
-	needs := func(ann string) bool { return ann != "" && edit.ChangeAnnotations[ann].NeedsConfirmation }
-	textEdit := func(i int, uri string, edits []api.TextEdit, ann string) *api.ApplyWorkspaceEditResult {
-		f, err := load(i, uri)
-		if err != nil {
-			r := failure(i, "%v", err)
-			return &r
-		}
-		if !f.exists {
-			r := failure(i, "%s does not exist", f.rel)
-			return &r
-		}
-		text, err := lsppos.ApplyEdits(f.text, edits)
-		if err != nil {
-			r := failure(i, "%s: %v", f.rel, err)
-			return &r
-		}
-		f.text = text
-		f.confirm = f.confirm || needs(ann)
-		return nil
+	files, fail := wsedit.Stage(edit, load, wsedit.Options{})
+	if fail != nil {
+		return nil, fail
 	}
-	if len(edit.DocumentChanges) == 0 {
-		uris := make([]string, 0, len(edit.Changes))
-		for uri := range edit.Changes {
-			uris = append(uris, uri)
-		}
-		sort.Strings(uris)
-		for i, uri := range uris {
-			if r := textEdit(i, uri, edit.Changes[uri], ""); r != nil {
-				return nil, r, nil
-			}
-		}
-		return order, nil, nil
-	}
-	for i, dc := range edit.DocumentChanges {
-		switch {
-		case dc.TextDocumentEdit != nil:
-			tde := dc.TextDocumentEdit
-			edits := make([]api.TextEdit, len(tde.Edits))
-			ann := ""
-			for j, ed := range tde.Edits {
-				edits[j] = api.TextEdit{Range: ed.Range, NewText: ed.NewText}
-				if needs(ed.AnnotationID) {
-					ann = ed.AnnotationID
-				}
-			}
-			if r := textEdit(i, tde.TextDocument.URI, edits, ann); r != nil {
-				return nil, r, nil
-			}
-		case dc.CreateFile != nil:
-			f, err := load(i, dc.CreateFile.URI)
-			if err != nil {
-				r := failure(i, "%v", err)
-				return nil, &r, nil
-			}
-			o := dc.CreateFile.Options
-			if f.exists && (o == nil || !o.Overwrite) {
-				if o != nil && o.IgnoreIfExists {
-					continue
-				}
-				r := failure(i, "%s already exists", f.rel)
-				return nil, &r, nil
-			}
-			f.exists, f.text = true, ""
-			f.confirm = f.confirm || needs(dc.CreateFile.AnnotationID)
-		case dc.DeleteFile != nil:
-			f, err := load(i, dc.DeleteFile.URI)
-			if err != nil {
-				r := failure(i, "%v", err)
-				return nil, &r, nil
-			}
-			if !f.exists {
-				if o := dc.DeleteFile.Options; o != nil && o.IgnoreIfNotExists {
-					continue
-				}
-				r := failure(i, "%s does not exist", f.rel)
-				return nil, &r, nil
-			}
-			f.exists, f.text = false, ""
-			f.confirm = f.confirm || needs(dc.DeleteFile.AnnotationID)
+	var out []*staged
+	for _, f := range files {
+		if f.Touched {
+			out = append(out, where[f])
 		}
 	}
-	return order, nil, nil
+	return out, nil
 }
 
 // current is a file's text as the client has it (fs/read_text_file), else
@@ -361,7 +267,7 @@ func (e *editor) current(ctx context.Context, rel, abs string) (string, bool, er
 		}
 		return res.Content, true, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, _, err := contain.ReadRegular(abs, 0)
 	if err != nil {
 		return "", false, err
 	}
@@ -372,38 +278,38 @@ func (e *editor) current(ctx context.Context, rel, abs string) (string, bool, er
 // takes it (its directories made first), else an atomic write of agentls's
 // own; a deletion is agentls's own.
 func (e *editor) write(ctx context.Context, f *staged) error {
-	if !f.exists {
+	if !f.Exists {
 		if err := os.Remove(f.abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return fsutil.SyncDir(filepath.Dir(f.abs))
 	}
 	if e.client().Capabilities().FS.WriteTextFile {
-		if !f.existed {
+		if !f.Existed {
 			if err := os.MkdirAll(filepath.Dir(f.abs), 0o755); err != nil {
 				return err
 			}
 		}
-		_, err := e.client().WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: e.s.id, Path: f.abs, Content: f.text})
+		_, err := e.client().WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: e.s.id, Path: f.abs, Content: f.Text})
 		return err
 	}
-	if f.existed {
-		cur, err := os.ReadFile(f.abs)
+	if f.Existed {
+		cur, _, err := contain.ReadRegular(f.abs, 0)
 		if err != nil {
 			return err
 		}
-		if string(cur) != f.old {
+		if string(cur) != f.Old {
 			return fmt.Errorf("changed on disk while the change was being made; read it again")
 		}
 	}
-	return fsutil.Write(f.abs, []byte(f.text), fsutil.WriteOptions{Perm: 0o644, MkdirAll: true, Exclusive: !f.existed})
+	return fsutil.Write(f.abs, []byte(f.Text), fsutil.WriteOptions{Perm: 0o644, MkdirAll: true, Exclusive: !f.Existed})
 }
 
 func changeTitle(f *staged) (title, kind string) {
 	switch {
-	case !f.exists:
+	case !f.Exists:
 		return "Delete " + f.rel, acp.KindDelete
-	case !f.existed:
+	case !f.Existed:
 		return "Create " + f.rel, acp.KindEdit
 	}
 	return "Edit " + f.rel, acp.KindEdit
@@ -411,17 +317,17 @@ func changeTitle(f *staged) (title, kind string) {
 
 // diffOf is the change of a file as the client shows it.
 func diffOf(f *staged) acp.ToolCallContent {
-	if !f.existed {
-		return acp.DiffContent(f.abs, nil, f.text)
+	if !f.Existed {
+		return acp.DiffContent(f.abs, nil, f.Text)
 	}
-	old := f.old
-	return acp.DiffContent(f.abs, &old, f.text)
+	old := f.Old
+	return acp.DiffContent(f.abs, &old, f.Text)
 }
 
 // locationOf is the file with the first line the change touches (from 1).
 func locationOf(f *staged) acp.ToolCallLocation {
 	line := 1
-	a, b := strings.SplitAfter(f.old, "\n"), strings.SplitAfter(f.text, "\n")
+	a, b := strings.SplitAfter(f.Old, "\n"), strings.SplitAfter(f.Text, "\n")
 	for line-1 < len(a) && line-1 < len(b) && a[line-1] == b[line-1] {
 		line++
 	}

@@ -1,70 +1,13 @@
 package acpface
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"slices"
 
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
-	"github.com/agentls/agentls/engines"
-	"github.com/agentls/agentls/mcp/bridge"
-	"github.com/agentls/agentls/workforce"
 )
-
-// newEngines makes a session's engines (docs/ENGINES.md) from its engines
-// setting: the built-in ones found on PATH or in npm's cache, and those the
-// setting names.
-func (s *Server) newEngines(st api.Settings, log *zap.Logger) *engines.Manager {
-	m := engines.NewManager(engines.Options{
-		Lookup:  engines.Lookup{Getenv: s.opts.Getenv},
-		Log:     log,
-		Version: s.opts.Version,
-	})
-	m.Configure(st.Engines)
-	return m
-}
-
-// engineWorkDir is where the isolated engines of a workspace get their
-// worktrees: the LSP face's place.
-func engineWorkDir(stateDir string) string { return filepath.Join(stateDir, "engines") }
-
-// newBridge makes the bridge of root's sessions (docs/MCP.md, the
-// bridge): it listens from the first subtask an engine runs, and hands
-// each call to the session whose prompt runs that task.
-func (s *Server) newBridge(root, stateDir string) *bridge.Listener {
-	return bridge.New(bridge.Options{
-		Dir: filepath.Join(stateDir, "bridge"), Version: s.opts.Version, Log: s.log, Redactor: s.opts.Redactor,
-	}, bridgeHost{s: s, root: root})
-}
-
-// bridgeHost runs the bridged tool calls of a workspace's engines as the
-// workers of the session whose prompt runs their task.
-type bridgeHost struct {
-	s    *Server
-	root string
-}
-
-func (h bridgeHost) BridgeTools() []api.MCPTool { return workforce.BridgeTools() }
-
-func (h bridgeHost) BridgeCall(ctx context.Context, taskID, subtaskID, tool string, args json.RawMessage) (string, bool, error) {
-	for _, se := range h.s.allSessions() {
-		if se.ws.root != h.root {
-			continue
-		}
-		se.mu.Lock()
-		mine := se.turn != nil && se.turn.taskID == taskID
-		se.mu.Unlock()
-		if mine {
-			return se.engine.BridgeCall(ctx, taskID, subtaskID, tool, args)
-		}
-	}
-	return "", false, fmt.Errorf("task %q is not running in any session", taskID)
-}
 
 // The engine option: which engine the session's prompts run every subtask
 // on.
@@ -74,6 +17,10 @@ const (
 	// engine to the plan; it cannot name an engine (names start with a
 	// letter).
 	planDecides = "*"
+	// categoryEngine is the engine option's category: the schema names
+	// none for it, and leaves those that begin with "_" to agents; a
+	// client that knows none lists it with the options of no category.
+	categoryEngine = "_engine"
 )
 
 // engineChoices are the engine option's values: the plan's choice,
@@ -118,7 +65,7 @@ func (se *session) engineConfigOption() acp.SessionConfigOption {
 		current = planDecides
 	}
 	return acp.SessionConfigOption{
-		ID: engineOption, Name: "Engine", Type: acp.ConfigSelect,
+		ID: engineOption, Name: "Engine", Category: categoryEngine, Type: acp.ConfigSelect,
 		Description:  "Where the session's prompts run their subtasks: as the plan decides, on agentls's own workers, or all on one external agent (Claude Code, Codex, Gemini CLI, …)",
 		CurrentValue: current, Options: se.engineChoices(current),
 	}

@@ -3,6 +3,7 @@
 package acpface_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,10 +93,11 @@ func TestPrompt(t *testing.T) {
 			t.Fatalf("edit call _meta %v", cm)
 		}
 		// The edit's call ends completed with its diff, then its result.
-		var edit acp.ToolCallUpdate
-		var run acp.ToolCallUpdate
+		var read, edit, run acp.ToolCallUpdate
 		for _, u := range of[acp.ToolCallUpdate](updates) {
 			switch {
+			case u.ToolCallID == calls[0].ToolCallID && u.Status != "":
+				read = u
 			case u.ToolCallID == calls[1].ToolCallID && u.Status != "":
 				edit = u
 			case u.ToolCallID == calls[2].ToolCallID && u.Status != "":
@@ -115,7 +117,13 @@ func TestPrompt(t *testing.T) {
 		if heat := metaOf(t, edit.Meta)["heat"]; heat == nil {
 			t.Fatalf("edit's _meta has no heat: %v", metaOf(t, edit.Meta))
 		}
-		if run.Status != acp.StatusCompleted || run.Content[0].Type != acp.ToolContentTerminal || !strings.Contains(run.Content[1].Content.Text, "tested") {
+		// The file read, as the client shows it: its lines, as a block.
+		if len(read.Content) != 1 || read.Content[0].Content.Text != "```\n"+strings.TrimSuffix(mainGo, "\n")+"\n```" {
+			t.Fatalf("read's last update %+v", read)
+		}
+		// The command's output is the terminal's; its result says how it
+		// ended.
+		if run.Status != acp.StatusCompleted || run.Content[0].Type != acp.ToolContentTerminal || run.Content[1].Content.Text != "Exit code 0." {
 			t.Fatalf("run's last update %+v", run)
 		}
 		usage := of[acp.UsageUpdate](updates)
@@ -231,4 +239,31 @@ func TestPromptInASymlinkedCwd(t *testing.T) {
 	if len(writes) != 1 || writes[0].Path != filepath.Join(link, "main.go") {
 		t.Fatalf("fs/write_text_file = %+v: want the file under the cwd the client gave", writes)
 	}
+}
+
+func TestPromptProgress(t *testing.T) {
+	t.Run("says how far the task is in the plan's _meta.agentls.progress", func(t *testing.T) {
+		e, sid := ready(t, opts{files: map[string]string{"main.go": mainGo}, script: editScript("echo tested"), meta: map[string]any{"editMode": "apply"}})
+		if _, err := e.prompt(t, sid, acp.Text("Add a greet function")); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range of[acp.Plan](e.client.seen()) {
+			m := metaOf(t, p.Meta)
+			if m["taskId"] == "" {
+				t.Errorf("plan _meta.agentls %v has no taskId", m)
+			}
+			pr, _ := m["progress"].(map[string]any)
+			if pr == nil {
+				got = append(got, "-")
+				continue
+			}
+			got = append(got, fmt.Sprintf("%v/%v %v%% %v", pr["done"], pr["total"], pr["percentage"], pr["running"]))
+		}
+		// Planned; the subtask running; done.
+		want := []string{"-", "0/1 0% [1]", "1/1 100% <nil>"}
+		if !slices.Equal(got, want) {
+			t.Errorf("plans' progress %q, want %q", got, want)
+		}
+	})
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentls/agentls/acp"
 	"github.com/agentls/agentls/api"
-	"github.com/agentls/agentls/clients"
+	"github.com/agentls/agentls/core"
 	"github.com/agentls/agentls/internal/redact"
 	"github.com/agentls/agentls/rpc"
 )
@@ -53,10 +53,6 @@ const (
 	ExitClientGone = 3
 )
 
-// drainTimeout bounds how long Serve waits for handlers and updates after
-// the connection ended.
-const drainTimeout = 5 * time.Second
-
 // Serve runs the ACP face on in/out until the input ends (or ctx does, or
 // the client stops reading) and returns the exit code: ExitOK, ExitError or
 // ExitClientGone. Before it returns every prompt is stopped, every session
@@ -73,9 +69,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	go func() { served <- conn.Serve(ctx, acp.ServeAgent(srv, log)) }()
 
 	code := ExitOK
+	// However it ends, the editor is gone: the prompts still running are
+	// interrupted, and their sessions say so, and how.
+	why := "the editor closed agentls"
 	select {
 	case err := <-served:
-		served <- err
 		var truncated *rpc.TruncatedError
 		switch {
 		case errors.As(err, &truncated):
@@ -90,43 +88,31 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	case <-stream.Stalled():
 		log.Error("the client stopped reading: nothing it was sent could be written for the write timeout; the running prompts are interrupted and agentls exits",
 			zap.Duration("writeTimeout", opts.WriteTimeout), zap.Int("code", ExitClientGone))
-		srv.interrupt()
+		why = "the editor stopped reading"
 		code = ExitClientGone
 	case <-ctx.Done():
 		log.Info("stopped", zap.Error(context.Cause(ctx)))
 	}
+	srv.interrupt(why)
 	_ = conn.Close()
 	srv.close()
-	select {
-	case <-served:
-	case <-time.After(drainTimeout):
-		log.Error("bug: handlers still running after the connection ended")
-	}
-	flush, cancel := context.WithTimeout(context.Background(), drainTimeout)
-	if err := stream.Flush(flush); errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("the client did not read the last messages in time; they are dropped", zap.Duration("waited", drainTimeout))
-	}
-	cancel()
+	conn.Drain(rpc.DrainTimeout)
 	return code
 }
 
+// secure fills in the Redactor, teaches it the model keys and wraps the
+// logger with it, once (core.Secure); and sets the defaults.
 func (o *Options) secure() {
 	if o.secured {
 		return
 	}
 	o.secured = true
-	if o.Redactor == nil {
-		o.Redactor = redact.FromEnviron(os.Environ())
-	}
-	if o.Log == nil {
-		o.Log = zap.NewNop()
-	}
-	o.Log = o.Log.WithOptions(zap.WrapCore(o.Redactor.Core))
-	if o.Base.MaxWorkers == 0 {
-		o.Base = api.DefaultSettings()
-	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
+	}
+	o.Log, o.Redactor = core.Secure(o.Log, o.Redactor, o.Getenv)
+	if o.Base.MaxWorkers == 0 {
+		o.Base = api.DefaultSettings()
 	}
 }
 
@@ -146,8 +132,7 @@ type Server struct {
 	workspaces  map[string]*workspace
 	closed      bool
 
-	catalog  catalog
-	keysOnce sync.Once
+	catalog catalog
 }
 
 // New returns a Server that calls its client over conn. Serve it with
@@ -162,7 +147,6 @@ func New(conn rpc.Caller, opts Options) *Server {
 		sessions:   map[string]*session{},
 		workspaces: map[string]*workspace{},
 	}
-	s.learnKeys()
 	return s
 }
 
@@ -170,16 +154,6 @@ func New(conn rpc.Caller, opts Options) *Server {
 // what the client answers by itself, humanMs for a person's answer.
 func timeouts(st api.Settings) acp.Timeouts {
 	return acp.Timeouts{Call: st.Timeouts.ReverseCall(), Human: st.Timeouts.Human(), CancelGrace: 10 * time.Second}
-}
-
-// learnKeys teaches the Redactor the API keys the model clients read: no
-// command, MCP server, log or update gets them.
-func (s *Server) learnKeys() {
-	s.keysOnce.Do(func() {
-		for _, name := range clients.KeyVars {
-			s.opts.Redactor.Add(name, s.opts.Getenv(name))
-		}
-	})
 }
 
 // Gate implements acp.Gater: every method but initialize waits for it.
@@ -247,12 +221,18 @@ func (s *Server) Settings() api.Settings {
 	return s.settings
 }
 
-// interrupt stops every prompt because the client went away: the sessions
-// record the tasks as interrupted.
-func (s *Server) interrupt() {
-	for _, se := range s.allSessions() {
-		for _, id := range se.engine.Interrupt() {
-			s.log.Warn("task interrupted: the client stopped reading", zap.String("task", id))
+// interrupt stops every prompt because the client went away (why says
+// how): the sessions record the tasks as interrupted.
+func (s *Server) interrupt(why string) {
+	s.mu.Lock()
+	workspaces := make([]*workspace, 0, len(s.workspaces))
+	for _, w := range s.workspaces {
+		workspaces = append(workspaces, w)
+	}
+	s.mu.Unlock()
+	for _, w := range workspaces {
+		for _, id := range w.core.Interrupt(why) {
+			s.log.Warn("task interrupted", zap.String("task", id), zap.String("why", why))
 		}
 	}
 }
@@ -288,6 +268,6 @@ func (s *Server) close() {
 	}
 	wg.Wait()
 	for _, w := range workspaces {
-		w.close()
+		w.core.Close()
 	}
 }

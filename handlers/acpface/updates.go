@@ -15,25 +15,24 @@ import (
 	"github.com/agentls/agentls/workforce"
 )
 
-// notifier is the workforce's Notifier for one session: a task's events
+// events are the workforce's Events for one session: a task's events
 // become the session's updates. It never blocks: updates are queued on the
 // session's sender.
-type notifier struct{ se *session }
+type events struct{ se *session }
 
 // Queues: the session's sender queues every update, so the task hands each
 // event over as it is made (workforce.Queueing).
-func (notifier) Queues() {}
+func (events) Queues() {}
 
-func (n notifier) TaskUpdate(_ context.Context, p *api.TaskUpdateParams) error {
-	n.se.book.taskUpdate(p)
-	return nil
-}
-
-// Progress: ACP has no $/progress; the plan shows the same.
-func (n notifier) Progress(context.Context, *api.ProgressParams) error { return nil }
-
-func (n notifier) LogMessage(_ context.Context, _ api.MessageType, msg string) error {
-	n.se.warn(msg)
+func (n events) Event(_ context.Context, ev workforce.Event) error {
+	switch {
+	case ev.Start != nil:
+		n.se.book.setModel(ev.Start.Model)
+	case ev.Warning != "":
+		n.se.warn(ev.Warning)
+	case ev.Update != nil:
+		n.se.book.update(ev)
+	}
 	return nil
 }
 
@@ -67,11 +66,22 @@ type agentlsMeta struct {
 	// InputTokens and OutputTokens are a task's totals (usage_update).
 	InputTokens  int64 `json:"inputTokens,omitempty"`
 	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// Progress is how far the task of a plan is.
+	Progress *planProgress `json:"progress,omitempty"`
 	// Replayed marks the updates of session/load.
 	Replayed bool `json:"replayed,omitempty"`
 }
 
 func (m agentlsMeta) meta() acp.Meta { return acp.MetaOf(acp.MetaKey, m) }
+
+// planProgress is how far a task is, in a plan's _meta.agentls: done of
+// total subtasks ended, the ids of those running (workforce.Progress).
+type planProgress struct {
+	Done       int      `json:"done"`
+	Total      int      `json:"total"`
+	Percentage int      `json:"percentage"`
+	Running    []string `json:"running,omitempty"`
+}
 
 // book is what a session's updates are made from: its tool calls in
 // flight, the plan last sent, which agents streamed their words. Every
@@ -87,6 +97,7 @@ type book struct {
 	plan      string                // the subtasks of the plan last sent, as JSON
 	streamed  map[string]bool       // agent ("" for the coordinator) → deltas sent since its last message
 	usage     map[string]api.Usage  // task → totals of its last usage event
+	progress  *planProgress         // how far the task in progress is, from its last Progress
 	model     string                // the model of the turn in progress ("provider:model")
 	synthetic int                   // calls agentls announced itself (an edit outside a tool call)
 }
@@ -197,11 +208,13 @@ func (b *book) end(id string, ok bool) {
 	b.se.out.push(acp.ToolCallUpdate{ToolCallID: id, Status: status})
 }
 
-// setModel records the model of the turn that starts, for usage_update.
+// setModel records the model of the task that starts, for usage_update;
+// how far the last one went is forgotten.
 func (b *book) setModel(spec string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.model = spec
+	b.progress = nil
 }
 
 // flush waits until the updates queued so far have left: before a question
@@ -212,12 +225,18 @@ func (b *book) flush(ctx context.Context) error {
 	return b.se.out.flush(ctx)
 }
 
-// taskUpdate turns one task event into the session's updates.
-func (b *book) taskUpdate(p *api.TaskUpdateParams) {
+// update turns one task update into the session's updates.
+func (b *book) update(p workforce.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.planLocked(p.Subtasks)
-	ev := p.Event
+	if pr := p.Progress; pr != nil {
+		b.progress = &planProgress{Done: pr.Done, Total: pr.Total, Running: pr.Running}
+		if pr.Total > 0 {
+			b.progress.Percentage = pr.Done * 100 / pr.Total
+		}
+	}
+	b.planLocked(p.TaskID, p.Subtasks)
+	ev := *p.Update
 	sub := agentlsMeta{TaskID: p.TaskID, SubtaskID: ev.SubtaskID}
 	switch ev.Kind {
 	case api.EventMessageDelta:
@@ -270,8 +289,8 @@ func (b *book) resultLocked(taskID string, ev api.TaskEvent) {
 		status = acp.StatusFailed
 	}
 	content := slices.Clone(c.content)
-	if ev.Summary != "" {
-		content = append(content, acp.TextContent(ev.Summary))
+	if text := resultText(c, ev); text != "" {
+		content = append(content, acp.TextContent(text))
 	}
 	m := c.meta
 	if ev.Path != "" {
@@ -286,9 +305,52 @@ func (b *book) resultLocked(taskID string, ev api.TaskEvent) {
 	b.se.out.push(acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: c.locations, Meta: m.meta()})
 }
 
-// planLocked sends the plan when the subtasks changed: one entry per
-// subtask, its state in ACP's three words and in agentls's in _meta.
-func (b *book) planLocked(subs []api.Subtask) {
+// resultText is a tool's result as the client shows it, last in the
+// call's content, its lines kept (the toolResult's Output): a file read as
+// a block of its lines; a command's exit status, then its output as a
+// block, unless the client's terminal on the call shows the output; any
+// other result as it is.
+func resultText(c *callState, ev api.TaskEvent) string {
+	out := ev.Output
+	if out == "" {
+		return ev.Summary
+	}
+	if ev.OK != nil && !*ev.OK {
+		return out // a refusal or a failure: words, not a file
+	}
+	switch c.meta.Tool {
+	case "read_file":
+		return fenced(out)
+	case "run_command":
+		status, body, _ := strings.Cut(out, "\n")
+		if body == "" || slices.ContainsFunc(c.content, func(x acp.ToolCallContent) bool { return x.Type == acp.ToolContentTerminal }) {
+			return status
+		}
+		return status + "\n" + fenced(body)
+	}
+	return out
+}
+
+// fenced is text as a Markdown code block, its fence longer than any run
+// of backticks in it.
+func fenced(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + strings.TrimRight(text, "\n") + "\n" + fence
+}
+
+// planLocked sends the plan when the subtasks or how far the task is
+// changed: one entry per subtask, its state in ACP's three words and in
+// agentls's in _meta; the task's progress in the plan's _meta.
+func (b *book) planLocked(taskID string, subs []api.Subtask) {
 	if len(subs) == 0 {
 		return
 	}
@@ -304,14 +366,15 @@ func (b *book) planLocked(subs []api.Subtask) {
 		m := agentlsMeta{SubtaskID: s.ID, State: s.State, DependsOn: s.DependsOn, Role: s.Role, Result: s.Result, Error: s.Error, Engine: s.Engine, Steps: s.Steps, Todos: s.Todos}
 		entries[i] = acp.PlanEntry{Content: s.Content, Priority: acp.PriorityMedium, Status: status, Meta: m.meta()}
 	}
+	plan := acp.Plan{Entries: entries, Meta: agentlsMeta{TaskID: taskID, Progress: b.progress}.meta()}
 	// Sent again only when what it shows changed (a subtask's usage is
 	// the usage_update's).
-	key, _ := json.Marshal(entries)
+	key, _ := json.Marshal(plan)
 	if string(key) == b.plan {
 		return
 	}
 	b.plan = string(key)
-	b.se.out.push(acp.Plan{Entries: entries})
+	b.se.out.push(plan)
 }
 
 // usageLocked sends usage_update: used is the tokens of the latest model

@@ -29,8 +29,10 @@ type WriteOptions struct {
 	// or appears while the data is written, Write fails with an error
 	// wrapping fs.ErrExist and leaves that file alone.
 	Exclusive bool
-	// MkdirAll creates the missing parent directories (mode 0755).
+	// MkdirAll creates the missing parent directories, with mode DirPerm
+	// (0: 0755).
 	MkdirAll bool
+	DirPerm  fs.FileMode
 	// Rename stands in for os.Rename, the step that makes a replacement
 	// visible: tests interrupt a write there.
 	Rename func(oldpath, newpath string) error
@@ -57,7 +59,11 @@ func Write(path string, data []byte, o WriteOptions) (err error) {
 		rename = os.Rename
 	}
 	if o.MkdirAll {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		dirPerm := o.DirPerm
+		if dirPerm == 0 {
+			dirPerm = 0o755
+		}
+		if err := os.MkdirAll(dir, dirPerm); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}

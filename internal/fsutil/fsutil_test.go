@@ -54,6 +54,18 @@ func TestWrite(t *testing.T) {
 			t.Errorf("got %q", got)
 		}
 	})
+	t.Run("makes the missing directories with the mode asked", func(t *testing.T) {
+		top := t.TempDir()
+		p := filepath.Join(top, "a", "b", "f")
+		if err := Write(p, []byte("x"), WriteOptions{MkdirAll: true, DirPerm: 0o700, Perm: 0o600}); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{filepath.Join(top, "a"), filepath.Join(top, "a", "b")} {
+			if st, err := os.Stat(d); err != nil || st.Mode().Perm() != 0o700 {
+				t.Errorf("%s: %v, %v; want 0700", d, st.Mode().Perm(), err)
+			}
+		}
+	})
 	t.Run("never replaces a file in an exclusive create", func(t *testing.T) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "f")

@@ -11,6 +11,8 @@ package testkit
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,4 +89,33 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// NotPrivate lists what under dir (dir included) is not its user's alone:
+// every directory whose mode is not 0700 and every other entry (a file, a
+// socket) whose mode is not 0600, as "path mode".
+func NotPrivate(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if got := info.Mode().Perm(); got != want {
+			out = append(out, fmt.Sprintf("%s %#o", p, got))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

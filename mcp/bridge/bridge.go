@@ -58,8 +58,6 @@ const handshakeTimeout = 10 * time.Second
 
 // Host runs the bridged tool calls: *workforce.Engine satisfies it.
 type Host interface {
-	// BridgeTools are the tools to serve: names, descriptions, schemas.
-	BridgeTools() []api.MCPTool
 	// BridgeCall runs one call as the subtask's worker would. text is
 	// what the agent is given, isError a failure of the tool; err means
 	// the call could not run (the subtask ended, an unknown tool).
@@ -82,10 +80,17 @@ type Options struct {
 	Redactor *redact.Redactor
 }
 
+// toolsTimeout bounds the listing of a grant's tools at a connection.
+const toolsTimeout = 60 * time.Second
+
 // grant is one token's access.
 type grant struct {
 	taskID, subtaskID string
-	conns             map[net.Conn]struct{}
+	// tools lists the tools it serves (names, descriptions, schemas) when
+	// its agent connects; ctx bounds what listing them waits for (MCP
+	// servers that start on their first need).
+	tools func(ctx context.Context) []api.MCPTool
+	conns map[net.Conn]struct{}
 }
 
 // Listener is the sidecar's end of the bridge.
@@ -128,11 +133,15 @@ func (l *Listener) SetHost(h Host) {
 // ErrClosed is returned by Open after Close.
 var ErrClosed = errors.New("the bridge is closed")
 
-// Open grants the external agent of a subtask access to the bridge and
-// returns the entry that starts `agentls mcp` for it ({"command", "args",
-// "env"}, to hand to the agent as an MCP server). revoke ends the access and
-// the agent's connections; call it when the subtask ends.
-func (l *Listener) Open(taskID, subtaskID string) (api.MCPServer, func(), error) {
+// Open grants the external agent of a subtask access to the bridge, to the
+// tools tools lists, and returns the entry that starts `agentls mcp` for it
+// ({"command", "args", "env"}, to hand to the agent as an MCP server).
+// revoke ends the access and the agent's connections; call it when the
+// subtask ends.
+func (l *Listener) Open(taskID, subtaskID string, tools func(ctx context.Context) []api.MCPTool) (api.MCPServer, func(), error) {
+	if tools == nil {
+		return api.MCPServer{}, nil, errors.New("bridge: a grant needs its tools")
+	}
 	if err := l.listen(); err != nil {
 		return api.MCPServer{}, nil, err
 	}
@@ -155,7 +164,7 @@ func (l *Listener) Open(taskID, subtaskID string) (api.MCPServer, func(), error)
 		l.mu.Unlock()
 		return api.MCPServer{}, nil, ErrClosed
 	}
-	g := &grant{taskID: taskID, subtaskID: subtaskID, conns: map[net.Conn]struct{}{}}
+	g := &grant{taskID: taskID, subtaskID: subtaskID, tools: tools, conns: map[net.Conn]struct{}{}}
 	l.grants[key] = g
 	path := l.path
 	l.mu.Unlock()
@@ -313,7 +322,10 @@ func (l *Listener) serve(c net.Conn) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agentls", Version: l.opts.Version}, &sdk.ServerOptions{
 		Logger: slog.New(slog.DiscardHandler),
 	})
-	for _, t := range host.BridgeTools() {
+	lctx, lcancel := context.WithTimeout(l.life, toolsTimeout)
+	tools := g.tools(lctx)
+	lcancel()
+	for _, t := range tools {
 		name := t.Name
 		srv.AddTool(&sdk.Tool{Name: name, Description: t.Description, InputSchema: t.InputSchema,
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: t.ReadOnly}},

@@ -29,7 +29,7 @@ type fakeHost struct {
 	calls []string
 }
 
-func (h *fakeHost) BridgeTools() []api.MCPTool {
+func (h *fakeHost) tools(context.Context) []api.MCPTool {
 	return []api.MCPTool{{Name: "read_file", Description: "Reads.", ReadOnly: true,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}
 }
@@ -67,7 +67,7 @@ func TestBridge(t *testing.T) {
 	red := redact.New()
 	l := New(Options{Dir: t.TempDir(), Executable: "/usr/bin/agentls", Redactor: red}, host)
 	t.Cleanup(l.Close)
-	entry, revoke, err := l.Open("t1", "2")
+	entry, revoke, err := l.Open("t1", "2", host.tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,51 @@ func TestBridge(t *testing.T) {
 	})
 }
 
+func TestBridgeServesEachGrantItsOwnTools(t *testing.T) {
+	host := &fakeHost{}
+	l := New(Options{Dir: t.TempDir(), Executable: "agentls"}, host)
+	t.Cleanup(l.Close)
+	echo := func(context.Context) []api.MCPTool {
+		return append(host.tools(context.Background()), api.MCPTool{Name: "mcp__everything__echo", Description: "Echoes.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)})
+	}
+	with, _, err := l.Open("t1", "1", echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, _, err := l.Open("t1", "2", host.tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(entry api.MCPServer) []string {
+		s, _ := relay(t, entry)
+		defer s.Close()
+		res, err := s.ListTools(ctxT(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tl := range res.Tools {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	if got := strings.Join(names(with), " "); got != "mcp__everything__echo read_file" && got != "read_file mcp__everything__echo" {
+		t.Fatalf("subtask 1 is served %q", got)
+	}
+	if got := strings.Join(names(without), " "); got != "read_file" {
+		t.Fatalf("subtask 2 is served %q", got)
+	}
+	if _, _, err := l.Open("t1", "3", nil); err == nil {
+		t.Fatal("a grant without tools was opened")
+	}
+}
+
 func TestBridgeClose(t *testing.T) {
 	dir := t.TempDir()
-	l := New(Options{Dir: dir, Executable: "agentls"}, &fakeHost{})
-	entry, _, err := l.Open("t1", "1")
+	host := &fakeHost{}
+	l := New(Options{Dir: dir, Executable: "agentls"}, host)
+	entry, _, err := l.Open("t1", "1", host.tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,15 +188,16 @@ func TestBridgeClose(t *testing.T) {
 	if _, err := os.Stat(entry.Env[EnvSocket]); !os.IsNotExist(err) {
 		t.Fatalf("the socket is left: %v", err)
 	}
-	if _, _, err := l.Open("t1", "1"); !errors.Is(err, ErrClosed) {
+	if _, _, err := l.Open("t1", "1", host.tools); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Open after Close: %v", err)
 	}
 }
 
 func TestLongStateDir(t *testing.T) {
 	dir := t.TempDir() + "/" + strings.Repeat("d", 120)
-	l := New(Options{Dir: dir, Executable: "agentls"}, &fakeHost{})
-	entry, _, err := l.Open("t1", "1")
+	host := &fakeHost{}
+	l := New(Options{Dir: dir, Executable: "agentls"}, host)
+	entry, _, err := l.Open("t1", "1", host.tools)
 	if err != nil {
 		t.Fatal(err)
 	}

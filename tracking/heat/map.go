@@ -44,7 +44,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// Emitter sends agent/heatUpdate. *rpc.Notifier satisfies it.
+// Emitter receives the heat map's updates (the LSP face sends them as
+// agent/heatUpdate); package core routes them to the face.
 type Emitter interface {
 	HeatUpdate(ctx context.Context, p *api.HeatUpdateParams) error
 }

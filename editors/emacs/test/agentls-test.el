@@ -70,13 +70,16 @@ SPEC is (ROOT CONN &key files script settings): ROOT is bound to the
 project directory, CONN to the connection, FILES is an alist of
 relative file names and contents, SCRIPT a scripted model (a plist
 or alist turned into JSON), SETTINGS further let-bindings of the
-customizations as an alist of (SYMBOL . VALUE)."
+customizations as an alist of (SYMBOL . VALUE), TRUST the value of
+`agentls-workspace-trust' (`trusted' by default: what this Emacs's
+`trusted-content' says is for the tests of the trust to read)."
   (declare (indent 1))
   (let ((root (nth 0 spec)) (conn (nth 1 spec))
         (files (plist-get (nthcdr 2 spec) :files))
         (script (plist-get (nthcdr 2 spec) :script))
         (edit-mode (plist-get (nthcdr 2 spec) :edit-mode))
-        (commands (plist-get (nthcdr 2 spec) :commands)))
+        (commands (plist-get (nthcdr 2 spec) :commands))
+        (trust (if (plist-member (nthcdr 2 spec) :trust) (plist-get (nthcdr 2 spec) :trust) ''trusted)))
     `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
             (state (make-temp-file "agentls-state" t))
             (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
@@ -85,6 +88,7 @@ customizations as an alist of (SYMBOL . VALUE)."
             (agentls-program agentls-test--bin)
             (agentls-edit-mode ,edit-mode)
             (agentls-commands ,commands)
+            (agentls-workspace-trust ,trust)
             (agentls-model nil)
             (agentls-task-finished-functions nil)
             (script-file (expand-file-name "script.json" state))
@@ -466,6 +470,112 @@ At 0 the events buffer keeps no message."
         (with-current-buffer "*agentls-mcp-tools*"
           (should (string-match-p "MCP server missing" (buffer-string))))))))
 
+;;;; Workspace trust
+
+(ert-deftest agentls-test-workspace-trust-from-the-setting-a-function-or-trusted-content ()
+  "The trust of a project: the option's value, its function's yes, `trusted-content'."
+  (let* ((root (file-name-as-directory (make-temp-file "agentls-project" t)))
+         (parent (file-name-directory (directory-file-name root)))
+         (home (file-name-as-directory (make-temp-file (expand-file-name "agentls-home" "~/") t))))
+    (unwind-protect
+        (progn
+          (let ((agentls-workspace-trust 'untrusted))
+            (should (equal (agentls--workspace-trust root) '("untrusted" . setting)))
+            ;; A repository's directory-local value counts for nothing.
+            (with-temp-buffer
+              (setq-local agentls-workspace-trust 'trusted)
+              (should (equal (agentls--workspace-trust root) '("untrusted" . setting)))))
+          (let ((agentls-workspace-trust 'trusted))
+            (should (equal (agentls--workspace-trust root) '("trusted" . setting))))
+          (let* ((asked nil)
+                 (agentls-workspace-trust (lambda (r) (setq asked r) t)))
+            (should (equal (agentls--workspace-trust root) '("trusted" . function)))
+            (should (equal asked root)))
+          (dolist (answer '(nil untrusted "untrusted"))
+            (let ((agentls-workspace-trust (lambda (_) answer)))
+              (should (equal (agentls--workspace-trust root) '("untrusted" . function)))))
+          (let ((agentls-workspace-trust (lambda (_) (error "Boom")))
+                (inhibit-message t))
+            (should (equal (agentls--workspace-trust root) '("untrusted" . function))))
+          (let ((agentls-workspace-trust nil)
+                (bound (boundp 'trusted-content))
+                (value (and (boundp 'trusted-content) (default-value 'trusted-content))))
+            ;; An Emacs without trusted-content (28 and 29, but those with
+            ;; its backport): nothing says otherwise.
+            (unwind-protect
+                (progn (makunbound 'trusted-content)
+                       (should (equal (agentls--workspace-trust root) '("trusted" . default))))
+              (when bound (set-default 'trusted-content value)))
+            ;; Emacs 30's trusted-content: :all, the root or a directory above it.
+            (pcase-dolist (`(,value ,want)
+                           `((:all "trusted")
+                             ((,parent) "trusted")
+                             ((,root) "trusted")
+                             ((,(directory-file-name root)) "trusted")
+                             ((,(directory-file-name parent)) "untrusted")
+                             ((,(concat (directory-file-name root) "-other/")) "untrusted")
+                             ((,(expand-file-name "file.el" root)) "untrusted")
+                             (nil "untrusted")))
+              (cl-progv '(trusted-content) (list value)
+                (should (equal (cons value (agentls--workspace-trust root))
+                               (cons value (cons want 'trusted-content)))))))
+          ;; An abbreviated name, as trusted-content is written.
+          (let ((agentls-workspace-trust nil))
+            (cl-progv '(trusted-content) (list (list (concat "~/" (file-relative-name home "~/"))))
+              (should (equal (car (agentls--workspace-trust home)) "trusted"))))
+          (let ((agentls-workspace-trust 'untrusted))
+            (should (equal (plist-get (agentls--initialization-options root) :workspaceTrust) "untrusted"))))
+      (delete-directory root t)
+      (delete-directory home t))))
+
+(ert-deftest agentls-test-untrusted-project-asks-before-a-command-until-trusted ()
+  "Untrusted, a command under `allow' is asked for, saying why; trusted, it runs."
+  (let ((trusted nil))
+    (agentls-test--with-project
+        (root conn :commands 'allow :trust (lambda (_root) trusted)
+              :script (agentls-test--script
+                       "coordinator" (list (list :text "One step."))
+                       "1" (list (agentls-test--call "run_command" :command "echo first > first.txt")
+                                 (agentls-test--call "finish" :summary "first"))
+                       "2:coordinator" (list (list :text "One step."))
+                       "2:1" (list (agentls-test--call "run_command" :command "echo second > second.txt")
+                                   (agentls-test--call "finish" :summary "second"))))
+      (agentls-test--needs-run conn)
+      (should (equal (agentls-connection-trust conn) "untrusted"))
+      (let (prompts)
+        (cl-letf (((symbol-function 'completing-read)
+                   (lambda (prompt &rest _) (push prompt prompts) "Run")))
+          (should (equal (agentls-task-state (agentls-test--run conn "First")) "done"))
+          (should (equal (length prompts) 1))
+          (should (string-match-p (regexp-quote "This workspace is not trusted. agentls wants to run `echo first > first.txt`")
+                                  (car prompts)))
+          (should (equal (agentls-test--read (expand-file-name "first.txt" root)) "first\n"))
+          ;; Trusted now: the next task tells agentls first, and nothing is asked.
+          (setq trusted t)
+          (should (equal (agentls-task-state (agentls-test--run conn "Second")) "done"))
+          (should (equal (length prompts) 1))
+          (should (equal (agentls-connection-trust conn) "trusted"))
+          (should (equal (agentls-test--read (expand-file-name "second.txt" root)) "second\n")))))))
+
+(ert-deftest agentls-test-setting-the-trust-reaches-a-running-agentls ()
+  "Setting `agentls-workspace-trust' sends the change at once; the doctor says it."
+  (agentls-test--with-project
+      (_root conn :trust 'trusted :script (agentls-test--script "coordinator" (list (list :text "One step."))))
+    (should (equal (agentls-connection-trust conn) "trusted"))
+    (cl-flet ((sent () (with-current-buffer (jsonrpc-events-buffer conn)
+                         (string-match-p "didChangeConfiguration" (buffer-string)))))
+      ;; The binding of the option set it as the connection started:
+      ;; initialize took it, and nothing else was sent.
+      (agentls-test--wait "the watcher's timer to run" (lambda () (null agentls--trust-timer)))
+      (should-not (sent))
+      (setq agentls-workspace-trust 'untrusted)
+      (agentls-test--wait "the change to be sent"
+                          (lambda () (equal (agentls-connection-trust conn) "untrusted")))
+      (should (sent)))
+    (with-current-buffer (agentls-doctor)
+      (should (string-match-p (regexp-quote "Trust    untrusted (`agentls-workspace-trust'): agentls asks before it runs any command")
+                              (buffer-string))))))
+
 (ert-deftest agentls-test-capabilities ()
   "Emacs advertises the reverse calls it serves, runCommand included."
   (let ((caps (json-parse-string (json-serialize (agentls--client-capabilities) :false-object :json-false)
@@ -474,7 +584,7 @@ At 0 the events buffer keeps no message."
     (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
     (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
     (should (equal (plist-get (plist-get caps :experimental) :agent)
-                   '(:readFile t :runCommand t :ask t)))))
+                   '(:readFile t :runCommand t :ask t :references t :definition t)))))
 
 (ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
   "A fresh project has no sessions, no heat and no trace, and the views say so."
@@ -605,7 +715,7 @@ At 0 the events buffer keeps no message."
         (jsonrpc-connection-receive conn '(:jsonrpc "2.0" :method "$/cancelRequest" :params (:id 5)))
         (should (equal (plist-get (agentls-test--reply conn 5) :error)
                        '(:code -32800 :message "cancelled")))
-        (accept-process-output nil 0.1)
+        (agentls-test--wait "the watcher's timer to run" (lambda () (null agentls--trust-timer)))
         (should-not asked)
         (should (= 1 (length (agentls-test--sent conn))))))))
 
@@ -955,14 +1065,17 @@ twice, greet.go uses prefix (prefix.go).")
   "The neighbours come from the references edges from and to the file alone."
   (let ((result (list :nodes []
                       :edges (vector (list :from "greet.go" :to "greet.go#greet" :kind "defines")
-                                     (list :from "greet.go" :to "prefix.go" :kind "references" :count 1)
-                                     (list :from "greet.go" :to "util.go" :kind "references" :count 4)
-                                     (list :from "main.go" :to "greet.go" :kind "references" :count 2)
+                                     (list :from "greet.go" :to "prefix.go" :kind "references" :count 1
+                                           :provenance "name")
+                                     (list :from "greet.go" :to "util.go" :kind "references" :count 4
+                                           :provenance "resolved")
+                                     (list :from "main.go" :to "greet.go" :kind "references" :count 2
+                                           :provenance "lsp")
                                      (list :from "main.go" :to "greet.go#greet" :kind "references")
                                      (list :from "greet.go" :to "util.go" :kind "imports")
                                      (list :from "far.go" :to "main.go" :kind "references" :count 7)))))
     (should (equal (agentls--neighbour-lists "greet.go" result)
-                   '((("util.go" . 4) ("prefix.go" . 1)) . (("main.go" . 2)))))
+                   '((("util.go" 4 "resolved") ("prefix.go" 1 "name")) . (("main.go" 2 "lsp")))))
     (should (equal (agentls--neighbour-lists "lone.go" (list :edges [])) '(nil . nil)))))
 
 (ert-deftest agentls-test-heat-shows-a-files-neighbours ()
@@ -988,15 +1101,16 @@ file outside the graph says so."
       (should (derived-mode-p 'agentls-neighbours-mode))
       (agentls-test--wait "the neighbours of greet.go"
                           (lambda () (string-search "Referenced by" (buffer-string))))
-      (should (string-search "uses, references each):\n     1  prefix.go\n" (buffer-string)))
-      (should (string-search "that use greet.go, references each):\n     2  main.go\n" (buffer-string)))
+      (should (string-search "uses, references each):\n     1  prefix.go  (resolved by the graph)\n" (buffer-string)))
+      (should (string-search "that use greet.go, references each):\n     2  main.go  (resolved by the graph)\n"
+                             (buffer-string)))
       ;; n on main.go: its own neighbours, one file away only.
       (agentls-test--goto-text "main.go" 2)
       (agentls-neighbours (get-text-property (point) 'agentls-path) agentls--neighbours-connection)
       (agentls-test--wait "the neighbours of main.go"
                           (lambda () (and (string-search "Neighbours of main.go" (buffer-string))
                                           (string-search "Referenced by" (buffer-string)))))
-      (should (string-search "uses, references each):\n     2  greet.go\n" (buffer-string)))
+      (should (string-search "uses, references each):\n     2  greet.go  (resolved by the graph)\n" (buffer-string)))
       (should-not (string-search "prefix.go" (buffer-string)))
       ;; RET visits the neighbour.
       (agentls-test--goto-text "greet.go" 2)
@@ -1087,6 +1201,70 @@ file outside the graph says so."
                 (should-not (plist-get outcome :old))))))
       (delete-directory root t)
       (delete-directory state t))))
+
+(defconst agentls-test--gopls-files
+  '(("go.mod" . "module example.com/w\n\ngo 1.21\n")
+    ("one/reader.go" . "package one\n\ntype Reader struct{}\n\nfunc New() *Reader { return &Reader{} }\n\nfunc (*Reader) Read() {}\n")
+    ("two/reader.go" . "package two\n\ntype Reader struct{}\n\nfunc (Reader) Read() {}\n")
+    ("errs/errs.go" . "package errs\n\nfunc Errorf(f string) error { return nil }\n\ntype T struct{}\n\nfunc (T) Errorf(f string) {}\n")
+    ("use/use.go" . "package use\n\nimport (\n\t\"testing\"\n\n\t\"example.com/w/errs\"\n\t\"example.com/w/one\"\n\t\"example.com/w/two\"\n)\n\nfunc Use(t *testing.T) error {\n\tone.New().Read()\n\t_ = two.Reader{}\n\tt.Errorf(\"testing's\")\n\treturn errs.Errorf(\"errs's\")\n}\n"))
+  "A Go module where a guess by name would be wrong: two packages with a
+Reader and its Read, called on a value whose type only gopls sees;
+t.Errorf beside errs.Errorf, errs having an Errorf method too.")
+
+;; The code graph asks the language servers eglot runs: gopls, in a child
+;; Emacs (eglot's packages stay out of the suite's Emacs), answers
+;; agent/references for agentls in a project where a guess by name would
+;; be wrong.
+(ert-deftest agentls-test-references-from-gopls-through-eglot ()
+  "agentls's questions go to gopls through eglot; its answers are the edges."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                                 "--batch" "-Q" "--eval"
+                                 (concat "(unless (require 'eglot nil t)"
+                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                         " (add-to-list 'load-path d)) (require 'eglot))")))
+      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-gopls" t))))
+           (state (make-temp-file "agentls-state" t))
+           (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                              (concat "AGENTLS_BIN=" agentls-test--bin)
+                                              (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
+                                              (concat "ROOT=" root)
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                        process-environment)))
+      (unwind-protect
+          (progn
+            (make-directory (expand-file-name ".git" root))
+            (pcase-dolist (`(,name . ,text) agentls-test--gopls-files)
+              (make-directory (file-name-directory (expand-file-name name root)) t)
+              (agentls-test--write (expand-file-name name root) text))
+            (with-temp-buffer
+              (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                          "--batch" "-Q" "-l"
+                                          (expand-file-name "lsp-client.el" agentls-test--dir))))
+                (unless (eql status 0)
+                  (ert-fail (list "the eglot client failed" status (buffer-string))))
+                (goto-char (point-min))
+                (unless (re-search-forward "^(:read-one" nil t)
+                  (ert-fail (list "no outcome" (buffer-string))))
+                (goto-char (match-beginning 0))
+                (let ((outcome (read (current-buffer))))
+                  ;; one.New().Read() is one's Read, as gopls says, not two's
+                  ;; as a guess by name would have it
+                  (should (equal (plist-get outcome :read-one)
+                                 '(("use/use.go#Use" "one/reader.go#Reader.Read" "lsp"))))
+                  (should (equal (plist-get outcome :read-two) nil))
+                  ;; errs.Errorf is called from Use; t.Errorf is testing's
+                  (should (equal (plist-get outcome :errorf)
+                                 '(("use/use.go#Use" "errs/errs.go#Errorf" "lsp"))))
+                  (should (equal (plist-get outcome :method) nil))
+                  ;; the files asked about were visited, and eglot serves them
+                  (should (eq (plist-get outcome :one-managed) t))))))
+        (delete-directory root t)
+        (delete-directory state t)))))
 
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
@@ -1513,6 +1691,48 @@ file outside the graph says so."
                                   (buffer-substring-no-properties (point-min) (point-max))))))
       (agentls--stop-connection conn))))
 
+;;;; Instructions, compaction, cache reads
+
+(ert-deftest agentls-test-instructions-compaction-and-cache-reads ()
+  "The tasks buffer and the transcript show the instruction files, each compaction and what the cache read."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("AGENTS.md" . "Run go test ./... before you finish.\n") ("a.txt" . "alpha\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :toolCalls (vector (list :name "plan" :arguments
+                                                                        (list :subtasks (vector (list :id "1" :content "Read a.txt")))))))
+                     "1" (list (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1000 :outputTokens 10 :cacheReadTokens 800))
+                               (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1100 :outputTokens 10 :cacheReadTokens 900))
+                               (agentls-test--call "finish" :summary "read it"))))
+    (agentls-test--needs-run conn)
+    ;; A window of 100 tokens for the scripted model: its worker's
+    ;; conversation is compacted before its third call. A fresh connection.
+    (agentls--stop-connection conn)
+    (let* ((agentls-initialization-options
+            (list :prices (list (intern (concat ":" agentls-model)) (list :contextWindow 100))))
+           (conn (agentls--connection root))
+           (default-directory root))
+      (let ((task (agentls-test--run conn "Read a.txt")))
+        (should (equal (plist-get (agentls-task-result task) :state) "done"))
+        (should (= 1 (length (agentls-test--events task "instructions"))))
+        (should (agentls-test--events task "compacted"))
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (dolist (want '("instructions: AGENTS.md (9 tokens)" "tokens 2100 in (1700 cached) / 20 out"))
+              (should (string-match-p (regexp-quote want) text)))))
+        (let ((buffer (agentls-transcript task)))
+          (agentls-test--wait "the transcript's end"
+                              (lambda () (with-current-buffer buffer
+                                           (string-match-p "── task done" (buffer-string)))))
+          (with-current-buffer buffer
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (dolist (want '("  ⓘ instructions: AGENTS.md (9 tokens)" "  ⇣ context compacted: "))
+                (should (string-match-p (regexp-quote want) text)))))))
+      (agentls--stop-connection conn))))
+
 ;;;; Engines
 
 (defvar agentls-test--fake-agent (getenv "AGENTLS_FAKE_AGENT_BIN")
@@ -1936,6 +2156,21 @@ holding \"draft\"), OUT to where the driver writes pid and result."
         (ert-test-failed (ert-fail (list "Emacs did not quit after one C-x C-c; the screen:"
                                          (agentls-test--screen sock)))))
       (agentls-test--wait "the agentls process to end" (lambda () (agentls-test--process-gone-p pid))))))
+
+(ert-deftest agentls-test-tty-untrusted-project-asks-before-a-command ()
+  "In a terminal, an untrusted project's command under `allow' waits for the answer typed."
+  (let ((process-environment (append '("AGENTLS_TTY_TRUST=untrusted" "AGENTLS_TTY_COMMANDS=allow")
+                                     process-environment)))
+    (agentls-test--with-tty
+        (sock root out (agentls-test--script
+                        "coordinator" (list (list :text "One step."))
+                        "1" (list (agentls-test--call "run_command" :command "echo ran > ran.txt")
+                                  (agentls-test--call "finish" :summary "ran"))))
+      (agentls-test--wait-screen sock "agentls: This workspace is not trusted. agentls wants to run `echo ran > ran.txt`")
+      (should-not (file-exists-p (expand-file-name "ran.txt" root)))
+      (agentls-test--tmux sock "send-keys" "-t" "agentls" "Run" "Enter")
+      (should (equal (plist-get (agentls-test--tty-result out) :state) "done"))
+      (should (equal (agentls-test--read (expand-file-name "ran.txt" root)) "ran\n")))))
 
 (ert-deftest agentls-test-tty-transcript-and-skip ()
   "In a terminal, the transcript follows a running task and `x' in the tasks buffer skips a subtask."

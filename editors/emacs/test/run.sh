@@ -70,6 +70,13 @@ if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
 	AGENTLS_FAKE_AGENT_BIN=$cache/fakeagent
 fi
 export AGENTLS_FAKE_AGENT_BIN
+# gopls, the language server the code graph's test asks through eglot,
+# installed into the cache once.
+if [ -z "${AGENTLS_GOPLS:-}" ]; then
+	echo "== emacs: scripts/gopls.sh (gopls, for the test of agent/references through eglot)"
+	AGENTLS_GOPLS=$(long "gopls" bash scripts/gopls.sh) || { echo "emacs: gopls cannot be installed here: its test is skipped"; AGENTLS_GOPLS=; }
+fi
+export AGENTLS_GOPLS
 # From here on, only Emacs (and the agentls it starts) run: Go is done.
 export "${own[@]}"
 

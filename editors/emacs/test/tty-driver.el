@@ -5,7 +5,9 @@
 ;; Loaded by an `emacs -nw -Q' that agentls-test.el runs in a terminal
 ;; under tmux, where keys are typed with tmux send-keys: the real command
 ;; loop, minibuffer and C-g.  It starts a task (AGENTLS_TTY_PROMPT, in
-;; the edit mode AGENTLS_TTY_EDIT_MODE, propose by default) on the project
+;; the edit mode AGENTLS_TTY_EDIT_MODE, propose by default; the commands
+;; setting AGENTLS_TTY_COMMANDS, ask by default; the workspace trust
+;; AGENTLS_TTY_TRUST, trusted by default) on the project
 ;; in the current directory with the scripted model AGENTLS_TTY_SCRIPT, writes its
 ;; own process id to AGENTLS_TTY_OUT/emacs-pid, the agentls process id to
 ;; AGENTLS_TTY_OUT/pid once it runs, and the task's state, result and
@@ -32,7 +34,8 @@
 (setq agentls-program (getenv "AGENTLS_BIN")
       agentls-model (concat "script:" (getenv "AGENTLS_TTY_SCRIPT"))
       agentls-edit-mode (intern (or (getenv "AGENTLS_TTY_EDIT_MODE") "propose"))
-      agentls-commands 'ask
+      agentls-commands (intern (or (getenv "AGENTLS_TTY_COMMANDS") "ask"))
+      agentls-workspace-trust (intern (or (getenv "AGENTLS_TTY_TRUST") "trusted"))
       agentls-timeouts '(:humanMs 0))
 
 (add-hook 'agentls-task-finished-functions

@@ -326,8 +326,8 @@ test(':AgentHeat shows a file\'s neighbours from the code graph; they open, and 
     return table.concat(R.buf_lines(nb), '\n'):find('Referenced by', 1, true)
   end, 'the neighbours of greet.go')
   local text = table.concat(R.buf_lines(nb), '\n')
-  R.truthy(text:find('uses, references each):\n     1  prefix.go\n', 1, true), 'greet.go uses prefix.go once: ' .. text)
-  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go'), 'main.go uses greet.go twice: ' .. text)
+  R.truthy(text:find('uses, references each):\n     1  prefix.go  (resolved by the graph)\n', 1, true), 'greet.go uses prefix.go once: ' .. text)
+  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go  (resolved by the graph)'), 'main.go uses greet.go twice: ' .. text)
   -- n on main.go: its own neighbours.
   cursor_on(nb, 'main.go', 2)
   vim.api.nvim_feedkeys('n', 'x', false)
@@ -336,7 +336,7 @@ test(':AgentHeat shows a file\'s neighbours from the code graph; they open, and 
     return t:find('agentls neighbours  main.go', 1, true) and t:find('Referenced by', 1, true)
   end, 'the neighbours of main.go')
   text = table.concat(R.buf_lines(nb), '\n')
-  R.truthy(text:find('uses, references each):\n     2  greet.go\n', 1, true), 'main.go uses greet.go: ' .. text)
+  R.truthy(text:find('uses, references each):\n     2  greet.go  (resolved by the graph)\n', 1, true), 'main.go uses greet.go: ' .. text)
   R.not_contains(R.buf_lines(nb), 'prefix.go', 'depth 1: prefix.go is two files away')
   -- Enter opens the neighbour in a window of its own, the views stay.
   cursor_on(nb, 'greet.go', 2)

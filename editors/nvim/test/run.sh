@@ -70,6 +70,13 @@ if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
 	AGENTLS_FAKE_AGENT_BIN=$cache/fakeagent
 fi
 export AGENTLS_FAKE_AGENT_BIN
+# gopls, the language server the code graph's test asks through Neovim's
+# other clients (test/lsp_spec.lua), installed into the cache once.
+if [ -z "${AGENTLS_GOPLS:-}" ]; then
+	echo "== nvim: scripts/gopls.sh (gopls, for the test of agent/references through Neovim)"
+	AGENTLS_GOPLS=$(long "gopls" bash scripts/gopls.sh) || { echo "nvim: gopls cannot be installed here: its test is skipped"; AGENTLS_GOPLS=; }
+fi
+export AGENTLS_GOPLS
 export "${xdg[@]}" TMPDIR="$tmp/run" AGENTLS_STATE_DIR="$tmp/agentls"
 
 # run_spec runs one spec file in its own Neovim; the output goes to $out.

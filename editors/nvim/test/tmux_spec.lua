@@ -1,8 +1,9 @@
 -- Neovim in a real terminal: tmux runs Neovim with the plugin, the real
 -- agentls and a scripted model; keys are typed with send-keys and the
--- screen read with capture-pane. The diff review (propose mode), and the
--- transcript of a running task steered with :AgentSkip. The screens are
--- printed (as # lines) in the suite's output.
+-- screen read with capture-pane. The diff review (propose mode), the
+-- transcript of a running task steered with :AgentSkip, and the question
+-- of a workspace that is not trusted. The screens are printed (as # lines)
+-- in the suite's output.
 local R = require('agentls_test')
 
 local T = {}
@@ -182,6 +183,55 @@ assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'apply' }))
     return R.read(root .. '/n.txt') == 'typed notes\n'
   end, function()
     return 'what was typed in n.txt; it is ' .. vim.inspect(R.read(root .. '/n.txt')) .. '; the screen:\n' .. screen()
+  end, 20000)
+  tmux({ 'send-keys', '-t', session, 'Escape', ':qa!', 'Enter' })
+  R.wait_for(function()
+    local _, code = tmux({ 'has-session', '-t', session })
+    return code ~= 0
+  end, 'Neovim to quit')
+end)
+
+test('in a workspace that is not trusted, a command under commands = allow waits for the answer typed on the screen', function()
+  if vim.fn.executable('tmux') ~= 1 then
+    R.skip('tmux is not installed (test/run.sh installs Debian\'s tmux where it can)')
+  end
+  local root = R.tmpdir()
+  if sock then
+    tmux({ 'kill-server' })
+  end
+  sock = root .. '/tmux.sock'
+  session = 'trust'
+  vim.fn.mkdir(root .. '/.git', 'p')
+  R.write(root .. '/n.txt', 'notes\n')
+  R.write(root .. '/.script.json', vim.json.encode({
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { { name = 'run_command', arguments = { command = 'echo checked > checked.txt' } } } },
+        { toolCalls = { { name = 'finish', arguments = { summary = 'checked' } } } },
+      },
+    },
+  }))
+  R.write(root .. '/init.lua', string.format([[
+vim.opt.rtp:prepend(%q)
+vim.cmd('runtime! plugin/agentls.lua')
+vim.o.swapfile = false
+assert(require('agentls').setup({ cmd = %q, model = %q, commands = 'allow', workspace_trust = 'untrusted' }))
+]], plugin, bin, 'script:' .. root .. '/.script.json'))
+  local _, rc = tmux({ 'new-session', '-d', '-s', session, '-x', '110', '-y', '30', '-c', root,
+    'nvim -u ' .. vim.fn.shellescape(root .. '/init.lua') .. ' -i NONE n.txt' })
+  R.eq(0, rc, 'tmux new-session')
+  wait_screen('notes', 'Neovim showing n.txt')
+  tmux({ 'send-keys', '-t', session, ':AgentRun Run the check', 'Enter' })
+  local shown = wait_screen({ 'This workspace is not trusted. agentls wants to run `echo checked > checked.txt`', 'Deny' }, 'the question')
+  print_screen(shown)
+  R.eq(nil, R.read(root .. '/checked.txt'), 'nothing runs before the answer')
+  -- The first action is Run.
+  tmux({ 'send-keys', '-t', session, '1', 'Enter' })
+  R.wait_for(function()
+    return R.read(root .. '/checked.txt') == 'checked\n'
+  end, function()
+    return 'the command to run; the screen:\n' .. screen()
   end, 20000)
   tmux({ 'send-keys', '-t', session, 'Escape', ':qa!', 'Enter' })
   R.wait_for(function()

@@ -153,9 +153,9 @@ test('the workspace root is the nearest folder with a marker, else the current d
   R.eq(d .. '/proj', client.root_for_buf(0, { '.git' }), 'unnamed buffer: the current directory\'s root')
 end)
 
-test('capabilities advertise readFile and ask, not runCommand, and edit annotations', function()
+test('capabilities advertise readFile, ask, references and definition, not runCommand, and edit annotations', function()
   local caps = client.capabilities()
-  R.eq({ readFile = true, runCommand = false, ask = true }, caps.experimental.agent, 'experimental.agent')
+  R.eq({ readFile = true, runCommand = false, ask = true, references = true, definition = true }, caps.experimental.agent, 'experimental.agent')
   R.eq(true, caps.workspace.applyEdit, 'applyEdit')
   R.eq(true, caps.workspace.workspaceEdit.documentChanges, 'documentChanges')
   R.truthy(caps.workspace.workspaceEdit.changeAnnotationSupport, 'changeAnnotationSupport')
@@ -382,9 +382,9 @@ test('a file\'s neighbours list the files it uses and those that use it, by coun
     },
     edges = {
       { from = 'greet.go', to = 'greet.go#greet', kind = 'defines' },
-      { from = 'greet.go', to = 'prefix.go', kind = 'references', count = 1 },
-      { from = 'greet.go', to = 'util.go', kind = 'references', count = 4 },
-      { from = 'main.go', to = 'greet.go', kind = 'references', count = 2 },
+      { from = 'greet.go', to = 'prefix.go', kind = 'references', count = 1, provenance = 'name' },
+      { from = 'greet.go', to = 'util.go', kind = 'references', count = 4, provenance = 'resolved' },
+      { from = 'main.go', to = 'greet.go', kind = 'references', count = 2, provenance = 'lsp' },
       { from = 'main.go', to = 'greet.go#greet', kind = 'references' },
       { from = 'greet.go', to = 'util.go', kind = 'imports' },
       { from = 'far.go', to = 'main.go', kind = 'references', count = 7 },
@@ -393,8 +393,9 @@ test('a file\'s neighbours list the files it uses and those that use it, by coun
   local lines, map = views.neighbour_lines('/w', { path = 'greet.go', res = res })
   R.contains(lines, 'agentls neighbours  greet.go', 'title')
   local text = table.concat(lines, '\n')
-  R.truthy(text:find('uses, references each):\n     4  util.go\n     1  prefix.go\n', 1, true), 'the files greet.go uses, most references first: ' .. text)
-  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go'), 'the files that use greet.go: ' .. text)
+  R.truthy(text:find('uses, references each):\n     4  util.go  (resolved by the graph)\n     1  prefix.go  (by name: a guess)\n', 1, true),
+    'the files greet.go uses, most references first, and how each was found: ' .. text)
+  R.truthy(vim.endswith(text, 'that use greet.go, references each):\n     2  main.go  (language server)'), 'the files that use greet.go: ' .. text)
   R.not_contains(lines, 'far.go', 'an edge between two other files')
   local opened = {}
   for _, p in pairs(map) do
@@ -407,6 +408,26 @@ test('a file\'s neighbours list the files it uses and those that use it, by coun
     return l == '  none'
   end, none), 'a file without neighbours says so in both lists')
   R.contains(views.neighbour_lines('/w', { path = 'x.go', res = { nodes = {}, edges = {}, truncated = true } }), 'not every neighbour is listed', 'a cut answer')
+end)
+
+test('agent/references and agent/definition answer null for a file no language client serves, and refuse bad params', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/a.txt', 'no language here\n')
+  local h = reverse.handlers(function()
+    return nil
+  end)
+  for _, method in ipairs({ 'agent/references', 'agent/definition' }) do
+    local params = { textDocument = { uri = vim.uri_from_fname(root .. '/a.txt') }, position = { line = 0, character = 1 },
+      context = { includeDeclaration = true } }
+    R.eq(vim.NIL, h[method](nil, params, {}), method .. ' of a file no client serves')
+    params.textDocument.uri = vim.uri_from_fname(root .. '/missing.go')
+    R.eq(vim.NIL, h[method](nil, params, {}), method .. ' of a file that does not exist')
+    local res, err = h[method](nil, { position = { line = 0, character = 0 } }, {})
+    R.eq(nil, res, method .. ' without a document')
+    R.truthy(err and tostring(err.message):find('textDocument.uri', 1, true), method .. ' names what is missing: ' .. vim.inspect(err))
+  end
+  R.eq(nil, reverse.loaded_buffer(root .. '/missing.go'), 'no buffer for a file that does not exist')
 end)
 
 test('the neighbours view says the graph is being asked, then shows its answer or why there is none', function()
@@ -630,6 +651,25 @@ test('the transcript streams text per subtask, folds tool calls and lists the ch
   local n = #doc.lines
   st:task_update({ taskId = 't1', seq = 99, state = 'running', subtasks = subs, event = { kind = 'messageDelta', subtaskId = '1', text = 'late' } })
   R.eq(n, #doc.lines, 'nothing after the result')
+end)
+
+test('the task view and the transcript show the instructions, each compaction and what the cache read', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Add greet')
+  local subs = { { id = '1', content = 'Add a greet function', state = 'running', dependsOn = {} } }
+  st:task_update({ taskId = 't1', seq = 1, state = 'planning', subtasks = {}, event = { kind = 'instructions',
+    instructions = { { path = 'AGENTS.md', tokens = 9 }, { path = 'pkg/AGENTS.md', tokens = 30, cut = true }, { path = 'web/CLAUDE.md', tokens = 0, cut = true } } } })
+  st:task_update({ taskId = 't1', seq = 2, state = 'running', subtasks = subs, event = { kind = 'compacted', subtaskId = '1',
+    tokensBefore = 160000, tokensAfter = 42000, text = 'Compacted the context: dropped 12 old tool outputs.' } })
+  st:task_update({ taskId = 't1', seq = 3, state = 'running', subtasks = subs, event = { kind = 'usage',
+    inputTokens = 12000, outputTokens = 300, cacheReadTokens = 9500 } })
+  local lines = views.task_lines(st)
+  R.contains(lines, '  instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'the instruction files')
+  R.contains(lines, 'tokens 12000 in (9500 cached) / 300 out', 'what the cache read')
+  local doc = st:task('t1').transcript
+  R.contains(doc.lines, '  ⓘ instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'in the task\'s block')
+  R.contains(doc.lines, '  ⇣ context compacted: 160000 → 42000 tokens', 'in the subtask\'s block')
+  R.contains(doc.lines, '      Compacted the context: dropped 12 old tool outputs.', 'what was done, folded under it')
 end)
 
 test('the transcript buffer keeps up with a fast stream: many events, one write', function()

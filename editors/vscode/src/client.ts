@@ -13,7 +13,7 @@ import {
   State,
   StaticFeature,
 } from 'vscode-languageclient/node';
-import { initOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice, settingsSource } from './config';
+import { initOptions, InitOptions, resolveBinary, serveArgs, SettingProblem, BinaryChoice, settingsSource, shownOptions } from './config';
 import { advertised, fillAgentCapabilities, HeatSnapshot, Methods } from './protocol';
 import { ProviderKeys } from './secrets';
 import { Connection, register, RpcError, WiringDeps } from './wiring';
@@ -103,13 +103,22 @@ export class AgentClient implements vscode.Disposable {
     return this.starting;
   }
 
+  /** options reads the folder's settings and the workspace's trust into initializationOptions. */
+  private options(): InitOptions {
+    const { options, problems } = initOptions(settingsSource(this.config()), vscode.workspace.isTrusted);
+    this.reportProblems(problems);
+    return options;
+  }
+
   private async start(): Promise<LanguageClient> {
     const folder = this.folder;
-    const { options, problems } = initOptions(settingsSource(this.config()));
-    this.reportProblems(problems);
+    const options = this.options();
     const bin = this.binary();
     const env = { ...process.env, ...(await this.keys.environment()) };
     this.log(`starting ${bin.command} (${bin.source}) in ${folder.uri.fsPath}`);
+    if (options.workspaceTrust === 'untrusted') {
+      this.log('the workspace is not trusted (Restricted Mode): agentls asks before it runs any command, MCP server or engine');
+    }
     const serverOptions: ServerOptions = {
       command: bin.command,
       args: serveArgs(this.config().get('logLevel')),
@@ -176,16 +185,20 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
-  /** reconfigure sends the settings to a running server for the tasks that start next. */
+  /**
+   * reconfigure sends the settings and the workspace's trust to the server
+   * for the tasks that start next. A server still starting is waited for:
+   * it may have read what changed since (trust granted meanwhile) before.
+   */
   async reconfigure(): Promise<void> {
+    await this.starting?.catch(() => undefined);
     const client = this.client;
     if (client?.state !== State.Running) {
       return;
     }
-    const { options, problems } = initOptions(settingsSource(this.config()));
-    this.reportProblems(problems);
+    const options = this.options();
     await client.sendNotification(Methods.didChangeConfiguration, { settings: { agentls: options } });
-    this.log(`settings sent to agentls for the next task: ${JSON.stringify(options)}`);
+    this.log(`settings sent to agentls for the next task: ${shownOptions(options)}`);
   }
 
   async restart(): Promise<void> {

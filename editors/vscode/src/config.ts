@@ -1,7 +1,7 @@
 // Settings → the agentls process: which binary, which arguments, which
 // initializationOptions (contract §2), and which settings need a restart.
 import * as path from 'node:path';
-import { CommandPolicy, EditMode, EngineConfig, Price } from './protocol';
+import { CommandEnv, CommandPolicy, EditMode, EngineConfig, Price, WorkspaceTrust } from './protocol';
 
 /** The part of vscode.WorkspaceConfiguration this module reads. */
 export interface ConfigSource {
@@ -17,6 +17,8 @@ export interface InitOptions {
   allowCommands: string[];
   zones: { allow: string[]; deny: string[] };
   timeouts: { commandMs: number };
+  /** The secret variables commands may inherit (agentls.commandEnv; its default passes none). */
+  commandEnv?: CommandEnv;
   /** MCP servers by name: {command, args?, env?} or {url, headers?}. */
   mcpServers?: Record<string, MCPServerEntry>;
   allowMcpTools?: string[];
@@ -30,6 +32,13 @@ export interface InitOptions {
   prices: Record<string, PriceEntry>;
   /** External agents subtasks may run on, by name, over the built-in ones. */
   engines: Record<string, EngineEntry>;
+  /**
+   * Whether the person trusts the workspace (vscode.workspace.isTrusted):
+   * untrusted, agentls asks before every command, MCP server and engine run
+   * (docs/SECURITY.md, "Workspace trust"). Always sent, so that the grant
+   * reaches a running agentls.
+   */
+  workspaceTrust: WorkspaceTrust;
 }
 
 /** One entry of agentls.prices: US dollars per million tokens, the context window in tokens (api's Price). */
@@ -195,6 +204,7 @@ const defaults: InitOptions = {
   thinking: { enabled: false },
   prices: {},
   engines: {},
+  workspaceTrust: 'trusted',
 };
 
 function isStringArray(v: unknown): v is string[] {
@@ -205,17 +215,22 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[]): v is T {
   return typeof v === 'string' && (allowed as readonly string[]).includes(v);
 }
 
+/** The variable names commandEnv.pass takes, as agentls checks them. */
+const variableName = /^[^=\s\0]+$/;
+
 /**
- * initOptions reads the agentls.* settings into initializationOptions.
+ * initOptions reads the agentls.* settings into initializationOptions, with
+ * the workspace's trust (vscode.workspace.isTrusted) as workspaceTrust.
  * A value the server would refuse is replaced by its default and reported,
  * so one typo in settings.json never keeps the agent from starting.
  */
-export function initOptions(cfg: ConfigSource): { options: InitOptions; problems: SettingProblem[] } {
+export function initOptions(cfg: ConfigSource, trusted: boolean): { options: InitOptions; problems: SettingProblem[] } {
   const problems: SettingProblem[] = [];
   const bad = (key: string, message: string): void => {
     problems.push({ key: `agentls.${key}`, message });
   };
   const o: InitOptions = structuredClone(defaults);
+  o.workspaceTrust = trusted ? 'trusted' : 'untrusted';
 
   const model = cfg.get('model');
   if (typeof model === 'string' && model.trim() !== '') {
@@ -283,6 +298,18 @@ export function initOptions(cfg: ConfigSource): { options: InitOptions; problems
           bad('zones', 'zones.deny must be a list of globs; using ["**/.git/**"]');
         }
       }
+    }
+  }
+
+  const commandEnv = cfg.get('commandEnv');
+  if (commandEnv !== undefined && commandEnv !== null) {
+    const pass = (commandEnv as { pass?: unknown }).pass;
+    if (typeof commandEnv !== 'object' || Array.isArray(commandEnv) || Object.keys(commandEnv).some((k) => k !== 'pass') ||
+      (pass !== undefined && (!isStringArray(pass) || !pass.every((n) => variableName.test(n))))) {
+      bad('commandEnv', 'must be {"pass": [variable names]}; commands inherit no secret variable');
+    } else {
+      // Sent even when empty: a settings change replaces only the keys it sends.
+      o.commandEnv = { pass: pass ?? [] };
     }
   }
 
@@ -392,6 +419,7 @@ export const allSettings = [
   'agentls.allowCommands',
   'agentls.zones',
   'agentls.commandTimeoutMs',
+  'agentls.commandEnv',
   'agentls.mcpServers',
   'agentls.allowMcpTools',
   'agentls.thinking',
@@ -453,4 +481,23 @@ export function serveArgs(logLevel: unknown): string[] {
     args.push('--log-level', logLevel);
   }
   return args;
+}
+
+/**
+ * shownOptions is initializationOptions as the output channel may show
+ * them: the values of every MCP server's and engine's env and headers,
+ * which may be keys, are left out (only their names are shown).
+ */
+export function shownOptions(o: InitOptions): string {
+  const names = (m: Record<string, string> | undefined): Record<string, string> | undefined =>
+    m === undefined ? undefined : Object.fromEntries(Object.keys(m).map((k) => [k, '…']));
+  const shown = structuredClone(o);
+  for (const s of Object.values(shown.mcpServers ?? {})) {
+    s.env = names(s.env);
+    s.headers = names(s.headers);
+  }
+  for (const e of Object.values(shown.engines)) {
+    e.env = names(e.env);
+  }
+  return JSON.stringify(shown);
 }

@@ -8,6 +8,7 @@ import { EditLog } from './edits';
 import { folderNames, relativeTo } from './folderPaths';
 import { ApplyEditDeps, LspWorkspaceEdit } from './handlers/applyEdit';
 import { AskDeps, ApproveDeps } from './handlers/ask';
+import { LocateDeps } from './handlers/locate';
 import { ReadFileDeps } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import { PendingStore } from './pending';
@@ -66,6 +67,14 @@ export class FolderAgent implements vscode.Disposable {
       readFile: (uri) => vscode.workspace.fs.readFile(uri),
       root: () => this.folder.uri,
     };
+    // The code graph's questions go to whatever provider serves the document.
+    const locate: LocateDeps = {
+      references: (uri, line, character) =>
+        vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, new vscode.Position(line, character)),
+      definitions: (uri, line, character) =>
+        vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, new vscode.Position(line, character)),
+      parseUri: (u) => vscode.Uri.parse(u, true),
+    };
     const document = (uri: vscode.Uri): vscode.TextDocument | undefined =>
       vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     const applyEdit: ApplyEditDeps = {
@@ -98,6 +107,7 @@ export class FolderAgent implements vscode.Disposable {
       tasks: s.tasks,
       folders: folderNames,
       readFile,
+      locate,
       ask: s.ask,
       approve: s.approve,
       applyEdit,

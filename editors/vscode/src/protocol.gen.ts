@@ -44,6 +44,8 @@ export const Methods = {
   readFile: 'agent/readFile',
   runCommand: 'agent/runCommand',
   ask: 'agent/ask',
+  references: 'agent/references',
+  definition: 'agent/definition',
   applyEdit: 'workspace/applyEdit',
   showMessageRequest: 'window/showMessageRequest',
   workDoneProgressCreate: 'window/workDoneProgress/create',
@@ -56,8 +58,8 @@ export const Methods = {
 
 /**
  * CodeGraphParams are the params of agent/codeGraph: a file (path), a
- * definition (symbol: a name, or Container.Name), or both (the symbol as
- * defined in that file).
+ * definition (symbol: a name, Container.Name, or for Go package.Name), or
+ * both (the symbol as defined in that file).
  */
 export interface CodeGraphParams {
   path?: string;
@@ -78,7 +80,24 @@ export interface CodeGraphResult {
    * answer.
    */
   truncated?: boolean;
+  /**
+   * Omitted is how many references and calls found were left out of
+   * the edges by the limits.
+   */
+  omitted?: number;
 }
+
+/**
+ * Provenance is how a reference, or an edge of references, was found:
+ * "lsp" (the editor's language server said so), "resolved" (the graph
+ * resolved it by the language's rules) or "name" (a guess: a definition
+ * of the same name). An edge that stands for several references has the
+ * least sure of theirs.
+ */
+export type Provenance =
+  | 'lsp'
+  | 'resolved'
+  | 'name';
 
 /**
  * CodeGraphNode is a file, a definition, or a module outside the
@@ -110,19 +129,24 @@ export interface CodeGraphNode {
  * CodeGraphEdge is a relation between two nodes: "defines" (a file or a
  * definition to a definition inside it), "imports" (a file to a file or a
  * module), "references" and "calls" (a file or a definition to a
- * definition, or file to file with a count).
+ * definition, or file to file).
  */
 export interface CodeGraphEdge {
   from: string;
   to: string;
   kind: string;
-  /** Count is the number of references a file-to-file edge stands for. */
+  /**
+   * Count is the number of references or calls a "references" or
+   * "calls" edge stands for.
+   */
   count?: number;
   /**
-   * Ranges are where the references or calls are, in From's file (at
-   * most 20).
+   * Ranges are where the references or calls are, in From's file: the
+   * first 20 of the Count.
    */
   ranges?: Range[];
+  /** Provenance is how the references or calls were found. */
+  provenance?: Provenance;
 }
 
 /**
@@ -291,6 +315,12 @@ export interface EngineConfig {
   isolate?: boolean;
   /** Disabled leaves the engine out. */
   disabled?: boolean;
+  /**
+   * MCPServers: false keeps the user's MCP servers (the mcpServers
+   * setting) from the engine; nil or true hands them over through the
+   * bridge (docs/ENGINES.md).
+   */
+  mcpServers?: boolean;
 }
 
 /** PlanStep is one entry of an engine's own plan for its subtask. */
@@ -333,6 +363,11 @@ export interface EngineInfo {
   /** Usable: it can be assigned; Reason says why not. */
   usable: boolean;
   reason?: string;
+  /**
+   * Note says what is not known of a usable engine until it starts (its
+   * version, when the command does not tell it).
+   */
+  note?: string;
 }
 
 /**
@@ -743,6 +778,12 @@ export interface AgentClientCapabilities {
   readFile?: boolean;
   runCommand?: boolean;
   ask?: boolean;
+  /**
+   * References and Definition: the editor answers agent/references and
+   * agent/definition from its language servers (docs/PROTOCOL.md §4).
+   */
+  references?: boolean;
+  definition?: boolean;
 }
 
 /** InitializeResult is the reply to initialize (docs/PROTOCOL.md §2). */
@@ -788,6 +829,40 @@ export interface ReadFileParams {
 /** ReadFileResult is the reply to agent/readFile. */
 export interface ReadFileResult {
   content: string;
+}
+
+/**
+ * TextDocumentPositionParams are the params of agent/definition: a
+ * position in a document, as LSP's textDocument/definition takes it.
+ */
+export interface TextDocumentPositionParams {
+  textDocument: TextDocumentIdentifier;
+  position: Position;
+}
+
+/** ReferenceContext is LSP's: whether the declaration itself is wanted. */
+export interface ReferenceContext {
+  includeDeclaration: boolean;
+}
+
+/**
+ * ReferenceParams are the params of agent/references, as LSP's
+ * textDocument/references takes them.
+ */
+export interface ReferenceParams {
+  textDocument: TextDocumentIdentifier;
+  position: Position;
+  context: ReferenceContext;
+}
+
+/**
+ * Location is LSP's Location: a range of a document. The answer of
+ * agent/references and agent/definition is a list of them, or null when
+ * the editor has no language server for the document.
+ */
+export interface Location {
+  uri: string;
+  range: Range;
 }
 
 /** RunCommandParams are the params of agent/runCommand. */
@@ -1203,6 +1278,21 @@ export interface SessionMessage {
   taskId: string;
   subtaskId?: string;
   time: string;
+  /**
+   * Kind says what a message of agentls's own is: MessagePlan (the
+   * coordinator's plan) or MessageSummary (the task's end); none for
+   * the others.
+   */
+  kind?: string;
+  /**
+   * Tool, CallID and Arguments are a tool message's call: the tool, the
+   * callId of its toolCall event, and its arguments with every string
+   * longer than 200 bytes cut (what a client needs to show the call
+   * again: its path, its command, its pattern).
+   */
+  tool?: string;
+  callId?: string;
+  arguments?: unknown;
 }
 
 /** SessionResult is the reply to agent/session. */
@@ -1323,7 +1413,26 @@ export type EventKind =
   // Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
   // subtask's steps), and the engine's start. Its reasoning is thinking.
   | 'steps'
-  | 'engineStarted';
+  | 'engineStarted'
+  // EventInstructions: the project's instruction files the prompts
+  // carry (docs/WORKFORCE.md), when the task reads them and again when
+  // they change.
+  | 'instructions'
+  // EventCompacted: an agent's conversation was compacted to fit the
+  // model's context window.
+  | 'compacted';
+
+/**
+ * InstructionFile is one of the project's instruction files as a task's
+ * prompts carry it: its path, the tokens of it they carry (at four
+ * characters a token), and whether it was cut to fit instructions.maxTokens
+ * (a file left out whole carries 0 tokens).
+ */
+export interface InstructionFile {
+  path: string;
+  tokens: number;
+  cut?: boolean;
+}
 
 /**
  * TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
@@ -1339,6 +1448,14 @@ export interface TaskEvent {
   arguments?: unknown;
   ok?: boolean;
   summary?: string;
+  /**
+   * Output is a toolResult's text as a person may read it, its lines
+   * kept (a file's lines, a command's exit status and output): the
+   * first ToolOutputLines lines and ToolOutputBytes bytes of what the
+   * model got, with a last line saying what was left out; absent when
+   * Summary, the same on one line, says it all.
+   */
+  output?: string;
   path?: string;
   reason?: string;
   question?: string;
@@ -1365,6 +1482,21 @@ export interface TaskEvent {
   cost?: number;
   contextTokens?: number;
   contextWindow?: number;
+  /**
+   * CacheReadTokens and CacheWriteTokens are set on a usage event: the
+   * part of the task's input tokens so far read from the provider's
+   * prompt cache, and written to it.
+   */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Instructions are the instruction files of an instructions event. */
+  instructions?: InstructionFile[];
+  /**
+   * TokensBefore and TokensAfter are set on a compacted event: the
+   * tokens of the agent's context before and after (estimated).
+   */
+  tokensBefore?: number;
+  tokensAfter?: number;
 }
 
 /** TaskUpdateParams are the params of agent/taskUpdate. */
@@ -1397,6 +1529,15 @@ export type CommandPolicy =
   | 'ask'
   | 'allow'
   | 'deny';
+
+/**
+ * WorkspaceTrust is whether the person trusts the workspace, as their
+ * editor knows it (docs/SECURITY.md, "Workspace trust"): one of the Trust*
+ * values.
+ */
+export type WorkspaceTrust =
+  | 'trusted'
+  | 'untrusted';
 
 /**
  * Zones are the workspace-relative doublestar globs an agent may touch; deny
@@ -1478,6 +1619,44 @@ export interface Settings {
    * (docs/ENGINES.md): a built-in engine's entry replaces its default.
    */
   engines: Record<string, EngineConfig> | null;
+  /**
+   * WorkspaceTrust is whether the person trusts the workspace, as the
+   * editor says (VS Code's workspace trust; the Neovim and Emacs plugins
+   * say what their editor knows).
+   */
+  workspaceTrust: WorkspaceTrust;
+  /**
+   * Instructions says which of the project's instruction files the
+   * prompts carry, and how much of them (docs/WORKFORCE.md).
+   */
+  instructions: InstructionSettings;
+  /**
+   * Compaction says when an agent's conversation is compacted
+   * (docs/WORKFORCE.md).
+   */
+  compaction: CompactionSettings;
+}
+
+/**
+ * InstructionSettings is the instructions setting: the project's
+ * instruction files (every AGENTS.md; a directory's CLAUDE.md where it
+ * has none; .github/copilot-instructions.md where the root has neither)
+ * with the files Add names and without those Remove names (both
+ * workspace-relative doublestar globs), within MaxTokens (0: none).
+ */
+export interface InstructionSettings {
+  add: string[] | null;
+  remove: string[] | null;
+  maxTokens: number;
+}
+
+/**
+ * CompactionSettings is the compaction setting: an agent's conversation
+ * is compacted when it reaches Threshold of the model's context window
+ * (0: never at a threshold; a provider's "too long" still compacts it).
+ */
+export interface CompactionSettings {
+  threshold: number;
 }
 
 /**

@@ -46,8 +46,13 @@ export function advertised(result: unknown, feature: string): boolean {
   return v === true;
 }
 
-/** experimental.agent of the client capabilities (contract §2). */
-export const agentClientCapabilities = { readFile: true, runCommand: true, ask: true } as const satisfies AgentClientCapabilities;
+/**
+ * experimental.agent of the client capabilities (contract §2): references
+ * and definition are answered by VS Code's providers (handlers/locate.ts).
+ */
+export const agentClientCapabilities = {
+  readFile: true, runCommand: true, ask: true, references: true, definition: true,
+} as const satisfies AgentClientCapabilities;
 
 /** fillAgentCapabilities adds experimental.agent to client capabilities. */
 export function fillAgentCapabilities(capabilities: { experimental?: unknown }): void {

@@ -6,6 +6,7 @@ import type * as vscode from 'vscode';
 import { attributePending } from './attribute';
 import { ApplyEditDeps, applyEdit, ApplyEditResult } from './handlers/applyEdit';
 import { ApproveDeps, ask, AskDeps, InboxDeps, showMessageRequest } from './handlers/ask';
+import { definitions, LocateDeps, LocateError, references } from './handlers/locate';
 import { readFile, ReadFileDeps, ReadFileError } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import {
@@ -42,6 +43,8 @@ export interface Connection {
 /** What one folder's agentls is wired to: its handlers and the shared stores. */
 export interface WiringDeps extends InboxDeps {
   readFile: ReadFileDeps;
+  /** The language servers' answers to the code graph's questions. */
+  locate: LocateDeps;
   ask: AskDeps;
   approve: ApproveDeps;
   applyEdit: ApplyEditDeps;
@@ -73,6 +76,18 @@ export async function onReadFile(params: unknown, deps: ReadFileDeps): Promise<R
     return await readFile(p, deps);
   } catch (e) {
     if (e instanceof ReadFileError) {
+      throw new RpcError(ErrorCodes.invalidParams, e.message);
+    }
+    throw e;
+  }
+}
+
+/** onLocate answers agent/references or agent/definition, a bad request with -32602. */
+export async function onLocate<T>(answer: (params: unknown, deps: LocateDeps) => Promise<T>, params: unknown, deps: LocateDeps): Promise<T> {
+  try {
+    return await answer(params, deps);
+  } catch (e) {
+    if (e instanceof LocateError) {
       throw new RpcError(ErrorCodes.invalidParams, e.message);
     }
     throw e;
@@ -123,6 +138,8 @@ function isHeatUpdate(p: unknown): p is HeatUpdateParams {
 export function register(conn: Connection, deps: WiringDeps): { dispose(): void }[] {
   return [
     conn.onRequest(Methods.readFile, (params) => onReadFile(params, deps.readFile)),
+    conn.onRequest(Methods.references, (params) => onLocate(references, params, deps.locate)),
+    conn.onRequest(Methods.definition, (params) => onLocate(definitions, params, deps.locate)),
     conn.onRequest(Methods.runCommand, (params, token) => onRunCommand(params, deps.runner, token)),
     conn.onRequest(Methods.ask, (params, token) => onAsk(params, { ...deps, ...deps.ask }, token)),
     conn.onRequest(Methods.showMessageRequest, (params, token) => onShowMessageRequest(params, { ...deps, ...deps.approve }, token)),

@@ -17,9 +17,13 @@
 #      binary: AGENTLS_BIN, else the one packaged for this machine)
 #   5. the packaging test: each package's files, and its binary's format,
 #      architecture, stripping and version stamp
-#   6. the end-to-end test in code-server 4.100.3 through chromium, with
-#      the linux-x64 package installed (test/setup.sh installs both, cached)
-#      and the fake ACP agent of engines/enginestest as an engine
+#   6. the end-to-end tests in code-server 4.100.3 through chromium, with
+#      the linux-x64 package installed (test/setup.sh installs both, cached),
+#      the fake ACP agent of engines/enginestest as an engine, and gopls
+#      (scripts/gopls.sh) serving a Go module of the workspace through a
+#      language client of the test's own (test/e2e/gopls-client):
+#      e2e.test.mjs in a trusted folder, trust.test.mjs in Restricted Mode
+#      (a code-server of its own, one after the other)
 #
 # Exit 0 when everything passed, 1 on a failure, 77 when it cannot run here;
 # then the reason is the last line on stderr. Bounded by AGENTLS_VSCODE_TIMEOUT
@@ -168,13 +172,21 @@ if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
 	(cd "$repo" && long "go build" go build -o "$AGENTLS_FAKE_AGENT_BIN" ./engines/enginestest/fakeagent) || { echo "FAIL: go build of the fake agent" >&2; failed=$((failed + 1)); finish 1; }
 fi
 export AGENTLS_FAKE_AGENT_BIN
+# gopls, which a Go language client of the test's own runs for refs/
+# (test/e2e/gopls-client), so that agentls's agent/references reach it.
+if [ -z "${AGENTLS_GOPLS:-}" ]; then
+	step "scripts/gopls.sh: gopls, for agentls's questions to VS Code's Go language server"
+	AGENTLS_GOPLS=$(long "gopls" bash "$repo/scripts/gopls.sh") ||
+		{ echo "   gopls cannot be installed here: the end-to-end test does not check the neighbours it gives"; AGENTLS_GOPLS=; }
+fi
+export AGENTLS_GOPLS
 ext_version=$(node -p 'require("./package.json").version')
 vsix=$vsixes/agentls-linux-x64-$ext_version.vsix
-step "end-to-end test: node --test test/e2e/e2e.test.mjs, with ${vsix#"$work"/} installed"
+step "end-to-end tests: node --test test/e2e/e2e.test.mjs test/e2e/trust.test.mjs, with ${vsix#"$work"/} installed"
 mkdir -p "$work/shots"
 mkdir -p "$work/home"
-long "the end-to-end test" env HOME="$work/home" E2E_DIR="$e2e_dir" VSIX="$vsix" SHOTS="$work/shots" \
-	node --test --test-reporter=spec test/e2e/e2e.test.mjs 2>&1 | tee "$work/e2e.log"
+long "the end-to-end tests" env HOME="$work/home" E2E_DIR="$e2e_dir" VSIX="$vsix" SHOTS="$work/shots" \
+	node --test --test-concurrency=1 --test-reporter=spec test/e2e/e2e.test.mjs test/e2e/trust.test.mjs 2>&1 | tee "$work/e2e.log"
 rc=${PIPESTATUS[0]}
 count "$work/e2e.log" $rc
 if grep -qE '^ℹ fail [1-9]' "$work/e2e.log"; then

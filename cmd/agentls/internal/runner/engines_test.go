@@ -27,6 +27,11 @@ func TestTreeShowsEngines(t *testing.T) {
 		{"says nothing of an engine for the built-in worker", api.TaskEvent{Kind: api.EventSubtaskStarted, SubtaskID: "2", Text: "write the notes"}, "[2] started: write the notes"},
 		{"tells the engine's start in one line", api.TaskEvent{Kind: api.EventEngineStarted, SubtaskID: "1", Text: "claude", Summary: "started in 840 ms"}, "[1] engine claude started in 840 ms"},
 		{"tells the engine's own plan in one line", api.TaskEvent{Kind: api.EventSteps, SubtaskID: "1"}, "[1] steps: [x] read main.go · [>] write greet · [ ] test it"},
+		{"names the instruction files a worker found changed", api.TaskEvent{Kind: api.EventInstructions, SubtaskID: "2", Instructions: []api.InstructionFile{
+			{Path: "AGENTS.md", Tokens: 9}, {Path: "pkg/AGENTS.md", Tokens: 8190, Cut: true}, {Path: "web/CLAUDE.md", Cut: true}}},
+			"[2] instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 8190 tokens), web/CLAUDE.md (left out)"},
+		{"tells a compaction of a worker's context", api.TaskEvent{Kind: api.EventCompacted, SubtaskID: "2", TokensBefore: 160000, TokensAfter: 42000},
+			"[2] context compacted: 160000 → 42000 tokens"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if line := tr.apply(update(c.ev)); line != c.want {
@@ -54,7 +59,7 @@ func TestEnginesCommand(t *testing.T) {
 	res := api.EnginesResult{Engines: []api.EngineInfo{
 		{Name: "claude", Builtin: true, Command: []string{"/usr/bin/claude-agent-acp"}, Source: "path", Version: "0.23.1", Isolated: true, Usable: true},
 		{Name: "codex", Builtin: true, Command: []string{}, Reason: "codex-acp is not on PATH nor in npm's cache (/home/me/.npm): npx -y @zed-industries/codex-acp installs it"},
-		{Name: "goose", Command: []string{"goose", "acp"}, Source: "settings", Usable: true},
+		{Name: "goose", Command: []string{"goose", "acp"}, Source: "settings", Usable: true, Note: "version unknown: the package its command runs cannot be told without starting it"},
 	}}
 	var probed bool
 	f := &fakeServer{control: func(m string, params json.RawMessage) (any, error) {
@@ -74,7 +79,7 @@ func TestEnginesCommand(t *testing.T) {
 		want := "3 engines (agentls run --engine NAME; agentls: the built-in worker)\n" +
 			"claude 0.23.1: usable, isolated: /usr/bin/claude-agent-acp (from PATH)\n" +
 			"codex: cannot be used: codex-acp is not on PATH nor in npm's cache (/home/me/.npm): npx -y @zed-industries/codex-acp installs it\n" +
-			"goose: usable: goose acp (from the engines setting)\n"
+			"goose: usable: goose acp (from the engines setting); version unknown: the package its command runs cannot be told without starting it\n"
 		if out != want || probed {
 			t.Errorf("stdout (probed %v):\n%s\nwant:\n%s", probed, out, want)
 		}

@@ -204,5 +204,8 @@ func engineLine(e api.EngineInfo) string {
 	if from := map[string]string{"settings": "the engines setting", "path": "PATH", "npm-cache": "npm's cache"}[e.Source]; from != "" {
 		line += " (from " + from + ")"
 	}
+	if e.Note != "" {
+		line += "; " + terminalText(e.Note)
+	}
 	return line
 }

@@ -74,6 +74,10 @@ type Options struct {
 	Attach []string
 	// Thinking asks the models for their thinking (the thinking setting).
 	Thinking bool
+	// Engines is the engines setting (docs/ENGINES.md), as JSON: the
+	// external agents the task may run subtasks on, beside the built-in
+	// ones (nil: those alone).
+	Engines json.RawMessage
 
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
@@ -262,6 +266,9 @@ func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
 	}
 	if o.Thinking {
 		init["thinking"] = map[string]any{"enabled": true}
+	}
+	if len(o.Engines) > 0 {
+		init["engines"] = o.Engines
 	}
 	var command []string
 	if o.Serve == nil {

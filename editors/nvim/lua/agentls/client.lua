@@ -4,6 +4,7 @@ local compat = require('agentls.compat')
 local config = require('agentls.config')
 local reverse = require('agentls.reverse')
 local state = require('agentls.state')
+local trust = require('agentls.trust')
 
 local M = {}
 
@@ -80,7 +81,9 @@ function M.capabilities()
   -- runCommand is false: Neovim answers server requests on its main loop,
   -- and a long command would freeze the editor; the server runs commands
   -- itself with the same approval and timeout (docs/PROTOCOL.md §4).
-  caps.experimental.agent = { readFile = true, runCommand = false, ask = true }
+  -- references and definition: the code graph asks the buffers' other
+  -- language clients (reverse.lua) before it guesses.
+  caps.experimental.agent = { readFile = true, runCommand = false, ask = true, references = true, definition = true }
   return caps
 end
 
@@ -104,11 +107,22 @@ local function fail_queue(ws, message)
   end
 end
 
+-- trust_of is the trust of root under cfg, telling why when the
+-- workspace_trust function failed.
+local function trust_of(cfg, root)
+  local value, source, err = trust.of(cfg.workspace_trust, root)
+  if err then
+    vim.notify('agentls: ' .. err .. '; the workspace is taken as untrusted', vim.log.levels.ERROR)
+  end
+  return value, source
+end
+
 -- start starts the client of root. It returns the workspace, or nil and why.
 local function start(root, cfg, bufnr)
   if vim.fn.executable(cfg.cmd) ~= 1 then
     return nil, string.format('agentls binary %q not found (set cmd in require("agentls").setup)', cfg.cmd)
   end
+  local trusted, trust_source = trust_of(cfg, root)
   local ws = {
     root = root,
     config = cfg,
@@ -117,6 +131,9 @@ local function start(root, cfg, bufnr)
     ready = false,
     client_id = nil,
     server_info = nil,
+    -- The workspaceTrust agentls was last sent, and where it came from.
+    trust = trusted,
+    trust_source = trust_source,
   }
   local cmd = { cfg.cmd, 'serve' }
   vim.list_extend(cmd, cfg.args or {})
@@ -126,7 +143,7 @@ local function start(root, cfg, bufnr)
     cmd_env = cfg.env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
-    init_options = config.init_options(cfg),
+    init_options = config.init_options(cfg, trusted),
     capabilities = M.capabilities(),
     handlers = reverse.handlers(ws_of),
     on_init = function(client, result)
@@ -268,6 +285,28 @@ function M.request_sync(ws, method, params, timeout_ms)
     return nil, method .. ': no answer within ' .. tostring(timeout_ms or 10000) .. ' ms'
   end
   return res, err
+end
+
+-- refresh_trust works out the trust of ws's root again under cfg (the
+-- workspace_trust of the latest setup(), a function of it asked again)
+-- and, once the client is ready, sends it with workspace/didChangeConfiguration
+-- when it changed: agentls takes it for the tasks started afterwards, so
+-- it is sent before the next agent/run. It returns the trust.
+function M.refresh_trust(ws, cfg)
+  local value, source = trust_of(cfg, ws.root)
+  ws.trust_source = source
+  M.when_ready(ws, function(w, failure)
+    if failure or w.trust == value then
+      return
+    end
+    local c = vim.lsp.get_client_by_id(w.client_id)
+    if c then
+      compat.notify(c, 'workspace/didChangeConfiguration', { settings = { agentls = { workspaceTrust = value } } })
+      w.trust = value
+      vim.notify(string.format('agentls: %s is %s now', w.root, value), vim.log.levels.INFO)
+    end
+  end)
+  return value
 end
 
 -- stop_all stops every client (for tests and :AgentRestart).

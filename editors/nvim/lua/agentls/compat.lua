@@ -23,6 +23,47 @@ function M.notify(client, method, params)
   return client.notify(method, params)
 end
 
+-- request_sync waits for a client's answer (a vim.wait that runs the event
+-- loop meanwhile): { result = ..., err = ... }, or nil and why.
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  if colon then
+    return client:request_sync(method, params, timeout_ms, bufnr)
+  end
+  return client.request_sync(method, params, timeout_ms, bufnr)
+end
+
+-- buf_clients are the language clients attached to a buffer, a list.
+function M.buf_clients(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr })
+  end
+  local out = {}
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    table.insert(out, c)
+  end
+  return out
+end
+
+-- clients are every running language client, a list.
+function M.clients()
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients()
+  end
+  return vim.lsp.get_active_clients()
+end
+
+-- client_buffers are the buffers a client is attached to.
+function M.client_buffers(client)
+  if client.attached_buffers then
+    local out = {}
+    for b in pairs(client.attached_buffers) do
+      table.insert(out, b)
+    end
+    return out
+  end
+  return vim.lsp.get_buffers_by_client_id(client.id)
+end
+
 function M.is_stopped(client)
   if colon then
     return client:is_stopped()

@@ -41,6 +41,13 @@ M.defaults = {
   -- { ['provider:model'] = { input = 3, output = 15, contextWindow = 200000 } }
   -- (US dollars per million tokens).
   prices = nil,
+  -- Whether you trust a workspace (docs/SECURITY.md, "Workspace trust"):
+  -- 'trusted', 'untrusted', or a function of the root returning true when
+  -- trusted (require('agentls.trust').vim_secure reads vim.secure's trust
+  -- database, 0.9+). Untrusted, agentls asks before every command, MCP
+  -- server and engine run, whatever commands and allow_* say. nil: trusted,
+  -- as agentls takes an editor that says nothing.
+  workspace_trust = nil,
   -- Files or folders whose presence marks a workspace root, searched upward
   -- from a buffer's file; the current directory when none is found.
   root_markers = { '.orchestration', '.git' },
@@ -160,6 +167,10 @@ local function validate(c)
   if c.prices ~= nil and (type(c.prices) ~= 'table' or #c.prices > 0) then
     return 'prices must be a table of provider:model to { input, output, contextWindow }'
   end
+  local wt = c.workspace_trust
+  if wt ~= nil and wt ~= 'trusted' and wt ~= 'untrusted' and type(wt) ~= 'function' then
+    return 'workspace_trust must be \'trusted\', \'untrusted\' or a function(root) returning true when trusted, got ' .. vim.inspect(wt)
+  end
   if c.trace ~= nil and type(c.trace) ~= 'boolean' then
     return 'trace must be true or false'
   end
@@ -212,11 +223,13 @@ function M.words(text)
   return text
 end
 
--- init_options turns a config into the initializationOptions of docs/PROTOCOL.md §2.
--- Unset options are left out, so the server's defaults and environment fill
--- the gaps.
-function M.init_options(c)
+-- init_options turns a config into the initializationOptions of docs/PROTOCOL.md §2,
+-- with trust ('trusted' or 'untrusted', the workspace's: agentls.trust) as
+-- workspaceTrust. Unset options are left out, so the server's defaults and
+-- environment fill the gaps.
+function M.init_options(c, trust)
   local o = vim.empty_dict()
+  o.workspaceTrust = trust
   o.model = c.model
   o.editMode = c.edit_mode
   o.maxWorkers = c.max_workers

@@ -88,6 +88,30 @@ function M.model_report(ws, res, err)
   return { { level = 'error', text = string.format('%s: %s%s', head, res.problem and ('[' .. res.problem .. '] ') or '', config.words(res.message or '')) } }
 end
 
+local trust_sources = {
+  default = 'nothing says otherwise: set workspace_trust in setup(), e.g. require(\'agentls.trust\').vim_secure on Neovim 0.9+',
+  setup = 'workspace_trust in setup()',
+  ['function'] = 'the workspace_trust function of setup()',
+}
+
+-- trust_report turns a workspace's trust (ws.trust, as agentls has it, and
+-- ws.trust_source) into health lines; cfg is the setup() in force.
+function M.trust_report(ws, cfg)
+  local trust = require('agentls.trust')
+  local out = {}
+  local from = trust_sources[ws.trust_source] or tostring(ws.trust_source)
+  if ws.trust == trust.UNTRUSTED then
+    table.insert(out, { level = 'info', text = string.format(
+      '%s: untrusted (%s): agentls asks before it runs any command, starts an MCP server or runs a subtask on an engine', ws.root, from) })
+  else
+    table.insert(out, { level = ws.trust_source == 'default' and 'info' or 'ok', text = string.format('%s: trusted (%s)', ws.root, from) })
+  end
+  if cfg and cfg.workspace_trust == trust.vim_secure and trust.database() == nil then
+    table.insert(out, { level = 'warn', text = 'workspace_trust is vim_secure, but this Neovim has no vim.secure (0.9+): every workspace is untrusted' })
+  end
+  return out
+end
+
 function M.check()
   local h = compat.health()
   local agentls = require('agentls')
@@ -172,6 +196,18 @@ function M.check()
       h.error(string.format('client for %s: %s', ws.root, err))
     else
       h.ok(string.format('client %d for %s: %s %s', ws.client_id, ws.root, info.name or 'agentls', info.version or '(initializing)'))
+    end
+  end
+
+  h.start('agentls: workspace trust')
+  if #running == 0 then
+    h.info('no agentls client is running: its trust is shown once one is')
+  end
+  for _, ws in ipairs(running) do
+    -- Asked again, as the next task would: a change is sent to agentls.
+    agentls.client.refresh_trust(ws, cfg)
+    for _, line in ipairs(M.trust_report(ws, cfg)) do
+      h[line.level](line.text)
     end
   end
 

@@ -60,7 +60,8 @@ local function cfg()
 end
 
 -- setup configures the plugin. It may be called again to change options;
--- running clients keep theirs until they restart (:AgentRestart).
+-- running clients keep theirs until they restart (:AgentRestart), but for
+-- workspace_trust, which reaches them at once.
 function M.setup(opts)
   local c, err = config.resolve(opts)
   if not c then
@@ -68,6 +69,9 @@ function M.setup(opts)
     return false
   end
   M.config = c
+  for _, ws in ipairs(client.all()) do
+    client.refresh_trust(ws, c)
+  end
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
   if c.autostart then
     vim.api.nvim_create_autocmd('BufReadPost', {
@@ -142,6 +146,9 @@ function M.run(prompt, opts)
   if not opts.attachments then
     ws.attachments = nil
   end
+  -- The trust may have changed since the last task (a workspace_trust
+  -- function asked again: :trust, say): agentls hears it first.
+  client.refresh_trust(ws, cfg())
   client.request(ws, 'agent/run', params, function(err, result)
     if err then
       ws.state:run_failed(id, err)

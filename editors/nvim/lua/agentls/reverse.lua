@@ -1,7 +1,8 @@
 -- The editor's side of docs/PROTOCOL.md §4 and §5: handlers for the requests the
 -- server sends (agent/readFile, agent/ask, window/showMessageRequest,
--- workspace/applyEdit) and for its notifications (agent/taskUpdate,
--- agent/heatUpdate, window/logMessage, $/progress).
+-- workspace/applyEdit, agent/references, agent/definition) and for its
+-- notifications (agent/taskUpdate, agent/heatUpdate, window/logMessage,
+-- $/progress).
 --
 -- Neovim answers a server request with the handler's return value. Two
 -- rules of its client shape every handler here:
@@ -406,6 +407,201 @@ function M.apply_edit(params, opts)
   return { applied = true }
 end
 
+-- The code graph's questions to the editor's language servers
+-- (agent/references, agent/definition): forwarded, as
+-- textDocument/references and textDocument/definition, to the language
+-- clients of the file's buffer (never agentls itself), the buffer loaded
+-- when it is not. The answer is waited for, so that it is known when the
+-- handler returns (before 0.9 Neovim answers server requests on its main
+-- loop), within a bound under agentls's own for one question. null when no
+-- client can answer: agentls then answers from its graph.
+
+M.lsp_timeout_ms = 4000
+
+-- file_buffer is the buffer of a file, loaded (without a swap file, its
+-- filetype detected, so that language clients that attach by filetype do)
+-- when no buffer shows it.
+local function file_buffer(fname)
+  local b = M.loaded_buffer(fname)
+  if b then
+    return b
+  end
+  if vim.fn.filereadable(fname) ~= 1 then
+    return nil
+  end
+  b = vim.fn.bufadd(fname)
+  vim.bo[b].swapfile = false
+  vim.bo[b].buflisted = false
+  vim.fn.bufload(b)
+  vim.api.nvim_buf_call(b, function()
+    vim.cmd('silent! filetype detect')
+  end)
+  return b
+end
+
+local capability = {
+  ['textDocument/references'] = 'referencesProvider',
+  ['textDocument/definition'] = 'definitionProvider',
+}
+
+local function can_answer(c, method)
+  if c.name == 'agentls' or compat.is_stopped(c) then
+    return false
+  end
+  local v = c.server_capabilities and c.server_capabilities[capability[method]]
+  return v ~= nil and v ~= false
+end
+
+-- inside reports whether path is under dir.
+local function inside(path, dir)
+  dir = normalize(dir)
+  return dir ~= nil and (path == dir or vim.startswith(path, dir .. '/'))
+end
+
+-- serves reports whether a client that is not attached to the buffer b
+-- (of filetype ft, the file fname) would be: it takes the filetype, or
+-- serves another buffer of it, and its root holds the file.
+local function serves(c, b, ft, fname)
+  if c.config and c.config.root_dir and not inside(fname, c.config.root_dir) then
+    return false
+  end
+  if c.config and type(c.config.filetypes) == 'table' then
+    return vim.tbl_contains(c.config.filetypes, ft)
+  end
+  for _, other in ipairs(compat.client_buffers(c)) do
+    if other ~= b and vim.api.nvim_buf_is_valid(other) and vim.bo[other].filetype == ft then
+      return true
+    end
+  end
+  return false
+end
+
+-- lsp_clients are the clients that can answer method for the buffer b:
+-- those attached to it, else those that serve its filetype and root,
+-- attached to it now.
+function M.lsp_clients(b, method)
+  local out = {}
+  for _, c in ipairs(compat.buf_clients(b)) do
+    if can_answer(c, method) then
+      table.insert(out, c)
+    end
+  end
+  if #out > 0 then
+    return out
+  end
+  local ft = vim.bo[b].filetype
+  local fname = normalize(vim.api.nvim_buf_get_name(b))
+  if ft == '' or not fname then
+    return out
+  end
+  for _, c in ipairs(compat.clients()) do
+    if can_answer(c, method) and serves(c, b, ft, fname) then
+      vim.lsp.buf_attach_client(b, c.id)
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
+-- file_lines reads the lines of a file once per answer: its loaded
+-- buffer's, else the disk's.
+local function line_reader()
+  local cache = {}
+  return function(uri, n)
+    local lines = cache[uri]
+    if not lines then
+      local fname = vim.uri_to_fname(uri)
+      local b = M.loaded_buffer(fname)
+      if b then
+        lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+      else
+        local data = read_disk(fname)
+        lines = data and vim.split(data, '\n', { plain = true }) or {}
+      end
+      cache[uri] = lines
+    end
+    return ((lines[n + 1] or ''):gsub('\r$', ''))
+  end
+end
+
+-- convert moves a position's character between UTF-16 (agentls's) and
+-- UTF-8 (a client that speaks it): to_utf8 or back.
+local function convert(line, character, to_utf8)
+  local ok, v = pcall(function()
+    if to_utf8 then
+      return vim.str_byteindex(line, character, true)
+    end
+    local _, u16 = vim.str_utfindex(line, math.min(character, #line))
+    return u16
+  end)
+  return ok and v or character
+end
+
+local function convert_range(r, uri, lines)
+  for _, k in ipairs({ 'start', 'end' }) do
+    local p = r and r[k]
+    if type(p) == 'table' and type(p.line) == 'number' and type(p.character) == 'number' then
+      p.character = convert(lines(uri, p.line), p.character, false)
+    end
+  end
+end
+
+-- ask_language_servers forwards a question of agentls's to the file's
+-- language clients: the first answer that names a place.
+function M.ask_language_servers(method, params)
+  if type(params) ~= 'table' or type(params.textDocument) ~= 'table' or type(params.textDocument.uri) ~= 'string'
+    or type(params.position) ~= 'table' then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: textDocument.uri and position are required')
+  end
+  -- No other language client at all: nothing to load a buffer for.
+  local any = false
+  for _, c in ipairs(compat.clients()) do
+    any = any or can_answer(c, method)
+  end
+  local ok, fname = pcall(vim.uri_to_fname, params.textDocument.uri)
+  local b = any and ok and file_buffer(fname)
+  if not b then
+    return vim.NIL
+  end
+  local answer, failed = nil, nil
+  for _, c in ipairs(M.lsp_clients(b, method)) do
+    local p = vim.deepcopy(params)
+    local utf8 = c.offset_encoding == 'utf-8'
+    if utf8 then
+      local line = vim.api.nvim_buf_get_lines(b, p.position.line, p.position.line + 1, false)[1] or ''
+      p.position.character = convert(line, p.position.character, true)
+    end
+    local res, err = compat.request_sync(c, method, p, M.lsp_timeout_ms, b)
+    if res and res.err == nil and res.result ~= nil and res.result ~= vim.NIL then
+      local result = res.result
+      if result.uri or result.targetUri then
+        result = { result }
+      end
+      if utf8 then
+        local lines = line_reader()
+        for _, l in ipairs(result) do
+          convert_range(l.range, l.uri, lines)
+          convert_range(l.targetRange, l.targetUri, lines)
+          convert_range(l.targetSelectionRange, l.targetUri, lines)
+        end
+      end
+      if #result > 0 then
+        return result
+      end
+      answer = result
+    else
+      failed = err or (res and res.err and res.err.message) or failed
+    end
+  end
+  if answer then
+    return answer
+  end
+  if failed then
+    return nil, rpc_error(ErrorCodes.InternalError, string.format('%s: the language server did not answer: %s', method, tostring(failed)))
+  end
+  return vim.NIL
+end
+
 -- handlers returns the client's handlers. ws(ctx) returns the workspace
 -- entry of the client (root, state, config).
 function M.handlers(ws)
@@ -436,6 +632,12 @@ function M.handlers(ws)
       save_edits = w and w.config.save_edits,
       offset_encoding = client and client.offset_encoding,
     })
+  end
+  h['agent/references'] = function(_, params)
+    return M.ask_language_servers('textDocument/references', params)
+  end
+  h['agent/definition'] = function(_, params)
+    return M.ask_language_servers('textDocument/definition', params)
   end
   h['agent/taskUpdate'] = function(_, params, ctx)
     local w = ws(ctx)

@@ -138,6 +138,9 @@ function M.task_lines(st)
       ),
       t.id
     )
+    if type(t.instructions) == 'table' and #t.instructions > 0 then
+      add('  instructions: ' .. state_mod.instructions_text(t.instructions), t.id)
+    end
     if t.thinking and t.thinking[''] then
       add('  coordinator thinking…', t.id)
     end
@@ -330,17 +333,17 @@ function M.heat(ws, actions, limit)
 end
 
 -- neighbour_lists returns the files path references and the files that
--- reference it, from an agent/codeGraph answer: lists of { path, count },
--- most references first.
+-- reference it, from an agent/codeGraph answer: lists of { path, count,
+-- provenance }, most references first.
 function M.neighbour_lists(path, res)
   local uses, used_by = {}, {}
   for _, e in ipairs(res and res.edges or {}) do
     -- File-to-file references edges: a definition's id holds '#'.
     if e.kind == 'references' and not e.from:find('#', 1, true) and not e.to:find('#', 1, true) then
       if e.from == path and e.to ~= path then
-        table.insert(uses, { path = e.to, count = e.count or 1 })
+        table.insert(uses, { path = e.to, count = e.count or 1, provenance = e.provenance })
       elseif e.to == path and e.from ~= path then
-        table.insert(used_by, { path = e.from, count = e.count or 1 })
+        table.insert(used_by, { path = e.from, count = e.count or 1, provenance = e.provenance })
       end
     end
   end
@@ -384,7 +387,8 @@ function M.neighbour_lines(root, view)
       table.insert(lines, '  none')
     end
     for _, n in ipairs(list) do
-      table.insert(lines, string.format('  %4d  %s', n.count, n.path))
+      local how = M.provenance_words[n.provenance]
+      table.insert(lines, string.format('  %4d  %s', n.count, n.path) .. (how and ('  (' .. how .. ')') or ''))
       map[#lines] = n.path
     end
   end
@@ -397,6 +401,14 @@ function M.neighbour_lines(root, view)
   end
   return lines, map
 end
+
+-- provenance_words say how the references of an edge were found
+-- (docs/PROTOCOL.md §3, agent/codeGraph).
+M.provenance_words = {
+  lsp = 'language server',
+  resolved = 'resolved by the graph',
+  name = 'by name: a guess',
+}
 
 -- neighbours shows the neighbours of a file of ws; fetch(path, done) asks
 -- agent/codeGraph and calls done(err, res, code). The buffer shows one file

@@ -3,7 +3,9 @@
 // the first task starts at once; restarted by agentls: Restart, by a setting
 // read only at start (at once when none of its tasks runs, else when the
 // person says so), and by a new provider key; reconfigured in place for the
-// settings a running agentls takes. Show Output opens their log.
+// settings a running agentls takes and when the person trusts the workspace
+// (VS Code reloads the window when trust is taken back). Show Output opens
+// their log.
 import * as vscode from 'vscode';
 import { changeAction } from '../config';
 import { TaskStore } from '../views/taskModel';
@@ -38,7 +40,7 @@ export function startAll(agents: AgentSet): void {
   }
 }
 
-/** register adds Restart and Show Output, and follows the settings, the keys and the folders. */
+/** register adds Restart and Show Output, and follows the settings, the workspace's trust, the keys and the folders. */
 export function register(d: LifecycleDeps): { dispose(): void }[] {
   const { agents } = d;
   const runningIn = (a: Agent): number => d.tasks.running().filter((t) => t.folder === a.key).length;
@@ -71,6 +73,13 @@ export function register(d: LifecycleDeps): { dispose(): void }[] {
           case 'none':
             break;
         }
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      // workspaceTrust goes with the settings: every folder's agentls stops
+      // asking for what the settings let run without asking.
+      for (const a of agents.all()) {
+        void a.client.reconfigure();
       }
     }),
     d.onDidChangeKeys(() => {

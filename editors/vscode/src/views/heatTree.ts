@@ -1,11 +1,12 @@
 // The "Heat" tree view: the files the agent works on, hottest first, each
 // unfolding to its neighbours in the code graph: the files it references and
-// the files that reference it, with the number of references. A file's
+// the files that reference it, with the number of references and how they
+// were found (the language server, the graph's resolution, a guess). A file's
 // neighbours are asked of agentls (agent/codeGraph {path}) when the person
 // unfolds it, never on a heat tick, and kept until a write may have moved
 // them, the server restarts, or the person refreshes the view.
 import * as vscode from 'vscode';
-import { CodeGraphResult } from '../protocol';
+import { CodeGraphResult, Provenance } from '../protocol';
 import { actionWords, HeatStore } from './heat';
 
 /** One workspace folder as the Heat view shows it. */
@@ -18,10 +19,29 @@ export interface HeatFolder {
   graph(path: string): Promise<CodeGraphResult>;
 }
 
-/** A file next to another in the graph, and how many references join them. */
+/** A file next to another in the graph, how many references join them, and how they were found. */
 export interface Neighbour {
   path: string;
   count: number;
+  provenance?: Provenance;
+}
+
+/** How an edge's references were found, surest first (contract §3, agent/codeGraph). */
+const sureness: Provenance[] = ['lsp', 'resolved', 'name'];
+
+/** provenanceWords say how references were found. */
+export const provenanceWords: Record<Provenance, string> = {
+  lsp: 'language server',
+  resolved: 'resolved by the graph',
+  name: 'by name: a guess',
+};
+
+/** leastSure is the less sure of two provenances (undefined: not said). */
+function leastSure(a: Provenance | undefined, b: Provenance | undefined): Provenance | undefined {
+  if (a === undefined || b === undefined) {
+    return a ?? b;
+  }
+  return sureness.indexOf(a) > sureness.indexOf(b) ? a : b;
 }
 
 export interface Neighbours {
@@ -44,20 +64,24 @@ function byCount(a: Neighbour, b: Neighbour): number {
  */
 export function neighbours(res: CodeGraphResult, path: string): Neighbours {
   const files = new Set((res.nodes ?? []).filter((n) => n.kind === 'file').map((n) => n.id));
-  const out = new Map<string, number>();
-  const inc = new Map<string, number>();
+  const out = new Map<string, Neighbour>();
+  const inc = new Map<string, Neighbour>();
+  const add = (m: Map<string, Neighbour>, p: string, n: number, how: Provenance | undefined): void => {
+    const had = m.get(p);
+    m.set(p, { path: p, count: (had?.count ?? 0) + n, provenance: had === undefined ? how : leastSure(had.provenance, how) });
+  };
   for (const e of res.edges ?? []) {
     if (e.kind !== 'references' || e.from === e.to || !files.has(e.from) || !files.has(e.to)) {
       continue;
     }
     const n = e.count ?? 1;
     if (e.from === path) {
-      out.set(e.to, (out.get(e.to) ?? 0) + n);
+      add(out, e.to, n, e.provenance);
     } else if (e.to === path) {
-      inc.set(e.from, (inc.get(e.from) ?? 0) + n);
+      add(inc, e.from, n, e.provenance);
     }
   }
-  const list = (m: Map<string, number>): Neighbour[] => [...m].map(([p, count]) => ({ path: p, count })).sort(byCount);
+  const list = (m: Map<string, Neighbour>): Neighbour[] => [...m.values()].map((n) => (n.provenance === undefined ? { path: n.path, count: n.count } : n)).sort(byCount);
   return { references: list(out), referencedBy: list(inc), truncated: res.truncated === true };
 }
 
@@ -76,7 +100,7 @@ export function graphError(e: unknown): { label: string; detail: string } {
 
 export type HeatTreeNode =
   | { kind: 'folder'; folder: string }
-  | { kind: 'file'; folder: string; path: string; id: string; count?: number; dir?: 'out' | 'in' }
+  | { kind: 'file'; folder: string; path: string; id: string; count?: number; provenance?: Provenance; dir?: 'out' | 'in' }
   | { kind: 'group'; folder: string; path: string; id: string; dir: 'out' | 'in' }
   | { kind: 'note'; id: string; label: string; detail?: string; icon: string };
 
@@ -138,7 +162,9 @@ export class HeatTreeProvider implements vscode.TreeDataProvider<HeatTreeNode>, 
           return [];
         }
         const list = node.dir === 'out' ? entry.state.result.references : entry.state.result.referencedBy;
-        return list.map((n) => ({ kind: 'file', folder: node.folder, path: n.path, id: `${node.id}/${n.path}`, count: n.count, dir: node.dir }));
+        return list.map((n) => ({
+          kind: 'file', folder: node.folder, path: n.path, id: `${node.id}/${n.path}`, count: n.count, provenance: n.provenance, dir: node.dir,
+        }));
       }
       case 'note':
         return [];
@@ -223,11 +249,13 @@ export class HeatTreeProvider implements vscode.TreeDataProvider<HeatTreeNode>, 
         item.contextValue = 'agentls.heatFile';
         const heat = f?.store.get(node.path);
         if (node.count !== undefined) {
-          item.description = plural(node.count, 'reference', 'references');
+          item.description = plural(node.count, 'reference', 'references') +
+            (node.provenance !== undefined ? ` · ${provenanceWords[node.provenance]}` : '');
         } else if (heat !== undefined) {
           item.description = `heat ${heat.heat.toFixed(2)}, ${actionWords[heat.lastAction]}`;
         }
-        item.tooltip = `${node.path}: open it; unfold it for the files it references and the files that reference it`;
+        item.tooltip = `${node.path}: open it; unfold it for the files it references and the files that reference it` +
+          (node.provenance !== undefined ? ` (these references: ${provenanceWords[node.provenance]})` : '');
         if (f !== undefined) {
           const uri = vscode.Uri.joinPath(f.uri, ...node.path.split('/'));
           item.resourceUri = uri;

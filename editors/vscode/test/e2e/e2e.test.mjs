@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { findFile, freePort, required, waitFor } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = required('E2E_DIR');
@@ -24,47 +24,42 @@ const viewShots = process.env.VIEW_SHOTS;
 const { chromium } = await import(path.join(e2eDir, 'node_modules/playwright-core/index.mjs'));
 const codeServer = path.join(e2eDir, 'node_modules/.bin/code-server');
 
-function required(name) {
-  const v = process.env[name];
-  if (v === undefined || v === '') {
-    throw new Error(`${name} is not set`);
-  }
-  return v;
-}
-
-/** A free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** waitFor polls check until it returns a truthy value or the deadline passes. */
-async function waitFor(what, check, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) {
-        return v;
-      }
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agentls-vscode-e2e-'));
+// gopls (scripts/gopls.sh, through test/run.sh): a Go language client of the
+// test's own serves refs/ with it, and agentls's questions reach it.
+const gopls = process.env.AGENTLS_GOPLS ?? '';
+const goplsReady = path.join(tmp, 'gopls-ready');
+const refsModule = {
+  'go.mod': 'module example.com/refs\n\ngo 1.21\n',
+  'one/reader.go': 'package one\n\ntype Reader struct{}\n\nfunc New() *Reader { return &Reader{} }\n\nfunc (*Reader) Read() {}\n',
+  'two/reader.go': 'package two\n\ntype Reader struct{}\n\nfunc (Reader) Read() {}\n',
+  'use/use.go': 'package use\n\nimport (\n\t"example.com/refs/one"\n\t"example.com/refs/two"\n)\n\nfunc Use() {\n\tone.New().Read()\n\t_ = two.Reader{}\n}\n',
+};
+
+/**
+ * goplsClient packages the test's Go language client (gopls-client/):
+ * extension.js bundled with vscode-languageclient by esbuild, then vsce,
+ * both from the extension's own tools; it returns the .vsix.
+ */
+function goplsClient() {
+  const ext = path.resolve(here, '../..');
+  const dir = path.join(tmp, 'gopls-client');
+  fs.mkdirSync(dir);
+  for (const f of ['package.json', 'README.md']) {
+    fs.copyFileSync(path.join(here, 'gopls-client', f), path.join(dir, f));
+  }
+  // The extension's own esbuild and vsce (its dev dependencies), by path:
+  // the client's directory has no node_modules of its own.
+  const run = (tool, args, cwd) => {
+    const r = spawnSync(path.join(ext, 'node_modules', '.bin', tool), args, { cwd, encoding: 'utf8', timeout: 120000 });
+    assert.equal(r.status, 0, `${tool} ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+  };
+  run('esbuild', [path.join(here, 'gopls-client', 'extension.js'), '--bundle', '--platform=node', '--format=cjs',
+    '--target=node20', '--external:vscode', `--outfile=${path.join(dir, 'extension.js')}`, '--log-level=warning'], ext);
+  const vsixFile = path.join(tmp, 'gopls-for-tests.vsix');
+  run('vsce', ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', vsixFile], dir);
+  return vsixFile;
+}
 const ws = path.join(tmp, 'workspace');
 const userData = path.join(tmp, 'user-data');
 const extensions = path.join(tmp, 'extensions');
@@ -228,6 +223,13 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.writeFileSync(path.join(ws, 'main.go'), 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(greet("agentls"))\n}\n');
     fs.writeFileSync(path.join(ws, 'greet.go'), 'package main\n\nfunc greet(name string) string {\n\treturn shout("hello, " + name)\n}\n');
     fs.writeFileSync(path.join(ws, 'util.go'), 'package main\n\nimport "strings"\n\nfunc shout(s string) string {\n\treturn strings.ToUpper(s)\n}\n');
+    // A Go module of its own under refs/, which gopls serves, where a guess
+    // by name would be wrong: use.go calls one.New().Read(), on a value whose
+    // type the code graph cannot see, and two has a Read too.
+    for (const [name, text] of Object.entries(refsModule)) {
+      fs.mkdirSync(path.dirname(path.join(ws, 'refs', name)), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'refs', name), text);
+    }
     const script = path.join(tmp, 'task.script.json');
     // The question of the sixth task names a file by its absolute path, as a model may.
     const scripted = JSON.parse(fs.readFileSync(path.join(here, 'task.script.json'), 'utf8'));
@@ -253,11 +255,19 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     fs.writeFileSync(script, JSON.stringify(scripted));
     writeSettings({ 'agentls.editMode': 'apply' });
 
-    const env = { ...process.env, AGENTLS_STATE_DIR: state, XDG_CONFIG_HOME: path.join(tmp, 'config') };
+    const env = {
+      ...process.env, AGENTLS_STATE_DIR: state, XDG_CONFIG_HOME: path.join(tmp, 'config'),
+      GOPLS_READY: goplsReady, AGENTLS_GOPLS_PATH: process.env.PATH,
+    };
     const common = ['--config', path.join(tmp, 'code-server.yaml'), '--user-data-dir', userData, '--extensions-dir', extensions];
     const install = spawnSync(codeServer, [...common, '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120000 });
     assert.equal(install.status, 0, `--install-extension failed: ${install.stdout}${install.stderr}`);
     assert.match(install.stdout, /successfully installed/);
+    if (gopls) {
+      const client = goplsClient();
+      const installed = spawnSync(codeServer, [...common, '--install-extension', client], { env, encoding: 'utf8', timeout: 120000 });
+      assert.equal(installed.status, 0, `--install-extension of the gopls client failed: ${installed.stdout}${installed.stderr}`);
+    }
 
     const port = await freePort();
     // detached: code-server leads its own process group (setsid), so the
@@ -414,8 +424,31 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const t = (await rows.allInnerTexts()).join('\n');
       return /Referenced by/.test(t) && /main\.go/.test(t) ? t : undefined;
     });
-    assert.match(text, /References\s*1 file\s*util\.go\s*1 reference\s*Referenced by\s*1 file\s*main\.go\s*1 reference/, text);
+    assert.match(text, /References\s*1 file\s*util\.go\s*1 reference · resolved by the graph\s*Referenced by\s*1 file\s*main\.go\s*1 reference · resolved by the graph/, text);
     await shot('heat-neighbours');
+    // refs/two/reader.go, which the subtask read too, is served by gopls:
+    // who refers to it is gopls's answer to agentls's agent/references,
+    // through this extension. use.go's one.New().Read() is one's Read, so
+    // use.go refers to two once (two.Reader{}); a guess by name would have
+    // taken that Read for two's as well (2 references, a guess).
+    if (gopls) {
+      await waitFor('gopls to run', () => fs.existsSync(goplsReady), 60000);
+      await greet.locator('.monaco-tl-twistie').click();
+      const two = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'two/reader.go' });
+      await two.locator('.monaco-tl-twistie').click();
+      const refs = await waitFor('refs/two/reader.go\'s neighbours', async () => {
+        const t = (await rows.allInnerTexts()).join('\n');
+        return /Referenced by\s*1 file\s*refs\/use\/use\.go/.test(t) ? t : undefined;
+      }, 60000);
+      const log = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
+      const said = log ? fs.readFileSync(log, 'utf8').split('\n').filter((l) => /language server|agent\/references/.test(l)).join('\n') : '';
+      assert.match(refs, /Referenced by\s*1 file\s*refs\/use\/use\.go\s*1 reference · language server/, `${refs}\nagentls's log: ${said}`);
+      await shot('heat-neighbours-gopls');
+      await two.locator('.monaco-tl-twistie').click();
+      await greet.locator('.monaco-tl-twistie').click();
+    } else {
+      console.log('AGENTLS_GOPLS is not set: the neighbours from gopls are not checked (scripts/gopls.sh installs it)');
+    }
     // A neighbour opens its file.
     await pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'main.go' }).click();
     await page.locator('.tab.active', { hasText: 'main.go' }).waitFor();
@@ -970,26 +1003,4 @@ async function menu(row, entry) {
 function approval() {
   return page.locator('.notifications-toasts .notification-toast', { hasText: 'echo approved' })
     .getByRole('button', { name: 'Run', exact: true });
-}
-
-/** findFile walks dir for the first file whose path passes match. */
-function findFile(dir, match) {
-  let entries;
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      const f = findFile(p, match);
-      if (f) {
-        return f;
-      }
-    } else if (match(p)) {
-      return p;
-    }
-  }
-  return undefined;
 }

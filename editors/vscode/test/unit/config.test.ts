@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import * as fs from 'node:fs';
-import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource } from '../../src/config';
+import { allSettings, changeAction, initOptions, mergeLayers, packagedBinary, resolveBinary, restartSettings, serveArgs, SettingLayers, settingsSource, shownOptions } from '../../src/config';
 
 function source(values: Record<string, unknown>): { get(k: string): unknown } {
   return { get: (k) => values[k] };
@@ -10,8 +10,8 @@ function source(values: Record<string, unknown>): { get(k: string): unknown } {
 
 describe('initOptions', () => {
   it('sends thinking with the budget asked for, and a bad budget as the default one', () => {
-    assert.deepEqual(initOptions(source({ thinking: { enabled: true } })).options.thinking, { enabled: true });
-    const { options, problems } = initOptions(source({ thinking: { enabled: true, budgetTokens: 999999 } }));
+    assert.deepEqual(initOptions(source({ thinking: { enabled: true } }), true).options.thinking, { enabled: true });
+    const { options, problems } = initOptions(source({ thinking: { enabled: true, budgetTokens: 999999 } }), true);
     assert.deepEqual(options.thinking, { enabled: true, budgetTokens: 4096 });
     assert.equal(problems[0]?.key, 'agentls.thinking');
   });
@@ -20,14 +20,14 @@ describe('initOptions', () => {
     const { options, problems } = initOptions(source({
       prices: { 'openai:gpt-4.1': { input: 2, output: 8 }, bad: { input: 1 } },
       engines: { codex: { disabled: true }, broken: {} },
-    }));
+    }), true);
     assert.deepEqual(options.prices, { 'openai:gpt-4.1': { input: 2, output: 8 } });
     assert.deepEqual(options.engines, { codex: { disabled: true } });
     assert.deepEqual(problems.map((p) => p.key), ['agentls.prices', 'agentls.engines']);
   });
 
   it('sends the contract defaults when nothing is set', () => {
-    const { options, problems } = initOptions(source({}));
+    const { options, problems } = initOptions(source({}), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(options, {
       editMode: 'propose',
@@ -39,6 +39,7 @@ describe('initOptions', () => {
       thinking: { enabled: false },
       prices: {},
       engines: {},
+      workspaceTrust: 'trusted',
     });
     assert.equal('model' in options, false, 'an unset model lets the server pick from the environment');
   });
@@ -52,10 +53,11 @@ describe('initOptions', () => {
       allowCommands: ['go test', '  ', 'npm test '],
       zones: { allow: ['src/**'], deny: ['secrets/**'] },
       commandTimeoutMs: 5000,
+      commandEnv: { pass: ['GITHUB_TOKEN'] },
       thinking: { enabled: true, budgetTokens: 2048 },
       prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
       engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
-    }));
+    }), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(options, {
       model: 'script:/tmp/s.json',
@@ -65,9 +67,11 @@ describe('initOptions', () => {
       allowCommands: ['go test', 'npm test'],
       zones: { allow: ['src/**'], deny: ['secrets/**'] },
       timeouts: { commandMs: 5000 },
+      commandEnv: { pass: ['GITHUB_TOKEN'] },
       thinking: { enabled: true, budgetTokens: 2048 },
       prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
       engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
+      workspaceTrust: 'trusted',
     });
   });
 
@@ -92,13 +96,16 @@ describe('initOptions', () => {
     ['an engine whose command is a string is left out', { engines: { claude: { command: 'claude-agent-acp' } } }, 'agentls.engines'],
     ['the built-in worker is not an engine to configure', { engines: { agentls: { command: ['x'] } } }, 'agentls.engines'],
     ['engines that are a list are left out', { engines: ['claude'] }, 'agentls.engines'],
+    ['commandEnv that is a list passes no secret', { commandEnv: ['GITHUB_TOKEN'] }, 'agentls.commandEnv'],
+    ['commandEnv with an unknown key passes no secret', { commandEnv: { pass: [], allow: ['X'] } }, 'agentls.commandEnv'],
+    ['commandEnv.pass with no variable name passes no secret', { commandEnv: { pass: ['A=B'] } }, 'agentls.commandEnv'],
   ];
   for (const [name, values, key] of bad) {
     it(name, () => {
-      const { options, problems } = initOptions(source(values));
+      const { options, problems } = initOptions(source(values), true);
       assert.equal(problems.length, 1);
       assert.equal(problems[0]?.key, key);
-      const defaults = initOptions(source({})).options;
+      const defaults = initOptions(source({}), true).options;
       assert.deepEqual(options, defaults, 'the bad value is replaced by its default');
     });
   }
@@ -190,7 +197,7 @@ describe('settingsSource', () => {
       get: (k: string): unknown => (k === 'prices' ? {} : k === 'editMode' ? 'apply' : undefined),
       inspect: (k: string) => layers[k] as SettingLayers | undefined,
     };
-    const { options } = initOptions(settingsSource(cfg));
+    const { options } = initOptions(settingsSource(cfg), true);
     assert.deepEqual(options.prices, { 'openai:gpt-4.1-mini': { input: 1, output: 2 }, 'anthropic:claude-sonnet-4-5': { input: 3, output: 15 } });
     assert.equal(options.editMode, 'apply', 'the other settings as VS Code gives them');
   });
@@ -199,5 +206,23 @@ describe('settingsSource', () => {
     assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'] }), ['x']);
     assert.deepEqual(mergeLayers({ defaultValue: {}, globalValue: ['x'], workspaceValue: { a: 1 } }), { a: 1 });
     assert.equal(mergeLayers(undefined), undefined);
+  });
+});
+
+describe('shownOptions', () => {
+  it('shows the settings without the values of env and headers, which may be keys', () => {
+    const { options } = initOptions({
+      get: (k: string) =>
+        ({
+          mcpServers: { gh: { url: 'https://x/mcp', headers: { Authorization: 'Bearer sk-secret-1' } }, fs: { command: 'npx', env: { TOKEN: 'sk-secret-2' } } },
+          engines: { claude: { env: { ANTHROPIC_API_KEY: 'sk-secret-3' } } },
+        })[k],
+    }, true);
+    const shown = shownOptions(options);
+    assert.doesNotMatch(shown, /sk-secret/);
+    assert.match(shown, /"Authorization":"…"/);
+    assert.match(shown, /"TOKEN":"…"/);
+    assert.match(shown, /"ANTHROPIC_API_KEY":"…"/);
+    assert.equal(options.mcpServers?.gh.headers?.Authorization, 'Bearer sk-secret-1', 'the options sent keep their values');
   });
 });

@@ -9,7 +9,11 @@ function node(path: string, heat: number, lastAction: HeatNode['lastAction'] = '
   return { path, heat, inContext: true, lastAction, turn };
 }
 
-/** A graph of three Go files: main.go calls greet.go's greet twice, greet.go calls util.go once. */
+/**
+ * A graph of three Go files: main.go calls greet.go's greet twice (the
+ * language server says), greet.go calls util.go once (the graph resolved
+ * it), main.go refers to util.go five times (a guess by name).
+ */
 const greetGraph: CodeGraphResult = {
   nodes: [
     { id: 'greet.go', kind: 'file', path: 'greet.go', language: 'go' },
@@ -21,9 +25,9 @@ const greetGraph: CodeGraphResult = {
   edges: [
     { from: 'greet.go', to: 'greet.go#greet', kind: 'defines' },
     { from: 'greet.go', to: 'module:strings', kind: 'imports' },
-    { from: 'greet.go', to: 'util.go', kind: 'references', count: 1 },
-    { from: 'main.go', to: 'greet.go', kind: 'references', count: 2 },
-    { from: 'main.go', to: 'util.go', kind: 'references', count: 5 },
+    { from: 'greet.go', to: 'util.go', kind: 'references', count: 1, provenance: 'resolved' },
+    { from: 'main.go', to: 'greet.go', kind: 'references', count: 2, provenance: 'lsp' },
+    { from: 'main.go', to: 'util.go', kind: 'references', count: 5, provenance: 'name' },
   ],
 };
 
@@ -67,18 +71,23 @@ function labels(p: HeatTreeProvider, nodes: HeatTreeNode[]): string[] {
 }
 
 describe('neighbours', () => {
-  it('reads the files a file references and those that reference it, with their counts', () => {
+  it('reads the files a file references and those that reference it, with their counts and how they were found', () => {
     assert.deepEqual(neighbours(greetGraph, 'greet.go'), {
-      references: [{ path: 'util.go', count: 1 }],
-      referencedBy: [{ path: 'main.go', count: 2 }],
+      references: [{ path: 'util.go', count: 1, provenance: 'resolved' }],
+      referencedBy: [{ path: 'main.go', count: 2, provenance: 'lsp' }],
       truncated: false,
     });
+  });
+
+  it('takes an answer that does not say how its references were found', () => {
+    const old: CodeGraphResult = { ...greetGraph, edges: (greetGraph.edges ?? []).map((e) => ({ from: e.from, to: e.to, kind: e.kind, count: e.count })) };
+    assert.deepEqual(neighbours(old, 'greet.go').referencedBy, [{ path: 'main.go', count: 2 }]);
   });
 
   it('leaves out the edges between two neighbours and those to definitions and modules', () => {
     const n = neighbours(greetGraph, 'util.go');
     assert.deepEqual(n.references, []);
-    assert.deepEqual(n.referencedBy, [{ path: 'main.go', count: 5 }, { path: 'greet.go', count: 1 }], 'most references first');
+    assert.deepEqual(n.referencedBy, [{ path: 'main.go', count: 5, provenance: 'name' }, { path: 'greet.go', count: 1, provenance: 'resolved' }], 'most references first');
   });
 
   it('takes an empty answer and a cut one', () => {
@@ -120,9 +129,9 @@ describe('the Heat view', () => {
     await redraw;
     const groups = p.getChildren(file);
     assert.deepEqual(labels(p, groups), ['References (1 file)', 'Referenced by (1 file)']);
-    assert.deepEqual(labels(p, p.getChildren(groups[0])), ['util.go (1 reference)']);
+    assert.deepEqual(labels(p, p.getChildren(groups[0])), ['util.go (1 reference · resolved by the graph)']);
     const callers = p.getChildren(groups[1]);
-    assert.deepEqual(labels(p, callers), ['main.go (2 references)']);
+    assert.deepEqual(labels(p, callers), ['main.go (2 references · language server)']);
     const main = p.getTreeItem(callers[0]);
     assert.deepEqual(main.command?.arguments?.map((u) => (u as vscode.Uri).path), ['/ws/main.go'], 'a neighbour opens its file');
     assert.equal(main.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, 'and unfolds to its own neighbours');

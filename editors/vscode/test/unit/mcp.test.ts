@@ -30,20 +30,20 @@ describe('the MCP settings', () => {
   }
   it('sends the servers and the allowed tools as they are written', () => {
     const servers = { everything: { command: 'npx', args: ['-y', 'pkg'], env: { A: '1' } }, docs: { type: 'http', url: 'https://h/mcp', headers: { Authorization: 'Bearer ${T}' } } };
-    const { options, problems } = initOptions(source({ mcpServers: servers, allowMcpTools: ['mcp__docs'] }));
+    const { options, problems } = initOptions(source({ mcpServers: servers, allowMcpTools: ['mcp__docs'] }), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(options.mcpServers, servers);
     assert.deepEqual(options.allowMcpTools, ['mcp__docs']);
   });
   it('leaves out an entry the server would refuse, and says which', () => {
-    const { options, problems } = initOptions(source({ mcpServers: { good: { command: 'x' }, both: { command: 'x', url: 'http://h/mcp' }, sse: { type: 'sse', url: 'http://h/sse' } } }));
+    const { options, problems } = initOptions(source({ mcpServers: { good: { command: 'x' }, both: { command: 'x', url: 'http://h/mcp' }, sse: { type: 'sse', url: 'http://h/sse' } } }), true);
     assert.deepEqual(Object.keys(options.mcpServers ?? {}), ['good']);
     assert.equal(problems.length, 2);
     assert.match(problems[0].message, /^both: needs "command"/);
     assert.match(problems[1].message, /^sse: "sse" is not supported/);
   });
   it('sends an empty mcpServers when none is configured, so removing the last server reaches a running agentls', () => {
-    const { options } = initOptions(source({ mcpServers: {} }));
+    const { options } = initOptions(source({ mcpServers: {} }), true);
     assert.deepEqual(options.mcpServers, {});
   });
 });
@@ -103,7 +103,7 @@ describe('agent/mcpServers of the agentls binary', { timeout: 120000 }, () => {
     }
     conn = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
     conn.listen();
-    const { options } = initOptions({ get: (k) => (k === 'mcpServers' ? { missing: { command: path.join(tmp, 'no-such-server') } } : undefined) });
+    const { options } = initOptions({ get: (k) => (k === 'mcpServers' ? { missing: { command: path.join(tmp, 'no-such-server') } } : undefined) }, true);
     await conn.sendRequest('initialize', { processId: process.pid, rootUri: `file://${ws}`, capabilities: {}, initializationOptions: options });
     await conn.sendNotification('initialized', {});
   });

@@ -18,6 +18,7 @@ import { CommandRunner } from '../../src/handlers/runCommand';
 import { PendingStore } from '../../src/pending';
 import {
   advertised,
+  CodeGraphResult,
   Features,
   fillAgentCapabilities,
   HeatSnapshot,
@@ -49,6 +50,19 @@ function binary(): string {
   assert.equal(r.status, 0, `go build failed: ${r.stderr}`);
   return out;
 }
+
+const goFiles: Record<string, string> = {
+  'go.mod': 'module example.com/w\n\ngo 1.21\n',
+  'one/reader.go': 'package one\n\ntype Reader struct{}\n\nfunc New() *Reader { return &Reader{} }\n\nfunc (*Reader) Read() {}\n',
+  'two/reader.go': 'package two\n\ntype Reader struct{}\n\nfunc (Reader) Read() {}\n',
+  'use/use.go': 'package use\n\nimport (\n\t"example.com/w/one"\n\t"example.com/w/two"\n)\n\nfunc Use() {\n\tone.New().Read()\n\t_ = two.Reader{}\n}\n',
+};
+
+/** The places a Go language server would give for one's Read: its declaration and Use's call. */
+const oneRead = [
+  { file: 'one/reader.go', line: 6, from: 15, to: 19 },
+  { file: 'use/use.go', line: 8, from: 11, to: 15 },
+];
 
 const script = {
   agents: {
@@ -107,12 +121,19 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
   const commandOutput: string[] = [];
   const notified: string[] = [];
   const editor = new FakeEditor(ws);
+  const located: string[] = [];
   const folder = vscode.Uri.file(ws).toString();
 
   before(() => {
     const bin = binary();
     fs.mkdirSync(path.join(ws, '.orchestration'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'notes.txt'), 'draft on disk\n');
+    // Go where a guess by name would be wrong: one's Read and two's, called
+    // on a value whose type the graph cannot see.
+    for (const [name, text] of Object.entries(goFiles)) {
+      fs.mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+      fs.writeFileSync(path.join(ws, name), text);
+    }
     fs.writeFileSync(path.join(tmp, 'script.json'), JSON.stringify(script));
     // notes.txt is open in the editor with unsaved text the disk lacks.
     editor.disk.set(editor.uri('notes.txt'), 'draft on disk\n');
@@ -150,6 +171,18 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
         textDocuments: () => [...editor.docs.entries()].map(([uri, d]) => ({ uri: vscode.Uri.parse(uri), getText: () => d.text } as unknown as vscode.TextDocument)),
         readFile: (uri) => Promise.resolve(fs.readFileSync(uri.fsPath)),
         root: () => vscode.Uri.file(ws),
+      },
+      // A provider of VS Code's for one/reader.go alone, as a Go extension
+      // serving only it would be.
+      locate: {
+        references: (uri, line, character) => {
+          located.push(`${path.relative(ws, uri.fsPath)} ${line}:${character}`);
+          return Promise.resolve(path.relative(ws, uri.fsPath) === 'one/reader.go' && line === 6
+            ? oneRead.map((p) => ({ uri: vscode.Uri.file(path.join(ws, p.file)), range: { start: { line: p.line, character: p.from }, end: { line: p.line, character: p.to } } }))
+            : []);
+        },
+        definitions: () => Promise.resolve([]),
+        parseUri: (u) => vscode.Uri.parse(u, true),
       },
       ask: {
         showQuickPick: (items) => Promise.resolve(items[0]),
@@ -192,7 +225,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
       zones: { allow: ['**'], deny: ['**/.git/**', 'secret/**'] },
       commandTimeoutMs: 30000,
     };
-    const { options, problems } = initOptions({ get: (k) => values[k] });
+    const { options, problems } = initOptions({ get: (k) => values[k] }, true);
     assert.deepEqual(problems, []);
     // VS Code's language client advertises these; the extension's applyEdit
     // handler answers the edits, over a stand-in for VS Code's documents.
@@ -222,7 +255,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
 
   it('takes a settings change for the next task', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'apply', commands: 'allow', maxWorkers: 2 };
-    const { options } = initOptions({ get: (k) => values[k] });
+    const { options } = initOptions({ get: (k) => values[k] }, true);
     await settings(conn, options);
     assert.deepEqual(await conn.sendRequest(Methods.ping, {}), { data: null });
   });
@@ -291,7 +324,7 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
 
   it('holds proposals and approvals until answered, and counts the changes applied and rejected', async () => {
     const values: Record<string, unknown> = { model: `script:${path.join(tmp, 'script.json')}`, editMode: 'propose', commands: 'ask' };
-    const { options } = initOptions({ get: (k) => values[k] });
+    const { options } = initOptions({ get: (k) => values[k] }, true);
     await settings(conn, options);
     tasks.begin('task-2', 'Polish the notes', { folder });
     const run = conn.sendRequest<RunResult>(Methods.run, { prompt: 'Polish the notes', taskId: 'task-2' });
@@ -340,6 +373,25 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
     const undone = await conn.sendRequest<UndoResult>(Methods.undo, { taskId: 'task-2', partial: true });
     assert.equal(undone.undone, true, JSON.stringify(undone));
     assert.equal(editor.text('notes.txt'), 'final from the agent\n');
+  });
+
+  it('answers the code graph\'s questions with VS Code\'s providers, and where none serves the file the graph answers', async () => {
+    const calls = async (symbol: string, file: string): Promise<Record<string, string | undefined>> => {
+      const res = await conn.sendRequest<CodeGraphResult>(Methods.codeGraph, { symbol, path: file });
+      const out: Record<string, string | undefined> = {};
+      for (const e of res.edges ?? []) {
+        if (e.kind === 'calls') {
+          out[`${e.from} -> ${e.to}`] = e.provenance;
+        }
+      }
+      return out;
+    };
+    // The provider says one.New().Read() is one's Read.
+    assert.deepEqual(await calls('Read', 'one/reader.go'), { 'use/use.go#Use -> one/reader.go#Reader.Read': 'lsp' });
+    assert.deepEqual(located, ['one/reader.go 6:15'], 'asked at the name of the definition');
+    // No provider for two/reader.go: the graph's guess, said to be one.
+    assert.deepEqual(await calls('Read', 'two/reader.go'), { 'use/use.go#Use -> two/reader.go#Reader.Read': 'name' });
+    assert.deepEqual(located, ['one/reader.go 6:15', 'two/reader.go 4:14']);
   });
 
   it('shuts down cleanly', async () => {

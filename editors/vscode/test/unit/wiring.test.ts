@@ -49,6 +49,13 @@ function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; 
       readFile: () => Promise.reject(new Error('not found')),
       root: () => vscode.Uri.file('/ws'),
     },
+    locate: {
+      // a provider for a.go alone: one place, itself
+      references: (uri, line, character) => Promise.resolve(uri.path === '/ws/a.go'
+        ? [{ uri, range: { start: { line, character }, end: { line, character: character + 1 } } }] : []),
+      definitions: () => Promise.resolve(undefined),
+      parseUri: (u) => vscode.Uri.parse(u, true),
+    },
     ask: {
       showQuickPick: (items) => Promise.resolve(items[0]),
       showInputBox: () => Promise.resolve('typed'),
@@ -68,7 +75,11 @@ function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; 
 describe('the connection wiring', () => {
   it('answers the reverse calls of the contract', async () => {
     const { conn } = setup();
-    assert.deepEqual([...conn.requests.keys()].sort(), ['agent/ask', 'agent/readFile', 'agent/runCommand', 'window/showMessageRequest', 'workspace/applyEdit']);
+    assert.deepEqual([...conn.requests.keys()].sort(),
+      ['agent/ask', 'agent/definition', 'agent/readFile', 'agent/references', 'agent/runCommand', 'window/showMessageRequest', 'workspace/applyEdit']);
+    assert.deepEqual(await conn.request('agent/references', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: 2, character: 5 }, context: { includeDeclaration: true } }),
+      [{ uri: 'file:///ws/a.go', range: { start: { line: 2, character: 5 }, end: { line: 2, character: 6 } } }]);
+    assert.equal(await conn.request('agent/definition', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: 2, character: 5 } }), null);
     assert.deepEqual(await conn.request('agent/readFile', { path: 'a.txt', uri: 'file:///ws/a.txt' }), { content: 'open text' });
     assert.deepEqual(await conn.request('agent/ask', { question: 'Pick', options: ['x', 'y'] }), { answer: 'x' });
     const run = await conn.request('agent/runCommand', { command: 'echo hi', cwd: os.tmpdir(), timeoutMs: 10000 });
@@ -86,6 +97,9 @@ describe('the connection wiring', () => {
     ['a message request without a message', 'window/showMessageRequest', { type: 3 }, /message is required/],
     ['message actions without titles', 'window/showMessageRequest', { type: 3, message: 'm', actions: ['Run'] }, /actions must be a list of \{title\}/],
     ['a readFile of a file that cannot be read', 'agent/readFile', { path: 'gone', uri: 'file:///ws/gone' }, /cannot read gone/],
+    ['references without a document', 'agent/references', { position: { line: 0, character: 0 } }, /textDocument\.uri is required/],
+    ['a definition at a position that is no position', 'agent/definition', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: -1, character: 0 } }, /position needs a line/],
+    ['references of a document that is no URI', 'agent/references', { textDocument: { uri: 'no uri' }, position: { line: 0, character: 0 } }, /is not a URI/],
   ];
   for (const [name, method, params, message] of invalid) {
     it(`answers invalid params for ${name}`, async () => {

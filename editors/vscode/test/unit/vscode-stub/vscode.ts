@@ -94,7 +94,18 @@ export class ThemeIcon {
 }
 
 export class MarkdownString {
+  isTrusted?: boolean | { enabledCommands: string[] };
+  supportThemeIcons?: boolean;
   constructor(public value = '') {}
+  /** As VS Code: the text with Markdown's characters escaped, its newlines paragraphs. */
+  appendText(text: string): this {
+    this.value += text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&').replace(/\n/g, '\n\n');
+    return this;
+  }
+  appendMarkdown(md: string): this {
+    this.value += md;
+    return this;
+  }
 }
 
 export enum TreeItemCollapsibleState {
@@ -224,8 +235,14 @@ export const commands = {
 /** Fires workspace.onDidChangeConfiguration. */
 export const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string, scope?: unknown): boolean }>();
 
+/** Fires workspace.onDidGrantWorkspaceTrust. */
+export const trustGranted = new EventEmitter<void>();
+
 /** The workspace; tests replace what it holds. */
 export const workspace = {
+  /** Whether the person trusts the workspace: a test sets it, then fires trustGranted. */
+  isTrusted: true,
+  onDidGrantWorkspaceTrust: trustGranted.event,
   textDocuments: [] as unknown[],
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   fs: {

@@ -1,0 +1,135 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/agentls/agentls/api"
+	"github.com/agentls/agentls/core"
+	"github.com/agentls/agentls/internal/contain"
+)
+
+// notices keeps what a workspace tells.
+type notices struct {
+	mu    sync.Mutex
+	warns []string
+	heat  int
+}
+
+func (n *notices) HeatUpdate(context.Context, *api.HeatUpdateParams) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.heat++
+	return nil
+}
+
+func (n *notices) Warn(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.warns = append(n.warns, msg)
+}
+
+func (n *notices) warnings() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.warns...)
+}
+
+// open opens a workspace on a fresh root with a fresh state directory.
+func open(t *testing.T, cfg core.Config) (*core.Workspace, *notices) {
+	t.Helper()
+	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
+	if cfg.Dir == nil {
+		dir, err := contain.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Dir = dir
+	}
+	n := &notices{}
+	cfg.Notices = n
+	w := core.Open(cfg)
+	t.Cleanup(w.Close)
+	return w, n
+}
+
+func TestWorkspaceOpensWhatItIsAskedFor(t *testing.T) {
+	w, _ := open(t, core.Config{})
+	t.Run("the tracking opens once, keyed by the root's real path", func(t *testing.T) {
+		a, err := w.Tracking()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := w.Tracking()
+		if a != b || a.Root != w.Dir().Path() {
+			t.Errorf("tracking %p %p on %q, want one on %q", a, b, a.Root, w.Dir().Path())
+		}
+		l, err := w.Layout()
+		if err != nil || a.Sessions.Dir() != l.Workspace {
+			t.Errorf("sessions in %q, layout %+v (%v)", a.Sessions.Dir(), l, err)
+		}
+	})
+	t.Run("the graph is started at open", func(t *testing.T) {
+		if g, err := w.Graph(); g == nil || err != nil {
+			t.Errorf("graph %v, %v", g, err)
+		}
+	})
+	t.Run("a task engine that cannot be made leaves nothing open", func(t *testing.T) {
+		st := api.DefaultSettings()
+		tasks, err := w.NewTasks(core.TasksConfig{Editor: nil, Own: &st})
+		if err == nil {
+			tasks.Close()
+			t.Fatal("a task engine without an editor was made")
+		}
+	})
+}
+
+func TestWorkspaceAfterClose(t *testing.T) {
+	w, _ := open(t, core.Config{})
+	w.Close()
+	w.Close() // once is enough; twice is harmless
+	if _, err := w.Tracking(); !errors.Is(err, core.ErrClosed) {
+		t.Errorf("Tracking after Close: %v, want ErrClosed", err)
+	}
+	if _, err := w.MCP(); !errors.Is(err, core.ErrClosed) {
+		t.Errorf("MCP after Close: %v, want ErrClosed", err)
+	}
+	if _, err := w.NewTasks(core.TasksConfig{}); !errors.Is(err, core.ErrClosed) {
+		t.Errorf("NewTasks after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestCloseReportsTheRecordingNotWritten: a recording that cannot be
+// written is logged and told to the person.
+func TestCloseReportsTheRecordingNotWritten(t *testing.T) {
+	logs, seen := observer.New(zap.InfoLevel)
+	script := filepath.Join(t.TempDir(), "script.json")
+	writeFile(t, script, `{"agents": {}}`)
+	w, n := open(t, core.Config{Record: filepath.Join(t.TempDir(), "missing", "dir", "rec.json"), Log: zap.New(logs)})
+	if _, _, err := w.Models().Model("script:"+script, ""); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got := seen.FilterMessage("recording not written").Len(); got != 1 {
+		t.Errorf("%d log entries say the recording was not written, want 1", got)
+	}
+	warns := n.warnings()
+	if len(warns) != 1 || !strings.Contains(warns[0], "the recording could not be written") {
+		t.Errorf("warnings %q, want the recording not written", warns)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
