@@ -167,8 +167,11 @@ assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'apply' }))
   tmux({ 'send-keys', '-t', session, 'Enter' })
   -- The end of the task, with how its subtasks ended (one of two done, one
   -- skipped) and its changes; told in one line, so nothing waits for a key.
-  shown = wait_screen({ '── task done: 1 of 2 subtasks done, 1 skipped · 1 applied, 0 rejected ──', '✓ done: written down' },
-    'the end of the task in the transcript')
+  -- The end's line in the message area is waited for too: were it to come
+  -- after the :echo below, it would write over what that echo shows.
+  shown = wait_screen({ '── task done: 1 of 2 subtasks done, 1 skipped · 1 applied, 0 rejected ──', '✓ done: written down',
+    'done: 1 of 2 subtasks done, 1 skipped; 1 applied, 0 rejected' },
+    'the end of the task in the transcript and in the message area')
   print_screen(shown)
   for _, want in ipairs({ '↷ subtask 1 skipped', '── 2 · Write it down ──', 'Writing it down.', '✎ changed out.txt', 'written down' }) do
     R.truthy(shown:find(want, 1, true), 'the screen shows ' .. want .. '; the screen:\n' .. shown)
