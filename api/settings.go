@@ -153,6 +153,10 @@ type Settings struct {
 	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
 	// say what their editor knows).
 	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
+	// Diagnostics: how long an edit waits for the editor's diagnostics,
+	// and the commands that check each language where the editor gives
+	// none (docs/PROTOCOL.md §2).
+	Diagnostics DiagnosticsSettings `json:"diagnostics"`
 }
 
 // Untrusted reports whether the workspace is not trusted.
@@ -222,6 +226,7 @@ func DefaultSettings() Settings {
 		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
 		Prices:         map[string]Price{},
 		Engines:        map[string]EngineConfig{},
+		Diagnostics:    DiagnosticsSettings{WaitMs: 2000, Commands: map[string]string{}},
 	}
 }
 
@@ -261,6 +266,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	s.Prices = maps.Clone(base.Prices)
 	s.Engines = maps.Clone(base.Engines)
+	s.Diagnostics.Commands = maps.Clone(base.Diagnostics.Commands)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -307,6 +313,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "diagnostics":
+			err = decodeDiagnostics(v, &s.Diagnostics)
 		case "workspaceTrust":
 			err = decodeEnum(key, v, &s.WorkspaceTrust, TrustTrusted, TrustUntrusted)
 		case "trace":
