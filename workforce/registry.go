@@ -396,6 +396,7 @@ var builtins = newRegistry(
 	searchFilesTool,
 	findSymbolTool,
 	findReferencesTool,
+	getDiagnosticsTool,
 	writeFileTool,
 	editFileTool,
 	deleteFileTool,
