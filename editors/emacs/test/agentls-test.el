@@ -1266,6 +1266,83 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
         (delete-directory root t)
         (delete-directory state t)))))
 
+;; A worker's edit that does not compile is told gopls's error, through
+;; eglot in a child Emacs; the next turn fixes it, and the task ends with
+;; no diagnostics.
+(ert-deftest agentls-test-diagnostics-from-gopls-through-eglot ()
+  "gopls's error in an agent's edit reaches the worker through eglot."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                                 "--batch" "-Q" "--eval"
+                                 (concat "(unless (require 'eglot nil t)"
+                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                         " (add-to-list 'load-path d)) (require 'eglot))")))
+      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-diag" t))))
+           (state (make-temp-file "agentls-state" t))
+           (script (expand-file-name "script.json" state))
+           (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                              (concat "AGENTLS_BIN=" agentls-test--bin)
+                                              (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
+                                              (concat "ROOT=" root)
+                                              (concat "SCRIPT=" script)
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                        process-environment)))
+      (unwind-protect
+          (progn
+            (make-directory (expand-file-name ".git" root))
+            (agentls-test--write (expand-file-name "go.mod" root) "module example.com/greet\n\ngo 1.21\n")
+            (agentls-test--write (expand-file-name "main.go" root)
+                                 "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"Hello\")\n}\n")
+            (agentls-test--write (expand-file-name "other.go" root)
+                                 "package main\n\nfunc other() string { return \"other\" }\n")
+            (agentls-test--write
+             script
+             (json-serialize
+              (agentls-test--script
+               "coordinator" (list (list :text "One step."))
+               "1" (list (agentls-test--call "read_file" :path "main.go")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "fmt.Println(\"Hello\")"
+                                             :new_string "fmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "\tfmt.Println(\"Hello, \" + name)"
+                                             :new_string "\tname := \"world\"\n\tfmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "get_diagnostics")
+                         (agentls-test--call "finish" :summary "greets by name")))))
+            (with-temp-buffer
+              (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                          "--batch" "-Q" "-l"
+                                          (expand-file-name "diagnostics-client.el" agentls-test--dir))))
+                (unless (eql status 0)
+                  (ert-fail (list "the eglot client failed" status (buffer-string))))
+                (goto-char (point-min))
+                (unless (re-search-forward "^(:state" nil t)
+                  (ert-fail (list "no outcome" (buffer-string))))
+                (goto-char (match-beginning 0))
+                (let* ((outcome (read (current-buffer)))
+                       (results (plist-get outcome :results))
+                       (has (lambda (prefix)
+                              (cl-some (lambda (r) (string-prefix-p prefix r)) results))))
+                  (should (equal (plist-get outcome :state) "done"))
+                  ;; gopls's error, in the result of the edit that made it
+                  (should (funcall has (concat "edit_file: Updated main.go (+1 -1 lines). Diagnostics after this change, "
+                                               "from the editor's language server: 1 error new. "
+                                               "main.go:6:26: error: undefined: name (compiler")))
+                  ;; the fix leaves none, and none are left at the end
+                  (should (member (concat "edit_file: Updated main.go (+1 -0 lines). Diagnostics: the editor's "
+                                          "language server finds no new error or warning after this change.")
+                                  results))
+                  (should (member "get_diagnostics: No diagnostics in the workspace, from the editor's language servers."
+                                  results))
+                  (should (equal (plist-get outcome :left) nil))
+                  ;; the edits went to main.go's buffer, which eglot serves
+                  (should (string-match-p "name := \"world\"" (plist-get outcome :text)))))))
+        (delete-directory root t)
+        (delete-directory state t)))))
+
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
   (agentls-test--with-project
