@@ -132,7 +132,7 @@ An :after advice of Flymake's report handler."
                 (buffer-substring-no-properties (line-beginning-position) pos) 'utf-16le))
        2)))
 
-(defun agentls--lsp-position (pos)
+(defun agentls--point-to-lsp (pos)
   "Return the LSP position of POS in the current buffer."
   (save-restriction
     (widen)
@@ -154,8 +154,8 @@ An :after advice of Flymake's report handler."
                for backend = (flymake-diagnostic-backend d)
                unless (eq backend 'eglot-flymake-backend)
                collect (append
-                        (list :range (list :start (agentls--lsp-position (flymake-diagnostic-beg d))
-                                           :end (agentls--lsp-position (flymake-diagnostic-end d)))
+                        (list :range (list :start (agentls--point-to-lsp (flymake-diagnostic-beg d))
+                                           :end (agentls--point-to-lsp (flymake-diagnostic-end d)))
                               :severity (agentls--flymake-severity (flymake-diagnostic-type d))
                               :message (flymake-diagnostic-text d))
                         (and backend (symbolp backend) (list :source (symbol-name backend))))))))

@@ -433,6 +433,61 @@ At 0 the events buffer keeps no message."
         (agentls-timeouts nil) (agentls-initialization-options nil))
     (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
 
+(ert-deftest agentls-test-diagnostics-options ()
+  "The diagnostics customizations go out as the diagnostics setting."
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil)
+        (agentls-diagnostics-wait 500)
+        (agentls-diagnostics-commands '(("go" . "go vet ./..."))))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((diagnostics (waitMs . 500) (commands (go . "go vet ./..."))))))))
+
+(require 'flymake)
+
+;; agent/diagnostics: what an eglot server published, as it published it,
+;; and the reports of Flymake's other backends, in LSP's terms.
+(ert-deftest agentls-test-diagnostics-answer ()
+  "Emacs answers agent/diagnostics with eglot's and Flymake's diagnostics."
+  (agentls-test--with-project (root conn :files '(("a.go" . "package a\n") ("b.txt" . "\U0001F600 x\n")))
+    (let* ((a (expand-file-name "a.go" root))
+           (b (expand-file-name "b.txt" root))
+           (uri-a (agentls--path-to-uri a))
+           (uri-b (agentls--path-to-uri b))
+           (agentls--published (make-hash-table :test #'equal))
+           (agentls--diagnostics-changed nil)
+           (bad '(:range (:start (:line 0 :character 8) :end (:line 0 :character 9))
+                         :message "bad" :severity 1 :code "X" :source "compiler")))
+      ;; The server's publish is kept, and agentls will hear of it.
+      (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a
+                                :diagnostics (vector (append bad '(:relatedInformation [] :tags [1]))))
+      (should (member (file-truename a) agentls--diagnostics-changed))
+      ;; A Flymake backend of b.txt reports a warning after an emoji: two
+      ;; UTF-16 code units, as LSP counts them.
+      (with-current-buffer (find-file-noselect b)
+        (setq-local flymake-diagnostic-functions
+                    (list (lambda (report &rest _)
+                            (funcall report (list (flymake-make-diagnostic (current-buffer) 3 4 :warning "odd"))))))
+        (flymake-mode 1)
+        (flymake-start))
+      (should (member (file-truename b) agentls--diagnostics-changed))
+      (let ((odd '(:range (:start (:line 0 :character 3) :end (:line 0 :character 4)) :severity 2 :message "odd")))
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a uri-b)))
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; None named: every file of the project that has some.
+        (should (equal (agentls--diagnostics conn nil)
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; A publish of none forgets the file; one outside the project is not told.
+        (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a :diagnostics [])
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a "file:///elsewhere/c.go")))
+                       (list :items [])))
+        ;; The word goes to agentls as one agent/didChangeDiagnostics.
+        (agentls--diagnostics-flush)
+        (should-not agentls--diagnostics-changed)))))
+
 (ert-deftest agentls-test-mcp-servers-options ()
   "The MCP servers go out as JSON objects, args as arrays, env and headers as objects."
   (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
@@ -584,7 +639,7 @@ At 0 the events buffer keeps no message."
     (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
     (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
     (should (equal (plist-get (plist-get caps :experimental) :agent)
-                   '(:readFile t :runCommand t :ask t :references t :definition t)))))
+                   '(:readFile t :runCommand t :ask t :references t :definition t :diagnostics t)))))
 
 (ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
   "A fresh project has no sessions, no heat and no trace, and the views say so."
