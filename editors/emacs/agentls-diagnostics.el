@@ -29,7 +29,6 @@
 (require 'agentls-rpc)
 
 (defvar agentls--connections)
-(defvar flymake-mode)
 (declare-function flymake-diagnostics "flymake" (&optional beg end))
 (declare-function flymake-diagnostic-backend "flymake" (diag))
 (declare-function flymake-diagnostic-beg "flymake" (diag))
@@ -113,7 +112,7 @@ An :after advice of Flymake's report handler."
 ;;;; What agentls asks
 
 (defun agentls--lsp-diagnostic (d)
-  "Return the LSP Diagnostic plist D with what agentls reads of it."
+  "Return the range, severity, code, source and message of the LSP Diagnostic D."
   (let ((out (list :range (plist-get d :range)
                    :message (let ((m (plist-get d :message))) (if (stringp m) m "")))))
     (let ((severity (plist-get d :severity)))
