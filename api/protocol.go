@@ -758,7 +758,24 @@ const (
 	// subtask's steps), and the engine's start. Its reasoning is thinking.
 	EventSteps         EventKind = "steps"
 	EventEngineStarted EventKind = "engineStarted"
+	// EventInstructions: the project's instruction files the prompts
+	// carry (docs/WORKFORCE.md), when the task reads them and again when
+	// they change.
+	EventInstructions EventKind = "instructions"
+	// EventCompacted: an agent's conversation was compacted to fit the
+	// model's context window.
+	EventCompacted EventKind = "compacted"
 )
+
+// InstructionFile is one of the project's instruction files as a task's
+// prompts carry it: its path, the tokens of it they carry (at four
+// characters a token), and whether it was cut to fit instructions.maxTokens
+// (a file left out whole carries 0 tokens).
+type InstructionFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	Cut    bool   `json:"cut,omitempty"`
+}
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
@@ -792,6 +809,17 @@ type TaskEvent struct {
 	Cost          *float64 `json:"cost,omitempty"`
 	ContextTokens int64    `json:"contextTokens,omitempty"`
 	ContextWindow int64    `json:"contextWindow,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are set on a usage event: the
+	// part of the task's input tokens so far read from the provider's
+	// prompt cache, and written to it.
+	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// Instructions are the instruction files of an instructions event.
+	Instructions []InstructionFile `json:"instructions,omitempty"`
+	// TokensBefore and TokensAfter are set on a compacted event: the
+	// tokens of the agent's context before and after (estimated).
+	TokensBefore int64 `json:"tokensBefore,omitempty"`
+	TokensAfter  int64 `json:"tokensAfter,omitempty"`
 }
 
 // TaskUpdateParams are the params of agent/taskUpdate.

@@ -134,6 +134,10 @@ func TestUsageIsPricedPerSubtaskAndKeptInTheSession(t *testing.T) {
 		if last.Cost == nil || *last.Cost != 0.0205 || last.ContextTokens != 3000 {
 			t.Errorf("last usage event = %+v", last)
 		}
+		// The task's cache reads so far: 500 of each of its five calls.
+		if first.CacheReadTokens != 500 || last.CacheReadTokens != 2500 {
+			t.Errorf("cache reads: first %d, last %d; want 500 and 2500", first.CacheReadTokens, last.CacheReadTokens)
+		}
 	})
 	t.Run("the session keeps the task's usage and its subtasks", func(t *testing.T) {
 		got, err := e.cfg.Tracking.Sessions.Session(res.SessionID)

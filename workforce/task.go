@@ -36,12 +36,17 @@ type task struct {
 	model     Model
 	spec      string
 	price     api.Price // of the model, for the usage (tracking/usage)
-	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
-	log       *zap.Logger
+	// window is the model's context window in tokens (0: unknown), which
+	// compaction keeps the conversations within (compact.go).
+	window int64
+	runN   int // the N of a script's "N:" keys (docs/MODELS.md)
+	log    *zap.Logger
 	// attachments are what the user gave with the prompt, and references
 	// the workspace files the prompt names (attachments.go).
 	attachments []attachment
 	references  []string
+	// instr are the project's instruction files (instructions.go).
+	instr *instructions
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -102,6 +107,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.instr = newInstructions(t)
 	t.out = newOutbox(e.cfg.Events, e.cfg.Redactor, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
@@ -150,6 +156,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.out.push(t.ctx, Event{TaskID: t.id, SessionID: t.sessionID, State: api.TaskPlanning,
 		Start: &Start{Prompt: t.prompt, Model: t.spec, Token: t.params.WorkDoneToken}})
 	t.out.flush(t.ctx)
+	t.window = t.contextWindow(t.ctx)
+	t.price.ContextWindow = t.window
 	t.references = t.edit.UserPaths(t.prompt, maxReferences)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {

@@ -48,6 +48,7 @@
   (result nil :documentation "The RunResult plist once it ended.")
   (counts nil :documentation "(APPLIED . REJECTED): its changes, once it ended.")
   (usage nil :documentation "Its usage plist so far: the last usage event's, then the result's.")
+  (instructions nil :documentation "The project's instruction files it works under (plists).")
   (thinking nil :documentation "Subtask ids (\"\" the coordinator) whose model thinks now.")
   (log nil :documentation "Its events for the transcript, newest first.")
   (pending nil :documentation "Events its transcript buffer has not shown yet.")
@@ -89,6 +90,7 @@
           (setcdr (nthcdr 199 (agentls-task-events task)) nil))
         (pcase (plist-get event :kind)
           ("usage" (setf (agentls-task-usage task) event))
+          ("instructions" (setf (agentls-task-instructions task) (append (plist-get event :instructions) nil)))
           ("thinking" (cl-pushnew (or (plist-get event :subtaskId) "") (agentls-task-thinking task)
                                   :test #'equal))
           ((or "messageDelta" "message" "toolCall" "subtaskFinished")
@@ -300,18 +302,36 @@ minibuffer, else the current file.  The next `agentls-run' sends them;
 
 (defun agentls--usage-text (usage)
   "Say what the USAGE plist counts.
-For example \"1200 in / 34 out, $0.0123, context 1200 of 200000 (0%)\":
-the cost and the context only when known."
+For example \"1200 in (800 cached) / 34 out, $0.0123, context 1200 of
+200000 (0%)\": what the provider's cache read, the cost and the context
+only when known."
   (if (not usage)
       ""
     (let ((ctx (or (plist-get usage :contextTokens) 0))
           (window (or (plist-get usage :contextWindow) 0))
+          (cached (or (plist-get usage :cacheReadTokens) 0))
           (cost (plist-get usage :cost)))
-      (concat (format "%d in / %d out" (or (plist-get usage :inputTokens) 0) (or (plist-get usage :outputTokens) 0))
+      (concat (format "%d in%s / %d out" (or (plist-get usage :inputTokens) 0)
+                      (if (> cached 0) (format " (%d cached)" cached) "")
+                      (or (plist-get usage :outputTokens) 0))
               (if (numberp cost) (format ", $%.4f" cost) "")
               (cond ((and (> ctx 0) (> window 0)) (format ", context %d of %d (%d%%)" ctx window (/ (* ctx 100) window)))
                     ((> ctx 0) (format ", context %d" ctx))
                     (t ""))))))
+
+(defun agentls--instructions-text (files)
+  "Name the instruction FILES of an instructions event.
+For example \"AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens),
+web/CLAUDE.md (left out)\"; \"none\" when there is none."
+  (if (null files)
+      "none"
+    (mapconcat (lambda (f)
+                 (let ((tokens (or (plist-get f :tokens) 0)))
+                   (cond ((and (plist-get f :cut) (> tokens 0))
+                          (format "%s (cut at %d tokens)" (plist-get f :path) tokens))
+                         ((plist-get f :cut) (format "%s (left out)" (plist-get f :path)))
+                         (t (format "%s (%d tokens)" (plist-get f :path) tokens)))))
+               files ", ")))
 
 (defun agentls--step-line (step)
   "Return STEP, one step of an engine's own plan, as a line: \"[>] Add greet\"."
@@ -634,6 +654,9 @@ tasks buffer, else the newest task that has ended."
                                               "")
                                           (if usage (concat "  · tokens " (agentls--usage-text (agentls--task-total usage))) "")
                                           (if (member "" (agentls-task-thinking task)) "  · thinking…" ""))))
+         ;; The project's instruction files it works under, on a line.
+         append (when-let ((files (agentls-task-instructions task)))
+                  (list (list id (vector "" "" "" "" (concat "  instructions: " (agentls--instructions-text files))))))
          append (cl-loop for sub in (agentls-task-subtasks task)
                          for sid = (plist-get sub :id)
                          for state = (or (plist-get sub :state) "")
@@ -668,7 +691,7 @@ tasks buffer, else the newest task that has ended."
 (defun agentls--task-total (usage)
   "Return the task's totals of USAGE, a usage event or the result's usage."
   (list :inputTokens (plist-get usage :inputTokens) :outputTokens (plist-get usage :outputTokens)
-        :cost (plist-get usage :cost)))
+        :cacheReadTokens (plist-get usage :cacheReadTokens) :cost (plist-get usage :cost)))
 
 (defun agentls--tasks-redraw ()
   "Redraw the tasks buffer, keeping point on its entry."

@@ -211,6 +211,14 @@ CHANGE-LIST is nil until the run's result gives it."
              (concat (alist-get sub agentls--tr-thinking nil nil #'equal) (plist-get e :text))))
       ("engineStarted"
        (agentls--tr-line sub (format "  ▶ on %s: %s" (plist-get e :text) (or (plist-get e :summary) "started"))))
+      ("instructions"
+       (agentls--tr-line sub (concat "  ⓘ instructions: "
+                                     (agentls--instructions-text (append (plist-get e :instructions) nil)))))
+      ("compacted"
+       (agentls--tr-line sub (format "  ⇣ context compacted: %d → %d tokens"
+                                     (or (plist-get e :tokensBefore) 0) (or (plist-get e :tokensAfter) 0)))
+       (when-let ((text (plist-get e :text)))
+         (agentls--tr-details (list (concat "      " text)))))
       ("steps"
        (let* ((steps (append (plist-get e :steps) nil))
               (done (cl-count "completed" steps :key (lambda (st) (plist-get st :status)) :test #'equal)))

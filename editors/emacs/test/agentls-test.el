@@ -1790,6 +1790,48 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                                   (buffer-substring-no-properties (point-min) (point-max))))))
       (agentls--stop-connection conn))))
 
+;;;; Instructions, compaction, cache reads
+
+(ert-deftest agentls-test-instructions-compaction-and-cache-reads ()
+  "The tasks buffer and the transcript show the instruction files, each compaction and what the cache read."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("AGENTS.md" . "Run go test ./... before you finish.\n") ("a.txt" . "alpha\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :toolCalls (vector (list :name "plan" :arguments
+                                                                        (list :subtasks (vector (list :id "1" :content "Read a.txt")))))))
+                     "1" (list (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1000 :outputTokens 10 :cacheReadTokens 800))
+                               (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1100 :outputTokens 10 :cacheReadTokens 900))
+                               (agentls-test--call "finish" :summary "read it"))))
+    (agentls-test--needs-run conn)
+    ;; A window of 100 tokens for the scripted model: its worker's
+    ;; conversation is compacted before its third call. A fresh connection.
+    (agentls--stop-connection conn)
+    (let* ((agentls-initialization-options
+            (list :prices (list (intern (concat ":" agentls-model)) (list :contextWindow 100))))
+           (conn (agentls--connection root))
+           (default-directory root))
+      (let ((task (agentls-test--run conn "Read a.txt")))
+        (should (equal (plist-get (agentls-task-result task) :state) "done"))
+        (should (= 1 (length (agentls-test--events task "instructions"))))
+        (should (agentls-test--events task "compacted"))
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (dolist (want '("instructions: AGENTS.md (9 tokens)" "tokens 2100 in (1700 cached) / 20 out"))
+              (should (string-match-p (regexp-quote want) text)))))
+        (let ((buffer (agentls-transcript task)))
+          (agentls-test--wait "the transcript's end"
+                              (lambda () (with-current-buffer buffer
+                                           (string-match-p "── task done" (buffer-string)))))
+          (with-current-buffer buffer
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (dolist (want '("  ⓘ instructions: AGENTS.md (9 tokens)" "  ⇣ context compacted: "))
+                (should (string-match-p (regexp-quote want) text)))))))
+      (agentls--stop-connection conn))))
+
 ;;;; Engines
 
 (defvar agentls-test--fake-agent (getenv "AGENTLS_FAKE_AGENT_BIN")

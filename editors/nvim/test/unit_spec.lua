@@ -667,6 +667,25 @@ test('the transcript streams text per subtask, folds tool calls and lists the ch
   R.eq(n, #doc.lines, 'nothing after the result')
 end)
 
+test('the task view and the transcript show the instructions, each compaction and what the cache read', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Add greet')
+  local subs = { { id = '1', content = 'Add a greet function', state = 'running', dependsOn = {} } }
+  st:task_update({ taskId = 't1', seq = 1, state = 'planning', subtasks = {}, event = { kind = 'instructions',
+    instructions = { { path = 'AGENTS.md', tokens = 9 }, { path = 'pkg/AGENTS.md', tokens = 30, cut = true }, { path = 'web/CLAUDE.md', tokens = 0, cut = true } } } })
+  st:task_update({ taskId = 't1', seq = 2, state = 'running', subtasks = subs, event = { kind = 'compacted', subtaskId = '1',
+    tokensBefore = 160000, tokensAfter = 42000, text = 'Compacted the context: dropped 12 old tool outputs.' } })
+  st:task_update({ taskId = 't1', seq = 3, state = 'running', subtasks = subs, event = { kind = 'usage',
+    inputTokens = 12000, outputTokens = 300, cacheReadTokens = 9500 } })
+  local lines = views.task_lines(st)
+  R.contains(lines, '  instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'the instruction files')
+  R.contains(lines, 'tokens 12000 in (9500 cached) / 300 out', 'what the cache read')
+  local doc = st:task('t1').transcript
+  R.contains(doc.lines, '  ⓘ instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'in the task\'s block')
+  R.contains(doc.lines, '  ⇣ context compacted: 160000 → 42000 tokens', 'in the subtask\'s block')
+  R.contains(doc.lines, '      Compacted the context: dropped 12 old tool outputs.', 'what was done, folded under it')
+end)
+
 test('the transcript buffer keeps up with a fast stream: many events, one write', function()
   local transcript = require('agentls.transcript')
   local st = state.new('/w')

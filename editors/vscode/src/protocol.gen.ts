@@ -1454,7 +1454,26 @@ export type EventKind =
   // Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
   // subtask's steps), and the engine's start. Its reasoning is thinking.
   | 'steps'
-  | 'engineStarted';
+  | 'engineStarted'
+  // EventInstructions: the project's instruction files the prompts
+  // carry (docs/WORKFORCE.md), when the task reads them and again when
+  // they change.
+  | 'instructions'
+  // EventCompacted: an agent's conversation was compacted to fit the
+  // model's context window.
+  | 'compacted';
+
+/**
+ * InstructionFile is one of the project's instruction files as a task's
+ * prompts carry it: its path, the tokens of it they carry (at four
+ * characters a token), and whether it was cut to fit instructions.maxTokens
+ * (a file left out whole carries 0 tokens).
+ */
+export interface InstructionFile {
+  path: string;
+  tokens: number;
+  cut?: boolean;
+}
 
 /**
  * TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
@@ -1494,6 +1513,21 @@ export interface TaskEvent {
   cost?: number;
   contextTokens?: number;
   contextWindow?: number;
+  /**
+   * CacheReadTokens and CacheWriteTokens are set on a usage event: the
+   * part of the task's input tokens so far read from the provider's
+   * prompt cache, and written to it.
+   */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Instructions are the instruction files of an instructions event. */
+  instructions?: InstructionFile[];
+  /**
+   * TokensBefore and TokensAfter are set on a compacted event: the
+   * tokens of the agent's context before and after (estimated).
+   */
+  tokensBefore?: number;
+  tokensAfter?: number;
 }
 
 /** TaskUpdateParams are the params of agent/taskUpdate. */
@@ -1628,6 +1662,38 @@ export interface Settings {
    * none (docs/PROTOCOL.md §2).
    */
   diagnostics: DiagnosticsSettings;
+  /**
+   * Instructions says which of the project's instruction files the
+   * prompts carry, and how much of them (docs/WORKFORCE.md).
+   */
+  instructions: InstructionSettings;
+  /**
+   * Compaction says when an agent's conversation is compacted
+   * (docs/WORKFORCE.md).
+   */
+  compaction: CompactionSettings;
+}
+
+/**
+ * InstructionSettings is the instructions setting: the project's
+ * instruction files (every AGENTS.md; a directory's CLAUDE.md where it
+ * has none; .github/copilot-instructions.md where the root has neither)
+ * with the files Add names and without those Remove names (both
+ * workspace-relative doublestar globs), within MaxTokens (0: none).
+ */
+export interface InstructionSettings {
+  add: string[] | null;
+  remove: string[] | null;
+  maxTokens: number;
+}
+
+/**
+ * CompactionSettings is the compaction setting: an agent's conversation
+ * is compacted when it reaches Threshold of the model's context window
+ * (0: never at a threshold; a provider's "too long" still compacts it).
+ */
+export interface CompactionSettings {
+  threshold: number;
 }
 
 /**

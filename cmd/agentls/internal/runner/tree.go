@@ -94,6 +94,10 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 		return fmt.Sprintf("[%s] started: %s", tag, short(ev.Text, 100))
 	case api.EventEngineStarted:
 		return fmt.Sprintf("[%s] engine %s %s", tag, ev.Text, ev.Summary)
+	case api.EventInstructions:
+		return fmt.Sprintf("[%s] instructions: %s", tag, short(instructionsText(ev.Instructions), 300))
+	case api.EventCompacted:
+		return fmt.Sprintf("[%s] context compacted: %d → %d tokens", tag, ev.TokensBefore, ev.TokensAfter)
 	case api.EventSteps:
 		for _, s := range t.subtasks {
 			if s.ID == ev.SubtaskID {
@@ -310,4 +314,25 @@ func short(s string, n int) string {
 
 func indent(s, by string) string {
 	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+}
+
+// instructionsText names the instruction files of an instructions event:
+// "AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 8190 tokens), web/CLAUDE.md
+// (left out)"; "none" for an empty list.
+func instructionsText(files []api.InstructionFile) string {
+	if len(files) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(files))
+	for i, f := range files {
+		switch {
+		case f.Cut && f.Tokens > 0:
+			parts[i] = fmt.Sprintf("%s (cut at %d tokens)", f.Path, f.Tokens)
+		case f.Cut:
+			parts[i] = f.Path + " (left out)"
+		default:
+			parts[i] = fmt.Sprintf("%s (%d tokens)", f.Path, f.Tokens)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

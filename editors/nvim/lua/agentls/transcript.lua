@@ -249,6 +249,17 @@ function Doc:event(e, subtasks)
     end
   elseif k == 'engineStarted' then
     self:line(sub, string.format('  ▶ on %s: %s', tostring(e.text), e.summary or 'started'))
+  elseif k == 'instructions' then
+    self:line(sub, '  ⓘ instructions: ' .. require('agentls.state').instructions_text(e.instructions))
+  elseif k == 'compacted' then
+    self:line(
+      sub,
+      string.format('  ⇣ context compacted: %d → %d tokens', tonumber(e.tokensBefore) or 0, tonumber(e.tokensAfter) or 0),
+      '>1'
+    )
+    if type(e.text) == 'string' and e.text ~= '' then
+      self:details({ '      ' .. e.text })
+    end
   elseif k == 'steps' then
     -- The engine's own plan is the update's subtask's steps.
     local steps = type(self.steps[sub]) == 'table' and self.steps[sub] or {}

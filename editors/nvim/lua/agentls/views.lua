@@ -128,6 +128,9 @@ function M.task_lines(st)
       string.format('Task %s  [%s]  %s    tokens %s', t.id, t.state, state_mod.compact(t.prompt or ''), state_mod.usage_text(t.usage or {})),
       t.id
     )
+    if type(t.instructions) == 'table' and #t.instructions > 0 then
+      add('  instructions: ' .. state_mod.instructions_text(t.instructions), t.id)
+    end
     if t.thinking and t.thinking[''] then
       add('  coordinator thinking…', t.id)
     end

@@ -1,7 +1,7 @@
 // The view model of running and finished tasks, fed by agent/taskUpdate
 // notifications and agent/run results. It knows nothing of VS Code's UI: the
 // tree view and the status bar render it.
-import { PlanStep, RunResult, Subtask, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
+import { InstructionFile, PlanStep, RunResult, Subtask, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
 
 /**
  * One thing a subtask (or the coordinator) did, in order: the model's text
@@ -55,6 +55,10 @@ export interface TaskView {
   outputTokens: number;
   /** The task's cost so far, where every call has a known price. */
   cost?: number;
+  /** Of its input tokens, those the provider's prompt cache read. */
+  cacheReadTokens?: number;
+  /** The project's instruction files the task works under (its last instructions event). */
+  instructions?: InstructionFile[];
   /** How full the context of the agent of the last usage event was ('' the coordinator). */
   context?: { subtaskId: string; tokens: number; window?: number };
   summary?: string;
@@ -348,6 +352,17 @@ export class TaskStore {
       case 'intentSelected':
         this.push(t, sub, { kind: 'note', id, text: `Works under intent ${e.text ?? ''}` });
         break;
+      case 'instructions':
+        t.instructions = Array.isArray(e.instructions) ? e.instructions : [];
+        this.push(t, sub, { kind: 'note', id, text: instructionsText(t.instructions) });
+        break;
+      case 'compacted':
+        this.push(t, sub, {
+          kind: 'note',
+          id,
+          text: `Context compacted: ${formatTokens(e.tokensBefore ?? 0)} → ${formatTokens(e.tokensAfter ?? 0)} tokens${e.text !== undefined && e.text !== '' ? `. ${e.text}` : ''}`,
+        });
+        break;
       case 'ask': {
         const question = e.question ?? e.text ?? 'waiting for you';
         t.question = question;
@@ -375,6 +390,7 @@ export class TaskStore {
         t.inputTokens = e.inputTokens ?? 0;
         t.outputTokens = e.outputTokens ?? 0;
         t.cost = typeof e.cost === 'number' ? e.cost : undefined;
+        t.cacheReadTokens = e.cacheReadTokens ?? 0;
         if (typeof e.contextTokens === 'number' && e.contextTokens > 0) {
           t.context = { subtaskId: sub, tokens: e.contextTokens, ...(typeof e.contextWindow === 'number' && e.contextWindow > 0 ? { window: e.contextWindow } : {}) };
         }
@@ -441,6 +457,7 @@ export class TaskStore {
     t.inputTokens = r.usage.inputTokens;
     t.outputTokens = r.usage.outputTokens;
     t.cost = typeof r.usage.cost === 'number' ? r.usage.cost : undefined;
+    t.cacheReadTokens = r.usage.cacheReadTokens ?? 0;
     t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied, diff: c.diff }));
     t.applied = typeof r.applied === 'number' ? r.applied : t.changes.filter((c) => c.applied).length;
     t.rejected = typeof r.rejected === 'number' ? r.rejected : t.changes.filter((c) => !c.applied).length;
@@ -552,7 +569,8 @@ export function usageText(u: Usage | undefined): string {
   if (u === undefined || (u.inputTokens <= 0 && u.outputTokens <= 0)) {
     return '';
   }
-  const parts = [`${formatTokens(u.inputTokens)} in`, `${formatTokens(u.outputTokens)} out`];
+  const cached = typeof u.cacheReadTokens === 'number' && u.cacheReadTokens > 0 ? ` (${formatTokens(u.cacheReadTokens)} cached)` : '';
+  const parts = [`${formatTokens(u.inputTokens)} in${cached}`, `${formatTokens(u.outputTokens)} out`];
   if (typeof u.cost === 'number') {
     parts.push(formatCost(u.cost));
   }
@@ -562,11 +580,12 @@ export function usageText(u: Usage | undefined): string {
   return parts.join(' · ');
 }
 
-/** taskUsageText is a task's usage in one line: "Tokens: 1.0k in · 100 out · $0.0045 · context 1.0k of 200k (1%)". */
-export function taskUsageText(t: Pick<TaskView, 'inputTokens' | 'outputTokens' | 'cost' | 'context'>): string {
+/** taskUsageText is a task's usage in one line: "Tokens: 1.0k in (800 cached) · 100 out · $0.0045 · context 1.0k of 200k (1%)". */
+export function taskUsageText(t: Pick<TaskView, 'inputTokens' | 'outputTokens' | 'cost' | 'context' | 'cacheReadTokens'>): string {
   const u = usageText({
     inputTokens: t.inputTokens,
     outputTokens: t.outputTokens,
+    ...(t.cacheReadTokens !== undefined ? { cacheReadTokens: t.cacheReadTokens } : {}),
     ...(t.cost !== undefined ? { cost: t.cost } : {}),
     ...(t.context !== undefined ? { contextTokens: t.context.tokens, ...(t.context.window !== undefined ? { contextWindow: t.context.window } : {}) } : {}),
   });
@@ -583,4 +602,18 @@ export function checkLine(x: { content: string; status: string }): string {
 /** checkCount says how much of a checklist is done: "1 of 2 done". */
 export function checkCount(list: readonly { status: string }[]): string {
   return `${list.filter((x) => x.status === 'done' || x.status === 'completed').length} of ${list.length} done`;
+}
+
+/**
+ * instructionsText names the project's instruction files a task works
+ * under: "Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 100
+ * tokens), docs/X.md (left out)"; "Instructions: none" for an empty list.
+ */
+export function instructionsText(files: readonly InstructionFile[]): string {
+  if (files.length === 0) {
+    return 'Instructions: none';
+  }
+  const one = (f: InstructionFile): string =>
+    f.cut === true ? (f.tokens > 0 ? `${f.path} (cut at ${formatTokens(f.tokens)} tokens)` : `${f.path} (left out)`) : `${f.path} (${formatTokens(f.tokens)} tokens)`;
+  return `Instructions: ${files.map(one).join(', ')}`;
 }

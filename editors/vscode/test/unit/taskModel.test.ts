@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
-import { changeCounts, describeTool, Entry, formatTokens, maxEntries, oneLine, progressText, TaskStore } from '../../src/views/taskModel';
+import { changeCounts, describeTool, Entry, formatTokens, maxEntries, oneLine, progressText, TaskStore, taskUsageText } from '../../src/views/taskModel';
 
 const plan: Subtask[] = [
   { id: '1', content: 'Add a greet function', state: 'running', dependsOn: [] },
@@ -78,6 +78,29 @@ describe('TaskStore', () => {
       usage: { inputTokens: 160, outputTokens: 16 },
     });
     assert.equal(store.get('t1')?.inputTokens, 160);
+  });
+
+  it('shows the instruction files the task works under, and each compaction, in the transcript', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'instructions', instructions: [{ path: 'AGENTS.md', tokens: 9 }, { path: 'pkg/AGENTS.md', tokens: 1200, cut: true }, { path: 'web/CLAUDE.md', tokens: 0, cut: true }] }, 'planning', []));
+    store.update(upd(2, { kind: 'compacted', subtaskId: '1', tokensBefore: 160000, tokensAfter: 42000, text: 'Compacted the context: dropped 12 old tool outputs.' }));
+    const t = store.get('t1');
+    assert.deepEqual(t?.instructions?.map((f) => f.path), ['AGENTS.md', 'pkg/AGENTS.md', 'web/CLAUDE.md']);
+    assert.deepEqual(t.transcript.get('')?.map((e) => (e.kind === 'note' ? e.text : e.kind)),
+      ['Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 1.2k tokens), web/CLAUDE.md (left out)']);
+    assert.deepEqual(t.transcript.get('1')?.map((e) => (e.kind === 'note' ? e.text : e.kind)),
+      ['Context compacted: 160k → 42k tokens. Compacted the context: dropped 12 old tool outputs.']);
+  });
+
+  it('shows what the cache read of the task\'s input', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'usage', inputTokens: 12000, outputTokens: 300, cacheReadTokens: 9500 }));
+    assert.equal(taskUsageText(store.get('t1')!), 'Tokens: 12k in (9.5k cached) · 300 out');
+    store.finish({
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null, applied: 0, rejected: 0,
+      usage: { inputTokens: 13000, outputTokens: 310, cacheReadTokens: 10400 },
+    });
+    assert.equal(taskUsageText(store.get('t1')!), 'Tokens: 13k in (10k cached) · 310 out');
   });
 
   it('never turns an ended task back to running on a late notification', () => {

@@ -62,6 +62,19 @@ describe('the Tasks tree', () => {
     ]);
   });
 
+  it('names the instruction files the task works under, before its tokens', () => {
+    const { store, tree } = running();
+    store.update({
+      taskId: 't1', sessionId: 's1', seq: 4, state: 'running', subtasks,
+      event: { kind: 'instructions', instructions: [{ path: 'AGENTS.md', tokens: 9 }, { path: 'pkg/AGENTS.md', tokens: 30 }] },
+    });
+    const [task] = tree.getChildren();
+    const kids = tree.getChildren(task);
+    assert.deepEqual(kids.slice(-2).map((n) => tree.getTreeItem(n).label), [
+      'Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (30 tokens)', 'Tokens: 1.2k in · 80 out',
+    ]);
+  });
+
   it('shows the current tool call of a running subtask', () => {
     const { tree } = running();
     const [task] = tree.getChildren();
