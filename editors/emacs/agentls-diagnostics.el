@@ -83,19 +83,25 @@ agent/didChangeDiagnostics per project."
 (defun agentls--eglot-published (server method &rest args)
   "Keep what SERVER published, when METHOD is textDocument/publishDiagnostics.
 ARGS are the notification's parameters, as eglot's handler gets them.
-An :after advice of `eglot-handle-notification'."
+An :after advice of `eglot-handle-notification': an error here is
+shown, never eglot's."
   (when (eq method 'textDocument/publishDiagnostics)
-    (let ((file (agentls--uri-to-path (plist-get args :uri))))
-      (when file
-        (let* ((key (file-truename file))
-               (diags (cl-loop for d being the elements of (or (plist-get args :diagnostics) [])
-                               when (and (listp d) (plist-get d :range))
-                               collect (agentls--lsp-diagnostic d)))
-               (others (cl-remove server (gethash key agentls--published) :key #'car)))
-          (if (or diags others)
-              (puthash key (if diags (cons (cons server diags) others) others) agentls--published)
-            (remhash key agentls--published))
-          (agentls--diagnostics-note file))))))
+    (with-demoted-errors "agentls: the diagnostics eglot's server published: %S"
+      (let ((file (agentls--uri-to-path (plist-get args :uri))))
+        (when file
+          (let* ((key (file-truename file))
+                 (diags (cl-loop for d being the elements of (or (plist-get args :diagnostics) [])
+                                 when (and (listp d) (plist-get d :range))
+                                 collect (agentls--lsp-diagnostic d)))
+                 ;; What other servers published stays; a server that
+                 ;; ended takes its diagnostics with it.
+                 (others (cl-remove-if (lambda (e) (or (eq (car e) server)
+                                                       (not (jsonrpc-running-p (car e)))))
+                                       (gethash key agentls--published))))
+            (if (or diags others)
+                (puthash key (if diags (cons (cons server diags) others) others) agentls--published)
+              (remhash key agentls--published))
+            (agentls--diagnostics-note file)))))))
 
 (defun agentls--flymake-reported (backend _token &rest _)
   "Note the report of Flymake's BACKEND in this buffer, unless it is eglot's.
