@@ -630,7 +630,24 @@ type SessionMessage struct {
 	TaskID    string `json:"taskId"`
 	SubtaskID string `json:"subtaskId,omitempty"`
 	Time      string `json:"time"`
+	// Kind says what a message of agentls's own is: MessagePlan (the
+	// coordinator's plan) or MessageSummary (the task's end); none for
+	// the others.
+	Kind string `json:"kind,omitempty"`
+	// Tool, CallID and Arguments are a tool message's call: the tool, the
+	// callId of its toolCall event, and its arguments with every string
+	// longer than 200 bytes cut (what a client needs to show the call
+	// again: its path, its command, its pattern).
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// The kinds of a SessionMessage.
+const (
+	MessagePlan    = "plan"
+	MessageSummary = "summary"
+)
 
 // SessionResult is the reply to agent/session.
 type SessionResult struct {
@@ -783,20 +800,26 @@ type TaskEvent struct {
 	Kind      EventKind `json:"kind"`
 	SubtaskID string    `json:"subtaskId,omitempty"`
 	// CallID ties a toolResult to its toolCall: unique within the task.
-	CallID       string          `json:"callId,omitempty"`
-	Text         string          `json:"text,omitempty"`
-	Tool         string          `json:"tool,omitempty"`
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	OK           *bool           `json:"ok,omitempty"`
-	Summary      string          `json:"summary,omitempty"`
-	Path         string          `json:"path,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
-	Question     string          `json:"question,omitempty"`
-	Options      []string        `json:"options,omitempty"`
-	Answer       *string         `json:"answer,omitempty"`
-	InputTokens  int64           `json:"inputTokens,omitempty"`
-	OutputTokens int64           `json:"outputTokens,omitempty"`
-	State        string          `json:"state,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	OK        *bool           `json:"ok,omitempty"`
+	Summary   string          `json:"summary,omitempty"`
+	// Output is a toolResult's text as a person may read it, its lines
+	// kept (a file's lines, a command's exit status and output): the
+	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
+	// model got, with a last line saying what was left out; absent when
+	// Summary, the same on one line, says it all.
+	Output       string   `json:"output,omitempty"`
+	Path         string   `json:"path,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Question     string   `json:"question,omitempty"`
+	Options      []string `json:"options,omitempty"`
+	Answer       *string  `json:"answer,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	State        string   `json:"state,omitempty"`
 	// Applied and Rejected are set on the stateChanged event that ends a
 	// task: the counts of its changes applied and not applied.
 	Applied  *int `json:"applied,omitempty"`
@@ -821,6 +844,12 @@ type TaskEvent struct {
 	TokensBefore int64 `json:"tokensBefore,omitempty"`
 	TokensAfter  int64 `json:"tokensAfter,omitempty"`
 }
+
+// The bounds of a toolResult's Output.
+const (
+	ToolOutputLines = 40
+	ToolOutputBytes = 4096
+)
 
 // TaskUpdateParams are the params of agent/taskUpdate.
 type TaskUpdateParams struct {

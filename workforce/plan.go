@@ -27,7 +27,7 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
 		System:   t.coordinatorPrompt(t.instr.current(ctx, "").text),
-		Tools:    []clients.Tool{planTool},
+		Tools:    []clients.Tool{planTool()},
 		Messages: []clients.Message{t.userMessage(t.coordinatorRequest())},
 		CacheKey: t.sessionID,
 	}

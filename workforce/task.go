@@ -61,8 +61,8 @@ type task struct {
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	progressed  bool // how far the task is changed: the next mutate's last update says it
-	interrupted bool // the editor went away: the session records interrupted
+	progressed  bool   // how far the task is changed: the next mutate's last update says it
+	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -135,7 +135,7 @@ func (t *task) open() error {
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return invalid("%w", err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
 	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
@@ -178,7 +178,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			}
 			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id, Kind: api.MessagePlan})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
@@ -390,7 +390,7 @@ func (t *task) end() *api.RunResult {
 		}
 		res.Applied, res.Rejected = countChanges(res.Changes)
 		sessionState = t.state
-		if t.interrupted {
+		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
@@ -399,7 +399,7 @@ func (t *task) end() *api.RunResult {
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id, Kind: api.MessageSummary})
 	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	// Every event of the task is handed over before agent/run answers, so
 	// the reply comes after the last of them.
@@ -442,10 +442,12 @@ func (t *task) summaryLocked() string {
 		}
 	}
 	var b strings.Builder
-	switch t.state {
-	case api.TaskStopped:
+	switch {
+	case t.state == api.TaskStopped && t.interrupted != "":
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", done, len(t.subs), t.interrupted)
+	case t.state == api.TaskStopped:
 		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case api.TaskDone:
+	case t.state == api.TaskDone:
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
@@ -548,16 +550,16 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
-// interrupt stops the task because the editor went away: its session
-// records it as interrupted. It reports false when the task had already
-// ended.
-func (t *task) interrupt() bool {
+// interrupt stops the task because the editor went away (why says how):
+// its session records it as interrupted. It reports false when the task
+// had already ended.
+func (t *task) interrupt(why string) bool {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
 		return false
 	}
-	t.interrupted = true
+	t.interrupted = why
 	t.mu.Unlock()
 	return t.stop()
 }
@@ -603,7 +605,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 		}
 		for _, d := range deps {
 			if t.findLocked(d) == nil {
-				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				err = invalid("\"dependsOn\": task %q has no subtask %q", t.id, d)
 				return nil
 			}
 		}
@@ -688,7 +690,7 @@ func (t *task) skipSubtask(id string) error {
 // controllableLocked finds a subtask of a task that is still going.
 func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+		return nil, invalid("\"subtaskId\" is required")
 	}
 	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())

@@ -2,11 +2,13 @@ package workforce
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -24,13 +26,18 @@ func (w *worker) call(ctx context.Context, c clients.ToolCall) result {
 	id := w.sub.ID + "/" + strconv.Itoa(w.calls)
 	ctx = withCall(ctx, Call{TaskID: t.id, SubtaskID: w.sub.ID, ID: id, Tool: c.Name, Arguments: c.Arguments})
 	t.emit(api.TaskEvent{Kind: api.EventToolCall, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, Arguments: c.Arguments})
-	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID})
+	t.journal.add(api.SessionMessage{Role: "tool", Text: c.Name + " " + oneLine(string(c.Arguments), 300), TaskID: t.id, SubtaskID: w.sub.ID,
+		Tool: c.Name, CallID: id, Arguments: clipArguments(c.Arguments, 200)})
 	r := w.dispatch(ctx, c)
 	// What a tool gives back goes to the model, the person and the logs:
 	// no secret in it (a file or a command's output may hold one).
 	r.content, r.summary = t.e.cfg.Redactor.String(r.content), t.e.cfg.Redactor.String(r.summary)
 	ok := !r.isErr
-	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path, Summary: oneLine(r.content, 200)})
+	summary, output := oneLine(r.content, 200), excerpt(r.content, api.ToolOutputLines, api.ToolOutputBytes)
+	if output == summary {
+		output = "" // one line: the summary says it all
+	}
+	t.emit(api.TaskEvent{Kind: api.EventToolResult, SubtaskID: w.sub.ID, CallID: id, Tool: c.Name, OK: &ok, Path: r.path, Summary: summary, Output: output})
 	if r.isErr {
 		w.log.Debug("tool failed", zap.String("tool", c.Name), zap.String("error", r.content))
 	}
@@ -48,7 +55,7 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 			return r
 		}
 	}
-	if c.Name == planTool.Name {
+	if c.Name == planToolName {
 		return fail(errors.New("plan is the coordinator's tool; carry out your subtask with the other tools"))
 	}
 	return fail(fmt.Errorf("there is no tool %q; the tools are %s", c.Name, strings.Join(w.toolNames(), ", ")))
@@ -58,9 +65,9 @@ func (w *worker) dispatch(ctx context.Context, c clients.ToolCall) result {
 // those of the second set, if the engine has one, but a name already
 // offered (the providers refuse two tools of one name).
 func (w *worker) offer(ctx context.Context) []clients.Tool {
-	w.offered = toolkit
+	w.offered = toolkit()
 	if src := w.t.e.extra; src != nil {
-		w.offered = slices.Clip(toolkit)
+		w.offered = slices.Clip(toolkit())
 		for _, tl := range src.tools(ctx, w) {
 			if !slices.ContainsFunc(w.offered, func(o clients.Tool) bool { return o.Name == tl.Name }) {
 				w.offered = append(w.offered, tl)
@@ -74,7 +81,7 @@ func (w *worker) offer(ctx context.Context) []clients.Tool {
 func (w *worker) toolNames() []string {
 	list := w.offered
 	if list == nil {
-		list = toolkit
+		list = toolkit()
 	}
 	names := make([]string, len(list))
 	for i, tl := range list {
@@ -175,4 +182,62 @@ func notApplied(err error) string {
 // held in review mode, keeps it until the review says what landed.
 func (w *worker) trace(ch editing.Change) {
 	w.t.landed(w.sub.ID, w.intent, ch)
+}
+
+// excerpt is the head of text as a person reads it: its first lines (at
+// most lines of them, and bytes bytes, never cutting a character), and a
+// last line saying how much was left out.
+func excerpt(text string, lines, bytes int) string {
+	text = strings.TrimRight(text, "\n")
+	total := strings.Count(text, "\n") + 1
+	end, n := 0, 0
+	for end < len(text) && n < lines {
+		i := strings.IndexByte(text[end:], '\n')
+		next := len(text)
+		if i >= 0 {
+			next = end + i + 1
+		}
+		if next > bytes {
+			if n == 0 { // one long line: cut it
+				next = bytes
+				for next > 0 && !utf8.RuneStart(text[next]) {
+					next--
+				}
+				end, n = next, 1
+			}
+			break
+		}
+		end, n = next, n+1
+	}
+	if end >= len(text) {
+		return text
+	}
+	head := strings.TrimRight(text[:end], "\n")
+	switch left := total - n; {
+	case left == 1:
+		return head + "\n… 1 more line"
+	case left > 1:
+		return head + fmt.Sprintf("\n… %d more lines", left)
+	}
+	return head + " …"
+}
+
+// clipArguments is a call's arguments as its session keeps them: every
+// string longer than n bytes cut (a file's new content, an edit's
+// strings), the rest as it was; nil when they are not a JSON object.
+func clipArguments(raw json.RawMessage, n int) json.RawMessage {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil || args == nil {
+		return nil
+	}
+	for k, v := range args {
+		if s, ok := v.(string); ok && len(s) > n {
+			args[k] = clip(s, n)
+		}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -1334,6 +1334,21 @@ export interface SessionMessage {
   taskId: string;
   subtaskId?: string;
   time: string;
+  /**
+   * Kind says what a message of agentls's own is: MessagePlan (the
+   * coordinator's plan) or MessageSummary (the task's end); none for
+   * the others.
+   */
+  kind?: string;
+  /**
+   * Tool, CallID and Arguments are a tool message's call: the tool, the
+   * callId of its toolCall event, and its arguments with every string
+   * longer than 200 bytes cut (what a client needs to show the call
+   * again: its path, its command, its pattern).
+   */
+  tool?: string;
+  callId?: string;
+  arguments?: unknown;
 }
 
 /** SessionResult is the reply to agent/session. */
@@ -1489,6 +1504,14 @@ export interface TaskEvent {
   arguments?: unknown;
   ok?: boolean;
   summary?: string;
+  /**
+   * Output is a toolResult's text as a person may read it, its lines
+   * kept (a file's lines, a command's exit status and output): the
+   * first ToolOutputLines lines and ToolOutputBytes bytes of what the
+   * model got, with a last line saying what was left out; absent when
+   * Summary, the same on one line, says it all.
+   */
+  output?: string;
   path?: string;
   reason?: string;
   question?: string;
