@@ -517,9 +517,56 @@ type RunResult struct {
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
 	// Applied and Rejected count Changes by their applied flag.
-	Applied  int   `json:"applied"`
-	Rejected int   `json:"rejected"`
-	Usage    Usage `json:"usage"`
+	Applied  int `json:"applied"`
+	Rejected int `json:"rejected"`
+	// Counts counts the task's subtasks by how they ended, the removed
+	// ones included.
+	Counts SubtaskCounts `json:"counts"`
+	Usage  Usage         `json:"usage"`
+}
+
+// SubtaskCounts counts the subtasks of an ended task by how each ended:
+// every subtask the task had, those the person removed included, is in
+// exactly one count, so the counts add up to how many it had. What a view
+// says of the end ("1 of 3 subtasks done, 1 skipped, 1 removed") comes from
+// these, never from counting the subtasks again.
+type SubtaskCounts struct {
+	Done    int `json:"done"`
+	Skipped int `json:"skipped"`
+	// Removed: taken out of the plan before they started (agent/removeSubtask).
+	Removed int `json:"removed"`
+	// Failed: failed, or stopped while running.
+	Failed int `json:"failed"`
+	// Blocked: not started because a subtask they depend on failed or was
+	// blocked.
+	Blocked int `json:"blocked"`
+	// NotRun: not started when the task stopped.
+	NotRun int `json:"notRun"`
+}
+
+// Total is how many subtasks the task had.
+func (c SubtaskCounts) Total() int {
+	return c.Done + c.Skipped + c.Removed + c.Failed + c.Blocked + c.NotRun
+}
+
+// String says the counts in words, the done ones first and then every
+// other count that is not zero: "1 of 3 subtasks done, 1 skipped, 1
+// removed".
+func (c SubtaskCounts) String() string {
+	noun := "subtasks"
+	if c.Total() == 1 {
+		noun = "subtask"
+	}
+	text := fmt.Sprintf("%d of %d %s done", c.Done, c.Total(), noun)
+	for _, n := range []struct {
+		n    int
+		word string
+	}{{c.Skipped, "skipped"}, {c.Removed, "removed"}, {c.Failed, "failed"}, {c.Blocked, "blocked"}, {c.NotRun, "not run"}} {
+		if n.n > 0 {
+			text += fmt.Sprintf(", %d %s", n.n, n.word)
+		}
+	}
+	return text
 }
 
 // StopParams are the params of agent/stop.
@@ -820,10 +867,12 @@ type TaskEvent struct {
 	InputTokens  int64    `json:"inputTokens,omitempty"`
 	OutputTokens int64    `json:"outputTokens,omitempty"`
 	State        string   `json:"state,omitempty"`
-	// Applied and Rejected are set on the stateChanged event that ends a
-	// task: the counts of its changes applied and not applied.
-	Applied  *int `json:"applied,omitempty"`
-	Rejected *int `json:"rejected,omitempty"`
+	// Applied, Rejected and Counts are set on the stateChanged event that
+	// ends a task: the counts of its changes applied and not applied, and
+	// of its subtasks by how they ended (as agent/run's result has them).
+	Applied  *int           `json:"applied,omitempty"`
+	Rejected *int           `json:"rejected,omitempty"`
+	Counts   *SubtaskCounts `json:"counts,omitempty"`
 	// Todos is the checklist of a todos event.
 	Todos []Todo `json:"todos,omitempty"`
 	// Cost (US dollars, when known), ContextTokens and ContextWindow are

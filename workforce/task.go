@@ -72,6 +72,7 @@ type task struct {
 	trackers    map[string]*heat.Tracker // by agent id
 	workers     map[string]*worker       // running, by subtask id
 	ids         map[string]bool          // every subtask id used, removed ones too
+	removed     int                      // subtasks removed from the plan
 
 	// Review mode: the changes held, by path, in order; whether the task
 	// is in its review, and how to end it.
@@ -389,13 +390,15 @@ func (t *task) end() *api.RunResult {
 			Changes:   append([]api.Change{}, t.changes...),
 		}
 		res.Applied, res.Rejected = countChanges(res.Changes)
+		res.Counts = t.countsLocked()
 		sessionState = t.state
 		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
+		counts := res.Counts
 		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
-			Applied: &res.Applied, Rejected: &res.Rejected}}
+			Applied: &res.Applied, Rejected: &res.Rejected, Counts: &counts}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
@@ -430,30 +433,59 @@ func (t *task) allSettledLocked() bool {
 	return true
 }
 
-// summaryLocked says what the task did, in a few lines.
+// countsLocked counts the subtasks by how they ended: the one count the
+// summary, the end event and agent/run's result all give.
+func (t *task) countsLocked() api.SubtaskCounts {
+	c := api.SubtaskCounts{Removed: t.removed}
+	for _, s := range t.subs {
+		switch s.State {
+		case api.SubtaskDone:
+			c.Done++
+		case api.SubtaskSkipped:
+			c.Skipped++
+		case api.SubtaskFailed:
+			c.Failed++
+		case api.SubtaskBlocked:
+			c.Blocked++
+		default: // pending, or running: the task stopped before it ran them
+			c.NotRun++
+		}
+	}
+	return c
+}
+
+// summaryLocked says what the task did, in a few lines: its first line
+// from the counts, then a line per subtask.
 func (t *task) summaryLocked() string {
 	if t.summary != "" && len(t.subs) == 0 {
 		return t.summary // planning failed
 	}
-	done := 0
-	for _, s := range t.subs {
-		if s.State == api.SubtaskDone || s.State == api.SubtaskSkipped {
-			done++
-		}
-	}
+	c := t.countsLocked()
 	var b strings.Builder
 	switch {
+	case c.Total() == 0 && t.state == api.TaskStopped && t.interrupted != "":
+		return "Interrupted before the plan was made: " + t.interrupted + "."
+	case c.Total() == 0 && t.state == api.TaskStopped:
+		return "Stopped by the user before the plan was made."
+	case c.Total() == 0:
+		return "Failed: no subtask was left to run."
 	case t.state == api.TaskStopped && t.interrupted != "":
-		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", done, len(t.subs), t.interrupted)
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", c.Done, c.Total(), t.interrupted)
 	case t.state == api.TaskStopped:
-		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case t.state == api.TaskDone:
+		fmt.Fprintf(&b, "Stopped by the user: %s.", c.String())
+	case t.state == api.TaskDone && c.Done == c.Total():
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
-		fmt.Fprintf(&b, "All %d subtasks done.", len(t.subs))
+		if c.Done == 1 {
+			b.WriteString("1 subtask done.")
+		} else {
+			fmt.Fprintf(&b, "All %d subtasks done.", c.Done)
+		}
+	case t.state == api.TaskDone:
+		fmt.Fprintf(&b, "%s.", c.String())
 	default:
-		fmt.Fprintf(&b, "Failed: %d of %d subtasks done.", done, len(t.subs))
+		fmt.Fprintf(&b, "Failed: %s.", c.String())
 	}
 	for _, s := range t.subs {
 		line := ""
@@ -465,7 +497,7 @@ func (t *task) summaryLocked() string {
 		case api.SubtaskFailed, api.SubtaskBlocked:
 			line = s.State + ": " + s.Error
 		default:
-			line = s.State
+			line = "not run"
 		}
 		fmt.Fprintf(&b, "\n- %s (%s): %s", s.ID, oneLine(s.Content, 80), oneLine(line, 300))
 	}
@@ -642,6 +674,7 @@ func (t *task) removeSubtask(id string) error {
 			return nil
 		}
 		t.subs = slices.DeleteFunc(t.subs, func(x *subtask) bool { return x == s })
+		t.removed++
 		for _, o := range t.subs {
 			o.DependsOn = slices.DeleteFunc(o.DependsOn, func(d string) bool { return d == id })
 		}

@@ -1509,6 +1509,27 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                  (apply orig format-string args))))
      ,@body))
 
+(ert-deftest agentls-test-server-settings-are-named-as-emacs-names-them ()
+  "What the server says of its settings names the customization the person set."
+  (should (equal (agentls--words "no model configured: set initializationOptions.model (editor setting \"model\", e.g. \"anthropic:x\"), or AGENTLS_MODEL")
+                 "no model configured: set agentls-model (e.g. \"anthropic:x\"), or AGENTLS_MODEL"))
+  (should (equal (agentls--words "invalid params: initializationOptions.maxWorkers: must be a number")
+                 "invalid params: agentls-max-workers: must be a number"))
+  (should (equal (agentls--words "initializationOptions.prices: bad") "prices in agentls-initialization-options: bad"))
+  (should (equal (agentls--words "model \"x:y\" (from agent/run model) is unknown")
+                 "model \"x:y\" (from the model of agentls-select-model) is unknown")))
+
+(ert-deftest agentls-test-subtask-counts-in-words ()
+  "How a task's subtasks ended, from the server's counts, the removed ones too."
+  (should (equal (agentls--subtask-counts-text '(:done 1 :skipped 1 :removed 1 :failed 0 :blocked 0 :notRun 0))
+                 "1 of 3 subtasks done, 1 skipped, 1 removed"))
+  (should (equal (agentls--subtask-counts-text '(:done 0 :skipped 0 :removed 0 :failed 1 :blocked 0 :notRun 1))
+                 "0 of 2 subtasks done, 1 failed, 1 not run"))
+  (should (equal (agentls--subtask-counts-text '(:done 1 :skipped 0 :removed 0 :failed 0 :blocked 0 :notRun 0))
+                 "1 of 1 subtask done"))
+  (should-not (agentls--subtask-counts-text nil))
+  (should-not (agentls--subtask-counts-text '(:done 0 :skipped 0 :removed 0 :failed 0 :blocked 0 :notRun 0))))
+
 (ert-deftest agentls-test-counts-say-applied-and-rejected ()
   "The end of a run says how many changes were applied and how many rejected."
   (should (equal (agentls--counts '(:applied 2 :rejected 1 :changes [])) '(2 . 1)))
@@ -1530,7 +1551,7 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
         (let* ((agentls-confirm-edit-function (lambda (&rest _) nil))
                (task (agentls-test--run conn "Edit but get rejected")))
           (should (equal (agentls-task-counts task) '(0 . 1)))
-          (should (cl-some (lambda (m) (string-match-p "done (0 applied, 1 rejected)" m)) said))
+          (should (cl-some (lambda (m) (string-match-p "done: tried (1 of 1 subtask done; 0 applied, 1 rejected)" m)) said))
           (should-not (cl-some (lambda (m) (string-match-p "1 change" m)) said))
           (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n")))))))
 
@@ -1591,6 +1612,18 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
       (agentls-test--wait "the task to end" (lambda () finished))
       (should (equal (agentls-task-state task) "done"))
       (should (equal (agentls-test--states task) '(("1" . "skipped") ("2" . "done"))))
+      ;; One of three subtasks was done, one skipped, one removed: never
+      ;; "all done", in the end's message, the tasks buffer and the transcript.
+      (should (equal (agentls-task-subtask-counts task) '(:done 1 :skipped 1 :removed 1 :failed 0 :blocked 0 :notRun 0)))
+      (should (equal (agentls--end-message task)
+                     (format "agentls: task %s done: 1 of 3 subtasks done, 1 skipped, 1 removed; no change" id)))
+      (agentls--redraw-views)
+      (with-current-buffer "*agentls-tasks*"
+        (should (string-prefix-p "1 of 3 subtasks done, 1 skipped, 1 removed"
+                                 (aref (cadr (assoc id tabulated-list-entries)) 4))))
+      (with-current-buffer (agentls-transcript task)
+        (should (string-match-p (regexp-quote "── task done: 1 of 3 subtasks done, 1 skipped, 1 removed · no change ──")
+                                (buffer-string))))
       (dolist (kind '("subtaskAdded" "subtaskRemoved" "subtaskSkipped"))
         (should (agentls-test--events task kind)))
       ;; Any control on a task that ended is refused.
@@ -1975,7 +2008,7 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
           (dolist (want '("── task ──" "Two steps." "── 1 · Read a ──" "Reading a.txt first."
                           "  ✓ read_file a.txt  → alpha" "── 2 · Write b ──" "Now writing\nb.txt."
                           "  ✓ write_file b.txt" "  ✎ changed b.txt"
-                          "── task done: 1 applied, 0 rejected ──" "changes:"))
+                          "── task done: 2 of 2 subtasks done · 1 applied, 0 rejected ──" "changes:"))
             (should (string-match-p (regexp-quote want) text))))
         ;; The call's arguments are hidden under its line; TAB shows them.
         (goto-char (point-min))
@@ -2309,10 +2342,14 @@ holding \"draft\"), OUT to where the driver writes pid and result."
     ;; The transcript's window shows its end: the counts, the summary and,
     ;; last (from the run's result), the changes.
     (let ((screen (agentls-test--wait-screen sock "✓ create out.txt")))
-      (dolist (want '("── task done: 1 applied, 0 rejected ──" "- 1 (Think about the notes): skipped"
+      (dolist (want '("── task done: 1 of 2 subtasks done, 1 skipped · 1 applied, 0 rejected ──" "- 1 (Think about the notes): skipped"
                       "- 2 (Write it down): written down" "changes:"))
         (should (string-match-p (regexp-quote want) screen)))
-      (message "the screen:\n%s" screen))))
+      (message "the screen:\n%s" screen))
+    ;; The task ran and ended without moving the person's point: they are
+    ;; still in the tasks buffer, where they pressed x.
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "M-:" "(format \"selected: %s\" (buffer-name))" "Enter")
+    (agentls-test--wait-screen sock "selected: *agentls-tasks*")))
 
 (provide 'agentls-test)
 ;;; agentls-test.el ends here

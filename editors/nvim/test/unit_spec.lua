@@ -583,6 +583,43 @@ test('a run result counts the changes applied and rejected, not the changes', fu
   R.contains(views.task_lines(st), 'changes: 0 applied, 1 rejected', 'the tasks view says it before the reply')
 end)
 
+test('an ended task says how its subtasks ended from the server\'s counts, the skipped and removed ones too', function()
+  local transcript = require('agentls.transcript')
+  local c = { done = 1, skipped = 1, removed = 1, failed = 0, blocked = 0, notRun = 0 }
+  R.eq('1 of 3 subtasks done, 1 skipped, 1 removed', transcript.subtask_counts(c), 'in words')
+  R.eq('1/3 (1 skipped, 1 removed)', transcript.progress(c), 'short')
+  R.eq('2/2', transcript.progress({ done = 2, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'all done')
+  R.eq('0 of 1 subtask done, 1 not run', transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 1 }), 'one')
+  R.eq(nil, transcript.subtask_counts(nil), 'an older server sends none')
+  R.eq(nil, transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'a failed plan had no subtask')
+  -- Two subtasks left in the list, both settled: the counts say one was done.
+  local st = state.new('/w')
+  st:task_started('t1', 'Steer')
+  local left = { { id = '1', content = 'a', state = 'skipped' }, { id = '3', content = 'c', state = 'done' } }
+  st:task_update({ taskId = 't1', seq = 1, state = 'done', subtasks = left,
+    event = { kind = 'stateChanged', state = 'done', summary = '1 of 3 subtasks done, 1 skipped, 1 removed.', applied = 0, rejected = 0, counts = c } })
+  R.contains(views.task_lines(st), 'Task t1  [done · 1/3 (1 skipped, 1 removed)]  Steer', 'the tasks view')
+  R.contains(st:task('t1').transcript.lines, '── task done: 1 of 3 subtasks done, 1 skipped, 1 removed · no change ──', 'the transcript')
+end)
+
+test('the end of a run is told on one line that fits, the counts from the server', function()
+  local agentls = require('agentls')
+  local c = { done = 1, skipped = 1, removed = 1, failed = 0, blocked = 0, notRun = 0 }
+  R.eq('task t1 done: 1 of 3 subtasks done, 1 skipped, 1 removed; 1 applied, 0 rejected',
+    agentls.end_message('t1', { state = 'done', summary = '1 of 3 subtasks done, 1 skipped, 1 removed.\n- 1 (a): skipped', applied = 1, rejected = 0, counts = c }),
+    'the counts said once')
+  R.eq('task t1 done: greet added (1 of 1 subtask done; 1 applied, 0 rejected)',
+    agentls.end_message('t1', { state = 'done', summary = 'greet added', applied = 1, rejected = 0,
+      counts = { done = 1, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 } }), 'one subtask\'s result')
+end)
+
+test('the server\'s settings are named as setup() takes them', function()
+  R.eq('no model configured: set the model option of setup() (e.g. "anthropic:x"), or AGENTLS_MODEL',
+    config.words('no model configured: set initializationOptions.model (editor setting "model", e.g. "anthropic:x"), or AGENTLS_MODEL'), 'the model')
+  R.eq('invalid params: the max_workers option of setup(): must be a number', config.words('invalid params: initializationOptions.maxWorkers: must be a number'), 'another')
+  R.eq('model "x:y" (from the model chosen with :AgentModel) is unknown', config.words('model "x:y" (from agent/run model) is unknown'), 'a run\'s own model')
+end)
+
 test('the tasks view maps each subtask line to its task and subtask', function()
   local st = state.new('/w')
   st:task_started('t1', 'Plan')
@@ -658,7 +695,7 @@ test('the transcript streams text per subtask, folds tool calls and lists the ch
   st:run_result('t1', { taskId = 't1', state = 'done', summary = 'All done.', applied = 1, rejected = 1, subtasks = subs,
     changes = { { path = 'main.go', operation = 'update', applied = true, diff = '--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-a\n+b\n' },
       { path = 'x_test.go', operation = 'create', applied = false, diff = '' } } })
-  R.contains(doc.lines, '── task done: 1 applied, 1 rejected ──', 'the end with its counts')
+  R.contains(doc.lines, '── task done: 1 applied, 1 rejected ──', 'the end with its counts (an older server: no subtask counts)')
   R.contains(doc.lines, '  ✓ update main.go', 'the changes listed')
   R.contains(doc.lines, '  ✗ create x_test.go  (not applied)', 'with the rejected one')
   R.contains(doc.lines, '      +b', 'and their diffs, folded')
@@ -764,11 +801,11 @@ test('steering commands read their arguments and complete ids from the live task
   assert(ok, err)
 end)
 
-test('the model check of :checkhealth says the verdict and what is wrong', function()
+test('the model check of :checkhealth says the verdict and what is wrong, the setting named as setup() takes it', function()
   local health = require('agentls.health')
-  R.eq({ { level = 'ok', text = '/w: model script:/s.json (from initializationOptions.model): the script loads' } },
+  R.eq({ { level = 'ok', text = '/w: model script:/s.json (from the model option of setup()): the script loads' } },
     health.model_report({ root = '/w' }, { model = 'script:/s.json', source = 'initializationOptions.model', ok = true, message = 'the script loads' }), 'ok')
-  R.eq({ { level = 'error', text = '/w: model openai:gpt-4.1-mimi (from agent/checkModel model): [unknownModel] offers no model' } },
+  R.eq({ { level = 'error', text = '/w: model openai:gpt-4.1-mimi (from the model checked): [unknownModel] offers no model' } },
     health.model_report({ root = '/w' }, { model = 'openai:gpt-4.1-mimi', source = 'agent/checkModel model', ok = false, problem = 'unknownModel', message = 'offers no model' }), 'a problem')
   R.eq('warn', health.model_report({ root = '/w' }, nil, 'method not found')[1].level, 'an error')
 end)

@@ -1215,7 +1215,35 @@ export interface RunResult {
   /** Applied and Rejected count Changes by their applied flag. */
   applied: number;
   rejected: number;
+  /**
+   * Counts counts the task's subtasks by how they ended, the removed
+   * ones included.
+   */
+  counts: SubtaskCounts;
   usage: Usage;
+}
+
+/**
+ * SubtaskCounts counts the subtasks of an ended task by how each ended:
+ * every subtask the task had, those the person removed included, is in
+ * exactly one count, so the counts add up to how many it had. What a view
+ * says of the end ("1 of 3 subtasks done, 1 skipped, 1 removed") comes from
+ * these, never from counting the subtasks again.
+ */
+export interface SubtaskCounts {
+  done: number;
+  skipped: number;
+  /** Removed: taken out of the plan before they started (agent/removeSubtask). */
+  removed: number;
+  /** Failed: failed, or stopped while running. */
+  failed: number;
+  /**
+   * Blocked: not started because a subtask they depend on failed or was
+   * blocked.
+   */
+  blocked: number;
+  /** NotRun: not started when the task stopped. */
+  notRun: number;
 }
 
 /** StopParams are the params of agent/stop. */
@@ -1521,11 +1549,13 @@ export interface TaskEvent {
   outputTokens?: number;
   state?: string;
   /**
-   * Applied and Rejected are set on the stateChanged event that ends a
-   * task: the counts of its changes applied and not applied.
+   * Applied, Rejected and Counts are set on the stateChanged event that
+   * ends a task: the counts of its changes applied and not applied, and
+   * of its subtasks by how they ended (as agent/run's result has them).
    */
   applied?: number;
   rejected?: number;
+  counts?: SubtaskCounts;
   /** Todos is the checklist of a todos event. */
   todos?: Todo[];
   /**

@@ -13,6 +13,7 @@ import (
 // with what it is doing.
 type tree struct {
 	state    string
+	counts   *api.SubtaskCounts // how the subtasks ended, once the task has
 	subtasks []api.Subtask
 	activity map[string]string // subtask id -> its last tool call
 	// thinking holds each agent's block of thinking while it streams, by
@@ -32,6 +33,9 @@ func (t *tree) apply(p *api.TaskUpdateParams) string {
 	t.state = p.State
 	t.subtasks = p.Subtasks
 	ev := p.Event
+	if ev.Counts != nil && ev.Counts.Total() > 0 {
+		t.counts = ev.Counts
+	}
 	tag := "task"
 	if ev.SubtaskID != "" {
 		tag = ev.SubtaskID
@@ -84,6 +88,9 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 	case api.EventTodos:
 		return fmt.Sprintf("[%s] todos: %s", tag, short(todosText(ev.Todos), 200))
 	case api.EventStateChanged:
+		if ev.Counts != nil && ev.Counts.Total() > 0 {
+			return fmt.Sprintf("[task] %s: %s", ev.State, ev.Counts.String())
+		}
 		return fmt.Sprintf("[task] %s", ev.State)
 	case api.EventPlanned:
 		return "[task] plan:\n" + indent(ev.Text, "  ")
@@ -139,7 +146,11 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 
 // render draws the tree: one line for the task, one per subtask.
 func (t *tree) render(color bool) []string {
-	lines := []string{fmt.Sprintf("agentls: %s", t.state)}
+	head := fmt.Sprintf("agentls: %s", t.state)
+	if t.counts != nil {
+		head += " · " + t.counts.String()
+	}
+	lines := []string{head}
 	for _, s := range t.subtasks {
 		mark := map[string]string{
 			api.SubtaskPending: "○", api.SubtaskRunning: "◐", api.SubtaskDone: "✓",

@@ -228,6 +228,25 @@ function M.resolve(opts)
   return c
 end
 
+-- words names the server's settings as the person wrote them: the server
+-- says initializationOptions.maxWorkers where setup() took max_workers, and
+-- names a task's own model by the request that gave it, where the person
+-- chose it with :AgentModel (or named it to :AgentCheckModel).
+function M.words(text)
+  if type(text) ~= 'string' then
+    return text
+  end
+  text = text:gsub('initializationOptions%.model %(editor setting "model", ', 'the model option of setup() (')
+  text = text:gsub('initializationOptions%.(%a+)', function(key)
+    return 'the ' .. key:gsub('%u', function(c)
+      return '_' .. c:lower()
+    end) .. ' option of setup()'
+  end)
+  text = text:gsub('agent/run model', 'the model chosen with :AgentModel')
+  text = text:gsub('agent/checkModel model', 'the model checked')
+  return text
+end
+
 -- init_options turns a config into the initializationOptions of docs/PROTOCOL.md §2,
 -- with trust ('trusted' or 'untrusted', the workspace's: agentls.trust) as
 -- workspaceTrust. Unset options are left out, so the server's defaults and

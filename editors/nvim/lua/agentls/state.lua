@@ -57,6 +57,7 @@ local function new_task(id, prompt)
     result = nil,
     error = nil,
     counts = nil, -- { applied, rejected } from the stateChanged that ended it
+    subtask_counts = nil, -- how its subtasks ended (the server's counts), once it has
     started = vim.loop.now(),
     transcript = transcript.new(id, prompt),
   }
@@ -233,6 +234,9 @@ function State:task_update(p)
   elseif e.kind == 'stateChanged' and e.applied ~= nil then
     t.counts = { applied = tonumber(e.applied) or 0, rejected = tonumber(e.rejected) or 0 }
   end
+  if e.kind == 'stateChanged' and type(e.counts) == 'table' then
+    t.subtask_counts = e.counts
+  end
   -- An agent thinks from its first thinking event to its next text or
   -- tool call (docs/PROTOCOL.md §5).
   local agent = type(e.subtaskId) == 'string' and e.subtaskId or ''
@@ -270,6 +274,9 @@ function State:run_result(id, res)
   t.thinking = {}
   t.question = nil
   t.counts = M.counts(res)
+  if type(res.counts) == 'table' then
+    t.subtask_counts = res.counts
+  end
   t.transcript:result(res)
   self:changed('tasks')
   self:changed('heat')

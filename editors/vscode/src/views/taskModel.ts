@@ -1,7 +1,7 @@
 // The view model of running and finished tasks, fed by agent/taskUpdate
 // notifications and agent/run results. It knows nothing of VS Code's UI: the
 // tree view and the status bar render it.
-import { InstructionFile, PlanStep, RunResult, Subtask, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
+import { InstructionFile, PlanStep, RunResult, Subtask, SubtaskCounts, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
 
 /**
  * One thing a subtask (or the coordinator) did, in order: the model's text
@@ -67,6 +67,11 @@ export interface TaskView {
   /** Changes applied and rejected (agent/run's counts), once the task has ended. */
   applied?: number;
   rejected?: number;
+  /**
+   * How its subtasks ended (agent/run's counts, the removed ones
+   * included), once the task has ended: what every view says of the end.
+   */
+  counts?: SubtaskCounts;
   /** What each subtask did ('' is the coordinator), oldest first. */
   transcript: Map<string, Entry[]>;
   /** The model and intent the task was started with, when the client chose them. */
@@ -408,6 +413,9 @@ export class TaskStore {
         if (typeof e.rejected === 'number') {
           t.rejected = e.rejected;
         }
+        if (isCounts(e.counts)) {
+          t.counts = e.counts;
+        }
         if (isFinal(p.state)) {
           this.endTask(t);
         }
@@ -461,6 +469,9 @@ export class TaskStore {
     t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied, diff: c.diff }));
     t.applied = typeof r.applied === 'number' ? r.applied : t.changes.filter((c) => c.applied).length;
     t.rejected = typeof r.rejected === 'number' ? r.rejected : t.changes.filter((c) => !c.applied).length;
+    if (isCounts(r.counts)) {
+      t.counts = r.counts;
+    }
     this.endTask(t);
     this.changed();
   }
@@ -510,8 +521,51 @@ export class TaskStore {
   }
 }
 
-/** progressText is "2/3 subtasks" style counting of ended subtasks. */
+/** isCounts checks agentls's subtask counts (an older agentls sends none). */
+function isCounts(c: unknown): c is SubtaskCounts {
+  if (typeof c !== 'object' || c === null) {
+    return false;
+  }
+  const x = c as Record<string, unknown>;
+  return ['done', 'skipped', 'removed', 'failed', 'blocked', 'notRun'].every((k) => typeof x[k] === 'number');
+}
+
+/** The counts other than done's, in the order every view says them. */
+function otherCounts(c: SubtaskCounts): string[] {
+  const words: [number, string][] = [[c.skipped, 'skipped'], [c.removed, 'removed'], [c.failed, 'failed'], [c.blocked, 'blocked'], [c.notRun, 'not run']];
+  return words.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`);
+}
+
+function total(c: SubtaskCounts): number {
+  return c.done + c.skipped + c.removed + c.failed + c.blocked + c.notRun;
+}
+
+/**
+ * subtaskCounts says how an ended task's subtasks ended, from agentls's
+ * counts, as agentls's summary says it: "1 of 3 subtasks done, 1 skipped,
+ * 1 removed"; '' before the end (or from an agentls that sends none, or
+ * of a task that had no subtask: its plan failed).
+ */
+export function subtaskCounts(t: Pick<TaskView, 'counts'>): string {
+  const c = t.counts;
+  if (c === undefined || total(c) === 0) {
+    return '';
+  }
+  const n = total(c);
+  return [`${c.done} of ${n} ${n === 1 ? 'subtask' : 'subtasks'} done`, ...otherCounts(c)].join(', ');
+}
+
+/**
+ * progressText counts a task's subtasks in a few characters: while it runs
+ * those that ended of those it has ("1/3"); once it has ended those done of
+ * every one it had, the removed ones included, and how the others ended
+ * ("1/3 (1 skipped, 1 removed)"), from agentls's counts.
+ */
 export function progressText(t: TaskView): string {
+  if (isFinal(t.state) && t.counts !== undefined && total(t.counts) > 0) {
+    const others = otherCounts(t.counts);
+    return `${t.counts.done}/${total(t.counts)}${others.length > 0 ? ` (${others.join(', ')})` : ''}`;
+  }
   if (t.subtasks.length === 0) {
     return '';
   }
