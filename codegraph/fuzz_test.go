@@ -12,6 +12,7 @@ func FuzzParsers(f *testing.F) {
 		"package p\nfunc f() { g() }\n", "def f():\n    return g(\n", "class A { m() { return `${x}` } }",
 		"fn f<'a>(x: &'a str) { r#\"s\"#; }", "struct S { int x; }; int f(int (*g)(int)) { return g(1); }",
 		"public class A { void m() {} }", "namespace n { class C : B<T> { C() : x{1} {} }; }", "#define X(a) (a)\n",
+		"namespace N; [A] class C<T> : B where T : new() { int P { get; } = @\"x\"\"\"; void M() => $\"{x}\"; }",
 	} {
 		f.Add(seed)
 	}
@@ -19,7 +20,8 @@ func FuzzParsers(f *testing.F) {
 		lang Lang
 		name string
 	}{{LangGo, "x.go"}, {LangPython, "x.py"}, {LangJavaScript, "x.js"}, {LangTypeScript, "x.ts"},
-		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"}}
+		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"},
+		{LangCSharp, "x.cs"}}
 	f.Fuzz(func(t *testing.T, text string) {
 		src := []byte(text)
 		end := newBuilder(src).pos(len(src))

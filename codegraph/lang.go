@@ -19,6 +19,13 @@ const (
 	LangJava
 	LangC
 	LangCPP
+	LangCSharp
+	LangPHP
+	LangRuby
+	LangShell
+	LangKotlin
+	LangSwift
+	LangLua
 )
 
 var langNames = [...]string{
@@ -30,6 +37,13 @@ var langNames = [...]string{
 	LangJava:       "java",
 	LangC:          "c",
 	LangCPP:        "cpp",
+	LangCSharp:     "csharp",
+	LangPHP:        "php",
+	LangRuby:       "ruby",
+	LangShell:      "shell",
+	LangKotlin:     "kotlin",
+	LangSwift:      "swift",
+	LangLua:        "lua",
 }
 
 func (l Lang) String() string {
@@ -64,6 +78,7 @@ var extLangs = map[string]Lang{
 	".hxx":  LangCPP,
 	".h++":  LangCPP,
 	".ipp":  LangCPP,
+	".cs":   LangCSharp,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -98,6 +113,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseJava(src), nil
 	case LangC, LangCPP:
 		return parseC(lang, src), nil
+	case LangCSharp:
+		return parseCSharp(src), nil
 	}
 	return &File{}, nil
 }
