@@ -13,6 +13,7 @@ func FuzzParsers(f *testing.F) {
 		"fn f<'a>(x: &'a str) { r#\"s\"#; }", "struct S { int x; }; int f(int (*g)(int)) { return g(1); }",
 		"public class A { void m() {} }", "namespace n { class C : B<T> { C() : x{1} {} }; }", "#define X(a) (a)\n",
 		"namespace N; [A] class C<T> : B where T : new() { int P { get; } = @\"x\"\"\"; void M() => $\"{x}\"; }",
+		"<p>'</p><?php namespace A\\B; use C\\{D, E as F}; # c\nclass G { public $h, $i = <<<X\nx\nX; function j() {} } ?>",
 	} {
 		f.Add(seed)
 	}
@@ -21,7 +22,7 @@ func FuzzParsers(f *testing.F) {
 		name string
 	}{{LangGo, "x.go"}, {LangPython, "x.py"}, {LangJavaScript, "x.js"}, {LangTypeScript, "x.ts"},
 		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"},
-		{LangCSharp, "x.cs"}}
+		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}}
 	f.Fuzz(func(t *testing.T, text string) {
 		src := []byte(text)
 		end := newBuilder(src).pos(len(src))

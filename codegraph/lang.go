@@ -79,6 +79,7 @@ var extLangs = map[string]Lang{
 	".h++":  LangCPP,
 	".ipp":  LangCPP,
 	".cs":   LangCSharp,
+	".php":  LangPHP,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -115,6 +116,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseC(lang, src), nil
 	case LangCSharp:
 		return parseCSharp(src), nil
+	case LangPHP:
+		return parsePHP(src), nil
 	}
 	return &File{}, nil
 }

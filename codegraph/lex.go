@@ -38,6 +38,7 @@ type lexOptions struct {
 	hashComment   bool // PHP: # starts a comment (not #[, an attribute)
 	heredoc       bool // PHP: <<<ID … ID, <<<'ID' … ID
 	swiftRaw      bool // Swift: #"…"#, ##"…"##
+	php           bool // PHP: only the text inside <?php … ?> is code
 }
 
 type lexer struct {
@@ -94,6 +95,9 @@ func (l *lexer) lineStart(i int) bool {
 
 func (l *lexer) run() {
 	src := l.src
+	if l.opt.php {
+		l.skipHTML()
+	}
 	for l.i < len(src) {
 		c := src[l.i]
 		switch {
@@ -110,6 +114,9 @@ func (l *lexer) run() {
 			l.blockComment()
 		case c == '#' && l.opt.preprocessor && l.lineStart(l.i):
 			l.directive()
+		case c == '?' && l.opt.php && l.peek(1) == '>':
+			l.i += 2
+			l.skipHTML()
 		case c == '#' && l.opt.hashComment && l.peek(1) != '[':
 			for l.i < len(src) && src[l.i] != '\n' {
 				l.i++
@@ -383,6 +390,27 @@ func (l *lexer) rustString() bool {
 	}
 	l.emit(tString, start, line)
 	return true
+}
+
+// skipHTML skips the text up to the next <?php, <?= or <? (PHP).
+func (l *lexer) skipHTML() {
+	src := l.src
+	for l.i < len(src) {
+		if src[l.i] == '\n' {
+			l.line++
+		}
+		if src[l.i] == '<' && l.peek(1) == '?' {
+			l.i += 2
+			switch {
+			case l.i+3 <= len(src) && string(src[l.i:l.i+3]) == "php":
+				l.i += 3
+			case l.i < len(src) && src[l.i] == '=':
+				l.i++
+			}
+			return
+		}
+		l.i++
+	}
 }
 
 // csharpString lexes a C# string with a prefix at l.i: @"…" (verbatim:
