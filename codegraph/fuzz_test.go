@@ -14,6 +14,7 @@ func FuzzParsers(f *testing.F) {
 		"public class A { void m() {} }", "namespace n { class C : B<T> { C() : x{1} {} }; }", "#define X(a) (a)\n",
 		"namespace N; [A] class C<T> : B where T : new() { int P { get; } = @\"x\"\"\"; void M() => $\"{x}\"; }",
 		"<p>'</p><?php namespace A\\B; use C\\{D, E as F}; # c\nclass G { public $h, $i = <<<X\nx\nX; function j() {} } ?>",
+		"module M; class A::B < C; def self.f(x) = x; def ==(o) o end; def g?; x = <<~E if y\n#{z}\nE\n%w[a] =~ /b/; end end end\n=begin\n=end\n__END__\n",
 	} {
 		f.Add(seed)
 	}
@@ -22,7 +23,7 @@ func FuzzParsers(f *testing.F) {
 		name string
 	}{{LangGo, "x.go"}, {LangPython, "x.py"}, {LangJavaScript, "x.js"}, {LangTypeScript, "x.ts"},
 		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"},
-		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}}
+		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}, {LangRuby, "x.rb"}}
 	f.Fuzz(func(t *testing.T, text string) {
 		src := []byte(text)
 		end := newBuilder(src).pos(len(src))

@@ -80,6 +80,8 @@ var extLangs = map[string]Lang{
 	".ipp":  LangCPP,
 	".cs":   LangCSharp,
 	".php":  LangPHP,
+	".rb":   LangRuby,
+	".rake": LangRuby,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -118,6 +120,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseCSharp(src), nil
 	case LangPHP:
 		return parsePHP(src), nil
+	case LangRuby:
+		return parseRuby(src), nil
 	}
 	return &File{}, nil
 }

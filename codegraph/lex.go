@@ -775,6 +775,13 @@ type toks struct {
 
 func newToks(src []byte, opt lexOptions) *toks {
 	ts := &toks{src: src, t: lex(src, opt)}
+	ts.matchBrackets()
+	return ts
+}
+
+// matchBrackets sets match from the tokens.
+func (ts *toks) matchBrackets() {
+	src := ts.src
 	ts.match = make([]int32, len(ts.t))
 	var stack []int32
 	for i := range ts.t {
@@ -805,7 +812,6 @@ func newToks(src []byte, opt lexOptions) *toks {
 			}
 		}
 	}
-	return ts
 }
 
 func (ts *toks) text(i int) string {

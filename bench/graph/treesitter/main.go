@@ -200,6 +200,10 @@ func main() {
 				oursFn[k] = true
 			case codegraph.KindClass, codegraph.KindStruct, codegraph.KindInterface, codegraph.KindTrait, codegraph.KindType, codegraph.KindEnum:
 				oursTy[k] = true
+			case codegraph.KindModule:
+				if *langName == "ruby" { // a Ruby module is a type, as its query says
+					oursTy[k] = true
+				}
 			}
 		}
 	}
