@@ -82,6 +82,8 @@ var extLangs = map[string]Lang{
 	".php":  LangPHP,
 	".rb":   LangRuby,
 	".rake": LangRuby,
+	".sh":   LangShell,
+	".bash": LangShell,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -122,6 +124,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parsePHP(src), nil
 	case LangRuby:
 		return parseRuby(src), nil
+	case LangShell:
+		return parseShell(src), nil
 	}
 	return &File{}, nil
 }
