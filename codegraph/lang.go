@@ -84,6 +84,8 @@ var extLangs = map[string]Lang{
 	".rake": LangRuby,
 	".sh":   LangShell,
 	".bash": LangShell,
+	".kt":   LangKotlin,
+	".kts":  LangKotlin,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -126,6 +128,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseRuby(src), nil
 	case LangShell:
 		return parseShell(src), nil
+	case LangKotlin:
+		return parseKotlin(src), nil
 	}
 	return &File{}, nil
 }

@@ -231,6 +231,7 @@ func main() {
 	parser.SetLanguage(sp.lang)
 	var parseCPU, queryCPU time.Duration
 	errs := 0
+	errFiles := map[string]bool{}
 	for _, f := range files {
 		c0 := cpu()
 		tree, err := parser.ParseCtx(context.Background(), nil, f.src)
@@ -241,6 +242,7 @@ func main() {
 		root := tree.RootNode()
 		if root.HasError() {
 			errs++
+			errFiles[f.name] = true
 		}
 		c0 = cpu()
 		run := func(qs []*sitter.Query, into map[key]bool) {
@@ -274,6 +276,25 @@ func main() {
 		}
 		fmt.Printf("  %-10s tree-sitter %7d  ours %7d  both %7d  recall %5.1f%%  precision %5.1f%%\n", what, len(ts), len(ours), both,
 			pct(both, len(ts)), pct(both, len(ours)))
+		if errs > 0 {
+			// the same, in the files tree-sitter parses without an error
+			var nts, nours, nboth int
+			for k := range ts {
+				if !errFiles[k.file] {
+					nts++
+				}
+			}
+			for k := range ours {
+				if !errFiles[k.file] {
+					nours++
+					if ts[k] {
+						nboth++
+					}
+				}
+			}
+			fmt.Printf("  %-10s in the %d files tree-sitter parses whole: recall %5.1f%%  precision %5.1f%%\n", "", len(files)-errs,
+				pct(nboth, nts), pct(nboth, nours))
+		}
 		if *show > 0 {
 			var only []string
 			for k := range ts {
