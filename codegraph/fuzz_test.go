@@ -17,6 +17,7 @@ func FuzzParsers(f *testing.F) {
 		"module M; class A::B < C; def self.f(x) = x; def ==(o) o end; def g?; x = <<~E if y\n#{z}\nE\n%w[a] =~ /b/; end end end\n=begin\n=end\n__END__\n",
 		"f() { g \"$(h '${x}')\" <<-'E'\n\tx\n\tE\n}\nfunction k ( case $1 in a) f;; esac )\n. ./l.sh # c",
 		"package p\nimport a.b as c\nclass A<T>(val x: T) : B(), C {\n companion object { fun f() = 1 }\n fun <R> T?.g(): R? = null\n}\ntypealias D = List<A<Int>>\nfun interface E { fun h() }",
+		"import struct A.B\nextension C.D: E { func `is`<T>(_ x: T) -> Bool { #\"x\"# == \"\"\"\ny\n\"\"\" } }\nenum F { case g, h(Int) }\nclass I { class func j() {} }",
 	} {
 		f.Add(seed)
 	}
@@ -25,7 +26,7 @@ func FuzzParsers(f *testing.F) {
 		name string
 	}{{LangGo, "x.go"}, {LangPython, "x.py"}, {LangJavaScript, "x.js"}, {LangTypeScript, "x.ts"},
 		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"},
-		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}, {LangRuby, "x.rb"}, {LangShell, "x.sh"}, {LangKotlin, "x.kt"}}
+		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}, {LangRuby, "x.rb"}, {LangShell, "x.sh"}, {LangKotlin, "x.kt"}, {LangSwift, "x.swift"}}
 	f.Fuzz(func(t *testing.T, text string) {
 		src := []byte(text)
 		end := newBuilder(src).pos(len(src))

@@ -54,38 +54,39 @@ func (l Lang) String() string {
 }
 
 var extLangs = map[string]Lang{
-	".go":   LangGo,
-	".py":   LangPython,
-	".pyi":  LangPython,
-	".js":   LangJavaScript,
-	".jsx":  LangJavaScript,
-	".mjs":  LangJavaScript,
-	".cjs":  LangJavaScript,
-	".ts":   LangTypeScript,
-	".tsx":  LangTypeScript,
-	".mts":  LangTypeScript,
-	".cts":  LangTypeScript,
-	".rs":   LangRust,
-	".java": LangJava,
-	".c":    LangC,
-	".h":    LangC,
-	".cc":   LangCPP,
-	".cpp":  LangCPP,
-	".cxx":  LangCPP,
-	".c++":  LangCPP,
-	".hh":   LangCPP,
-	".hpp":  LangCPP,
-	".hxx":  LangCPP,
-	".h++":  LangCPP,
-	".ipp":  LangCPP,
-	".cs":   LangCSharp,
-	".php":  LangPHP,
-	".rb":   LangRuby,
-	".rake": LangRuby,
-	".sh":   LangShell,
-	".bash": LangShell,
-	".kt":   LangKotlin,
-	".kts":  LangKotlin,
+	".go":    LangGo,
+	".py":    LangPython,
+	".pyi":   LangPython,
+	".js":    LangJavaScript,
+	".jsx":   LangJavaScript,
+	".mjs":   LangJavaScript,
+	".cjs":   LangJavaScript,
+	".ts":    LangTypeScript,
+	".tsx":   LangTypeScript,
+	".mts":   LangTypeScript,
+	".cts":   LangTypeScript,
+	".rs":    LangRust,
+	".java":  LangJava,
+	".c":     LangC,
+	".h":     LangC,
+	".cc":    LangCPP,
+	".cpp":   LangCPP,
+	".cxx":   LangCPP,
+	".c++":   LangCPP,
+	".hh":    LangCPP,
+	".hpp":   LangCPP,
+	".hxx":   LangCPP,
+	".h++":   LangCPP,
+	".ipp":   LangCPP,
+	".cs":    LangCSharp,
+	".php":   LangPHP,
+	".rb":    LangRuby,
+	".rake":  LangRuby,
+	".sh":    LangShell,
+	".bash":  LangShell,
+	".kt":    LangKotlin,
+	".kts":   LangKotlin,
+	".swift": LangSwift,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -130,6 +131,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseShell(src), nil
 	case LangKotlin:
 		return parseKotlin(src), nil
+	case LangSwift:
+		return parseSwift(src), nil
 	}
 	return &File{}, nil
 }

@@ -233,6 +233,21 @@ func (p *declParser) funcName(j int) (int, int) {
 	name := -1
 	for j < len(p.t) {
 		switch {
+		case p.is(j, "`") && p.ident(j+1) && p.is(j+2, "`") && name < 0:
+			// a keyword made a name: `is`
+			name = j + 1
+			if !p.is(j+3, "(") && !p.is(j+3, "<") {
+				return -1, -1
+			}
+			if p.is(j+3, "<") {
+				j = p.angleEnd(j + 3)
+			} else {
+				j += 2
+			}
+			if !p.is(j+1, "(") {
+				return -1, -1
+			}
+			return name, j + 1
 		case p.ident(j):
 			name = j
 			j++

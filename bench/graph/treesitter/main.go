@@ -255,7 +255,8 @@ func main() {
 						break
 					}
 					for _, cp := range m.Captures {
-						into[key{f.name, cp.Node.Content(f.src), cp.Node.StartPoint().Row}] = true
+						// `is`, a keyword made a name (Kotlin, Swift), is is
+						into[key{f.name, strings.Trim(cp.Node.Content(f.src), "`"), cp.Node.StartPoint().Row}] = true
 					}
 				}
 				qc.Close()
