@@ -87,6 +87,7 @@ var extLangs = map[string]Lang{
 	".kt":    LangKotlin,
 	".kts":   LangKotlin,
 	".swift": LangSwift,
+	".lua":   LangLua,
 }
 
 // LangOf is the language of a file by its name, LangNone when the graph
@@ -133,6 +134,8 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseKotlin(src), nil
 	case LangSwift:
 		return parseSwift(src), nil
+	case LangLua:
+		return parseLua(src), nil
 	}
 	return &File{}, nil
 }

@@ -131,7 +131,9 @@ var specs = map[string]spec{
 		[]string{`(class_declaration name: (type_identifier) @n)`, `(protocol_declaration name: (type_identifier) @n)`,
 			`(typealias_declaration name: (type_identifier) @n)`}},
 	"lua": {lua.GetLanguage(), []string{".lua"},
-		[]string{`(function_statement name: (function_name) @n)`},
+		[]string{`(function_statement name: (identifier) @n)`, `(function_statement name: (function_name (identifier) @n .))`,
+			`(variable_declaration name: (variable_declarator (identifier) @n .) value: (function))`,
+			`(field name: (identifier) @n value: (function))`},
 		nil},
 }
 
