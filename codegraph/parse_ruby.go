@@ -161,6 +161,14 @@ func (l *rbLexer) run() {
 				l.i++
 			}
 			l.emit(tPunct, start, line)
+		case c == ':' && strings.IndexByte("%+-*/<>=![~^&|", l.peek(1)) >= 0 && l.peek(1) != 0 && !l.valueBefore():
+			// an operator's symbol: :%, :<=>, :[]=
+			start, line := l.i, l.line
+			l.i += 2
+			for l.i < len(src) && l.i-start < 4 && strings.IndexByte("+-*/<>=!]~@", src[l.i]) >= 0 {
+				l.i++
+			}
+			l.emit(tLabel, start, line)
 		case c == '%' && l.percentLiteral():
 		case c == '/' && (!l.valueBefore() || l.argStart()):
 			start, line := l.i, l.line
@@ -341,6 +349,19 @@ func (l *rbLexer) interpolation() {
 		case '$':
 			l.i += 2 // $', $": a global, no quote
 			continue
+		case '%':
+			// a %-literal with a bracket: %r[…], %w(…)
+			j := l.i + 1
+			if j < len(src) && strings.IndexByte("qQwWiIrsx", src[j]) >= 0 {
+				j++
+			}
+			if j < len(src) && strings.IndexByte("([{<", src[j]) >= 0 {
+				open := src[j]
+				close := map[byte]byte{'(': ')', '[': ']', '{': '}', '<': '>'}[open]
+				l.i = j + 1
+				l.str(close, open, true)
+				continue
+			}
 		case '/':
 			// a regular expression where an argument starts
 			k := l.i - 1
