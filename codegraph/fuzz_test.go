@@ -15,7 +15,7 @@ func FuzzParsers(f *testing.F) {
 		"namespace N; [A] class C<T> : B where T : new() { int P { get; } = @\"x\"\"\"; void M() => $\"{x}\"; }",
 		"<p>'</p><?php namespace A\\B; use C\\{D, E as F}; # c\nclass G { public $h, $i = <<<X\nx\nX; function j() {} } ?>",
 		"module M; class A::B < C; def self.f(x) = x; def ==(o) o end; def g?; x = <<~E if y\n#{z}\nE\n%w[a] =~ /b/; end end end\n=begin\n=end\n__END__\n",
-		"x = %{#{a.sub(%r[\\A#{b}(?=/)]) {'$(c)'}}}\ny.map(&:%) { :<=> }\ndef z; end",
+		"x = %{#{a.sub(%r[\\A#{b}(?=/)]) {'$(c)'}}}\ny.map(&:%) { :<=> }\ndef z; end\nalias / +\nwhen :$/, :$;",
 		"f() { g \"$(h '${x}')\" <<-'E'\n\tx\n\tE\n}\nfunction k ( case $1 in a) f;; esac )\n. ./l.sh # c",
 		"package p\nimport a.b as c\nclass A<T>(val x: T) : B(), C {\n companion object { fun f() = 1 }\n fun <R> T?.g(): R? = null\n}\ntypealias D = List<A<Int>>\nfun interface E { fun h() }",
 		"import struct A.B\nextension C.D: E { func `is`<T>(_ x: T) -> Bool { #\"x\"# == \"\"\"\ny\n\"\"\" } }\nenum F { case g, h(Int) }\nclass I { class func j() {} }",

@@ -204,7 +204,8 @@ func parseLua(src []byte) *File {
 						}
 						sym = p.def(n, KindFunction, parent, cont, n, n)
 					case inTable:
-					case s == 0 || p.t[s].line > p.t[s-1].line || p.is(s-1, ";") || p.is(s-1, ")") || p.is(s-1, "end") || p.is(s-1, "local"):
+					case s == 0 || p.t[s].line > p.t[s-1].line || p.is(s-1, ";") || p.is(s-1, ")") || p.is(s-1, "end") || p.is(s-1, "local") ||
+						p.is(s-1, "then") || p.is(s-1, "do") || p.is(s-1, "else") || p.is(s-1, "repeat"):
 						start := s
 						cont := ""
 						if p.is(s, "local") {

@@ -146,6 +146,11 @@ func (l *rbLexer) run() {
 		case c == ':' && (isIdentStart(l.peek(1)) || l.peek(1) == '@') && !l.valueBeforeTernary():
 			start, line := l.i, l.line
 			l.i++
+			if src[l.i] == '$' && l.i+1 < len(src) && !isIdentChar(src[l.i+1]) && src[l.i+1] != '\n' {
+				l.i += 2 // :$/, :$; — a special global's symbol
+				l.emit(tLabel, start, line)
+				continue
+			}
 			for l.i < len(src) && (isIdentChar(src[l.i]) || src[l.i] == '@') {
 				l.i++
 			}
@@ -153,7 +158,7 @@ func (l *rbLexer) run() {
 				l.i++
 			}
 			l.emit(tLabel, start, line)
-		case (c == '/' || c == '%' || c == '<' || c == '?' || c == '!' || c == '=' || c == '[' || c == '-' || c == '+' || c == '*' || c == '~' || c == '^' || c == '&' || c == '|' || c == '>') && (l.lastIs("def") || l.lastIs(".") && len(l.toks) > 2 && l.isTok(len(l.toks)-3, "def")):
+		case (c == '/' || c == '%' || c == '<' || c == '?' || c == '!' || c == '=' || c == '[' || c == '-' || c == '+' || c == '*' || c == '~' || c == '^' || c == '&' || c == '|' || c == '>') && (l.lastIs("def") || l.lastIs("alias") || l.lastIs(".") && len(l.toks) > 2 && l.isTok(len(l.toks)-3, "def")):
 			// an operator method's name: def /(x), def fmt.%(x)
 			start, line := l.i, l.line
 			l.i++
