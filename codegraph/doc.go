@@ -10,9 +10,9 @@
 // go/parser, the other languages by a lexer of our own (lex.go: comments
 // dropped, literals opaque, brackets matched; Ruby, shell and Lua have their
 // own) and a recogniser per language that reads definitions off the token
-// stream by their shape. References
-// are the identifiers that are not definitions' names (a Go function's
-// locals left out), a call when a parenthesis follows, each with what the
+// stream by their shape. References are the identifiers that are not
+// definitions' names (a Go function's locals left out; a shell script's are
+// the commands it runs), a call when a parenthesis follows, each with what the
 // parser saw on its left (qual.go: an import, a value of known type, a
 // value of unknown type). docs/ARCHITECTURE.md ("Choices made") has the
 // measure of these parsers against tree-sitter.

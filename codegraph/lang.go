@@ -90,6 +90,9 @@ var extLangs = map[string]Lang{
 	".lua":   LangLua,
 }
 
+// langsRead names the languages the graph reads, for messages.
+const langsRead = "Go, Python, JavaScript, TypeScript, Rust, Java, C, C++, C#, PHP, Ruby, shell (.sh, .bash), Kotlin, Swift, Lua"
+
 // LangOf is the language of a file by its name, LangNone when the graph
 // does not parse it.
 func LangOf(name string) Lang {

@@ -1,11 +1,11 @@
 package codegraph
 
-// A lexer for the C family (C, C++, Java, JavaScript, TypeScript, Rust):
-// the source as identifiers, punctuation, literals and (C) preprocessor
-// lines, with comments dropped and every bracket matched. The languages'
-// recognisers read definitions, imports and references off this stream;
-// literals are opaque, so nothing inside a string or comment is ever taken
-// for code.
+// A lexer for the C family (C, C++, Java, JavaScript, TypeScript, Rust, C#,
+// PHP, Kotlin, Swift): the source as identifiers, punctuation, literals and
+// (C) preprocessor lines, with comments dropped and every bracket matched.
+// The languages' recognisers read definitions, imports and references off
+// this stream; literals are opaque, so nothing inside a string or comment is
+// ever taken for code.
 
 type tokKind uint8
 
