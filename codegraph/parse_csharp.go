@@ -129,7 +129,7 @@ func (p *csParser) typeDecl(i, parent int, container string) int {
 	}
 	if p.text(i) == "delegate" {
 		// delegate R Name<T>(…);
-		open := p.skipTo(i, "(", ";", "{")
+		open := p.skipWithin(i, "(", ";", "{")
 		if !p.is(open, "(") {
 			return -1
 		}
@@ -152,7 +152,7 @@ func (p *csParser) typeDecl(i, parent int, container string) int {
 	if !p.ident(name) || csKeywords[p.text(name)] && p.text(name) != "record" {
 		return -1
 	}
-	open := p.skipTo(name+1, "{", ";", "}")
+	open := p.skipWithin(name+1, "{", ";", "}")
 	switch {
 	case p.is(open, ";"):
 		p.def(name, kind, parent, container, p.modsStart(i), open)

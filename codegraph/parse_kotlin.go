@@ -232,6 +232,9 @@ func (p *declParser) funcName(j int) (int, int) {
 	}
 	name := -1
 	for j < len(p.t) {
+		if name >= 0 && p.ident(j) && !p.is(j-1, ".") && !p.is(j-1, "?.") && !p.is(j-1, "?") && !p.is(j-1, ">") {
+			return -1, -1 // two names in a row: no function's
+		}
 		switch {
 		case p.is(j, "`") && p.ident(j+1) && p.is(j+2, "`") && name < 0:
 			// a keyword made a name: `is`
@@ -282,7 +285,10 @@ func (p *declParser) funcName(j int) (int, int) {
 // j: the { of its body and its closing brace, or -1 and the last token of
 // an expression body (= …) or of the header.
 func (p *declParser) declEnd(j int) (int, int) {
-	for k := j + 1; k < len(p.t); k++ {
+	for k, n := j+1, 0; k < len(p.t); k, n = k+1, n+1 {
+		if n > scanLimit {
+			return -1, j // no header is this long
+		}
 		if p.newLine(k) && !p.continues(k-1, k) && !p.is(k, "{") && !p.is(k, ":") && !p.is(k, "where") && !p.is(k-1, ":") && !p.is(k-1, ",") {
 			return -1, k - 1
 		}
@@ -311,7 +317,10 @@ func (p *declParser) declEnd(j int) (int, int) {
 // newline ends it unless the line ends in an operator or the next starts
 // with one (a > ending a line closes type arguments, a ? a nullable type).
 func (p *declParser) exprEnd(k int) int {
-	for j := k; j < len(p.t); j++ {
+	for j, n := k, 0; j < len(p.t); j, n = j+1, n+1 {
+		if n > scanLimit {
+			return k
+		}
 		if p.is(j, ";") {
 			return j - 1
 		}

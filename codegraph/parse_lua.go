@@ -139,6 +139,7 @@ func parseLua(src []byte) *File {
 	p.matchBrackets()
 	type block struct{ sym int }
 	var stack []block
+	var defs []int // the indexes in stack of the functions' blocks
 	var opens []int // the open brackets around the token
 	for i := 0; i < len(p.t); i++ {
 		if p.t[i].kind == tPunct {
@@ -159,11 +160,8 @@ func parseLua(src []byte) *File {
 		case "function":
 			sym := -1
 			parent := -1
-			for k := len(stack) - 1; k >= 0; k-- {
-				if stack[k].sym >= 0 {
-					parent = stack[k].sym
-					break
-				}
+			if n := len(defs); n > 0 {
+				parent = stack[defs[n-1]].sym
 			}
 			first := i
 			if p.is(i-1, "local") {
@@ -219,6 +217,9 @@ func parseLua(src []byte) *File {
 					}
 				}
 			}
+			if sym >= 0 {
+				defs = append(defs, len(stack))
+			}
 			stack = append(stack, block{sym: sym})
 		case "if", "do":
 			stack = append(stack, block{sym: -1})
@@ -228,6 +229,7 @@ func parseLua(src []byte) *File {
 				stack = stack[:len(stack)-1]
 				if top.sym >= 0 {
 					p.b.setEnd(top.sym, p.end(i))
+					defs = defs[:len(defs)-1]
 				}
 			}
 		case "require":

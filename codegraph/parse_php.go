@@ -87,7 +87,7 @@ func (p *phpParser) run() {
 			if inClass {
 				kind = KindMethod
 			}
-			end := p.skipTo(name+1, "{", ";")
+			end := p.skipWithin(name+1, "{", ";")
 			last := end
 			if p.is(end, "{") && p.match[end] > int32(end) {
 				last = int(p.match[end])
@@ -110,7 +110,7 @@ func (p *phpParser) run() {
 			case "enum":
 				kind = KindEnum
 			}
-			open := p.skipTo(i+2, "{", ";")
+			open := p.skipWithin(i+2, "{", ";")
 			if !p.is(open, "{") || p.match[open] < int32(open) {
 				continue
 			}
@@ -119,7 +119,7 @@ func (p *phpParser) run() {
 			scopes = append(scopes, phpScope{sym: sym, name: p.text(i + 1), open: open, close: close, class: true})
 			i++
 		case w == "namespace" && (top == nil || top.namespace) && (p.ident(i+1) || p.is(i+1, "{")):
-			end := p.skipTo(i+1, ";", "{")
+			end := p.skipWithin(i+1, ";", "{")
 			var b strings.Builder
 			for j := i + 1; j < end; j++ {
 				b.WriteString(p.text(j))

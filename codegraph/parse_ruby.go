@@ -540,6 +540,7 @@ func (p *rbParser) stmtStart(i int) bool {
 
 func (p *rbParser) run() {
 	var stack []rbBlock
+	var defs []int // the indexes in stack of the definitions' blocks
 	loopDo := false // a while, until or for whose do is still to come on the line
 	for i := 0; i < len(p.t); i++ {
 		if p.first[i] || p.is(i-1, ";") {
@@ -552,11 +553,9 @@ func (p *rbParser) run() {
 			continue
 		}
 		parent, container, inClass := -1, "", false
-		for k := len(stack) - 1; k >= 0; k-- {
-			if stack[k].sym >= 0 {
-				parent, container, inClass = stack[k].sym, stack[k].name, stack[k].class
-				break
-			}
+		if n := len(defs); n > 0 {
+			d := stack[defs[n-1]]
+			parent, container, inClass = d.sym, d.name, d.class
 		}
 		switch w := p.text(i); w {
 		case "class", "module":
@@ -586,6 +585,7 @@ func (p *rbParser) run() {
 				p.notRef[k] = true // the names of A::B are the definition's
 			}
 			sym := p.def(j, kind, parent, container, i)
+			defs = append(defs, len(stack))
 			stack = append(stack, rbBlock{sym: sym, name: p.text(j), class: true})
 			i = j
 		case "def":
@@ -623,6 +623,7 @@ func (p *rbParser) run() {
 				i = last
 				continue
 			}
+			defs = append(defs, len(stack))
 			stack = append(stack, rbBlock{sym: sym})
 			i = last
 		case "if", "unless", "while", "until":
@@ -649,6 +650,7 @@ func (p *rbParser) run() {
 				stack = stack[:len(stack)-1]
 				if top.sym >= 0 {
 					p.b.setEnd(top.sym, p.end(i))
+					defs = defs[:len(defs)-1]
 				}
 			}
 		case "require", "require_relative", "load":

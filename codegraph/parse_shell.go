@@ -299,23 +299,29 @@ type shParser struct {
 	notRef []bool
 }
 
-// cmdStart reports whether token i is at the start of a command.
-func (p *shParser) cmdStart(i int) bool {
-	if i == 0 {
-		return true
-	}
-	if p.t[i-1].kind == tPunct {
-		switch p.text(i - 1) {
-		case "\n", ";", "&", "&&", "||", "|", "(", "$(", ";;", "|&", ")":
-			return true
+// cmdStarts marks the tokens at the start of a command: after a newline,
+// a command separator or an opening parenthesis, or after a reserved word
+// (then, do, {…) that is itself at the start of one.
+func (p *shParser) cmdStarts() []bool {
+	cs := make([]bool, len(p.t))
+	for i := range p.t {
+		if i == 0 {
+			cs[i] = true
+			continue
 		}
-		return false
+		if p.t[i-1].kind == tPunct {
+			switch p.text(i - 1) {
+			case "\n", ";", "&", "&&", "||", "|", "(", "$(", ";;", "|&", ")":
+				cs[i] = true
+			}
+			continue
+		}
+		switch p.text(i - 1) {
+		case "then", "do", "else", "elif", "if", "while", "until", "{", "}", "!", "time":
+			cs[i] = cs[i-1]
+		}
 	}
-	switch p.text(i - 1) {
-	case "then", "do", "else", "elif", "if", "while", "until", "{", "}", "!", "time":
-		return p.cmdStart(i - 1)
-	}
-	return false
+	return cs
 }
 
 // shFunc is a function whose body is open: it closes at the brace or
@@ -327,6 +333,7 @@ type shFunc struct {
 }
 
 func (p *shParser) run() {
+	cmdStart := p.cmdStarts()
 	var open []shFunc
 	braces, parens := 0, 0
 	for i := 0; i < len(p.t); i++ {
@@ -340,16 +347,16 @@ func (p *shParser) run() {
 				p.b.setEnd(open[n-1].sym, int(t.end))
 				open = open[:n-1]
 			}
-		case t.kind == tIdent && p.is(i, "{") && p.cmdStart(i):
+		case t.kind == tIdent && p.is(i, "{") && cmdStart[i]:
 			braces++
-		case t.kind == tIdent && p.is(i, "}") && (p.cmdStart(i) || p.is(i-1, ";") || p.is(i-1, "\n")):
+		case t.kind == tIdent && p.is(i, "}") && (cmdStart[i] || p.is(i-1, ";") || p.is(i-1, "\n")):
 			braces--
 			if n := len(open); n > 0 && open[n-1].open == "{" && braces == open[n-1].depth {
 				p.b.setEnd(open[n-1].sym, int(t.end))
 				open = open[:n-1]
 			}
 		}
-		if t.kind != tIdent || !p.cmdStart(i) {
+		if t.kind != tIdent || !cmdStart[i] {
 			continue
 		}
 		name, first := -1, i
