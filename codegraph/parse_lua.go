@@ -139,7 +139,7 @@ func parseLua(src []byte) *File {
 	p.matchBrackets()
 	type block struct{ sym int }
 	var stack []block
-	var defs []int // the indexes in stack of the functions' blocks
+	var defs []int  // the indexes in stack of the functions' blocks
 	var opens []int // the open brackets around the token
 	for i := 0; i < len(p.t); i++ {
 		if p.t[i].kind == tPunct {

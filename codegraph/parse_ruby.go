@@ -540,7 +540,7 @@ func (p *rbParser) stmtStart(i int) bool {
 
 func (p *rbParser) run() {
 	var stack []rbBlock
-	var defs []int // the indexes in stack of the definitions' blocks
+	var defs []int  // the indexes in stack of the definitions' blocks
 	loopDo := false // a while, until or for whose do is still to come on the line
 	for i := 0; i < len(p.t); i++ {
 		if p.first[i] || p.is(i-1, ";") {
