@@ -27,6 +27,7 @@ type Agent interface {
 	CloseSession(ctx context.Context, p *CloseSessionRequest) (*CloseSessionResponse, error)
 	SetSessionMode(ctx context.Context, p *SetSessionModeRequest) (*SetSessionModeResponse, error)
 	SetSessionConfigOption(ctx context.Context, p *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error)
+	SetSessionModel(ctx context.Context, p *SetSessionModelRequest) (*SetSessionModelResponse, error)
 	Prompt(ctx context.Context, p *PromptRequest) (*PromptResponse, error)
 	Cancel(ctx context.Context, p *CancelNotification) error
 }
@@ -65,6 +66,9 @@ func (UnimplementedAgent) SetSessionMode(context.Context, *SetSessionModeRequest
 }
 func (UnimplementedAgent) SetSessionConfigOption(context.Context, *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
 	return nil, notServed(MethodSessionSetConfigOption)
+}
+func (UnimplementedAgent) SetSessionModel(context.Context, *SetSessionModelRequest) (*SetSessionModelResponse, error) {
+	return nil, notServed(MethodSessionSetModel)
 }
 func (UnimplementedAgent) Prompt(context.Context, *PromptRequest) (*PromptResponse, error) {
 	return nil, notServed(MethodSessionPrompt)
@@ -122,6 +126,8 @@ func (h *agentHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, e
 		return serve(ctx, raw, h.a.SetSessionMode)
 	case MethodSessionSetConfigOption:
 		return serve(ctx, raw, h.a.SetSessionConfigOption)
+	case MethodSessionSetModel:
+		return serve(ctx, raw, h.a.SetSessionModel)
 	case MethodSessionPrompt:
 		return serve(ctx, raw, h.a.Prompt)
 	}
@@ -216,6 +222,10 @@ func (a *AgentConn) CloseSession(ctx context.Context, p *CloseSessionRequest) (*
 
 func (a *AgentConn) SetSessionMode(ctx context.Context, p *SetSessionModeRequest) (*SetSessionModeResponse, error) {
 	return callFor[SetSessionModeResponse](ctx, a.c, a.t.Call, MethodSessionSetMode, p)
+}
+
+func (a *AgentConn) SetSessionModel(ctx context.Context, p *SetSessionModelRequest) (*SetSessionModelResponse, error) {
+	return callFor[SetSessionModelResponse](ctx, a.c, a.t.Call, MethodSessionSetModel, p)
 }
 
 func (a *AgentConn) SetSessionConfigOption(ctx context.Context, p *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {

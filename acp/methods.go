@@ -18,7 +18,10 @@ const (
 	MethodSessionClose           = "session/close"
 	MethodSessionSetMode         = "session/set_mode"
 	MethodSessionSetConfigOption = "session/set_config_option"
-	MethodSessionPrompt          = "session/prompt"
+	// MethodSessionSetModel is the unstable model selection that came
+	// before configOptions' model category; CodeCompanion calls it.
+	MethodSessionSetModel = "session/set_model"
+	MethodSessionPrompt   = "session/prompt"
 	// MethodSessionCancel is a notification: stop the session's prompt
 	// turn, which then answers with StopCancelled.
 	MethodSessionCancel = "session/cancel"

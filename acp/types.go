@@ -248,7 +248,10 @@ type NewSessionResponse struct {
 	SessionID     string                `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
-	Meta          Meta                  `json:"_meta,omitempty"`
+	// Models is the older, unstable model selection (session/set_model),
+	// which clients that predate configOptions read (CodeCompanion).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   Meta               `json:"_meta,omitempty"`
 }
 
 // LoadSessionRequest is the params of session/load.
@@ -273,7 +276,10 @@ func (r LoadSessionRequest) MarshalJSON() ([]byte, error) {
 type LoadSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
-	Meta          Meta                  `json:"_meta,omitempty"`
+	// Models is the older, unstable model selection (session/set_model),
+	// which clients that predate configOptions read (CodeCompanion).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   Meta               `json:"_meta,omitempty"`
 }
 
 // ResumeSessionRequest is the params of session/resume: load without the
@@ -290,7 +296,10 @@ type ResumeSessionRequest struct {
 type ResumeSessionResponse struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
-	Meta          Meta                  `json:"_meta,omitempty"`
+	// Models is the older, unstable model selection (session/set_model),
+	// which clients that predate configOptions read (CodeCompanion).
+	Models *SessionModelState `json:"models,omitempty"`
+	Meta   Meta               `json:"_meta,omitempty"`
 }
 
 // ListSessionsRequest is the params of session/list.
@@ -354,6 +363,35 @@ type SetSessionModeRequest struct {
 
 // SetSessionModeResponse is the result of session/set_mode.
 type SetSessionModeResponse struct {
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// SessionModelState is a session's models in the unstable model selection
+// that came before configOptions: the one in use and those
+// session/set_model may pick.
+type SessionModelState struct {
+	CurrentModelID  string      `json:"currentModelId"`
+	AvailableModels []ModelInfo `json:"availableModels"`
+	Meta            Meta        `json:"_meta,omitempty"`
+}
+
+// ModelInfo is one model of a SessionModelState.
+type ModelInfo struct {
+	ModelID     string `json:"modelId"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Meta        Meta   `json:"_meta,omitempty"`
+}
+
+// SetSessionModelRequest is the params of session/set_model (unstable).
+type SetSessionModelRequest struct {
+	SessionID string `json:"sessionId"`
+	ModelID   string `json:"modelId"`
+	Meta      Meta   `json:"_meta,omitempty"`
+}
+
+// SetSessionModelResponse is the result of session/set_model.
+type SetSessionModelResponse struct {
 	Meta Meta `json:"_meta,omitempty"`
 }
 

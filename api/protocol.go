@@ -71,6 +71,10 @@ type AgentClientCapabilities struct {
 	// agent/definition from its language servers (docs/PROTOCOL.md §4).
 	References bool `json:"references,omitempty"`
 	Definition bool `json:"definition,omitempty"`
+	// Diagnostics: the editor answers agent/diagnostics with its
+	// diagnostics and sends agent/didChangeDiagnostics when its language
+	// servers publish anew (docs/PROTOCOL.md §3, §4).
+	Diagnostics bool `json:"diagnostics,omitempty"`
 }
 
 // Caps is the flattened view of ClientCapabilities the rest of agentls uses.
@@ -87,6 +91,7 @@ type Caps struct {
 	Ask              bool // experimental.agent.ask
 	References       bool // experimental.agent.references
 	Definition       bool // experimental.agent.definition
+	Diagnostics      bool // experimental.agent.diagnostics
 	WatchFiles       bool // workspace.didChangeWatchedFiles.dynamicRegistration
 }
 
@@ -132,6 +137,7 @@ func (c ClientCapabilities) Flatten() Caps {
 		f.Ask = e.Agent.Ask
 		f.References = e.Agent.References
 		f.Definition = e.Agent.Definition
+		f.Diagnostics = e.Agent.Diagnostics
 	}
 	return f
 }
@@ -511,9 +517,56 @@ type RunResult struct {
 	Subtasks  []Subtask `json:"subtasks"`
 	Changes   []Change  `json:"changes"`
 	// Applied and Rejected count Changes by their applied flag.
-	Applied  int   `json:"applied"`
-	Rejected int   `json:"rejected"`
-	Usage    Usage `json:"usage"`
+	Applied  int `json:"applied"`
+	Rejected int `json:"rejected"`
+	// Counts counts the task's subtasks by how they ended, the removed
+	// ones included.
+	Counts SubtaskCounts `json:"counts"`
+	Usage  Usage         `json:"usage"`
+}
+
+// SubtaskCounts counts the subtasks of an ended task by how each ended:
+// every subtask the task had, those the person removed included, is in
+// exactly one count, so the counts add up to how many it had. What a view
+// says of the end ("1 of 3 subtasks done, 1 skipped, 1 removed") comes from
+// these, never from counting the subtasks again.
+type SubtaskCounts struct {
+	Done    int `json:"done"`
+	Skipped int `json:"skipped"`
+	// Removed: taken out of the plan before they started (agent/removeSubtask).
+	Removed int `json:"removed"`
+	// Failed: failed, or stopped while running.
+	Failed int `json:"failed"`
+	// Blocked: not started because a subtask they depend on failed or was
+	// blocked.
+	Blocked int `json:"blocked"`
+	// NotRun: not started when the task stopped.
+	NotRun int `json:"notRun"`
+}
+
+// Total is how many subtasks the task had.
+func (c SubtaskCounts) Total() int {
+	return c.Done + c.Skipped + c.Removed + c.Failed + c.Blocked + c.NotRun
+}
+
+// String says the counts in words, the done ones first and then every
+// other count that is not zero: "1 of 3 subtasks done, 1 skipped, 1
+// removed".
+func (c SubtaskCounts) String() string {
+	noun := "subtasks"
+	if c.Total() == 1 {
+		noun = "subtask"
+	}
+	text := fmt.Sprintf("%d of %d %s done", c.Done, c.Total(), noun)
+	for _, n := range []struct {
+		n    int
+		word string
+	}{{c.Skipped, "skipped"}, {c.Removed, "removed"}, {c.Failed, "failed"}, {c.Blocked, "blocked"}, {c.NotRun, "not run"}} {
+		if n.n > 0 {
+			text += fmt.Sprintf(", %d %s", n.n, n.word)
+		}
+	}
+	return text
 }
 
 // StopParams are the params of agent/stop.
@@ -624,7 +677,24 @@ type SessionMessage struct {
 	TaskID    string `json:"taskId"`
 	SubtaskID string `json:"subtaskId,omitempty"`
 	Time      string `json:"time"`
+	// Kind says what a message of agentls's own is: MessagePlan (the
+	// coordinator's plan) or MessageSummary (the task's end); none for
+	// the others.
+	Kind string `json:"kind,omitempty"`
+	// Tool, CallID and Arguments are a tool message's call: the tool, the
+	// callId of its toolCall event, and its arguments with every string
+	// longer than 200 bytes cut (what a client needs to show the call
+	// again: its path, its command, its pattern).
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// The kinds of a SessionMessage.
+const (
+	MessagePlan    = "plan"
+	MessageSummary = "summary"
+)
 
 // SessionResult is the reply to agent/session.
 type SessionResult struct {
@@ -752,7 +822,24 @@ const (
 	// subtask's steps), and the engine's start. Its reasoning is thinking.
 	EventSteps         EventKind = "steps"
 	EventEngineStarted EventKind = "engineStarted"
+	// EventInstructions: the project's instruction files the prompts
+	// carry (docs/WORKFORCE.md), when the task reads them and again when
+	// they change.
+	EventInstructions EventKind = "instructions"
+	// EventCompacted: an agent's conversation was compacted to fit the
+	// model's context window.
+	EventCompacted EventKind = "compacted"
 )
+
+// InstructionFile is one of the project's instruction files as a task's
+// prompts carry it: its path, the tokens of it they carry (at four
+// characters a token), and whether it was cut to fit instructions.maxTokens
+// (a file left out whole carries 0 tokens).
+type InstructionFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	Cut    bool   `json:"cut,omitempty"`
+}
 
 // TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
 // are set.
@@ -760,24 +847,32 @@ type TaskEvent struct {
 	Kind      EventKind `json:"kind"`
 	SubtaskID string    `json:"subtaskId,omitempty"`
 	// CallID ties a toolResult to its toolCall: unique within the task.
-	CallID       string          `json:"callId,omitempty"`
-	Text         string          `json:"text,omitempty"`
-	Tool         string          `json:"tool,omitempty"`
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	OK           *bool           `json:"ok,omitempty"`
-	Summary      string          `json:"summary,omitempty"`
-	Path         string          `json:"path,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
-	Question     string          `json:"question,omitempty"`
-	Options      []string        `json:"options,omitempty"`
-	Answer       *string         `json:"answer,omitempty"`
-	InputTokens  int64           `json:"inputTokens,omitempty"`
-	OutputTokens int64           `json:"outputTokens,omitempty"`
-	State        string          `json:"state,omitempty"`
-	// Applied and Rejected are set on the stateChanged event that ends a
-	// task: the counts of its changes applied and not applied.
-	Applied  *int `json:"applied,omitempty"`
-	Rejected *int `json:"rejected,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	OK        *bool           `json:"ok,omitempty"`
+	Summary   string          `json:"summary,omitempty"`
+	// Output is a toolResult's text as a person may read it, its lines
+	// kept (a file's lines, a command's exit status and output): the
+	// first ToolOutputLines lines and ToolOutputBytes bytes of what the
+	// model got, with a last line saying what was left out; absent when
+	// Summary, the same on one line, says it all.
+	Output       string   `json:"output,omitempty"`
+	Path         string   `json:"path,omitempty"`
+	Reason       string   `json:"reason,omitempty"`
+	Question     string   `json:"question,omitempty"`
+	Options      []string `json:"options,omitempty"`
+	Answer       *string  `json:"answer,omitempty"`
+	InputTokens  int64    `json:"inputTokens,omitempty"`
+	OutputTokens int64    `json:"outputTokens,omitempty"`
+	State        string   `json:"state,omitempty"`
+	// Applied, Rejected and Counts are set on the stateChanged event that
+	// ends a task: the counts of its changes applied and not applied, and
+	// of its subtasks by how they ended (as agent/run's result has them).
+	Applied  *int           `json:"applied,omitempty"`
+	Rejected *int           `json:"rejected,omitempty"`
+	Counts   *SubtaskCounts `json:"counts,omitempty"`
 	// Todos is the checklist of a todos event.
 	Todos []Todo `json:"todos,omitempty"`
 	// Cost (US dollars, when known), ContextTokens and ContextWindow are
@@ -786,7 +881,24 @@ type TaskEvent struct {
 	Cost          *float64 `json:"cost,omitempty"`
 	ContextTokens int64    `json:"contextTokens,omitempty"`
 	ContextWindow int64    `json:"contextWindow,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are set on a usage event: the
+	// part of the task's input tokens so far read from the provider's
+	// prompt cache, and written to it.
+	CacheReadTokens  int64 `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// Instructions are the instruction files of an instructions event.
+	Instructions []InstructionFile `json:"instructions,omitempty"`
+	// TokensBefore and TokensAfter are set on a compacted event: the
+	// tokens of the agent's context before and after (estimated).
+	TokensBefore int64 `json:"tokensBefore,omitempty"`
+	TokensAfter  int64 `json:"tokensAfter,omitempty"`
 }
+
+// The bounds of a toolResult's Output.
+const (
+	ToolOutputLines = 40
+	ToolOutputBytes = 4096
+)
 
 // TaskUpdateParams are the params of agent/taskUpdate.
 type TaskUpdateParams struct {

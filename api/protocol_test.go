@@ -29,3 +29,22 @@ func TestFlattenResourceOperations(t *testing.T) {
 		})
 	}
 }
+
+func TestSubtaskCountsInWords(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		counts SubtaskCounts
+		want   string
+	}{
+		{"all done", SubtaskCounts{Done: 2}, "2 of 2 subtasks done"},
+		{"one", SubtaskCounts{Done: 1}, "1 of 1 subtask done"},
+		{"every kind", SubtaskCounts{Done: 1, Skipped: 2, Removed: 3, Failed: 4, Blocked: 5, NotRun: 6}, "1 of 21 subtasks done, 2 skipped, 3 removed, 4 failed, 5 blocked, 6 not run"},
+		{"none done", SubtaskCounts{Failed: 1, NotRun: 1}, "0 of 2 subtasks done, 1 failed, 1 not run"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.counts.String(); got != c.want {
+				t.Errorf("%+v reads %q, want %q", c.counts, got, c.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -153,6 +154,38 @@ type Settings struct {
 	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
 	// say what their editor knows).
 	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
+	// Diagnostics: how long an edit waits for the editor's diagnostics,
+	// and the commands that check each language where the editor gives
+	// none (docs/PROTOCOL.md §2).
+	Diagnostics DiagnosticsSettings `json:"diagnostics"`
+	// Instructions says which of the project's instruction files the
+	// prompts carry, and how much of them (docs/WORKFORCE.md).
+	Instructions InstructionSettings `json:"instructions"`
+	// Compaction says when an agent's conversation is compacted
+	// (docs/WORKFORCE.md).
+	Compaction CompactionSettings `json:"compaction"`
+}
+
+// InstructionSettings is the instructions setting: the project's
+// instruction files (every AGENTS.md; a directory's CLAUDE.md where it
+// has none; .github/copilot-instructions.md where the root has neither)
+// with the files Add names and without those Remove names (both
+// workspace-relative doublestar globs), within MaxTokens (0: none).
+type InstructionSettings struct {
+	Add       []string `json:"add"`
+	Remove    []string `json:"remove"`
+	MaxTokens int      `json:"maxTokens"`
+}
+
+// InstructionTokensLimit bounds instructions.maxTokens: instructions past
+// it would crowd out the task's own context.
+const InstructionTokensLimit = 65536
+
+// CompactionSettings is the compaction setting: an agent's conversation
+// is compacted when it reaches Threshold of the model's context window
+// (0: never at a threshold; a provider's "too long" still compacts it).
+type CompactionSettings struct {
+	Threshold float64 `json:"threshold"`
 }
 
 // Untrusted reports whether the workspace is not trusted.
@@ -222,6 +255,9 @@ func DefaultSettings() Settings {
 		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
 		Prices:         map[string]Price{},
 		Engines:        map[string]EngineConfig{},
+		Diagnostics:    DiagnosticsSettings{WaitMs: 2000, Commands: map[string]string{}},
+		Instructions:   InstructionSettings{Add: []string{}, Remove: []string{}, MaxTokens: 8192},
+		Compaction:     CompactionSettings{Threshold: 0.8},
 	}
 }
 
@@ -261,6 +297,9 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	s.Prices = maps.Clone(base.Prices)
 	s.Engines = maps.Clone(base.Engines)
+	s.Diagnostics.Commands = maps.Clone(base.Diagnostics.Commands)
+	s.Instructions.Add = slices.Clone(base.Instructions.Add)
+	s.Instructions.Remove = slices.Clone(base.Instructions.Remove)
 	var unknown []string
 	for key, v := range fields {
 		if isNull(v) {
@@ -307,6 +346,12 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "diagnostics":
+			err = decodeDiagnostics(v, &s.Diagnostics)
+		case "instructions":
+			err = decodeInstructions(v, &s.Instructions)
+		case "compaction":
+			err = decodeCompaction(v, &s.Compaction)
 		case "workspaceTrust":
 			err = decodeEnum(key, v, &s.WorkspaceTrust, TrustTrusted, TrustUntrusted)
 		case "trace":
@@ -447,7 +492,7 @@ func ValidateGlob(p string) error {
 		return fmt.Errorf("empty pattern")
 	}
 	if strings.HasPrefix(p, "/") {
-		return fmt.Errorf("%q is absolute; zones are workspace-relative", p)
+		return fmt.Errorf("%q is absolute; patterns are workspace-relative", p)
 	}
 	if !doublestar.ValidatePattern(p) {
 		return fmt.Errorf("%q is not a valid glob pattern", p)

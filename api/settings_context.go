@@ -9,7 +9,8 @@ import (
 )
 
 // The settings of the context a model is given: attachments, thinking,
-// the heat map and prices (docs/PROTOCOL.md §2).
+// the heat map, prices, the project's instructions and compaction
+// (docs/PROTOCOL.md §2).
 
 // objectFields decodes v as a JSON object whose keys are among allowed,
 // naming key in the error.
@@ -185,4 +186,47 @@ func decodePrices(v json.RawMessage) (map[string]Price, error) {
 		out[name] = p
 	}
 	return out, nil
+}
+
+func decodeInstructions(v json.RawMessage, in *InstructionSettings) error {
+	fields, err := objectFields("instructions", v, `{"add", "remove", "maxTokens"}`, "add", "remove", "maxTokens")
+	if err != nil {
+		return err
+	}
+	next := *in
+	for _, k := range []string{"add", "remove"} {
+		fv, ok := fields[k]
+		if !ok || isNull(fv) {
+			continue
+		}
+		dst := map[string]*[]string{"add": &next.Add, "remove": &next.Remove}[k]
+		if err := decodeStrings("instructions."+k, fv, dst); err != nil {
+			return err
+		}
+		for i, p := range *dst {
+			if err := ValidateGlob(p); err != nil {
+				return &SettingsError{Key: fmt.Sprintf("instructions.%s[%d]", k, i), Reason: err.Error()}
+			}
+		}
+	}
+	if fv, ok := fields["maxTokens"]; ok && !isNull(fv) {
+		if err := decodeInt("instructions.maxTokens", fv, &next.MaxTokens, 0, InstructionTokensLimit); err != nil {
+			return err
+		}
+	}
+	*in = next
+	return nil
+}
+
+func decodeCompaction(v json.RawMessage, c *CompactionSettings) error {
+	fields, err := objectFields("compaction", v, `{"threshold"}`, "threshold")
+	if err != nil {
+		return err
+	}
+	if fv, ok := fields["threshold"]; ok && !isNull(fv) {
+		if err := decodeFraction("compaction.threshold", fv, &c.Threshold, true, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }

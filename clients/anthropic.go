@@ -20,6 +20,8 @@ type anthropicModel struct {
 	client anthropic.Client
 	retry  *retrier
 	log    *zap.Logger
+	// win keeps the context window its provider's list says (ContextWindow).
+	win windowCache
 }
 
 func newAnthropic(ep *endpoint, key string, hc *http.Client, o *Options) *anthropicModel {
@@ -64,6 +66,9 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
+	// The index in p.Messages of each message of the user's side (the
+	// user's words and tool results): the breakpoints go on their ends.
+	var userTurns []int
 	for _, msg := range req.Messages {
 		var blocks []anthropic.ContentBlockParamUnion
 		switch msg.Role {
@@ -72,6 +77,7 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 			for _, img := range msg.Images {
 				blocks = append(blocks, anthropic.NewImageBlockBase64(img.MimeType, base64.StdEncoding.EncodeToString(img.Data)))
 			}
+			userTurns = append(userTurns, len(p.Messages))
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		case RoleAssistant:
 			// Its thinking first, as the model gave it: the API checks the
@@ -102,6 +108,7 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 			if msg.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(msg.Text))
 			}
+			userTurns = append(userTurns, len(p.Messages))
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		default:
 			return p, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
@@ -131,7 +138,41 @@ func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, error
 		}
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: tp})
 	}
+	cacheBreakpoints(&p, userTurns)
 	return p, nil
+}
+
+// cacheBreakpoints marks where Anthropic's prompt cache may end
+// (docs/MODELS.md, Prompt caching), within the API's four: the tools (the
+// cache's first part), the system prompt (tools and system, the prefix
+// every turn, every worker of a task and every task of a session share),
+// the newest turn (written now, for the next request to read), and the
+// turn before it (written by the previous request, read now). The cache
+// reads the longest marked prefix it holds; a prefix shorter than the
+// model's least cacheable one is not cached, and costs nothing more.
+func cacheBreakpoints(p *anthropic.MessageNewParams, userTurns []int) {
+	mark := func(cc *anthropic.CacheControlEphemeralParam) {
+		if cc != nil {
+			*cc = anthropic.NewCacheControlEphemeralParam()
+		}
+	}
+	if n := len(p.Tools); n > 0 && p.Tools[n-1].OfTool != nil {
+		mark(&p.Tools[n-1].OfTool.CacheControl)
+	}
+	if n := len(p.System); n > 0 {
+		mark(&p.System[n-1].CacheControl)
+	}
+	// The newest turn and the one before it: the ends of the last two
+	// messages of the user's side (an empty text block takes no mark).
+	for i := len(userTurns) - 1; i >= 0 && i >= len(userTurns)-2; i-- {
+		u := p.Messages[userTurns[i]].OfUser
+		if u == nil || len(u.Content) == 0 {
+			continue
+		}
+		if last := u.Content[len(u.Content)-1]; last.OfText == nil || last.OfText.Text != "" {
+			mark(last.GetCacheControl())
+		}
+	}
 }
 
 // anthropicToolResult is a tool result with its text and, after it, its

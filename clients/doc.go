@@ -39,6 +39,12 @@
 //     and a message that names the variable, URL or model to fix, never the
 //     key. They make no retries and are bounded (ListTimeout, CheckTimeout);
 //     only the end of their context ends them early.
+//   - Requests are shaped for the providers' prompt caches: Anthropic's
+//     carry cache_control breakpoints on the tools, the system prompt and
+//     the two newest turns (the API's four); OpenAI's own API is given the
+//     request's CacheKey as prompt_cache_key, and no other server is.
+//     ContextWindow asks a provider's model list for a model's window once
+//     per model, bounded by WindowTimeout.
 //   - Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) and extra certificate
 //     authorities (SSL_CERT_FILE) are read from the environment that Resolve
 //     is given.

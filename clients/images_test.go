@@ -68,13 +68,15 @@ func TestAnthropicSendsImageBlocks(t *testing.T) {
 	msgs := messagesOf(t, fp.request(0).Body)
 	image := `{"source":{"data":"` + base64.StdEncoding.EncodeToString(pixel) + `","media_type":"image/png","type":"base64"},"type":"image"}`
 	t.Run("the user message is its text block, then an image block with a base64 source", func(t *testing.T) {
-		want := `[{"text":"Add a greet function","type":"text"},` + image + `]`
+		// (The message is the first of the two last turns of the user's
+		// side: its last block is a cache breakpoint.)
+		want := `[{"text":"Add a greet function","type":"text"},{"cache_control":{"type":"ephemeral"},` + image[1:] + `]`
 		if got := jsonOf(msgs[0]["content"]); got != want {
 			t.Errorf("content = %s\nwant      %s", got, want)
 		}
 	})
 	t.Run("a tool result holds its text block and its image block", func(t *testing.T) {
-		want := `[{"content":[{"text":"main.go","type":"text"},` + image + `],"is_error":false,"tool_use_id":"call_1","type":"tool_result"}]`
+		want := `[{"cache_control":{"type":"ephemeral"},"content":[{"text":"main.go","type":"text"},` + image + `],"is_error":false,"tool_use_id":"call_1","type":"tool_result"}]`
 		if got := jsonOf(msgs[2]["content"]); got != want {
 			t.Errorf("content = %s\nwant      %s", got, want)
 		}

@@ -41,6 +41,11 @@ type Request struct {
 	// thinking): its thinking streams as Delta.Thinking and comes back in
 	// Response.Thinking.
 	Thinking *Thinking
+	// CacheKey names the prompt cache the request's prefix belongs to:
+	// OpenAI's prompt_cache_key, sent where the API takes it (OpenAI's own
+	// API). The requests of one session share one, so that they reach the
+	// same cache (docs/MODELS.md, Prompt caching).
+	CacheKey string
 }
 
 // Thinking asks for a model's thinking, BudgetTokens at most.

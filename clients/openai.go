@@ -28,6 +28,8 @@ type openaiModel struct {
 	compat bool
 	// api picks chat completions or the Responses API (useResponses).
 	api openaiAPI
+	// win keeps the context window its provider's list says (ContextWindow).
+	win windowCache
 }
 
 func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool, api openaiAPI) *openaiModel {
@@ -70,6 +72,9 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		p.MaxTokens = openai.Int(maxTokens(req))
 	} else {
 		p.MaxCompletionTokens = openai.Int(maxTokens(req))
+	}
+	if k := m.cacheKey(req); k != "" {
+		p.PromptCacheKey = openai.String(k)
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
@@ -130,6 +135,17 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
 	}
 	return p, nil
+}
+
+// cacheKey is the prompt_cache_key of req: its CacheKey, sent to OpenAI's
+// own API alone (a compatible server may refuse a field it does not know).
+// OpenAI caches the longest prefix it has seen of at least 1024 tokens by
+// itself; the key keeps a session's requests on one cache.
+func (m *openaiModel) cacheKey(req *Request) string {
+	if req.CacheKey == "" || m.compat || !officialOpenAI(m.ep.baseURL) {
+		return ""
+	}
+	return req.CacheKey
 }
 
 // schema is a tool's JSON Schema, or the request's error when it is not one.

@@ -103,9 +103,9 @@ func TestAnthropicRequestShape(t *testing.T) {
 	js, _ := json.Marshal(fp.request(0).Body)
 	for _, want := range []string{
 		`"model":"claude-sonnet-4-5"`, `"max_tokens":1000`,
-		`"system":[{"text":"You are a careful coding agent.","type":"text"}]`,
+		`"system":[{"cache_control":{"type":"ephemeral"},"text":"You are a careful coding agent.","type":"text"}]`,
 		`{"id":"call_1","input":{"pattern":"*.go"},"name":"list_files","type":"tool_use"}`,
-		`{"content":[{"text":"main.go","type":"text"}],"is_error":false,"tool_use_id":"call_1","type":"tool_result"}`,
+		`{"cache_control":{"type":"ephemeral"},"content":[{"text":"main.go","type":"text"}],"is_error":false,"tool_use_id":"call_1","type":"tool_result"}`,
 		`"input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}`,
 	} {
 		if !strings.Contains(string(js), want) {

@@ -115,6 +115,9 @@ func (m *openaiModel) responsesParams(req *Request) (responses.ResponseNewParams
 		p.Reasoning = shared.ReasoningParam{Effort: reasoningEffort(req.Thinking.BudgetTokens), Summary: shared.ReasoningSummaryAuto}
 		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 	}
+	if k := m.cacheKey(req); k != "" {
+		p.PromptCacheKey = openai.String(k)
+	}
 	if req.System != "" {
 		p.Instructions = openai.String(req.System)
 	}

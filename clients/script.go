@@ -186,6 +186,12 @@ func (t *Turn) check() error {
 	return nil
 }
 
+// Fork returns the script from its start: the same turns, its own
+// position and its own Seen, as a second session plays it.
+func (s *Script) Fork() *Script {
+	return &Script{path: s.path, agents: s.agents, order: s.order, next: map[string]int{}}
+}
+
 // Agents returns the agent keys in the order of the file.
 func (s *Script) Agents() []string { return append([]string(nil), s.order...) }
 

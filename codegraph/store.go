@@ -43,7 +43,9 @@ func (e *encoder) pos(p Pos) {
 
 // encodeGraph encodes files (in path order) and the Go modules.
 func encodeGraph(files map[string]*File, modules map[string]string) []byte {
-	e := &encoder{b: make([]byte, 0, 1<<20)}
+	// Room for a file's usual share of a store, up to 1 MiB: a small
+	// workspace's graph is not encoded into a buffer made for a big one.
+	e := &encoder{b: make([]byte, 0, min(1<<20, 4096+2048*len(files)))}
 	e.b = append(e.b, storeMagic...)
 	e.uint(storeVersion)
 	dirs := make([]string, 0, len(modules))

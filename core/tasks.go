@@ -42,7 +42,9 @@ type Tasks struct {
 
 // NewTasks makes a task engine on the workspace: its root, tracking, model
 // clients, code graph, bridge and the engines' work directory are the
-// workspace's. The workspace closes it at Close, unless its Close came
+// workspace's. Its models are the workspace's as one session has them
+// (workforce.Models.Session): a scripted model plays from its start for
+// each task engine. The workspace closes it at Close, unless its Close came
 // first.
 func (w *Workspace) NewTasks(c TasksConfig) (*Tasks, error) {
 	log := c.Log
@@ -76,7 +78,7 @@ func (w *Workspace) NewTasks(c TasksConfig) (*Tasks, error) {
 		Editor:   c.Editor,
 		Events:   c.Events,
 		Tracking: track,
-		Models:   w.modelsLocked(),
+		Models:   w.modelsLocked().Session(),
 		Graph:    w.graph,
 		Logger:   log,
 		Redactor: w.cfg.Redactor,

@@ -400,12 +400,13 @@ func (w *Workspace) StopTasks() {
 	wg.Wait()
 }
 
-// Interrupt is StopTasks for a client that went away: the sessions record
-// the tasks still running as interrupted. It returns their ids.
-func (w *Workspace) Interrupt() []string {
+// Interrupt is StopTasks for a client that went away (why says how, for
+// the tasks' summaries): the sessions record the tasks still running as
+// interrupted. It returns their ids.
+func (w *Workspace) Interrupt(why string) []string {
 	var ids []string
 	for _, t := range w.openTasks() {
-		ids = append(ids, t.Engine.Interrupt()...)
+		ids = append(ids, t.Engine.Interrupt(why)...)
 	}
 	return ids
 }

@@ -323,12 +323,12 @@ func (t *Task) carry(ctx context.Context, label string, rp Path, op, old, next s
 		}
 		return next, nil
 	case err == nil:
+		if annotated {
+			return "", refusal(rp.Rel, res.FailureReason)
+		}
 		reason := res.FailureReason
 		if reason == "" {
 			reason = "no reason given"
-		}
-		if annotated {
-			return "", fmt.Errorf("%w: the change to %s was not applied: %s", ErrRejected, rp.Rel, reason)
 		}
 		return "", fmt.Errorf("%w: the editor did not apply the change to %s: %s", ErrNotApplied, rp.Rel, reason)
 	case errors.Is(err, api.ErrTimeout):
@@ -354,10 +354,38 @@ func (w *Workspace) readBack(ctx context.Context, rp Path, old, next string) (st
 	case !exists, text == next:
 		return next, nil
 	case text == old:
-		return "", fmt.Errorf("%w: the user accepted none of the change to %s", ErrRejected, rp.Rel)
+		return "", rejected("the user accepted none of the change to %s", rp.Rel)
 	}
 	return text, nil
 }
+
+// refusal is the error of a proposal the editor answered applied: false,
+// worded so that the refusal reads once: an editor's reason is often the
+// very words ErrRejected says ("rejected by the user"), and the error then
+// says them once, with whatever the reason adds ("in the refactor
+// preview"); another reason is given as the editor wrote it.
+func refusal(rel, reason string) error {
+	reason = strings.TrimSpace(reason)
+	said := ErrRejected.Error()
+	switch {
+	case reason == "":
+		return rejected("the change to %s was %s", rel, said)
+	case len(reason) >= len(said) && strings.EqualFold(reason[:len(said)], said):
+		return rejected("the change to %s was %s%s", rel, said, reason[len(said):])
+	}
+	return rejected("the change to %s was not applied: %s", rel, reason)
+}
+
+// rejected is an error that wraps ErrRejected without saying its words:
+// its message says how the person refused, once.
+func rejected(format string, args ...any) error {
+	return &rejection{msg: fmt.Sprintf(format, args...)}
+}
+
+type rejection struct{ msg string }
+
+func (r *rejection) Error() string { return r.msg }
+func (r *rejection) Unwrap() error { return ErrRejected }
 
 // confirm asks the person to approve a change with window/showMessageRequest.
 func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error {
@@ -380,9 +408,9 @@ func (w *Workspace) confirm(ctx context.Context, rel, op string, d *Diff) error 
 	case err != nil:
 		return fmt.Errorf("%w: asking the user to approve the change to %s: %w", ErrNotApplied, rel, err)
 	case item == nil:
-		return fmt.Errorf("%w: the user dismissed the change to %s", ErrRejected, rel)
+		return rejected("the user dismissed the change to %s", rel)
 	case item.Title != actionApply:
-		return fmt.Errorf("%w: the user chose %q for the change to %s", ErrRejected, item.Title, rel)
+		return rejected("the user chose %q for the change to %s", item.Title, rel)
 	}
 	return nil
 }

@@ -58,6 +58,32 @@ func TestEditInApplyModeGoesStraightToTheEditor(t *testing.T) {
 	}
 }
 
+func TestARefusalReadsOnce(t *testing.T) {
+	for _, c := range []struct {
+		name, reason, want string
+	}{
+		{"in the words of the refusal", "rejected by the user", "the change to main.go was rejected by the user"},
+		{"with what the editor adds", "Rejected by the user in the refactor preview", "the change to main.go was rejected by the user in the refactor preview"},
+		{"without a reason", "", "the change to main.go was rejected by the user"},
+		{"with a reason of another kind", "cancelled", "the change to main.go was not applied: cancelled"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := refusal("main.go", c.reason)
+			if !errors.Is(err, ErrRejected) || err.Error() != c.want {
+				t.Errorf("refusal(%q) = %q, want ErrRejected reading %q", c.reason, err, c.want)
+			}
+		})
+	}
+	t.Run("as the change's reason", func(t *testing.T) {
+		e := newEnv(t, headlesstest.AllCaps(), api.EditPropose, api.Zones{}, map[string]string{"main.go": mainGo})
+		e.ed.Refuse("rejected by the user")
+		ch, err := e.agent("").Edit(context.Background(), "main.go", "hi", "hello", false)
+		if want := "the change to main.go was rejected by the user"; !errors.Is(err, ErrRejected) || ch.Reason != want {
+			t.Errorf("Edit = %q, reason %q; want ErrRejected, reason %q", err, ch.Reason, want)
+		}
+	})
+}
+
 func TestProposeMode(t *testing.T) {
 	ctx := context.Background()
 	noAnnotations := headlesstest.AllCaps()

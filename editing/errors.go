@@ -36,7 +36,8 @@ var (
 	ErrNoMatch = errors.New("old_string not found")
 	// ErrAmbiguous: edit_file's old_string occurs more than once.
 	ErrAmbiguous = errors.New("old_string is not unique")
-	// ErrRejected: the person rejected the change.
+	// ErrRejected: the person rejected the change. Its errors say how, in
+	// words of their own, without repeating these.
 	ErrRejected = errors.New("rejected by the user")
 	// ErrNotApplied: the editor answered applied: false, or the write failed.
 	ErrNotApplied = errors.New("not applied")

@@ -228,15 +228,19 @@ func (a *Agent) List(ctx context.Context, pattern string) (ListResult, error) {
 }
 
 // walkPattern validates a listing or search glob. A pattern without "/"
-// matches a file name at any depth ("*.go" is "**/*.go").
+// matches a file name at any depth ("*.go" is "**/*.go"). Repeated "**"
+// segments are one: the walk would otherwise reach a file once for every
+// way the segments can split its directories ("**/**" lists a file d
+// directories deep d+1 times).
 func (w *Workspace) walkPattern(p string) (string, error) {
 	p = strings.TrimPrefix(strings.ReplaceAll(strings.TrimSpace(p), `\`, "/"), "./")
 	if p == "" || p == "." {
 		return "**", nil
 	}
-	if !strings.Contains(p, "/") {
+	if !strings.Contains(p, "/") && p != "**" {
 		p = "**/" + p
 	}
+	p = collapseDoubleStars(p)
 	if err := api.ValidateGlob(p); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBadPattern, err)
 	}
@@ -244,6 +248,18 @@ func (w *Workspace) walkPattern(p string) (string, error) {
 		return "", fmt.Errorf("%w: %q leaves the workspace", ErrBadPattern, p)
 	}
 	return p, nil
+}
+
+// collapseDoubleStars makes each run of "**" segments of a pattern one.
+func collapseDoubleStars(p string) string {
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s == "**" && len(out) > 0 && out[len(out)-1] == "**" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "/")
 }
 
 // SearchMatch is one matching line.

@@ -145,6 +145,9 @@ func TestList(t *testing.T) {
 	}{
 		{"lists every visible file", "", []string{".gitignore", "bin/tool", "docs/build/page.md", "keep.log", "main.go", "pkg/.gitignore", "pkg/a.go", "pkg/b_test.go"}},
 		{"matches a name at any depth", "*.go", []string{"main.go", "pkg/a.go", "pkg/b_test.go"}},
+		{"lists every file once for **", "**", []string{".gitignore", "bin/tool", "docs/build/page.md", "keep.log", "main.go", "pkg/.gitignore", "pkg/a.go", "pkg/b_test.go"}},
+		{"lists every file once for **/** and ./**", "./**/**", []string{".gitignore", "bin/tool", "docs/build/page.md", "keep.log", "main.go", "pkg/.gitignore", "pkg/a.go", "pkg/b_test.go"}},
+		{"matches once through repeated **", "**/**/*.go", []string{"main.go", "pkg/a.go", "pkg/b_test.go"}},
 		{"matches a doublestar pattern", "pkg/**/*_test.go", []string{"pkg/b_test.go"}},
 		{"leaves out an ignored directory named directly", "node_modules/**", nil},
 		{"leaves out a nested ignore", "pkg/gen/*.go", nil},

@@ -33,6 +33,12 @@ func newAnthropicFake(t *testing.T, answer func(n int, body map[string]any) stri
 	t.Helper()
 	f := &anthropicFake{answer: answer}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			// The model agentls reads the context window from: a server
+			// without it.
+			http.NotFound(w, r)
+			return
+		}
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
@@ -134,8 +140,12 @@ func TestRunAttachments(t *testing.T) {
 			}
 		})
 		t.Run(who+" is given both images as base64 image blocks", func(t *testing.T) {
-			want, _ := json.Marshal(map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(pixelPNG)}})
-			if len(blocks) != 3 || mustJSON(t, blocks[1]) != string(want) || mustJSON(t, blocks[2]) != string(want) {
+			image := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(pixelPNG)}}
+			want, _ := json.Marshal(image)
+			// The last block of the newest turn is a cache breakpoint.
+			image["cache_control"] = map[string]any{"type": "ephemeral"}
+			wantLast, _ := json.Marshal(image)
+			if len(blocks) != 3 || mustJSON(t, blocks[1]) != string(want) || mustJSON(t, blocks[2]) != string(wantLast) {
 				t.Errorf("blocks = %s", mustJSON(t, blocks))
 			}
 		})

@@ -154,6 +154,11 @@ const (
 	echoText    = "hello from inside the engine"
 )
 
+// realRunTimeout bounds a whole task on a real agent: each engine is a node
+// process started through npx, which alone takes seconds on a loaded
+// machine, and a task starts one per subtask.
+const realRunTimeout = 3 * time.Minute
+
 // realEnv is a sidecar, with default settings, whose subtask 1 runs on a
 // real agent (started through npx, as Zed starts it) talking to a fake
 // model, and subtask 2 on the built-in worker.
@@ -438,7 +443,7 @@ func TestRealEngines(t *testing.T) {
 					return !strings.Contains(string(b), "rejected.txt"), nil
 				})
 				var res api.RunResult
-				if err := r.ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "work", TaskID: "t1"}, &res); err != nil {
+				if err := r.ed.Call(testkit.ContextWithin(t, realRunTimeout), api.MethodRun, api.RunParams{Prompt: "work", TaskID: "t1"}, &res); err != nil {
 					t.Fatal(err)
 				}
 				if res.State != api.TaskDone {
@@ -523,7 +528,7 @@ func TestRealEngines(t *testing.T) {
 					enginestest.Say("The engine is done."))
 				r.ed.ConfirmEdits(func(context.Context, api.ApplyWorkspaceEditParams) (bool, error) { return true, nil })
 				var res api.RunResult
-				if err := r.ed.Call(testkit.Context(t), api.MethodRun, api.RunParams{Prompt: "work", TaskID: "t1"}, &res); err != nil {
+				if err := r.ed.Call(testkit.ContextWithin(t, realRunTimeout), api.MethodRun, api.RunParams{Prompt: "work", TaskID: "t1"}, &res); err != nil {
 					t.Fatal(err)
 				}
 				if res.State != api.TaskDone {
@@ -561,7 +566,7 @@ func TestRealEngines(t *testing.T) {
 				}()
 				var started api.TaskEvent
 				first := time.Duration(0)
-				_, err := r.ed.Await(testkit.Context(t), func(n headless.Notification) bool {
+				_, err := r.ed.Await(testkit.ContextWithin(t, realRunTimeout), func(n headless.Notification) bool {
 					var p api.TaskUpdateParams
 					if n.Method != api.MethodTaskUpdate || n.Decode(&p) != nil || p.Event.SubtaskID != "1" {
 						return false

@@ -25,7 +25,7 @@ func workError(method string, err error) error {
 	case errors.Is(err, workforce.ErrWrongState):
 		return api.Errorf(api.CodeWrongState, "%s: %v", method, err)
 	case errors.Is(err, workforce.ErrInvalid):
-		return api.Errorf(api.CodeInvalidParams, "%v", err)
+		return api.Errorf(api.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return fmt.Errorf("%s: %w", method, err)
 }

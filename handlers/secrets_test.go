@@ -99,6 +99,12 @@ func newScriptedProvider(t *testing.T, script string) *scriptedProvider {
 }
 
 func (p *scriptedProvider) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		// The model list agentls reads the context window from: a server
+		// without one.
+		http.NotFound(w, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
 		Tools []struct {

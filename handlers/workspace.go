@@ -95,7 +95,7 @@ func (s *Server) interruptWork() {
 	if err != nil {
 		return
 	}
-	for _, id := range ws.Interrupt() {
+	for _, id := range ws.Interrupt("the editor stopped reading") {
 		s.log.Warn("task interrupted: the editor stopped reading", zap.String("task", id))
 	}
 }

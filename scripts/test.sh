@@ -33,7 +33,7 @@ GO=${GO:-go}
 echo "== make test: suites ${suites[*]}"
 for s in "${suites[@]}"; do
 	case $s in
-	go) echo "   go: the Go packages (needs Go; the first run downloads the modules through $($GO env GOPROXY 2>/dev/null || echo the module proxy)); with Node and npm, the MCP tests' npm servers and SDK, about 30 MB, the ACP SDK, about 18 MB, and the agents the engine tests run, about 500 MB, cached" ;;
+	go) echo "   go: the Go packages (needs Go; the first run downloads the modules through $($GO env GOPROXY 2>/dev/null || echo the module proxy)); with Node and npm, the MCP tests' npm servers and SDK, about 30 MB, the ACP SDK and acpx, about 60 MB, and the agents the engine tests run, about 500 MB, cached" ;;
 	nvim) echo "   nvim: the Neovim plugin in Neovim 0.7+, headless and in a terminal under tmux (installs Debian's neovim and tmux when missing)" ;;
 	emacs) echo "   emacs: the Emacs package in Emacs 28+, in batch and in a terminal under tmux (installs Debian's emacs-nox, tmux, and elpa-eglot for an Emacs without eglot, when missing)" ;;
 	vscode) echo "   vscode: the VS Code extension (needs Node 20 and npm; when missing, installs chromium and build headers with apt, hundreds of MB, and code-server 4.100.3 from npm)" ;;

@@ -40,7 +40,7 @@ func (e *Engine) attach(ctx context.Context, p api.RunParams, s api.Settings, sp
 	}
 	ws, err := editing.New(editing.Config{Root: e.cfg.Root, Zones: s.Zones, EditMode: s.EditMode, Editor: e.cfg.Editor, Logger: e.log})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, invalid("%w", err)
 	}
 	limits := s.Attachments
 	var out []attachment
@@ -48,14 +48,14 @@ func (e *Engine) attach(ctx context.Context, p api.RunParams, s api.Settings, sp
 	for i, a := range p.Attachments {
 		at, err := e.attachOne(ctx, ws, a, limits, spec)
 		if err != nil {
-			return nil, fmt.Errorf("%w: \"attachments\"[%d]: %w", ErrInvalid, i, err)
+			return nil, invalid("\"attachments\"[%d]: %w", i, err)
 		}
 		size := int64(len(at.text))
 		if at.image != nil {
 			size = int64(len(at.image.Data))
 		}
 		if total += size; total > limits.MaxTotalBytes {
-			return nil, fmt.Errorf("%w: \"attachments\": %d bytes in all by attachments[%d], more than attachments.maxTotalBytes (%d)", ErrInvalid, total, i, limits.MaxTotalBytes)
+			return nil, invalid("\"attachments\": %d bytes in all by attachments[%d], more than attachments.maxTotalBytes (%d)", total, i, limits.MaxTotalBytes)
 		}
 		out = append(out, at)
 	}

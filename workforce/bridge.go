@@ -103,7 +103,7 @@ func (e *Engine) bridgeTools(ctx context.Context, w *worker) []api.MCPTool {
 // worker's read_file, write_file, edit_file and run_command.
 func BridgeTools() []api.MCPTool {
 	var out []api.MCPTool
-	for _, tl := range toolkit {
+	for _, tl := range toolkit() {
 		if slices.Contains(bridgedTools, tl.Name) {
 			out = append(out, api.MCPTool{Name: tl.Name, Tool: tl.Name, Description: tl.Description,
 				InputSchema: tl.Parameters, ReadOnly: tl.Name == "read_file"})

@@ -3,6 +3,7 @@ package workforce
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/api"
@@ -134,6 +135,10 @@ func TestUsageIsPricedPerSubtaskAndKeptInTheSession(t *testing.T) {
 		if last.Cost == nil || *last.Cost != 0.0205 || last.ContextTokens != 3000 {
 			t.Errorf("last usage event = %+v", last)
 		}
+		// The task's cache reads so far: 500 of each of its five calls.
+		if first.CacheReadTokens != 500 || last.CacheReadTokens != 2500 {
+			t.Errorf("cache reads: first %d, last %d; want 500 and 2500", first.CacheReadTokens, last.CacheReadTokens)
+		}
 	})
 	t.Run("the session keeps the task's usage and its subtasks", func(t *testing.T) {
 		got, err := e.cfg.Tracking.Sessions.Session(res.SessionID)
@@ -176,5 +181,106 @@ func TestUsageOfAModelOfUnknownPriceHasNoCost(t *testing.T) {
 		if ev.Cost != nil {
 			t.Errorf("usage event with a cost: %+v", ev)
 		}
+	}
+}
+
+// TestCountsSaySkippedAndRemovedSubtasks steers a task as a person would:
+// subtask 3 added, 2 removed, the running 1 skipped. The task is done, and
+// its summary, its end event and the result all say that one subtask of
+// three was done, one skipped and one removed, never "all done".
+func TestCountsSaySkippedAndRemovedSubtasks(t *testing.T) {
+	running := make(chan struct{})
+	m := &funcModel{fn: func(ctx context.Context, req *clients.Request) (*clients.Response, error) {
+		switch req.Agent {
+		case clients.AgentCoordinator:
+			return planOf(map[string]any{"id": "1", "content": "take a slow step"},
+				map[string]any{"id": "2", "content": "take the second step", "dependsOn": []string{"1"}}), nil
+		case "1":
+			close(running)
+			<-ctx.Done() // until skipped
+			return nil, context.Cause(ctx)
+		}
+		return finish("log written"), nil
+	}}
+	n := &fakeEvents{}
+	e, _ := newEngine(t, m, n, nil)
+	ctx := testkit.Context(t)
+	type outcome struct {
+		res *api.RunResult
+		err error
+	}
+	ran := make(chan outcome, 1)
+	go func() {
+		res, err := e.Run(ctx, api.RunParams{Prompt: "x", TaskID: "t1"}, settings())
+		ran <- outcome{res, err}
+	}()
+	select {
+	case <-running:
+	case <-ctx.Done():
+		t.Fatal("subtask 1 never ran")
+	}
+	if _, err := e.AddSubtask(api.AddSubtaskParams{TaskID: "t1", Content: "write the log"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RemoveSubtask(api.SubtaskParams{TaskID: "t1", SubtaskID: "2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SkipSubtask(api.SubtaskParams{TaskID: "t1", SubtaskID: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	var out outcome
+	select {
+	case out = <-ran:
+	case <-ctx.Done():
+		t.Fatal("the task never ended")
+	}
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	res := out.res
+	want := api.SubtaskCounts{Done: 1, Skipped: 1, Removed: 1}
+	if res.State != api.TaskDone || res.Counts != want {
+		t.Errorf("result: %s with counts %+v; want done with %+v", res.State, res.Counts, want)
+	}
+	if first, _, _ := strings.Cut(res.Summary, "\n"); first != "1 of 3 subtasks done, 1 skipped, 1 removed." {
+		t.Errorf("summary begins %q", first)
+	}
+	if ev := n.last().Event; ev.Kind != api.EventStateChanged || ev.Counts == nil || *ev.Counts != want || ev.Summary != res.Summary {
+		t.Errorf("the task's last event is %+v, want stateChanged with the result's counts and summary", ev)
+	}
+}
+
+// TestStoppedBeforeThePlanSaysSo: a task stopped while it plans had no
+// subtask; its summary says that, not "0 of 0 subtasks done".
+func TestStoppedBeforeThePlanSaysSo(t *testing.T) {
+	planning := make(chan struct{})
+	m := &funcModel{fn: func(ctx context.Context, req *clients.Request) (*clients.Response, error) {
+		close(planning)
+		<-ctx.Done()
+		return nil, context.Cause(ctx)
+	}}
+	e, _ := newEngine(t, m, &fakeEvents{}, nil)
+	ctx := testkit.Context(t)
+	ran := make(chan *api.RunResult, 1)
+	go func() {
+		res, _ := e.Run(ctx, api.RunParams{Prompt: "x", TaskID: "t1"}, settings())
+		ran <- res
+	}()
+	select {
+	case <-planning:
+	case <-ctx.Done():
+		t.Fatal("the task never planned")
+	}
+	if _, err := e.Stop("t1"); err != nil {
+		t.Fatal(err)
+	}
+	var res *api.RunResult
+	select {
+	case res = <-ran:
+	case <-ctx.Done():
+		t.Fatal("the task never ended")
+	}
+	if res == nil || res.State != api.TaskStopped || res.Summary != "Stopped by the user before the plan was made." || res.Counts.Total() != 0 {
+		t.Errorf("result %+v; want stopped, no subtask counted, saying it stopped before the plan", res)
 	}
 }

@@ -19,6 +19,15 @@
 //     only applied changes reach the trace.
 //   - The session (messages, task state, usage) is written as the task goes,
 //     on the task's own goroutine, so a worker never waits on an fsync.
+//   - An agent's system prompt and tools hold nothing of the agent or the
+//     turn: they are the same bytes for every turn, every worker of a task
+//     and every task of a session with the same settings, the project's
+//     instructions included (they change it only when they change), so a
+//     provider's prompt cache reads them (docs/MODELS.md, Prompt caching).
+//   - A conversation that nears the model's context window, or that the
+//     provider says is too long, is compacted (compact.go) and never fails
+//     its subtask while something can still be compacted; compaction
+//     changes what the model is sent, never the session or the trace.
 //
 // An Engine is safe for concurrent use.
 package workforce

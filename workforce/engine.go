@@ -112,6 +112,9 @@ type Engine struct {
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
 	extra toolSet
+	// diag hears the editor's reports of new diagnostics for the workers
+	// that wait on them (diagnostics.go).
+	diag diagWatch
 }
 
 // keepEnded is how many finished tasks still answer the controls (with
@@ -173,11 +176,11 @@ func randomID() string {
 // returns the result with state stopped together with ctx's error.
 func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api.RunResult, error) {
 	if strings.TrimSpace(p.Prompt) == "" {
-		return nil, fmt.Errorf("%w: \"prompt\" is required", ErrInvalid)
+		return nil, invalid("\"prompt\" is required")
 	}
 	if p.EditMode != "" {
 		if !api.ValidEditMode(p.EditMode) {
-			return nil, fmt.Errorf("%w: \"editMode\" %q is not one of %s", ErrInvalid, p.EditMode, strings.Join(api.EditModes, ", "))
+			return nil, invalid("\"editMode\" %q is not one of %s", p.EditMode, strings.Join(api.EditModes, ", "))
 		}
 		s.EditMode = p.EditMode
 	}
@@ -188,11 +191,11 @@ func (e *Engine) Run(ctx context.Context, p api.RunParams, s api.Settings) (*api
 		}
 	}
 	if err := e.checkEngine(p.Engine); err != nil {
-		return nil, fmt.Errorf("%w: \"engine\": %w", ErrInvalid, err)
+		return nil, invalid("\"engine\": %w", err)
 	}
 	if p.IntentID != "" {
 		if _, _, err := ws.Intents.Select(p.IntentID); err != nil {
-			return nil, fmt.Errorf("%w: \"intentId\": %w", ErrInvalid, err)
+			return nil, invalid("\"intentId\": %w", err)
 		}
 	}
 	modelSpec, modelSource := s.Model, ""
@@ -233,7 +236,7 @@ func (e *Engine) start(p api.RunParams, s api.Settings, model Model, spec string
 		id = e.cfg.NewID()
 	}
 	if e.tasks[id] != nil || e.ended[id] != nil {
-		return nil, fmt.Errorf("%w: \"taskId\" %q is already in use", ErrInvalid, id)
+		return nil, invalid("\"taskId\" %q is already in use", id)
 	}
 	e.runs++
 	t := newTask(e, id, p, s, model, spec, e.runs)
@@ -260,7 +263,7 @@ func (e *Engine) finish(t *task) {
 
 func (e *Engine) lookup(id string) (*task, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"taskId\" is required", ErrInvalid)
+		return nil, invalid("\"taskId\" is required")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -298,7 +301,7 @@ func (e *Engine) AddSubtask(p api.AddSubtaskParams) (string, error) {
 		return "", err
 	}
 	if strings.TrimSpace(p.Content) == "" {
-		return "", fmt.Errorf("%w: \"content\" is required", ErrInvalid)
+		return "", invalid("\"content\" is required")
 	}
 	return t.addSubtask(p.Content, p.DependsOn)
 }
@@ -327,13 +330,14 @@ func (e *Engine) SkipSubtask(p api.SubtaskParams) error {
 func (e *Engine) Close() { e.closeWith((*task).stop) }
 
 // Interrupt is Close for an editor that went away: every task still
-// running is stopped and its session records it as interrupted. It returns
-// the ids of those tasks.
-func (e *Engine) Interrupt() []string {
+// running is stopped and its session records it as interrupted, its
+// summary saying why ("the editor closed agentls"). It returns the ids of
+// those tasks.
+func (e *Engine) Interrupt(why string) []string {
 	var ids []string
 	var mu sync.Mutex
 	e.closeWith(func(t *task) bool {
-		if !t.interrupt() {
+		if !t.interrupt(why) {
 			return false
 		}
 		mu.Lock()

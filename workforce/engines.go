@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +61,7 @@ func engineOf(forced, planned string) string {
 
 // enginePrompt is what an engine is asked: the worker's context and its
 // subtask, without the built-in worker's tools.
-func (t *task) enginePrompt(s *subtask) string {
+func (t *task) enginePrompt(ctx context.Context, name string, s *subtask) string {
 	var b strings.Builder
 	b.WriteString(`You are working for agentls, a coding agent inside the user's editor, on one subtask of a larger request. Other workers may be changing other files at the same time.
 
@@ -75,9 +76,41 @@ Rules:
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe selected intent; your changes must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
 	}
+	b.WriteString(t.engineInstructions(ctx, name, s.ID))
 	fmt.Fprintf(&b, "\nThe user's whole request, for context (do only your subtask):\n%s\n\n", t.prompt)
-	b.WriteString(t.workerTask(s))
+	b.WriteString(t.subtaskText(s))
 	return b.String()
+}
+
+// engineInstructions are the project's instructions for the engine name,
+// without the files the agent reads by itself (docs/ENGINES.md, The
+// project's instructions): Codex reads AGENTS.md, and Claude Code reads
+// CLAUDE.md when it is started with the project's settings (under
+// commands allow; under ask and deny agentls gives it the user's alone).
+// Gemini CLI reads GEMINI.md, which is none of them: it gets them all, as
+// does any other agent.
+func (t *task) engineInstructions(ctx context.Context, name, sub string) string {
+	agent := name
+	if r, ok := t.e.cfg.Engines.(interface {
+		Resolve(string) (engines.Resolved, error)
+	}); ok {
+		if res, err := r.Resolve(name); err == nil && res.Agent != "" {
+			agent = res.Agent
+		}
+	}
+	var reads string
+	switch {
+	case agent == api.EngineCodex:
+		reads = "AGENTS.md"
+	case agent == api.EngineClaude && t.commandPolicy() == api.CommandsAllow:
+		reads = "CLAUDE.md"
+	}
+	files := t.instr.read(ctx)
+	// The task's events say what the task works under, whoever reads it.
+	t.instr.tell(t.instr.render(files, nil), sub)
+	return t.instr.render(files, func(s instrSource) bool {
+		return s.convention && path.Base(s.path) == reads
+	}).text
 }
 
 // runEngine runs the worker's subtask on an engine: the agent reads,
@@ -94,7 +127,7 @@ func (w *worker) runEngine(ctx context.Context, name string) (string, error) {
 	}
 	h := &engineHost{w: w, engine: name, calls: map[string]*engineCall{}, approved: map[string]int{}, refused: map[string]bool{}}
 	job := engines.Job{
-		Prompt:      t.enginePrompt(w.sub),
+		Prompt:      t.enginePrompt(ctx, name, w.sub),
 		Root:        t.e.cfg.Root,
 		WorkDir:     t.e.cfg.EngineWorkDir,
 		Closed:      t.edit.Closed,

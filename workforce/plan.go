@@ -26,12 +26,14 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 	req := &clients.Request{
 		Agent:    clients.AgentCoordinator,
 		Run:      t.runN,
-		System:   t.coordinatorPrompt(),
-		Tools:    []clients.Tool{planTool},
-		Messages: []clients.Message{t.userMessage(t.prompt)},
+		System:   t.coordinatorPrompt(t.instr.current(ctx, "").text),
+		Tools:    []clients.Tool{planTool()},
+		Messages: []clients.Message{t.userMessage(t.coordinatorRequest())},
+		CacheKey: t.sessionID,
 	}
+	conv := t.conversation("", meter)
 	for attempt := 1; attempt <= 2; attempt++ {
-		resp, err := t.complete(ctx, req, clients.AgentCoordinator)
+		resp, err := conv.call(ctx, req)
 		if err != nil {
 			if attempt > 1 && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				// The model could not repair its plan: do the whole prompt at once.
@@ -40,7 +42,6 @@ func (t *task) plan(ctx context.Context) ([]*subtask, error) {
 			}
 			return nil, err
 		}
-		t.emitUsage("", meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, Text: resp.Text})
 		}
@@ -159,6 +160,7 @@ func (t *task) emitUsage(sub string, call api.Usage) {
 			s.Usage = &su
 		}
 		return []api.TaskEvent{{Kind: api.EventUsage, SubtaskID: sub, InputTokens: total.InputTokens, OutputTokens: total.OutputTokens,
+			CacheReadTokens: total.CacheReadTokens, CacheWriteTokens: total.CacheWriteTokens,
 			Cost: total.Cost, ContextTokens: call.ContextTokens, ContextWindow: call.ContextWindow}}
 	})
 }

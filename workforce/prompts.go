@@ -20,10 +20,19 @@ const (
 	depResultChars = 4000  // characters of one dependency's result shown to a worker
 )
 
+// The prompts are built for the providers' prompt caches (docs/MODELS.md,
+// Prompt caching): a system prompt holds only what is the same for every
+// turn of an agent, every worker of a task and every task of a session
+// (the rules, the workspace, the settings, the intents, the project's
+// instructions), and what is the agent's own (the request, the subtask,
+// a repo map tuned to them, a continued session's history) goes in its
+// first message, after that shared prefix. Nothing that changes by
+// itself, a clock or a counter, is in either.
+
 // coordinatorPrompt is the coordinator's system prompt: its job, the plan
-// tool, the workspace's shape, the selected intent and, for a continued
-// session, the history.
-func (t *task) coordinatorPrompt() string {
+// tool, the workspace's shape, the selected intent, the project's
+// instructions and the engines.
+func (t *task) coordinatorPrompt(instr string) string {
 	var b strings.Builder
 	b.WriteString(`You are the coordinator of agentls, a coding agent working inside the user's editor.
 Your only job is to plan the user's request: split it into subtasks that workers will carry out, then call the plan tool once.
@@ -33,7 +42,7 @@ How to plan:
 - Subtasks without dependencies on each other run in parallel. Use dependsOn only where a subtask needs another's result (for example: tests that exercise code another subtask writes, or a check run after the changes). Two subtasks that edit the same file should depend on one another.
 - Keep plans small: one subtask for a small change; rarely more than 6. Ids are short strings ("1", "2", ...).
 - Do not do the work yourself and do not ask questions here: plan.
-- If the request continues an earlier conversation (history below), plan only what is still to do.
+- If the request continues an earlier conversation (its history comes with the request), plan only what is still to do.
 
 `)
 	fmt.Fprintf(&b, "Workspace root: %s\n", t.e.cfg.Root)
@@ -44,23 +53,36 @@ How to plan:
 	if readme := readmeHead(t.e.cfg.Root); readme != "" {
 		fmt.Fprintf(&b, "\nREADME (first lines):\n%s\n", readme)
 	}
-	if m := t.repoMap(t.prompt); m != "" {
-		fmt.Fprintf(&b, "\nRepository map (the definitions most relevant to the request, by file, with their line numbers):\n%s", m)
-	}
 	if ctx := t.intentContext(); ctx != "" {
 		fmt.Fprintf(&b, "\nThe user selected this intent; every change must stay in its owned_scope and meet its constraints:\n%s\n", ctx)
 	} else if list := t.intentsText(); list != "" {
 		fmt.Fprintf(&b, "\nThis workspace works by intents (.orchestration/active_intents.yaml): a worker selects the intent its subtask belongs to before it changes files or runs commands, and changes only files in that intent's owned_scope. Name the intent in each subtask that changes files (for example \"… (intent INT-001)\"). The intents:\n%s\n", list)
 	}
-	if h := t.history(); h != "" {
-		fmt.Fprintf(&b, "\nEarlier in this conversation (oldest first):\n%s\n", h)
-	}
+	b.WriteString(instr)
 	b.WriteString(t.enginesText())
 	return b.String()
 }
 
-// workerPrompt is a worker's system prompt.
-func (t *task) workerPrompt(s *subtask) string {
+// coordinatorRequest is the coordinator's first message: a continued
+// session's history, the repo map for the request, then the request.
+func (t *task) coordinatorRequest() string {
+	var b strings.Builder
+	if h := t.history(); h != "" {
+		fmt.Fprintf(&b, "Earlier in this conversation (oldest first):\n%s\n\n", h)
+	}
+	if m := t.repoMap(t.prompt); m != "" {
+		fmt.Fprintf(&b, "Repository map (the definitions most relevant to the request, by file, with their line numbers):\n%s\n", m)
+	}
+	if b.Len() == 0 {
+		return t.prompt
+	}
+	fmt.Fprintf(&b, "The request:\n%s", t.prompt)
+	return b.String()
+}
+
+// workerPrompt is a worker's system prompt: the same for every worker of
+// the task, and every task of the session with the same settings.
+func (t *task) workerPrompt(instr string) string {
 	var b strings.Builder
 	b.WriteString(`You are a worker of agentls, a coding agent working inside the user's editor. You carry out one subtask of a larger request, using the tools, then call finish.
 
@@ -83,16 +105,25 @@ Rules:
 	} else if list := t.intentsText(); list != "" {
 		fmt.Fprintf(&b, "\nThis workspace works by intents (.orchestration/active_intents.yaml): call select_intent with the id of the intent your subtask belongs to before you change files or run commands; you may then change only files in its owned_scope. The intents:\n%s\n", list)
 	}
-	fmt.Fprintf(&b, "\nThe user's whole request, for context (do only your subtask):\n%s\n", t.prompt)
-	if m := t.repoMap(s.Content + "\n" + t.prompt); m != "" {
-		fmt.Fprintf(&b, "\nRepository map (the definitions most relevant to your subtask, by file, with their line numbers):\n%s", m)
-	}
+	b.WriteString(instr)
 	return b.String()
 }
 
-// workerTask is the worker's first message: its subtask and what the
+// workerTask is the worker's first message: the user's request for
+// context, a repo map tuned to the subtask, its subtask and what the
 // subtasks it depends on found.
 func (t *task) workerTask(s *subtask) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The user's whole request, for context (do only your subtask):\n%s\n\n", t.prompt)
+	if m := t.repoMap(s.Content + "\n" + t.prompt); m != "" {
+		fmt.Fprintf(&b, "Repository map (the definitions most relevant to your subtask, by file, with their line numbers):\n%s\n", m)
+	}
+	b.WriteString(t.subtaskText(s))
+	return b.String()
+}
+
+// subtaskText is a subtask and what the subtasks it depends on found.
+func (t *task) subtaskText(s *subtask) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your subtask (%s): %s\n", s.ID, s.Content)
 	if s.Role != "" {

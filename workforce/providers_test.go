@@ -53,7 +53,7 @@ data: {"type":"message_stop"}
 // in the place the API reads it (OpenAI and Ollama: function.parameters;
 // Anthropic: input_schema).
 func TestToolSchemasReachEveryProvider(t *testing.T) {
-	tools := append(slices.Clip(toolkit), planTool)
+	tools := append(slices.Clip(toolkit()), planTool())
 	for _, p := range []struct {
 		name   string
 		spec   string

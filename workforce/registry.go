@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -58,22 +59,40 @@ func required(tool string, fields ...string) error {
 	return fmt.Errorf("%w: %s needs %s", errArgs, tool, strings.Join(fields, " and "))
 }
 
-// tool is one tool of the registry.
+// tool is one tool of the registry. Its schema is made on first use
+// (ready), not when the package loads: reflecting over the params types
+// and resolving their schemas is work, and memory, a process that never
+// runs a worker (agentls version, an idle editor) does without.
 type tool struct {
+	name   string
+	run    func(ctx context.Context, w *worker, raw json.RawMessage) result
+	params func() any // a new params value, to decode into
+
+	once     sync.Once
+	build    func() (*jsonschema.Schema, clients.Tool)
 	spec     clients.Tool
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved // schema, ready to validate with
-	run      func(ctx context.Context, w *worker, raw json.RawMessage) result
-	params   func() any // a new params value, to decode into
+}
+
+// ready makes the tool's schema, once, and returns the tool.
+func (tl *tool) ready() *tool {
+	tl.once.Do(func() {
+		tl.schema, tl.spec = tl.build()
+		tl.resolved = resolve(tl.schema)
+	})
+	return tl
 }
 
 // define makes a tool of name, its description and do. do gets the
 // arguments decoded into P and held to P's schema. Its result goes to the
 // model as it is; an error goes as "Error: …", about the result's path.
 func define[P any](name, description string, do func(ctx context.Context, w *worker, p P) (result, error)) *tool {
-	s := schemaOf[P]()
-	tl := &tool{schema: s, resolved: resolve(s), params: func() any { return new(P) }}
-	tl.spec = clients.Tool{Name: name, Description: description, Parameters: marshalSchema(tl.schema)}
+	tl := &tool{name: name, params: func() any { return new(P) }}
+	tl.build = func() (*jsonschema.Schema, clients.Tool) {
+		s := schemaOf[P]()
+		return s, clients.Tool{Name: name, Description: description, Parameters: marshalSchema(s)}
+	}
 	tl.run = func(ctx context.Context, w *worker, raw json.RawMessage) result {
 		var p P
 		if err := tl.decode(raw, &p); err != nil {
@@ -180,7 +199,8 @@ func marshalSchema(s *jsonschema.Schema) json.RawMessage {
 // present, strings no shorter than their minLength); when it refuses them,
 // explain says why, naming the tool and the field.
 func (tl *tool) decode(raw json.RawMessage, p any) error {
-	name := tl.spec.Name
+	tl.ready()
+	name := tl.name
 	if b := bytes.TrimSpace(raw); len(b) == 0 || string(b) == "null" {
 		raw = json.RawMessage("{}")
 	}
@@ -325,12 +345,12 @@ func describe(v any) string {
 
 // property is the schema of the tool's argument k.
 func (tl *tool) property(k string) (*jsonschema.Schema, bool) {
-	s, ok := tl.schema.Properties[k]
+	s, ok := tl.ready().schema.Properties[k]
 	return s, ok
 }
 
 // names lists the tool's arguments in the schema's order.
-func (tl *tool) names() []string { return slices.Clone(tl.schema.PropertyOrder) }
+func (tl *tool) names() []string { return slices.Clone(tl.ready().schema.PropertyOrder) }
 
 // kind says what a value of schema s is, for an error: "a string", "an
 // array of strings".
@@ -371,10 +391,10 @@ type registry struct {
 func newRegistry(tools ...*tool) *registry {
 	r := &registry{order: tools, byName: make(map[string]*tool, len(tools))}
 	for _, tl := range tools {
-		if r.byName[tl.spec.Name] != nil {
-			panic("workforce: two tools are named " + tl.spec.Name)
+		if r.byName[tl.name] != nil {
+			panic("workforce: two tools are named " + tl.name)
 		}
-		r.byName[tl.spec.Name] = tl
+		r.byName[tl.name] = tl
 	}
 	return r
 }
@@ -383,7 +403,7 @@ func newRegistry(tools ...*tool) *registry {
 func (r *registry) specs() []clients.Tool {
 	out := make([]clients.Tool, len(r.order))
 	for i, tl := range r.order {
-		out[i] = tl.spec
+		out[i] = tl.ready().spec
 	}
 	return out
 }
@@ -396,6 +416,7 @@ var builtins = newRegistry(
 	searchFilesTool,
 	findSymbolTool,
 	findReferencesTool,
+	getDiagnosticsTool,
 	writeFileTool,
 	editFileTool,
 	deleteFileTool,
@@ -406,8 +427,9 @@ var builtins = newRegistry(
 	finishTool,
 )
 
-// toolkit is what the worker's model is given of the built-in tools.
-var toolkit = builtins.specs()
+// toolkit is what the worker's model is given of the built-in tools, made
+// on first use.
+var toolkit = sync.OnceValue(builtins.specs)
 
 // toolSet is a second set of tools for workers, after the registry: the
 // MCP servers' tools (mcpTools). The registry is consulted first, so a set

@@ -74,10 +74,15 @@ func TestRepoMap(t *testing.T) {
 			if len(reqs) == 0 {
 				t.Fatalf("%s made no request", agent)
 			}
-			sys := reqs[0].System
-			if !strings.Contains(sys, "Repository map") || !strings.Contains(sys, "store.go:\n") ||
-				!strings.Contains(sys, "5│func (s *Store) Get(k string) string { return k }") {
-				t.Errorf("%s's prompt has no repo map:\n%s", agent, sys)
+			// The map is tuned to the request and the subtask: it comes in
+			// the agent's first message, after the shared system prompt.
+			first := reqs[0].Messages[0].Text
+			if !strings.Contains(first, "Repository map") || !strings.Contains(first, "store.go:\n") ||
+				!strings.Contains(first, "5│func (s *Store) Get(k string) string { return k }") {
+				t.Errorf("%s's first message has no repo map:\n%s", agent, first)
+			}
+			if strings.Contains(reqs[0].System, "Repository map") {
+				t.Errorf("%s's system prompt holds the repo map", agent)
 			}
 		}
 	})
@@ -110,8 +115,8 @@ func TestRepoMap(t *testing.T) {
 		if _, err := e.Run(testkit.Context(t), api.RunParams{Prompt: "Add an Orders helper next to User"}, s); err != nil {
 			t.Fatal(err)
 		}
-		if sys := m.requests(clients.AgentCoordinator)[0].System; strings.Contains(sys, "Repository map") {
-			t.Errorf("a map with repoMapTokens 0:\n%s", sys)
+		if first := m.requests(clients.AgentCoordinator)[0].Messages[0].Text; strings.Contains(first, "Repository map") {
+			t.Errorf("a map with repoMapTokens 0:\n%s", first)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
@@ -35,12 +36,17 @@ type task struct {
 	model     Model
 	spec      string
 	price     api.Price // of the model, for the usage (tracking/usage)
-	runN      int       // the N of a script's "N:" keys (docs/MODELS.md)
-	log       *zap.Logger
+	// window is the model's context window in tokens (0: unknown), which
+	// compaction keeps the conversations within (compact.go).
+	window int64
+	runN   int // the N of a script's "N:" keys (docs/MODELS.md)
+	log    *zap.Logger
 	// attachments are what the user gave with the prompt, and references
 	// the workspace files the prompt names (attachments.go).
 	attachments []attachment
 	references  []string
+	// instr are the project's instruction files (instructions.go).
+	instr *instructions
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -55,8 +61,8 @@ type task struct {
 	mu          sync.Mutex
 	state       string
 	seq         uint64
-	progressed  bool // how far the task is changed: the next mutate's last update says it
-	interrupted bool // the editor went away: the session records interrupted
+	progressed  bool   // how far the task is changed: the next mutate's last update says it
+	interrupted string // why, when the editor went away: the session records interrupted
 	subs        []*subtask
 	waiting     int
 	changes     []api.Change
@@ -66,6 +72,7 @@ type task struct {
 	trackers    map[string]*heat.Tracker // by agent id
 	workers     map[string]*worker       // running, by subtask id
 	ids         map[string]bool          // every subtask id used, removed ones too
+	removed     int                      // subtasks removed from the plan
 
 	// Review mode: the changes held, by path, in order; whether the task
 	// is in its review, and how to end it.
@@ -74,6 +81,12 @@ type task struct {
 	cancelReview context.CancelCauseFunc
 
 	wake chan struct{}
+
+	// changeEpoch counts the changes applied; diagRuns are the diagnostics
+	// commands' last outputs, under diagMu (diagnostics_command.go).
+	changeEpoch atomic.Uint64
+	diagMu      sync.Mutex
+	diagRuns    map[string]diagRun
 }
 
 // subtask is one node of the plan.
@@ -95,6 +108,7 @@ func newTask(e *Engine, id string, p api.RunParams, s api.Settings, model Model,
 		ids:      map[string]bool{},
 		wake:     make(chan struct{}, 1),
 	}
+	t.instr = newInstructions(t)
 	t.out = newOutbox(e.cfg.Events, e.cfg.Redactor, e.queues, t.log)
 	t.ctx, t.cancel = context.WithCancelCause(context.Background())
 	return t
@@ -122,7 +136,7 @@ func (t *task) open() error {
 	})
 	if err != nil {
 		_ = ws.Sessions.SetTaskState(sid, t.id, api.TaskFailed)
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return invalid("%w", err)
 	}
 	t.editTask = t.edit.Task(t.id, editing.Slug(t.prompt), t.settings.EditMode)
 	t.journal = newJournal(ws.Sessions, sid, t.id, t.log)
@@ -143,6 +157,8 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.out.push(t.ctx, Event{TaskID: t.id, SessionID: t.sessionID, State: api.TaskPlanning,
 		Start: &Start{Prompt: t.prompt, Model: t.spec, Token: t.params.WorkDoneToken}})
 	t.out.flush(t.ctx)
+	t.window = t.contextWindow(t.ctx)
+	t.price.ContextWindow = t.window
 	t.references = t.edit.UserPaths(t.prompt, maxReferences)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
 	if t.params.SessionID != "" {
@@ -163,7 +179,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 			}
 			return []api.TaskEvent{{Kind: api.EventPlanned, Text: planText(plan)}, {Kind: api.EventStateChanged, State: t.state}}
 		})
-		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id})
+		t.journal.add(api.SessionMessage{Role: "assistant", Text: "Plan:\n" + planText(plan), TaskID: t.id, Kind: api.MessagePlan})
 		t.schedule()
 	} else if !t.isStopped() {
 		t.log.Warn("planning failed", zap.Error(err))
@@ -374,17 +390,19 @@ func (t *task) end() *api.RunResult {
 			Changes:   append([]api.Change{}, t.changes...),
 		}
 		res.Applied, res.Rejected = countChanges(res.Changes)
+		res.Counts = t.countsLocked()
 		sessionState = t.state
-		if t.interrupted {
+		if t.interrupted != "" {
 			// The editor is gone: nobody saw it stop. The session says so.
 			sessionState = api.TaskInterrupted
 		}
+		counts := res.Counts
 		return []api.TaskEvent{{Kind: api.EventStateChanged, State: t.state, Summary: t.summary,
-			Applied: &res.Applied, Rejected: &res.Rejected}}
+			Applied: &res.Applied, Rejected: &res.Rejected, Counts: &counts}}
 	})
 	ws := t.e.cfg.Tracking
 	res.Usage = ws.Usage.Task(t.id)
-	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id})
+	t.journal.add(api.SessionMessage{Role: "assistant", Text: t.summary, TaskID: t.id, Kind: api.MessageSummary})
 	t.journal.close(sessionState, res.Usage, res.Subtasks)
 	// Every event of the task is handed over before agent/run answers, so
 	// the reply comes after the last of them.
@@ -415,28 +433,59 @@ func (t *task) allSettledLocked() bool {
 	return true
 }
 
-// summaryLocked says what the task did, in a few lines.
+// countsLocked counts the subtasks by how they ended: the one count the
+// summary, the end event and agent/run's result all give.
+func (t *task) countsLocked() api.SubtaskCounts {
+	c := api.SubtaskCounts{Removed: t.removed}
+	for _, s := range t.subs {
+		switch s.State {
+		case api.SubtaskDone:
+			c.Done++
+		case api.SubtaskSkipped:
+			c.Skipped++
+		case api.SubtaskFailed:
+			c.Failed++
+		case api.SubtaskBlocked:
+			c.Blocked++
+		default: // pending, or running: the task stopped before it ran them
+			c.NotRun++
+		}
+	}
+	return c
+}
+
+// summaryLocked says what the task did, in a few lines: its first line
+// from the counts, then a line per subtask.
 func (t *task) summaryLocked() string {
 	if t.summary != "" && len(t.subs) == 0 {
 		return t.summary // planning failed
 	}
-	done := 0
-	for _, s := range t.subs {
-		if s.State == api.SubtaskDone || s.State == api.SubtaskSkipped {
-			done++
-		}
-	}
+	c := t.countsLocked()
 	var b strings.Builder
-	switch t.state {
-	case api.TaskStopped:
-		fmt.Fprintf(&b, "Stopped by the user after %d of %d subtasks.", done, len(t.subs))
-	case api.TaskDone:
+	switch {
+	case c.Total() == 0 && t.state == api.TaskStopped && t.interrupted != "":
+		return "Interrupted before the plan was made: " + t.interrupted + "."
+	case c.Total() == 0 && t.state == api.TaskStopped:
+		return "Stopped by the user before the plan was made."
+	case c.Total() == 0:
+		return "Failed: no subtask was left to run."
+	case t.state == api.TaskStopped && t.interrupted != "":
+		fmt.Fprintf(&b, "Interrupted after %d of %d subtasks: %s.", c.Done, c.Total(), t.interrupted)
+	case t.state == api.TaskStopped:
+		fmt.Fprintf(&b, "Stopped by the user: %s.", c.String())
+	case t.state == api.TaskDone && c.Done == c.Total():
 		if len(t.subs) == 1 && t.subs[0].Result != "" {
 			return t.subs[0].Result
 		}
-		fmt.Fprintf(&b, "All %d subtasks done.", len(t.subs))
+		if c.Done == 1 {
+			b.WriteString("1 subtask done.")
+		} else {
+			fmt.Fprintf(&b, "All %d subtasks done.", c.Done)
+		}
+	case t.state == api.TaskDone:
+		fmt.Fprintf(&b, "%s.", c.String())
 	default:
-		fmt.Fprintf(&b, "Failed: %d of %d subtasks done.", done, len(t.subs))
+		fmt.Fprintf(&b, "Failed: %s.", c.String())
 	}
 	for _, s := range t.subs {
 		line := ""
@@ -448,7 +497,7 @@ func (t *task) summaryLocked() string {
 		case api.SubtaskFailed, api.SubtaskBlocked:
 			line = s.State + ": " + s.Error
 		default:
-			line = s.State
+			line = "not run"
 		}
 		fmt.Fprintf(&b, "\n- %s (%s): %s", s.ID, oneLine(s.Content, 80), oneLine(line, 300))
 	}
@@ -533,16 +582,16 @@ func (t *task) endWait(ev api.TaskEvent) {
 	})
 }
 
-// interrupt stops the task because the editor went away: its session
-// records it as interrupted. It reports false when the task had already
-// ended.
-func (t *task) interrupt() bool {
+// interrupt stops the task because the editor went away (why says how):
+// its session records it as interrupted. It reports false when the task
+// had already ended.
+func (t *task) interrupt(why string) bool {
 	t.mu.Lock()
 	if t.ended {
 		t.mu.Unlock()
 		return false
 	}
-	t.interrupted = true
+	t.interrupted = why
 	t.mu.Unlock()
 	return t.stop()
 }
@@ -588,7 +637,7 @@ func (t *task) addSubtask(content string, deps []string) (string, error) {
 		}
 		for _, d := range deps {
 			if t.findLocked(d) == nil {
-				err = fmt.Errorf("%w: \"dependsOn\": task %q has no subtask %q", ErrInvalid, t.id, d)
+				err = invalid("\"dependsOn\": task %q has no subtask %q", t.id, d)
 				return nil
 			}
 		}
@@ -625,6 +674,7 @@ func (t *task) removeSubtask(id string) error {
 			return nil
 		}
 		t.subs = slices.DeleteFunc(t.subs, func(x *subtask) bool { return x == s })
+		t.removed++
 		for _, o := range t.subs {
 			o.DependsOn = slices.DeleteFunc(o.DependsOn, func(d string) bool { return d == id })
 		}
@@ -673,7 +723,7 @@ func (t *task) skipSubtask(id string) error {
 // controllableLocked finds a subtask of a task that is still going.
 func (t *task) controllableLocked(id string) (*subtask, error) {
 	if id == "" {
-		return nil, fmt.Errorf("%w: \"subtaskId\" is required", ErrInvalid)
+		return nil, invalid("\"subtaskId\" is required")
 	}
 	if t.ended || t.stopped || t.reviewing {
 		return nil, fmt.Errorf("%w: task %q is %s", ErrWrongState, t.id, t.stateNameLocked())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -36,11 +37,17 @@ type planSubtask struct {
 	Engine    string   `json:"engine,omitempty" jsonschema:"optional: the external agent to run this subtask on, one of the engines the instructions list; leave it out for agentls's own worker"`
 }
 
-var planTool = clients.Tool{
-	Name:        "plan",
-	Description: "Submit the plan: the subtasks workers will carry out. Subtasks without dependencies between them run in parallel.",
-	Parameters:  marshalSchema(schemaOf[planArgs]()),
-}
+// planToolName is the coordinator's one tool.
+const planToolName = "plan"
+
+// planTool is the coordinator's tool, made on first use.
+var planTool = sync.OnceValue(func() clients.Tool {
+	return clients.Tool{
+		Name:        planToolName,
+		Description: "Submit the plan: the subtasks workers will carry out. Subtasks without dependencies between them run in parallel.",
+		Parameters:  marshalSchema(schemaOf[planArgs]()),
+	}
+})
 
 // validatePlan checks a plan: at least one and at most MaxSubtasks
 // subtasks, unique non-empty ids, content, known dependencies, no cycle.

@@ -153,7 +153,7 @@ func TestToolSchemas(t *testing.T) {
 	update := flag.Lookup("update").Value.String() == "true" // testkit's flag
 	dir := filepath.Join("testdata", "tools")
 	want := map[string]bool{}
-	for _, tl := range append(slices.Clip(toolkit), planTool) {
+	for _, tl := range append(slices.Clip(toolkit()), planTool()) {
 		var b bytes.Buffer
 		if err := json.Indent(&b, mustJSON(t, goldenTool{tl.Name, tl.Description, tl.Parameters}), "", "  "); err != nil {
 			t.Fatal(err)
@@ -198,7 +198,7 @@ var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // unknown arguments, and no keyword whose refusal explain has no words for.
 func TestToolSchemasAreCompact(t *testing.T) {
 	worded := map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "items": true, "minLength": true}
-	for _, tl := range append(slices.Clip(toolkit), planTool) {
+	for _, tl := range append(slices.Clip(toolkit()), planTool()) {
 		t.Run(tl.Name, func(t *testing.T) {
 			if !providerName.MatchString(tl.Name) {
 				t.Errorf("the name %q is not one the providers accept", tl.Name)
@@ -228,7 +228,7 @@ func TestToolSchemasAreCompact(t *testing.T) {
 					t.Errorf("%s is required but not a property", r)
 				}
 			}
-			if tl.Name == planTool.Name {
+			if tl.Name == planToolName {
 				// The coordinator's plan is read leniently (validatePlan).
 				if _, ok := root["additionalProperties"]; ok {
 					t.Errorf("plan's schema closes its properties, which validatePlan does not: %s", tl.Parameters)
@@ -266,6 +266,7 @@ func TestToolArguments(t *testing.T) {
 		cases = append(cases, badCall{tl.spec.Name + " " + what, clients.ToolCall{Name: tl.spec.Name, Arguments: json.RawMessage(raw)}, append([]string{"bad arguments", tl.spec.Name}, says...)})
 	}
 	for _, tl := range builtins.order {
+		tl.ready()
 		// Good values of every property, to break one at a time.
 		good := goodValue(tl.schema).(map[string]any)
 		with := func(k string, v any) string {
@@ -366,7 +367,7 @@ func TestDispatcher(t *testing.T) {
 	t.Run("lists the tools when a worker calls one that does not exist", func(t *testing.T) {
 		h := newToolHarness(t, nil)
 		_, results := h.run(call("make_coffee", map[string]any{}))
-		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, `there is no tool "make_coffee"; the tools are read_file, list_files, search_files, find_symbol, find_references, write_file, edit_file, delete_file, run_command, ask_human, select_intent, todo, finish`) {
+		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, `there is no tool "make_coffee"; the tools are read_file, list_files, search_files, find_symbol, find_references, get_diagnostics, write_file, edit_file, delete_file, run_command, ask_human, select_intent, todo, finish`) {
 			t.Errorf("results = %+v", results)
 		}
 	})
@@ -382,7 +383,7 @@ func TestDispatcher(t *testing.T) {
 		for _, tl := range reqs[0].Tools {
 			names = append(names, tl.Name)
 		}
-		want := []string{"read_file", "list_files", "search_files", "find_symbol", "find_references", "write_file", "edit_file", "delete_file", "run_command", "ask_human", "select_intent", "todo", "finish"}
+		want := []string{"read_file", "list_files", "search_files", "find_symbol", "find_references", "get_diagnostics", "write_file", "edit_file", "delete_file", "run_command", "ask_human", "select_intent", "todo", "finish"}
 		if !slices.Equal(names, want) {
 			t.Errorf("tools = %v, want %v", names, want)
 		}
@@ -422,7 +423,7 @@ func TestSecondToolSet(t *testing.T) {
 	}
 	t.Run("offers the set's tools after the registry's, but a name the registry has", func(t *testing.T) {
 		tools := h.m.requests("1")[0].Tools
-		if len(tools) != len(toolkit)+1 || tools[0].Name != "read_file" || tools[len(toolkit)].Name != "mcp__t__echo" {
+		if len(tools) != len(toolkit())+1 || tools[0].Name != "read_file" || tools[len(toolkit())].Name != "mcp__t__echo" {
 			t.Errorf("tools = %+v", tools)
 		}
 	})

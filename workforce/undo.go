@@ -21,7 +21,7 @@ import (
 // with ErrWrongState; one without checkpoints with ErrUnknownTask.
 func (e *Engine) Undo(ctx context.Context, p api.UndoParams, s api.Settings) (*api.UndoResult, error) {
 	if p.TaskID == "" {
-		return nil, fmt.Errorf("%w: \"taskId\" is required", ErrInvalid)
+		return nil, invalid("\"taskId\" is required")
 	}
 	e.mu.Lock()
 	running := e.tasks[p.TaskID] != nil
@@ -91,7 +91,7 @@ func (e *Engine) Undo(ctx context.Context, p api.UndoParams, s api.Settings) (*a
 		Changed:  e.graphChanged,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, invalid("%w", err)
 	}
 	res := &api.UndoResult{TaskID: p.TaskID, SessionID: sid, Undone: true, Files: []api.UndoFile{}}
 	var undone, not []string

@@ -44,6 +44,9 @@ type worker struct {
 	// shareMCP: the bridge serves its agent the worker's MCP tools too
 	// (ShareMCP).
 	shareMCP atomic.Bool
+	// toldNoDiag are the languages the worker was told its changes come
+	// without diagnostics for (under toolMu).
+	toldNoDiag map[string]bool
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker
@@ -99,27 +102,37 @@ var errNoFinish = errors.New("the worker did not finish")
 func (w *worker) run(ctx context.Context) (string, error) {
 	t := w.t
 	defer w.end()
+	instr := t.instr.current(ctx, w.sub.ID)
+	conv := t.conversation(w.sub.ID, w.meter)
 	req := &clients.Request{
 		Agent:    w.sub.ID,
 		Run:      t.runN,
-		System:   t.workerPrompt(w.sub),
+		System:   t.workerPrompt(instr.text),
 		Messages: []clients.Message{t.userMessage(t.workerTask(w.sub))},
+		CacheKey: t.sessionID,
 	}
 	for turn := 1; turn <= t.e.cfg.MaxTurns; turn++ {
+		if turn > 1 {
+			// The instructions are read again at every turn: an edit
+			// of one, saved or not, reaches the next turn.
+			if now := t.instr.current(ctx, w.sub.ID); now.key != instr.key {
+				instr = now
+				req.System = t.workerPrompt(instr.text)
+			}
+		}
 		// The MCP servers start on the first worker's first turn; their
 		// tools may change between turns (tools/list_changed).
 		req.Tools = w.offer(ctx)
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
 		}
-		resp, err := t.complete(ctx, req, w.sub.ID)
+		resp, err := conv.call(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", context.Cause(ctx)
 			}
 			return "", fmt.Errorf("model: %w", err)
 		}
-		t.emitUsage(w.sub.ID, w.meter.ModelCall(resp.Usage))
 		if resp.Text != "" {
 			t.emit(api.TaskEvent{Kind: api.EventMessage, SubtaskID: w.sub.ID, Text: resp.Text})
 			t.journal.add(api.SessionMessage{Role: "assistant", Text: resp.Text, TaskID: t.id, SubtaskID: w.sub.ID})

@@ -137,13 +137,23 @@ func TestCoordinator(t *testing.T) {
 		if len(reqs) != 2 || reqs[1].Run != 2 {
 			t.Fatalf("coordinator requests = %d", len(reqs))
 		}
-		sys := reqs[1].System
-		for _, want := range []string{"first request", "answer of run 1", "src/w.go", "Makes widgets.", "Workspace root: "} {
+		sys, msg := reqs[1].System, reqs[1].Messages[0].Text
+		for _, want := range []string{"src/w.go", "Makes widgets.", "Workspace root: "} {
 			if !strings.Contains(sys, want) {
 				t.Errorf("the coordinator's prompt lacks %q:\n%s", want, sys)
 			}
 		}
-		if strings.Contains(reqs[0].System, "Earlier in this conversation") {
+		// The history is the task's own: it comes with the request, after
+		// the prefix the tasks of the session share.
+		for _, want := range []string{"Earlier in this conversation", "first request", "answer of run 1", "improve it"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the coordinator's first message lacks %q:\n%s", want, msg)
+			}
+		}
+		if reqs[0].System != sys {
+			t.Errorf("the tasks of a session have different system prompts:\n%s\n---\n%s", reqs[0].System, sys)
+		}
+		if strings.Contains(reqs[0].Messages[0].Text, "Earlier in this conversation") {
 			t.Error("a new session shows history")
 		}
 	})

@@ -50,13 +50,45 @@ type goClient struct {
 	acp.UnimplementedClient
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
+	changed chan struct{} // closed and renewed at every update
 }
 
 func (c *goClient) SessionUpdate(_ context.Context, p *acp.SessionNotification) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, p.Update)
+	close(c.changed)
+	c.changed = make(chan struct{})
 	return nil
+}
+
+// await waits until an update satisfies cond.
+func (c *goClient) await(t *testing.T, what string, cond func(acp.SessionUpdate) bool) {
+	t.Helper()
+	ctx := testkit.Context(t)
+	for i := 0; ; {
+		c.mu.Lock()
+		for ; i < len(c.updates); i++ {
+			if cond(c.updates[i]) {
+				c.mu.Unlock()
+				return
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("no update %s", what)
+		}
+	}
+}
+
+// seen is a copy of the updates so far.
+func (c *goClient) seen() []acp.SessionUpdate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]acp.SessionUpdate(nil), c.updates...)
 }
 
 func (c *goClient) RequestPermission(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
@@ -81,7 +113,7 @@ func runACP(t *testing.T, env []string, args ...string) (*acp.AgentConn, *goClie
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &goClient{}
+	c := &goClient{changed: make(chan struct{})}
 	conn := acp.NewConn(acp.NewStream(stdout, stdin, nil), nil)
 	go func() { _ = conn.Serve(context.Background(), acp.ServeClient(c, nil)) }()
 	t.Cleanup(func() {
@@ -200,6 +232,36 @@ func acpNpm(t *testing.T) string {
 func TestACPWithTheSDKClient(t *testing.T) {
 	modules := acpNpm(t)
 	root, env := acpWorkspace(t)
+	out, stderr, err := runSDKClient(t, modules, env, root, "Add a greet function")
+	if err != nil {
+		t.Fatalf("the SDK client: %v\n%s", err, stderr)
+	}
+	checkSDKRun(t, root, out, stderr)
+
+	t.Run("two sessions on one root each play the scripted model from its start", func(t *testing.T) {
+		root, env := acpWorkspace(t)
+		out, stderr, err := runSDKClient(t, modules, env, root, "Add a greet function", "2")
+		if err != nil {
+			t.Fatalf("the SDK client: %v\n%s", err, stderr)
+		}
+		var got struct {
+			Authenticated bool     `json:"authenticated"`
+			StopReasons   []string `json:"stopReasons"`
+			Models        []string `json:"models"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !got.Authenticated || strings.Join(got.StopReasons, ",") != "end_turn,end_turn" || len(got.Models) != 2 || !strings.HasPrefix(got.Models[1], "script:") {
+			t.Fatalf("two sessions: %+v", got)
+		}
+	})
+}
+
+// runSDKClient runs acp/testdata/npm/client.mjs against the binary in
+// root, and returns what it printed.
+func runSDKClient(t *testing.T, modules string, env []string, root string, args ...string) ([]byte, string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
@@ -211,15 +273,18 @@ func TestACPWithTheSDKClient(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	node := exec.CommandContext(testkit.Context(t), "node", "client.mjs", binary, root, "Add a greet function")
+	node := exec.CommandContext(testkit.Context(t), "node", append([]string{"client.mjs", binary, root}, args...)...)
 	node.Dir = dir
 	node.Env = env
 	var stderr bytes.Buffer
 	node.Stderr = &stderr
 	out, err := node.Output()
-	if err != nil {
-		t.Fatalf("the SDK client: %v\n%s", err, stderr.String())
-	}
+	return out, stderr.String(), err
+}
+
+// checkSDKRun holds what the SDK client saw of one prompt.
+func checkSDKRun(t *testing.T, root string, out []byte, stderr string) {
+	t.Helper()
 	var got struct {
 		ProtocolVersion int    `json:"protocolVersion"`
 		Agent           string `json:"agent"`
@@ -259,7 +324,7 @@ func TestACPWithTheSDKClient(t *testing.T) {
 		} `json:"updates"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s\n%s", err, out, stderr.String())
+		t.Fatalf("%v: %s\n%s", err, out, stderr)
 	}
 	mainGo := filepath.Join(root, "main.go")
 	switch {

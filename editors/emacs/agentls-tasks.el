@@ -47,7 +47,9 @@
   (summary nil :documentation "Summary once it ended.")
   (result nil :documentation "The RunResult plist once it ended.")
   (counts nil :documentation "(APPLIED . REJECTED): its changes, once it ended.")
+  (subtask-counts nil :documentation "How its subtasks ended, the server's counts plist, once it ended.")
   (usage nil :documentation "Its usage plist so far: the last usage event's, then the result's.")
+  (instructions nil :documentation "The project's instruction files it works under (plists).")
   (thinking nil :documentation "Subtask ids (\"\" the coordinator) whose model thinks now.")
   (log nil :documentation "Its events for the transcript, newest first.")
   (pending nil :documentation "Events its transcript buffer has not shown yet.")
@@ -89,6 +91,7 @@
           (setcdr (nthcdr 199 (agentls-task-events task)) nil))
         (pcase (plist-get event :kind)
           ("usage" (setf (agentls-task-usage task) event))
+          ("instructions" (setf (agentls-task-instructions task) (append (plist-get event :instructions) nil)))
           ("thinking" (cl-pushnew (or (plist-get event :subtaskId) "") (agentls-task-thinking task)
                                   :test #'equal))
           ((or "messageDelta" "message" "toolCall" "subtaskFinished")
@@ -97,6 +100,8 @@
         (when (and (equal (plist-get event :kind) "stateChanged") (plist-get event :applied))
           (setf (agentls-task-counts task)
                 (cons (plist-get event :applied) (or (plist-get event :rejected) 0))))
+        (when (and (equal (plist-get event :kind) "stateChanged") (plist-get event :counts))
+          (setf (agentls-task-subtask-counts task) (plist-get event :counts)))
         (unless (agentls-task-result task)
           (agentls--transcript-add task event))
         (agentls--announce-event task event))
@@ -196,7 +201,7 @@ task are asked for.  The task runs in the background: see
      :error-fn (jsonrpc-lambda (&key code message &allow-other-keys)
                  (agentls--task-finished
                   task (list :taskId id :state "failed"
-                             :summary (format "%s (%s)" message code)))))
+                             :summary (format "%s (%s)" (agentls--words message) code)))))
     (agentls--refresh-views)
     (message "agentls: task %s started" id)
     id))
@@ -300,18 +305,36 @@ minibuffer, else the current file.  The next `agentls-run' sends them;
 
 (defun agentls--usage-text (usage)
   "Say what the USAGE plist counts.
-For example \"1200 in / 34 out, $0.0123, context 1200 of 200000 (0%)\":
-the cost and the context only when known."
+For example \"1200 in (800 cached) / 34 out, $0.0123, context 1200 of
+200000 (0%)\": what the provider's cache read, the cost and the context
+only when known."
   (if (not usage)
       ""
     (let ((ctx (or (plist-get usage :contextTokens) 0))
           (window (or (plist-get usage :contextWindow) 0))
+          (cached (or (plist-get usage :cacheReadTokens) 0))
           (cost (plist-get usage :cost)))
-      (concat (format "%d in / %d out" (or (plist-get usage :inputTokens) 0) (or (plist-get usage :outputTokens) 0))
+      (concat (format "%d in%s / %d out" (or (plist-get usage :inputTokens) 0)
+                      (if (> cached 0) (format " (%d cached)" cached) "")
+                      (or (plist-get usage :outputTokens) 0))
               (if (numberp cost) (format ", $%.4f" cost) "")
               (cond ((and (> ctx 0) (> window 0)) (format ", context %d of %d (%d%%)" ctx window (/ (* ctx 100) window)))
                     ((> ctx 0) (format ", context %d" ctx))
                     (t ""))))))
+
+(defun agentls--instructions-text (files)
+  "Name the instruction FILES of an instructions event.
+For example \"AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens),
+web/CLAUDE.md (left out)\"; \"none\" when there is none."
+  (if (null files)
+      "none"
+    (mapconcat (lambda (f)
+                 (let ((tokens (or (plist-get f :tokens) 0)))
+                   (cond ((and (plist-get f :cut) (> tokens 0))
+                          (format "%s (cut at %d tokens)" (plist-get f :path) tokens))
+                         ((plist-get f :cut) (format "%s (left out)" (plist-get f :path)))
+                         (t (format "%s (%d tokens)" (plist-get f :path) tokens)))))
+               files ", ")))
 
 (defun agentls--step-line (step)
   "Return STEP, one step of an engine's own plan, as a line: \"[>] Add greet\"."
@@ -335,10 +358,11 @@ the cost and the context only when known."
     (setf (agentls-task-usage task) usage))
   (setf (agentls-task-thinking task) nil)
   (setf (agentls-task-counts task) (agentls--counts result))
-  ;; A rejected change is no change: say what was applied and what not.
-  (message "agentls: task %s %s (%s)%s" (agentls-task-id task) (agentls-task-state task)
-           (agentls--counts-text (agentls-task-counts task))
-           (if (agentls-task-summary task) (concat ": " (agentls-task-summary task)) ""))
+  (when-let ((counts (plist-get result :counts)))
+    (setf (agentls-task-subtask-counts task) counts))
+  ;; One line, in the echo area: it takes no key and moves no point; the
+  ;; whole summary is in the transcript and the tasks buffer.
+  (message "%s" (agentls--end-message task))
   (agentls--transcript-add task (list :kind "agentlsResult" :result result))
   (run-hook-with-args 'agentls-task-finished-functions task)
   (agentls--refresh-views))
@@ -355,6 +379,82 @@ has its changes counted by their applied flag."
             (cl-incf applied)
           (cl-incf rejected)))
       (cons applied rejected))))
+
+(defun agentls--subtask-counts-text (counts)
+  "Say how a task's subtasks ended, from the server's COUNTS plist.
+Every subtask it had is counted, the removed ones too: \"1 of 3 subtasks
+done, 1 skipped, 1 removed\".  nil without COUNTS (an older server) or
+without a subtask (planning failed)."
+  (when counts
+    (let* ((n (lambda (k) (or (plist-get counts k) 0)))
+           (total (apply #'+ (mapcar n '(:done :skipped :removed :failed :blocked :notRun)))))
+      (when (> total 0)
+        (mapconcat #'identity
+                   (cons (format "%d of %d %s done" (funcall n :done) total (if (= total 1) "subtask" "subtasks"))
+                         (cl-loop for (key word) in '((:skipped "skipped") (:removed "removed") (:failed "failed")
+                                                      (:blocked "blocked") (:notRun "not run"))
+                                  when (> (funcall n key) 0)
+                                  collect (format "%d %s" (funcall n key) word)))
+                   ", ")))))
+
+(defun agentls--summary-adds-p (task)
+  "Return non-nil if TASK's summary has more to say than its counts.
+It does for a task of one subtask (its result) and one without counts
+\(an older server, a failed plan); the server words the first line of a
+task of several subtasks from the same counts."
+  (let ((counts (agentls-task-subtask-counts task)))
+    (or (null (agentls--subtask-counts-text counts))
+        (= 1 (apply #'+ (mapcar (lambda (k) (or (plist-get counts k) 0))
+                                '(:done :skipped :removed :failed :blocked :notRun)))))))
+
+(defun agentls--task-ending (task)
+  "Say how TASK ended, in one line.
+First its subtasks from the server's counts, then the first line of its
+summary where that says more (one subtask's result).  nil while it runs."
+  (when (member (agentls-task-state task) agentls--final-states)
+    (let ((ended (agentls--subtask-counts-text (agentls-task-subtask-counts task)))
+          (first (car (split-string (or (agentls-task-summary task) "") "\n" t "[ \t]+"))))
+      (cond ((and ended first (agentls--summary-adds-p task)) (format "%s · %s" ended first))
+            (ended ended)
+            (t first)))))
+
+(defun agentls--end-message (task)
+  "Return TASK's end in one line: how its subtasks ended, what it changed.
+A rejected change is no change: it says what was applied and what not."
+  (let ((ended (agentls--subtask-counts-text (agentls-task-subtask-counts task)))
+        (first (car (split-string (or (agentls-task-summary task) "") "\n" t "[ \t]+")))
+        (changes (agentls--counts-text (agentls-task-counts task))))
+    (format "agentls: task %s %s: %s" (agentls-task-id task) (agentls-task-state task)
+            (let ((counts (if ended (format "%s; %s" ended changes) changes)))
+              (if (and first (agentls--summary-adds-p task))
+                  (format "%s (%s)" (agentls--words first) counts)
+                counts)))))
+
+(defun agentls--words (text)
+  "Name the server's settings in TEXT as Emacs names them.
+The server says initializationOptions.maxWorkers where the person set
+`agentls-max-workers', and names a task's own model by the request that
+gave it, where the person chose it with `agentls-select-model'."
+  (let ((options '(("model" . "agentls-model") ("editMode" . "agentls-edit-mode")
+                   ("maxWorkers" . "agentls-max-workers") ("commands" . "agentls-commands")
+                   ("allowCommands" . "agentls-allow-commands") ("zones" . "agentls-zones")
+                   ("timeouts" . "agentls-timeouts") ("mcpServers" . "agentls-mcp-servers")
+                   ("engines" . "agentls-engines") ("allowMcpTools" . "agentls-allow-mcp-tools")
+                   ("thinking" . "agentls-thinking")))
+        (case-fold-search nil))
+    (when (stringp text)
+      (setq text (replace-regexp-in-string
+                  "initializationOptions\\.model (editor setting \"model\", " "agentls-model (" text t t))
+      (setq text (replace-regexp-in-string
+                  "initializationOptions\\.\\([A-Za-z]+\\)"
+                  (lambda (m)
+                    (let ((key (match-string 1 m)))
+                      (or (cdr (assoc key options))
+                          (format "%s in agentls-initialization-options" key))))
+                  text t t))
+      (setq text (replace-regexp-in-string "agent/run model" "the model of agentls-select-model" text t t))
+      (setq text (replace-regexp-in-string "agent/checkModel model" "the model checked" text t t)))
+    text))
 
 (defun agentls--counts-text (counts)
   "Say COUNTS, (APPLIED . REJECTED), in words: \"2 applied, 1 rejected\"."
@@ -627,13 +727,17 @@ tasks buffer, else the newest task that has ended."
          collect (list id (vector id "" (propertize (agentls-task-state task) 'face
                                                     (agentls--state-face (agentls-task-state task)))
                                   (file-name-nondirectory (directory-file-name root))
-                                  ;; One line per entry: a summary's first.
-                                  (concat (or (car (split-string (or (agentls-task-summary task)
-                                                                     (agentls-task-prompt task) "")
+                                  ;; One line per entry: how it ended (the server's
+                                  ;; counts, then a summary's first line), else the prompt.
+                                  (concat (or (agentls--task-ending task)
+                                              (car (split-string (or (agentls-task-prompt task) "")
                                                                  "\n" t "[ \t]+"))
                                               "")
                                           (if usage (concat "  · tokens " (agentls--usage-text (agentls--task-total usage))) "")
                                           (if (member "" (agentls-task-thinking task)) "  · thinking…" ""))))
+         ;; The project's instruction files it works under, on a line.
+         append (when-let ((files (agentls-task-instructions task)))
+                  (list (list id (vector "" "" "" "" (concat "  instructions: " (agentls--instructions-text files))))))
          append (cl-loop for sub in (agentls-task-subtasks task)
                          for sid = (plist-get sub :id)
                          for state = (or (plist-get sub :state) "")
@@ -668,7 +772,7 @@ tasks buffer, else the newest task that has ended."
 (defun agentls--task-total (usage)
   "Return the task's totals of USAGE, a usage event or the result's usage."
   (list :inputTokens (plist-get usage :inputTokens) :outputTokens (plist-get usage :outputTokens)
-        :cost (plist-get usage :cost)))
+        :cacheReadTokens (plist-get usage :cacheReadTokens) :cost (plist-get usage :cost)))
 
 (defun agentls--tasks-redraw ()
   "Redraw the tasks buffer, keeping point on its entry."
@@ -889,7 +993,7 @@ MODEL with completion from what the providers offer."
                                    (if model (list :model model) (make-hash-table))
                                    :timeout 40)))
     (message "agentls: %s%s" (if (eq t (plist-get result :ok)) "" "not usable: ")
-             (plist-get result :message))
+             (agentls--words (plist-get result :message)))
     result))
 
 (defun agentls-select-model (model)

@@ -160,13 +160,17 @@ subtask joins it, so a long stream is one entry with its parts."
                                       (split-string (string-remove-suffix "\n" value) "\n")))
                       (list (format "      %s: %s" name (json-encode value)))))))
 
-(defun agentls--tr-finish (state summary counts change-list)
+(defun agentls--tr-finish (state summary counts change-list &optional subtask-counts)
   "Write the task's end from STATE, SUMMARY, COUNTS and CHANGE-LIST.
-CHANGE-LIST is nil until the run's result gives it."
+CHANGE-LIST is nil until the run's result gives it.  SUBTASK-COUNTS,
+the server's counts of how the subtasks ended, head the end when given."
   (unless agentls--tr-finished
     (setq agentls--tr-finished t agentls--tr-open nil agentls--tr-speaker nil)
     (agentls--tr-push "")
-    (agentls--tr-push (format "── task %s: %s ──" state (agentls--counts-text counts)) 'bold)
+    (agentls--tr-push (format "── task %s: %s%s ──" state
+                              (if-let ((ended (agentls--subtask-counts-text subtask-counts))) (concat ended " · ") "")
+                              (agentls--counts-text counts))
+                      'bold)
     (dolist (line (split-string (or summary "") "\n" t))
       (agentls--tr-push (concat "  " line))))
   (when (and change-list (not agentls--tr-ended))
@@ -211,6 +215,14 @@ CHANGE-LIST is nil until the run's result gives it."
              (concat (alist-get sub agentls--tr-thinking nil nil #'equal) (plist-get e :text))))
       ("engineStarted"
        (agentls--tr-line sub (format "  ▶ on %s: %s" (plist-get e :text) (or (plist-get e :summary) "started"))))
+      ("instructions"
+       (agentls--tr-line sub (concat "  ⓘ instructions: "
+                                     (agentls--instructions-text (append (plist-get e :instructions) nil)))))
+      ("compacted"
+       (agentls--tr-line sub (format "  ⇣ context compacted: %d → %d tokens"
+                                     (or (plist-get e :tokensBefore) 0) (or (plist-get e :tokensAfter) 0)))
+       (when-let ((text (plist-get e :text)))
+         (agentls--tr-details (list (concat "      " text)))))
       ("steps"
        (let* ((steps (append (plist-get e :steps) nil))
               (done (cl-count "completed" steps :key (lambda (st) (plist-get st :status)) :test #'equal)))
@@ -307,11 +319,12 @@ CHANGE-LIST is nil until the run's result gives it."
        (when (member (plist-get e :state) '("done" "failed" "stopped"))
          (agentls--tr-finish (plist-get e :state) (plist-get e :summary)
                              (cons (or (plist-get e :applied) 0) (or (plist-get e :rejected) 0))
-                             nil)))
+                             nil (plist-get e :counts))))
       ("agentlsResult"
        (let ((result (plist-get e :result)))
          (agentls--tr-finish (plist-get result :state) (plist-get result :summary)
-                             (agentls--counts result) (or (plist-get result :changes) [])))))))
+                             (agentls--counts result) (or (plist-get result :changes) [])
+                             (plist-get result :counts)))))))
 
 (defun agentls--transcript-write (buffer events)
   "Write EVENTS at the end of the transcript BUFFER, in one batch.

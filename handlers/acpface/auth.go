@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentls/agentls/acp"
@@ -27,47 +28,43 @@ const noModel = "agentls has no model: set AGENTLS_MODEL (e.g. \"anthropic:" + c
 	"agentls with (Zed: agent_servers.agentls.env; JetBrains: the agent's env in acp.json), or pass _meta.agentls.model in initialize"
 
 // Authenticate answers authenticate: agentls-model succeeds when the
-// connection's model can be used, and otherwise answers auth_required
-// saying which variable to set.
+// connection's model can be used, and otherwise fails as a prompt would,
+// with the same auth_required and the same message.
 func (s *Server) Authenticate(_ context.Context, p *acp.AuthenticateRequest) (*acp.AuthenticateResponse, error) {
 	if p.MethodID != modelAuthMethod.ID {
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: methodId %q is not %q, agentls's one method", p.MethodID, modelAuthMethod.ID)
+		return nil, api.Errorf(api.CodeInvalidParams, "methodId %q is not %q, agentls's one method", p.MethodID, modelAuthMethod.ID)
 	}
-	if err := s.checkModel(s.Settings().Model); err != nil {
+	if err := s.checkModel(s.Settings().Model, ""); err != nil {
 		return nil, err
 	}
 	return &acp.AuthenticateResponse{}, nil
 }
 
-// checkModel says, without resolving it, whether spec (or the
-// environment's model when spec is "") can be used: -32000 naming what to
-// set when it cannot. It is cheap enough for session/new; the full check
-// (a script that loads, a provider's client) is the prompt's.
-func (s *Server) checkModel(spec string) error {
+// checkModel says whether spec (or the environment's model when spec is
+// "") can be used, resolving it as a prompt does (clients.Resolve: the
+// provider known, its key set, a script that loads), without a network
+// call: nil, or the very error the prompt would answer (auth_required,
+// the same message). authenticate, session/new, the model option and the
+// prompt all check with it, so none of them says yes where a prompt would
+// say no. root is the session's cwd, which a relative script: path is read
+// from; authenticate has none, and takes such a path on trust until a
+// session names its cwd.
+func (s *Server) checkModel(spec, root string) error {
 	env := s.opts.Getenv
-	spec = strings.TrimSpace(spec)
-	source := "the model setting"
-	if spec == "" {
-		spec, source = strings.TrimSpace(env("AGENTLS_MODEL")), "AGENTLS_MODEL"
+	effective := strings.TrimSpace(spec)
+	if effective == "" {
+		effective = strings.TrimSpace(env("AGENTLS_MODEL"))
 	}
-	if spec == "" {
-		if env("ANTHROPIC_API_KEY") != "" || env("OPENAI_API_KEY") != "" {
-			return nil
-		}
+	if effective == "" && env("ANTHROPIC_API_KEY") == "" && env("OPENAI_API_KEY") == "" {
 		return api.Errorf(acp.CodeAuthRequired, "%s", noModel)
 	}
-	provider, _, _ := strings.Cut(spec, ":")
-	switch strings.ToLower(strings.TrimSpace(provider)) {
-	case "anthropic":
-		if env("ANTHROPIC_API_KEY") == "" {
-			return api.Errorf(acp.CodeAuthRequired, "model %q (from %s) needs ANTHROPIC_API_KEY: set it in the environment the client starts agentls with", spec, source)
-		}
-	case "openai":
-		if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
-			return api.Errorf(acp.CodeAuthRequired, "model %q (from %s) needs OPENAI_API_KEY (or OPENAI_BASE_URL for a server that needs no key): set it in the environment the client starts agentls with", spec, source)
+	if root == "" {
+		if provider, path, ok := strings.Cut(effective, ":"); ok && strings.EqualFold(strings.TrimSpace(provider), "script") && !filepath.IsAbs(strings.TrimSpace(path)) {
+			return nil
 		}
 	}
-	return nil
+	_, err := clients.Resolve(spec, env, clients.Options{Dir: root, Logger: s.log})
+	return modelError(err)
 }
 
 // modelError turns the error of a model that could not be resolved (an

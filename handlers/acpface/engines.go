@@ -17,6 +17,10 @@ const (
 	// engine to the plan; it cannot name an engine (names start with a
 	// letter).
 	planDecides = "*"
+	// categoryEngine is the engine option's category: the schema names
+	// none for it, and leaves those that begin with "_" to agents; a
+	// client that knows none lists it with the options of no category.
+	categoryEngine = "_engine"
 )
 
 // engineChoices are the engine option's values: the plan's choice,
@@ -61,7 +65,7 @@ func (se *session) engineConfigOption() acp.SessionConfigOption {
 		current = planDecides
 	}
 	return acp.SessionConfigOption{
-		ID: engineOption, Name: "Engine", Type: acp.ConfigSelect,
+		ID: engineOption, Name: "Engine", Category: categoryEngine, Type: acp.ConfigSelect,
 		Description:  "Where the session's prompts run their subtasks: as the plan decides, on agentls's own workers, or all on one external agent (Claude Code, Codex, Gemini CLI, …)",
 		CurrentValue: current, Options: se.engineChoices(current),
 	}

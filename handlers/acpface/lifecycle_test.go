@@ -145,8 +145,23 @@ func TestNewSession(t *testing.T) {
 		if res.SessionID == "" || res.Modes == nil || res.Modes.CurrentModeID != "propose" || len(res.Modes.AvailableModes) != len(api.EditModes) || res.Modes.AvailableModes[3].ID != "review" {
 			t.Fatalf("session/new = %+v", res)
 		}
-		if len(res.ConfigOptions) != 2 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[1].ID != "engine" || !strings.HasPrefix(res.ConfigOptions[0].CurrentValue.(string), "script:") {
+		if len(res.ConfigOptions) != 3 || !strings.HasPrefix(res.ConfigOptions[0].CurrentValue.(string), "script:") || res.ConfigOptions[1].CurrentValue != "propose" {
 			t.Fatalf("configOptions = %+v", res.ConfigOptions)
+		}
+		// Each option with the category the schema gives it: model and
+		// mode its own, the engine one of an agent's ("_").
+		var ids []string
+		for _, o := range res.ConfigOptions {
+			ids = append(ids, o.ID+":"+o.Category)
+		}
+		if strings.Join(ids, ",") != "model:model,mode:mode,engine:_engine" {
+			t.Fatalf("options and categories %v", ids)
+		}
+		// The older model selection, for the clients that read it
+		// (CodeCompanion): the same values, the same current one.
+		if res.Models == nil || res.Models.CurrentModelID != res.ConfigOptions[0].CurrentValue || len(res.Models.AvailableModels) != len(res.ConfigOptions[0].Options) ||
+			res.Models.AvailableModels[0].ModelID != res.Models.CurrentModelID {
+			t.Fatalf("models = %+v", res.Models)
 		}
 		u := e.client.await(t, "available_commands_update", func(u acp.SessionUpdate) bool {
 			_, ok := u.(acp.AvailableCommandsUpdate)

@@ -77,7 +77,8 @@ func TestClientWithoutFilesOrTerminals(t *testing.T) {
 			if strings.Join(diffs, "|") != strings.Join(want, "|") {
 				t.Fatalf("diffs\n%q\nwant\n%q", diffs, want)
 			}
-			if !strings.Contains(output, "new.md") {
+			// Its exit status, then its output with its lines, as a block.
+			if !strings.HasPrefix(output, "Exit code 0.\n```\nfrom-agentls-itself\n") || !strings.Contains(output, "\nnew.md\n") || !strings.HasSuffix(output, "\n```") {
 				t.Fatalf("the command's output %q", output)
 			}
 			e.client.mu.Lock()

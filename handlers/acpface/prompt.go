@@ -2,6 +2,7 @@ package acpface
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -47,7 +48,15 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		return se.command(ctx, name, arg)
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" holds no text`)
+		switch len(atts) {
+		case 0:
+			return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "prompt" holds no text and no image`)
+		case 1:
+			// A pasted screenshot, nothing typed: the image is the request.
+			text = "See the attached image."
+		default:
+			text = "See the attached images."
+		}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -70,7 +79,7 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 		se.turn = nil
 		se.mu.Unlock()
 	}()
-	if err := s.checkModel(settings.Model); err != nil {
+	if err := s.checkModel(settings.Model, se.root); err != nil {
 		return nil, err
 	}
 	if !stored {
@@ -91,18 +100,38 @@ func (s *Server) Prompt(ctx context.Context, p *acp.PromptRequest) (*acp.PromptR
 	flush, fcancel := context.WithTimeout(context.WithoutCancel(ctx), rpc.DrainTimeout)
 	_ = se.out.flush(flush)
 	fcancel()
-	stop := acp.StopEndTurn
-	if res.State == api.TaskStopped {
-		stop = acp.StopCancelled
-	}
 	m := promptMeta{TaskID: res.TaskID, State: res.State, Subtasks: res.Subtasks, Changes: res.Changes, Usage: &res.Usage}
 	if snap, err := se.ws.track.HeatSnapshot(api.HeatSnapshotParams{}); err == nil {
 		nodes := snap.Nodes
 		sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Heat > nodes[j].Heat })
 		m.Heat = nodes[:min(heatTop, len(nodes))]
 	}
-	se.log.Info("prompt answered", zap.String("task", res.TaskID), zap.String("state", res.State), zap.String("stopReason", stop))
-	return &acp.PromptResponse{StopReason: stop, Meta: acp.MetaOf(acp.MetaKey, m)}, nil
+	meta := acp.MetaOf(acp.MetaKey, m)
+	switch res.State {
+	case api.TaskFailed:
+		// The turn could not be completed, and no stop reason of the
+		// schema says so (refusal is the model declining, max_* a bound):
+		// the prompt fails, the task's summary its message, its details in
+		// the error's data as a success's _meta would hold them.
+		se.log.Info("prompt failed", zap.String("task", res.TaskID))
+		return nil, failedTurn(res.Summary, meta)
+	case api.TaskStopped:
+		se.log.Info("prompt answered", zap.String("task", res.TaskID), zap.String("state", res.State), zap.String("stopReason", acp.StopCancelled))
+		return &acp.PromptResponse{StopReason: acp.StopCancelled, Meta: meta}, nil
+	}
+	se.log.Info("prompt answered", zap.String("task", res.TaskID), zap.String("state", res.State), zap.String("stopReason", acp.StopEndTurn))
+	return &acp.PromptResponse{StopReason: acp.StopEndTurn, Meta: meta}, nil
+}
+
+// failedTurn is the error a prompt whose task failed answers: -32603, the
+// task's summary as its message, {"_meta": meta} as its data.
+func failedTurn(summary string, meta acp.Meta) error {
+	e := api.Errorf(api.CodeInternalError, "%s", summary)
+	if b, err := json.Marshal(map[string]acp.Meta{"_meta": meta}); err == nil {
+		raw := json.RawMessage(b)
+		e.Data = &raw
+	}
+	return e
 }
 
 // promptError is the error of a prompt whose task could not start.

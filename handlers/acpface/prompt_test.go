@@ -93,10 +93,11 @@ func TestPrompt(t *testing.T) {
 			t.Fatalf("edit call _meta %v", cm)
 		}
 		// The edit's call ends completed with its diff, then its result.
-		var edit acp.ToolCallUpdate
-		var run acp.ToolCallUpdate
+		var read, edit, run acp.ToolCallUpdate
 		for _, u := range of[acp.ToolCallUpdate](updates) {
 			switch {
+			case u.ToolCallID == calls[0].ToolCallID && u.Status != "":
+				read = u
 			case u.ToolCallID == calls[1].ToolCallID && u.Status != "":
 				edit = u
 			case u.ToolCallID == calls[2].ToolCallID && u.Status != "":
@@ -116,7 +117,13 @@ func TestPrompt(t *testing.T) {
 		if heat := metaOf(t, edit.Meta)["heat"]; heat == nil {
 			t.Fatalf("edit's _meta has no heat: %v", metaOf(t, edit.Meta))
 		}
-		if run.Status != acp.StatusCompleted || run.Content[0].Type != acp.ToolContentTerminal || !strings.Contains(run.Content[1].Content.Text, "tested") {
+		// The file read, as the client shows it: its lines, as a block.
+		if len(read.Content) != 1 || read.Content[0].Content.Text != "```\n"+strings.TrimSuffix(mainGo, "\n")+"\n```" {
+			t.Fatalf("read's last update %+v", read)
+		}
+		// The command's output is the terminal's; its result says how it
+		// ended.
+		if run.Status != acp.StatusCompleted || run.Content[0].Type != acp.ToolContentTerminal || run.Content[1].Content.Text != "Exit code 0." {
 			t.Fatalf("run's last update %+v", run)
 		}
 		usage := of[acp.UsageUpdate](updates)

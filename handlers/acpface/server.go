@@ -69,6 +69,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	go func() { served <- conn.Serve(ctx, acp.ServeAgent(srv, log)) }()
 
 	code := ExitOK
+	// However it ends, the editor is gone: the prompts still running are
+	// interrupted, and their sessions say so, and how.
+	why := "the editor closed agentls"
 	select {
 	case err := <-served:
 		var truncated *rpc.TruncatedError
@@ -85,11 +88,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) int {
 	case <-stream.Stalled():
 		log.Error("the client stopped reading: nothing it was sent could be written for the write timeout; the running prompts are interrupted and agentls exits",
 			zap.Duration("writeTimeout", opts.WriteTimeout), zap.Int("code", ExitClientGone))
-		srv.interrupt()
+		why = "the editor stopped reading"
 		code = ExitClientGone
 	case <-ctx.Done():
 		log.Info("stopped", zap.Error(context.Cause(ctx)))
 	}
+	srv.interrupt(why)
 	_ = conn.Close()
 	srv.close()
 	conn.Drain(rpc.DrainTimeout)
@@ -217,9 +221,9 @@ func (s *Server) Settings() api.Settings {
 	return s.settings
 }
 
-// interrupt stops every prompt because the client went away: the sessions
-// record the tasks as interrupted.
-func (s *Server) interrupt() {
+// interrupt stops every prompt because the client went away (why says
+// how): the sessions record the tasks as interrupted.
+func (s *Server) interrupt(why string) {
 	s.mu.Lock()
 	workspaces := make([]*workspace, 0, len(s.workspaces))
 	for _, w := range s.workspaces {
@@ -227,8 +231,8 @@ func (s *Server) interrupt() {
 	}
 	s.mu.Unlock()
 	for _, w := range workspaces {
-		for _, id := range w.core.Interrupt() {
-			s.log.Warn("task interrupted: the client stopped reading", zap.String("task", id))
+		for _, id := range w.core.Interrupt(why) {
+			s.log.Warn("task interrupted", zap.String("task", id), zap.String("why", why))
 		}
 	}
 }

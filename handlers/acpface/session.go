@@ -148,18 +148,20 @@ func (s *Server) session(id string) (*session, error) {
 // configured (they start on their first need), its modes, model option and
 // commands.
 func (s *Server) NewSession(_ context.Context, p *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	st := s.Settings()
-	if err := s.checkModel(st.Model); err != nil {
-		return nil, err
-	}
 	se, err := s.openSession(newSessionID(), "cwd", p.Cwd, p.McpServers, p.Meta[acp.MetaKey])
 	if err != nil {
+		return nil, err
+	}
+	// The model is checked as the prompt will check it, with the session's
+	// own settings: a session no prompt could use is not opened.
+	if err := s.checkModel(se.model(), se.root); err != nil {
+		s.forget(se)
 		return nil, err
 	}
 	se.announceCommands()
 	s.listModels(se.root)
 	se.log.Info("session/new", zap.String("root", se.root), zap.Int("mcpServers", len(p.McpServers)))
-	return &acp.NewSessionResponse{SessionID: se.id, Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+	return &acp.NewSessionResponse{SessionID: se.id, Modes: se.modes(), ConfigOptions: se.configOptions(), Models: se.models()}, nil
 }
 
 // storedSession checks that the root's store has the session id.
@@ -202,7 +204,7 @@ func (s *Server) LoadSession(ctx context.Context, p *acp.LoadSessionRequest) (*a
 		return nil, err
 	}
 	se.log.Info("session/load", zap.String("root", se.root), zap.Int("messages", len(hist.Messages)))
-	return &acp.LoadSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+	return &acp.LoadSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions(), Models: se.models()}, nil
 }
 
 // ResumeSession answers session/resume: session/load without the replay.
@@ -220,7 +222,7 @@ func (s *Server) ResumeSession(_ context.Context, p *acp.ResumeSessionRequest) (
 	se.announceCommands()
 	s.listModels(se.root)
 	se.log.Info("session/resume", zap.String("root", se.root))
-	return &acp.ResumeSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions()}, nil
+	return &acp.ResumeSessionResponse{Modes: se.modes(), ConfigOptions: se.configOptions(), Models: se.models()}, nil
 }
 
 // listPage is how many sessions one session/list answer holds.
@@ -290,6 +292,23 @@ func (s *Server) ListSessions(_ context.Context, p *acp.ListSessionsRequest) (*a
 	return res, nil
 }
 
+// model is the model setting of the session's next prompts.
+func (se *session) model() string {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.settings.Model
+}
+
+// forget closes a session and takes it out of the server's.
+func (s *Server) forget(se *session) {
+	s.mu.Lock()
+	if s.sessions[se.id] == se {
+		delete(s.sessions, se.id)
+	}
+	s.mu.Unlock()
+	se.close()
+}
+
 // CloseSession answers session/close: its prompt is stopped and waited
 // for, its MCP servers stopped; its history stays in the store.
 func (s *Server) CloseSession(_ context.Context, p *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
@@ -297,12 +316,7 @@ func (s *Server) CloseSession(_ context.Context, p *acp.CloseSessionRequest) (*a
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if s.sessions[se.id] == se {
-		delete(s.sessions, se.id)
-	}
-	s.mu.Unlock()
-	se.close()
+	s.forget(se)
 	se.log.Info("session/close")
 	return &acp.CloseSessionResponse{}, nil
 }
@@ -370,65 +384,127 @@ func (s *Server) SetSessionMode(_ context.Context, p *acp.SetSessionModeRequest)
 	if err != nil {
 		return nil, err
 	}
-	if !api.ValidEditMode(p.ModeID) {
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: modeId %q is not one of %v", p.ModeID, api.EditModes)
+	if err := se.setMode(p.ModeID); err != nil {
+		return nil, err
 	}
-	se.mu.Lock()
-	se.settings.EditMode = p.ModeID
-	se.mu.Unlock()
-	se.log.Info("session/set_mode", zap.String("mode", p.ModeID))
+	// The mode option shows it too.
+	se.book.push(acp.ConfigOptionUpdate{ConfigOptions: se.configOptions()})
 	return &acp.SetSessionModeResponse{}, nil
 }
 
-// modelOption is the id of the model configuration option.
-const modelOption = "model"
+// setMode sets the edit mode of the session's next prompts.
+func (se *session) setMode(mode string) error {
+	if !api.ValidEditMode(mode) {
+		return api.Errorf(api.CodeInvalidParams, "invalid params: mode %q is not one of %v", mode, api.EditModes)
+	}
+	se.mu.Lock()
+	se.settings.EditMode = mode
+	se.mu.Unlock()
+	se.log.Info("edit mode set", zap.String("mode", mode))
+	return nil
+}
 
-// configOptions are the session's options: its model and its engine.
+// The ids of the configuration options (the engine's is engineOption).
+const (
+	modelOption = "model"
+	modeOption  = "mode"
+)
+
+// configOptions are the session's options: its model, its edit mode (the
+// modes again, for the clients that show options rather than modes) and
+// its engine, each with the category the schema gives it.
 func (se *session) configOptions() []acp.SessionConfigOption {
 	se.mu.Lock()
-	current := se.settings.Model
+	current, mode := se.settings.Model, se.settings.EditMode
 	se.mu.Unlock()
 	choices, current := se.srv.modelChoices(current)
+	modes := make([]acp.SessionConfigSelect, len(editModes))
+	for i, m := range editModes {
+		modes[i] = acp.SessionConfigSelect{Value: m.ID, Name: m.Name, Description: m.Description}
+	}
 	return []acp.SessionConfigOption{{
 		ID: modelOption, Name: "Model", Category: acp.CategoryModel, Type: acp.ConfigSelect,
 		Description:  "The model the session's prompts think with (provider:model)",
 		CurrentValue: current, Options: choices,
+	}, {
+		ID: modeOption, Name: "Mode", Category: acp.CategoryMode, Type: acp.ConfigSelect,
+		Description:  "What a change of the session's prompts does: wait for your approval, apply, go to a branch, or wait for a review at the end",
+		CurrentValue: mode, Options: modes,
 	}, se.engineConfigOption()}
 }
 
-// SetSessionConfigOption answers session/set_config_option: the model or
-// the engine of the session's next prompts, one of the option's values.
+// models is the model option in the older model selection (the models of
+// session/new, session/set_model): the same values, the same current one.
+func (se *session) models() *acp.SessionModelState {
+	choices, current := se.srv.modelChoices(se.model())
+	st := &acp.SessionModelState{CurrentModelID: current, AvailableModels: make([]acp.ModelInfo, len(choices))}
+	for i, c := range choices {
+		st.AvailableModels[i] = acp.ModelInfo{ModelID: c.Value, Name: c.Name, Description: c.Description}
+	}
+	return st
+}
+
+// SetSessionConfigOption answers session/set_config_option: the model, the
+// mode or the engine of the session's next prompts, one of the option's
+// values.
 func (s *Server) SetSessionConfigOption(_ context.Context, p *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
 	se, err := s.session(p.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	switch p.ConfigID {
-	case modelOption:
-	case engineOption:
-		if err := se.setEngine(p.Value); err != nil {
-			return nil, err
+	case modelOption, modeOption:
+		value, ok := p.Value.(string)
+		if !ok {
+			return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "value" of %q must be a string`, p.ConfigID)
 		}
-		return &acp.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions()}, nil
+		if p.ConfigID == modeOption {
+			if err = se.setMode(value); err == nil {
+				// The modes show it too.
+				se.book.push(acp.CurrentModeUpdate{CurrentModeID: value})
+			}
+		} else {
+			err = se.setModel(value)
+		}
+	case engineOption:
+		err = se.setEngine(p.Value)
 	default:
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: configId %q is not an option of agentls's sessions (they have %q and %q)", p.ConfigID, modelOption, engineOption)
+		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: configId %q is not an option of agentls's sessions (they have %q, %q and %q)", p.ConfigID, modelOption, modeOption, engineOption)
 	}
-	value, ok := p.Value.(string)
-	if !ok {
-		return nil, api.Errorf(api.CodeInvalidParams, `invalid params: "value" of %q must be a string`, modelOption)
-	}
-	choices, _ := s.modelChoices("")
-	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelect) bool { return c.Value == value }) {
-		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: %q is not one of the models offered", value)
-	}
-	if err := s.checkModel(value); err != nil {
+	if err != nil {
 		return nil, err
+	}
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions()}, nil
+}
+
+// SetSessionModel answers session/set_model, the older model selection:
+// the model option's value, set as session/set_config_option sets it.
+func (s *Server) SetSessionModel(_ context.Context, p *acp.SetSessionModelRequest) (*acp.SetSessionModelResponse, error) {
+	se, err := s.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := se.setModel(p.ModelID); err != nil {
+		return nil, err
+	}
+	return &acp.SetSessionModelResponse{}, nil
+}
+
+// setModel sets the model of the session's next prompts: one of the
+// values offered, and one a prompt can use.
+func (se *session) setModel(value string) error {
+	choices, _ := se.srv.modelChoices("")
+	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelect) bool { return c.Value == value }) {
+		return api.Errorf(api.CodeInvalidParams, "invalid params: %q is not one of the models offered", value)
+	}
+	if err := se.srv.checkModel(value, se.root); err != nil {
+		return err
 	}
 	se.mu.Lock()
 	se.settings.Model = value
 	se.mu.Unlock()
-	se.log.Info("session/set_config_option", zap.String("model", value))
-	return &acp.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions()}, nil
+	se.log.Info("model set", zap.String("model", value))
+	return nil
 }
 
 // announceTimeout bounds the wait of a flush that precedes a question.

@@ -42,7 +42,7 @@ func TestSessionHistory(t *testing.T) {
 		before := len(e.client.seen())
 		res, err := e.agent.LoadSession(testkit.Context(t), &acp.LoadSessionRequest{SessionID: sid, Cwd: e.root})
 		must(t, err)
-		if res.Modes == nil || len(res.ConfigOptions) != 2 {
+		if res.Modes == nil || len(res.ConfigOptions) != 3 || res.Models == nil {
 			t.Fatalf("session/load = %+v", res)
 		}
 		replayed := e.client.seen()[before:]
@@ -58,7 +58,7 @@ func TestSessionHistory(t *testing.T) {
 			t.Fatalf("thoughts %q", thoughts)
 		}
 		calls := of[acp.ToolCall](replayed)
-		if len(calls) == 0 || !strings.HasPrefix(calls[0].Title, "read_file") || calls[0].Status != acp.StatusCompleted || calls[0].Kind != acp.KindRead {
+		if len(calls) != 1 || calls[0].Title != "Read notes.txt" || calls[0].Status != acp.StatusCompleted || calls[0].Kind != acp.KindRead {
 			t.Fatalf("tool calls %+v", calls)
 		}
 		msgs := of[acp.AgentMessageChunk](replayed)

@@ -289,8 +289,8 @@ func (b *book) resultLocked(taskID string, ev api.TaskEvent) {
 		status = acp.StatusFailed
 	}
 	content := slices.Clone(c.content)
-	if ev.Summary != "" {
-		content = append(content, acp.TextContent(ev.Summary))
+	if text := resultText(c, ev); text != "" {
+		content = append(content, acp.TextContent(text))
 	}
 	m := c.meta
 	if ev.Path != "" {
@@ -303,6 +303,48 @@ func (b *book) resultLocked(taskID string, ev api.TaskEvent) {
 		}
 	}
 	b.se.out.push(acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: c.locations, Meta: m.meta()})
+}
+
+// resultText is a tool's result as the client shows it, last in the
+// call's content, its lines kept (the toolResult's Output): a file read as
+// a block of its lines; a command's exit status, then its output as a
+// block, unless the client's terminal on the call shows the output; any
+// other result as it is.
+func resultText(c *callState, ev api.TaskEvent) string {
+	out := ev.Output
+	if out == "" {
+		return ev.Summary
+	}
+	if ev.OK != nil && !*ev.OK {
+		return out // a refusal or a failure: words, not a file
+	}
+	switch c.meta.Tool {
+	case "read_file":
+		return fenced(out)
+	case "run_command":
+		status, body, _ := strings.Cut(out, "\n")
+		if body == "" || slices.ContainsFunc(c.content, func(x acp.ToolCallContent) bool { return x.Type == acp.ToolContentTerminal }) {
+			return status
+		}
+		return status + "\n" + fenced(body)
+	}
+	return out
+}
+
+// fenced is text as a Markdown code block, its fence longer than any run
+// of backticks in it.
+func fenced(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + strings.TrimRight(text, "\n") + "\n" + fence
 }
 
 // planLocked sends the plan when the subtasks or how far the task is

@@ -31,7 +31,14 @@ const Timeout = 30 * time.Second
 // or a second before the test binary's deadline (-timeout) if that is
 // sooner.
 func Context(t testing.TB) context.Context {
-	deadline := time.Now().Add(Timeout)
+	return ContextWithin(t, Timeout)
+}
+
+// ContextWithin is Context bounded by d instead of Timeout, for a wait on
+// something outside the process that is slow even on an idle machine (a
+// real agent from npm that starts node and runs a whole task).
+func ContextWithin(t testing.TB, d time.Duration) context.Context {
+	deadline := time.Now().Add(d)
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if end, ok := d.Deadline(); ok && end.Add(-time.Second).Before(deadline) {
 			deadline = end.Add(-time.Second)

@@ -40,6 +40,16 @@ var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
 // takes the price of its model when it has none of its own. The provider
 // is matched without case.
 func PriceOf(spec string, users map[string]api.Price) (api.Price, bool) {
+	return lookup(spec, users, true)
+}
+
+// UsersPrice is the prices setting's entry for the model spec, matched as
+// PriceOf matches it, without the built-in prices: what the person said.
+func UsersPrice(spec string, users map[string]api.Price) (api.Price, bool) {
+	return lookup(spec, users, false)
+}
+
+func lookup(spec string, users map[string]api.Price, builtins bool) (api.Price, bool) {
 	provider, model, ok := strings.Cut(spec, ":")
 	if !ok {
 		return api.Price{}, false
@@ -56,7 +66,7 @@ func PriceOf(spec string, users map[string]api.Price) (api.Price, bool) {
 				return p, true
 			}
 		}
-		if p, ok := builtin[provider+":"+name]; ok {
+		if p, ok := builtin[provider+":"+name]; ok && builtins {
 			return p, true
 		}
 	}

@@ -131,3 +131,13 @@ func TestPriceOf(t *testing.T) {
 		})
 	}
 }
+
+func TestUsersPrice(t *testing.T) {
+	users := map[string]api.Price{"OpenAI:gpt-4.1": {ContextWindow: 64000}}
+	if p, ok := UsersPrice("openai:gpt-4.1-2025-04-14", users); !ok || p.ContextWindow != 64000 {
+		t.Errorf("the user's entry = %+v, %v", p, ok)
+	}
+	if p, ok := UsersPrice("anthropic:claude-sonnet-4-5", users); ok {
+		t.Errorf("a built-in price is the user's: %+v", p)
+	}
+}

@@ -4,13 +4,19 @@
 // to write, approves every change it is asked about, and records every
 // update. It prints what it saw as one JSON line.
 //
-//   node client.mjs <agentls binary> <workspace root> <prompt>
+//   node client.mjs <agentls binary> <workspace root> <prompt> [sessions]
+//
+// With sessions (1 by default), it authenticates first, opens that many
+// sessions on the root, one after the other, and prompts each:
+// stopReasons has each prompt's stop reason (or its error's message), and
+// models each session's older model selection.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
-const [bin, root, prompt] = process.argv.slice(2);
+const [bin, root, prompt, sessionsArg] = process.argv.slice(2);
+const sessions = Number(sessionsArg ?? "1");
 const agentProcess = spawn(bin, ["acp"], { stdio: ["pipe", "pipe", "inherit"], env: process.env });
 const exited = new Promise((resolve) => agentProcess.on("exit", (code) => resolve(code)));
 
@@ -68,14 +74,26 @@ await app.connectWith(stream, async (agent) => {
   });
   out.protocolVersion = init.protocolVersion;
   out.agent = init.agentInfo?.name;
-  const session = await agent.request("session/new", { cwd: root, mcpServers: [] });
-  out.mode = session.modes?.currentModeId;
-  const res = await agent.request("session/prompt", {
-    sessionId: session.sessionId,
-    prompt: [{ type: "text", text: prompt }],
-  });
-  out.stopReason = res.stopReason;
-  out.meta = res._meta?.agentls ?? null;
+  await agent.request("authenticate", { methodId: init.authMethods[0].id });
+  out.authenticated = true;
+  out.stopReasons = [];
+  out.models = [];
+  for (let i = 0; i < sessions; i++) {
+    const session = await agent.request("session/new", { cwd: root, mcpServers: [] });
+    out.mode ??= session.modes?.currentModeId;
+    out.models.push(session.models?.currentModelId ?? null);
+    try {
+      const res = await agent.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: prompt }],
+      });
+      out.stopReasons.push(res.stopReason);
+      out.stopReason ??= res.stopReason;
+      out.meta ??= res._meta?.agentls ?? null;
+    } catch (e) {
+      out.stopReasons.push(`error: ${e.message}`);
+    }
+  }
 });
 agentProcess.stdin.end();
 out.exitCode = await exited;

@@ -433,6 +433,61 @@ At 0 the events buffer keeps no message."
         (agentls-timeouts nil) (agentls-initialization-options nil))
     (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
 
+(ert-deftest agentls-test-diagnostics-options ()
+  "The diagnostics customizations go out as the diagnostics setting."
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil)
+        (agentls-diagnostics-wait 500)
+        (agentls-diagnostics-commands '(("go" . "go vet ./..."))))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((diagnostics (waitMs . 500) (commands (go . "go vet ./..."))))))))
+
+(require 'flymake)
+
+;; agent/diagnostics: what an eglot server published, as it published it,
+;; and the reports of Flymake's other backends, in LSP's terms.
+(ert-deftest agentls-test-diagnostics-answer ()
+  "Emacs answers agent/diagnostics with eglot's and Flymake's diagnostics."
+  (agentls-test--with-project (root conn :files '(("a.go" . "package a\n") ("b.txt" . "\U0001F600 x\n")))
+    (let* ((a (expand-file-name "a.go" root))
+           (b (expand-file-name "b.txt" root))
+           (uri-a (agentls--path-to-uri a))
+           (uri-b (agentls--path-to-uri b))
+           (agentls--published (make-hash-table :test #'equal))
+           (agentls--diagnostics-changed nil)
+           (bad '(:range (:start (:line 0 :character 8) :end (:line 0 :character 9))
+                         :message "bad" :severity 1 :code "X" :source "compiler")))
+      ;; The server's publish is kept, and agentls will hear of it.
+      (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a
+                                :diagnostics (vector (append bad '(:relatedInformation [] :tags [1]))))
+      (should (member (file-truename a) agentls--diagnostics-changed))
+      ;; A Flymake backend of b.txt reports a warning after an emoji: two
+      ;; UTF-16 code units, as LSP counts them.
+      (with-current-buffer (find-file-noselect b)
+        (setq-local flymake-diagnostic-functions
+                    (list (lambda (report &rest _)
+                            (funcall report (list (flymake-make-diagnostic (current-buffer) 3 4 :warning "odd"))))))
+        (flymake-mode 1)
+        (flymake-start))
+      (should (member (file-truename b) agentls--diagnostics-changed))
+      (let ((odd '(:range (:start (:line 0 :character 3) :end (:line 0 :character 4)) :severity 2 :message "odd")))
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a uri-b)))
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; None named: every file of the project that has some.
+        (should (equal (agentls--diagnostics conn nil)
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; A publish of none forgets the file; one outside the project is not told.
+        (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a :diagnostics [])
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a "file:///elsewhere/c.go")))
+                       (list :items [])))
+        ;; The word goes to agentls as one agent/didChangeDiagnostics.
+        (agentls--diagnostics-flush)
+        (should-not agentls--diagnostics-changed)))))
+
 (ert-deftest agentls-test-mcp-servers-options ()
   "The MCP servers go out as JSON objects, args as arrays, env and headers as objects."
   (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
@@ -584,7 +639,7 @@ At 0 the events buffer keeps no message."
     (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
     (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
     (should (equal (plist-get (plist-get caps :experimental) :agent)
-                   '(:readFile t :runCommand t :ask t :references t :definition t)))))
+                   '(:readFile t :runCommand t :ask t :references t :definition t :diagnostics t)))))
 
 (ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
   "A fresh project has no sessions, no heat and no trace, and the views say so."
@@ -1266,6 +1321,83 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
         (delete-directory root t)
         (delete-directory state t)))))
 
+;; A worker's edit that does not compile is told gopls's error, through
+;; eglot in a child Emacs; the next turn fixes it, and the task ends with
+;; no diagnostics.
+(ert-deftest agentls-test-diagnostics-from-gopls-through-eglot ()
+  "gopls's error in an agent's edit reaches the worker through eglot."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                                 "--batch" "-Q" "--eval"
+                                 (concat "(unless (require 'eglot nil t)"
+                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                         " (add-to-list 'load-path d)) (require 'eglot))")))
+      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-diag" t))))
+           (state (make-temp-file "agentls-state" t))
+           (script (expand-file-name "script.json" state))
+           (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                              (concat "AGENTLS_BIN=" agentls-test--bin)
+                                              (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
+                                              (concat "ROOT=" root)
+                                              (concat "SCRIPT=" script)
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                        process-environment)))
+      (unwind-protect
+          (progn
+            (make-directory (expand-file-name ".git" root))
+            (agentls-test--write (expand-file-name "go.mod" root) "module example.com/greet\n\ngo 1.21\n")
+            (agentls-test--write (expand-file-name "main.go" root)
+                                 "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"Hello\")\n}\n")
+            (agentls-test--write (expand-file-name "other.go" root)
+                                 "package main\n\nfunc other() string { return \"other\" }\n")
+            (agentls-test--write
+             script
+             (json-serialize
+              (agentls-test--script
+               "coordinator" (list (list :text "One step."))
+               "1" (list (agentls-test--call "read_file" :path "main.go")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "fmt.Println(\"Hello\")"
+                                             :new_string "fmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "\tfmt.Println(\"Hello, \" + name)"
+                                             :new_string "\tname := \"world\"\n\tfmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "get_diagnostics")
+                         (agentls-test--call "finish" :summary "greets by name")))))
+            (with-temp-buffer
+              (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                          "--batch" "-Q" "-l"
+                                          (expand-file-name "diagnostics-client.el" agentls-test--dir))))
+                (unless (eql status 0)
+                  (ert-fail (list "the eglot client failed" status (buffer-string))))
+                (goto-char (point-min))
+                (unless (re-search-forward "^(:state" nil t)
+                  (ert-fail (list "no outcome" (buffer-string))))
+                (goto-char (match-beginning 0))
+                (let* ((outcome (read (current-buffer)))
+                       (results (plist-get outcome :results))
+                       (has (lambda (prefix)
+                              (cl-some (lambda (r) (string-prefix-p prefix r)) results))))
+                  (should (equal (plist-get outcome :state) "done"))
+                  ;; gopls's error, in the result of the edit that made it
+                  (should (funcall has (concat "edit_file: Updated main.go (+1 -1 lines). Diagnostics after this change, "
+                                               "from the editor's language server: 1 error new. "
+                                               "main.go:6:26: error: undefined: name (compiler")))
+                  ;; the fix leaves none, and none are left at the end
+                  (should (member (concat "edit_file: Updated main.go (+1 -0 lines). Diagnostics: the editor's "
+                                          "language server finds no new error or warning after this change.")
+                                  results))
+                  (should (member "get_diagnostics: No diagnostics in the workspace, from the editor's language servers."
+                                  results))
+                  (should (equal (plist-get outcome :left) nil))
+                  ;; the edits went to main.go's buffer, which eglot serves
+                  (should (string-match-p "name := \"world\"" (plist-get outcome :text)))))))
+        (delete-directory root t)
+        (delete-directory state t)))))
+
 (ert-deftest agentls-test-run-asks-and-gets-approval-in-the-minibuffer ()
   "A question, a command approval and an edit confirmation go through the minibuffer."
   (agentls-test--with-project
@@ -1377,6 +1509,27 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                  (apply orig format-string args))))
      ,@body))
 
+(ert-deftest agentls-test-server-settings-are-named-as-emacs-names-them ()
+  "What the server says of its settings names the customization the person set."
+  (should (equal (agentls--words "no model configured: set initializationOptions.model (editor setting \"model\", e.g. \"anthropic:x\"), or AGENTLS_MODEL")
+                 "no model configured: set agentls-model (e.g. \"anthropic:x\"), or AGENTLS_MODEL"))
+  (should (equal (agentls--words "invalid params: initializationOptions.maxWorkers: must be a number")
+                 "invalid params: agentls-max-workers: must be a number"))
+  (should (equal (agentls--words "initializationOptions.prices: bad") "prices in agentls-initialization-options: bad"))
+  (should (equal (agentls--words "model \"x:y\" (from agent/run model) is unknown")
+                 "model \"x:y\" (from the model of agentls-select-model) is unknown")))
+
+(ert-deftest agentls-test-subtask-counts-in-words ()
+  "How a task's subtasks ended, from the server's counts, the removed ones too."
+  (should (equal (agentls--subtask-counts-text '(:done 1 :skipped 1 :removed 1 :failed 0 :blocked 0 :notRun 0))
+                 "1 of 3 subtasks done, 1 skipped, 1 removed"))
+  (should (equal (agentls--subtask-counts-text '(:done 0 :skipped 0 :removed 0 :failed 1 :blocked 0 :notRun 1))
+                 "0 of 2 subtasks done, 1 failed, 1 not run"))
+  (should (equal (agentls--subtask-counts-text '(:done 1 :skipped 0 :removed 0 :failed 0 :blocked 0 :notRun 0))
+                 "1 of 1 subtask done"))
+  (should-not (agentls--subtask-counts-text nil))
+  (should-not (agentls--subtask-counts-text '(:done 0 :skipped 0 :removed 0 :failed 0 :blocked 0 :notRun 0))))
+
 (ert-deftest agentls-test-counts-say-applied-and-rejected ()
   "The end of a run says how many changes were applied and how many rejected."
   (should (equal (agentls--counts '(:applied 2 :rejected 1 :changes [])) '(2 . 1)))
@@ -1398,7 +1551,7 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
         (let* ((agentls-confirm-edit-function (lambda (&rest _) nil))
                (task (agentls-test--run conn "Edit but get rejected")))
           (should (equal (agentls-task-counts task) '(0 . 1)))
-          (should (cl-some (lambda (m) (string-match-p "done (0 applied, 1 rejected)" m)) said))
+          (should (cl-some (lambda (m) (string-match-p "done: tried (1 of 1 subtask done; 0 applied, 1 rejected)" m)) said))
           (should-not (cl-some (lambda (m) (string-match-p "1 change" m)) said))
           (should (equal (agentls-test--read (expand-file-name "notes.txt" root)) "draft\n")))))))
 
@@ -1459,6 +1612,18 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
       (agentls-test--wait "the task to end" (lambda () finished))
       (should (equal (agentls-task-state task) "done"))
       (should (equal (agentls-test--states task) '(("1" . "skipped") ("2" . "done"))))
+      ;; One of three subtasks was done, one skipped, one removed: never
+      ;; "all done", in the end's message, the tasks buffer and the transcript.
+      (should (equal (agentls-task-subtask-counts task) '(:done 1 :skipped 1 :removed 1 :failed 0 :blocked 0 :notRun 0)))
+      (should (equal (agentls--end-message task)
+                     (format "agentls: task %s done: 1 of 3 subtasks done, 1 skipped, 1 removed; no change" id)))
+      (agentls--redraw-views)
+      (with-current-buffer "*agentls-tasks*"
+        (should (string-prefix-p "1 of 3 subtasks done, 1 skipped, 1 removed"
+                                 (aref (cadr (assoc id tabulated-list-entries)) 4))))
+      (with-current-buffer (agentls-transcript task)
+        (should (string-match-p (regexp-quote "── task done: 1 of 3 subtasks done, 1 skipped, 1 removed · no change ──")
+                                (buffer-string))))
       (dolist (kind '("subtaskAdded" "subtaskRemoved" "subtaskSkipped"))
         (should (agentls-test--events task kind)))
       ;; Any control on a task that ended is refused.
@@ -1658,6 +1823,48 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                                   (buffer-substring-no-properties (point-min) (point-max))))))
       (agentls--stop-connection conn))))
 
+;;;; Instructions, compaction, cache reads
+
+(ert-deftest agentls-test-instructions-compaction-and-cache-reads ()
+  "The tasks buffer and the transcript show the instruction files, each compaction and what the cache read."
+  (agentls-test--with-project
+      (root conn :edit-mode 'apply
+            :files '(("AGENTS.md" . "Run go test ./... before you finish.\n") ("a.txt" . "alpha\n"))
+            :script (agentls-test--script
+                     "coordinator" (list (list :toolCalls (vector (list :name "plan" :arguments
+                                                                        (list :subtasks (vector (list :id "1" :content "Read a.txt")))))))
+                     "1" (list (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1000 :outputTokens 10 :cacheReadTokens 800))
+                               (list :toolCalls (vector (list :name "read_file" :arguments (list :path "a.txt")))
+                                     :usage (list :inputTokens 1100 :outputTokens 10 :cacheReadTokens 900))
+                               (agentls-test--call "finish" :summary "read it"))))
+    (agentls-test--needs-run conn)
+    ;; A window of 100 tokens for the scripted model: its worker's
+    ;; conversation is compacted before its third call. A fresh connection.
+    (agentls--stop-connection conn)
+    (let* ((agentls-initialization-options
+            (list :prices (list (intern (concat ":" agentls-model)) (list :contextWindow 100))))
+           (conn (agentls--connection root))
+           (default-directory root))
+      (let ((task (agentls-test--run conn "Read a.txt")))
+        (should (equal (plist-get (agentls-task-result task) :state) "done"))
+        (should (= 1 (length (agentls-test--events task "instructions"))))
+        (should (agentls-test--events task "compacted"))
+        (agentls-tasks)
+        (with-current-buffer "*agentls-tasks*"
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (dolist (want '("instructions: AGENTS.md (9 tokens)" "tokens 2100 in (1700 cached) / 20 out"))
+              (should (string-match-p (regexp-quote want) text)))))
+        (let ((buffer (agentls-transcript task)))
+          (agentls-test--wait "the transcript's end"
+                              (lambda () (with-current-buffer buffer
+                                           (string-match-p "── task done" (buffer-string)))))
+          (with-current-buffer buffer
+            (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+              (dolist (want '("  ⓘ instructions: AGENTS.md (9 tokens)" "  ⇣ context compacted: "))
+                (should (string-match-p (regexp-quote want) text)))))))
+      (agentls--stop-connection conn))))
+
 ;;;; Engines
 
 (defvar agentls-test--fake-agent (getenv "AGENTLS_FAKE_AGENT_BIN")
@@ -1801,7 +2008,7 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
           (dolist (want '("── task ──" "Two steps." "── 1 · Read a ──" "Reading a.txt first."
                           "  ✓ read_file a.txt  → alpha" "── 2 · Write b ──" "Now writing\nb.txt."
                           "  ✓ write_file b.txt" "  ✎ changed b.txt"
-                          "── task done: 1 applied, 0 rejected ──" "changes:"))
+                          "── task done: 2 of 2 subtasks done · 1 applied, 0 rejected ──" "changes:"))
             (should (string-match-p (regexp-quote want) text))))
         ;; The call's arguments are hidden under its line; TAB shows them.
         (goto-char (point-min))
@@ -2135,10 +2342,14 @@ holding \"draft\"), OUT to where the driver writes pid and result."
     ;; The transcript's window shows its end: the counts, the summary and,
     ;; last (from the run's result), the changes.
     (let ((screen (agentls-test--wait-screen sock "✓ create out.txt")))
-      (dolist (want '("── task done: 1 applied, 0 rejected ──" "- 1 (Think about the notes): skipped"
+      (dolist (want '("── task done: 1 of 2 subtasks done, 1 skipped · 1 applied, 0 rejected ──" "- 1 (Think about the notes): skipped"
                       "- 2 (Write it down): written down" "changes:"))
         (should (string-match-p (regexp-quote want) screen)))
-      (message "the screen:\n%s" screen))))
+      (message "the screen:\n%s" screen))
+    ;; The task ran and ended without moving the person's point: they are
+    ;; still in the tasks buffer, where they pressed x.
+    (agentls-test--tmux sock "send-keys" "-t" "agentls" "M-:" "(format \"selected: %s\" (buffer-name))" "Enter")
+    (agentls-test--wait-screen sock "selected: *agentls-tasks*")))
 
 (provide 'agentls-test)
 ;;; agentls-test.el ends here

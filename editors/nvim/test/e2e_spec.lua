@@ -10,6 +10,10 @@ end
 
 local bin = assert(os.getenv('AGENTLS_BIN'), 'AGENTLS_BIN is not set')
 
+-- The end of a task is told on one line cut to fit the command line (a
+-- terminal test holds it to that): a wide screen keeps the notes whole.
+vim.o.columns = 200
+
 local function call(name, args)
   return { name = name, arguments = args }
 end
@@ -270,7 +274,7 @@ test('a rejected edit is applied nowhere and the task is told', function()
   local said = vim.tbl_map(function(n)
     return n.msg
   end, R.notes)
-  R.contains(said, '(0 applied, 1 rejected)', 'the end of the task says the change was rejected, not made')
+  R.contains(said, 'done: tried (1 of 1 subtask done; 0 applied, 1 rejected)', 'the end of the task says the change was rejected, not made')
   R.not_contains(said, '1 change', 'a rejected change is not counted as a change')
   R.eq(0, vim.fn.getchar(1), 'keys left unread')
 end)
@@ -387,8 +391,8 @@ test(':AgentTasks shows the subtasks and their final states; :AgentHeat lists th
   local res = wait()
   R.eq('done', res.state, 'state')
   R.wait_for(function()
-    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
-  end, ':AgentTasks to show the final state')
+    return table.concat(R.buf_lines(tb), '\n'):find('[done · 2/2]', 1, true)
+  end, ':AgentTasks to show the final state, both subtasks done')
   local lines = R.buf_lines(tb)
   R.contains(lines, '✓ done     read  Read a.txt', 'first subtask')
   R.contains(lines, '✓ done     write  Rewrite b.txt  (after read)', 'second subtask')
@@ -586,6 +590,12 @@ test(':AgentAdd, :AgentRemove and :AgentSkip change the plan of the running task
   local res = wait()
   R.eq('done', res.state, 'the task goes on after the skip')
   R.eq({ ['1'] = 'skipped', ['2'] = 'done' }, subtask_states(res), 'subtask 1 skipped, 2 ran as if it were done, 3 gone')
+  -- One of three subtasks was done: never "all done", in the result, the
+  -- notification, the tasks view and the transcript.
+  R.eq({ done = 1, skipped = 1, removed = 1, failed = 0, blocked = 0, notRun = 0 }, res.counts, 'how each subtask ended, the removed one too')
+  wait_note('task ' .. id .. ' done: 1 of 3 subtasks done, 1 skipped, 1 removed; no change', 'the end in one line, with the counts')
+  R.contains(require('agentls.views').task_lines(ws.state), '[done · 1/3 (1 skipped, 1 removed)]', 'the tasks view')
+  R.contains(ws.state:task(id).transcript.lines, '── task done: 1 of 3 subtasks done, 1 skipped, 1 removed · no change ──', 'the transcript')
   local kinds = {}
   for _, u in ipairs(ws.updates) do
     kinds[u.event.kind] = true
@@ -733,7 +743,7 @@ test(':AgentTranscript follows the stream of a running task to its end', functio
   local lines = R.buf_lines(b)
   for _, want in ipairs({ '── task ──', 'Two steps.', '── 1 · Read a ──', 'Reading a.txt first.', '  ✓ read_file a.txt  → alpha',
     '── 2 · Write b ──', 'Now writing', 'b.txt.', '  ✓ write_file b.txt', '  ✎ changed b.txt',
-    '── task done: 1 applied, 0 rejected ──', 'changes:' }) do
+    '── task done: 2 of 2 subtasks done · 1 applied, 0 rejected ──', 'changes:' }) do
     R.contains(lines, want, 'the transcript')
   end
   R.eq(vim.api.nvim_buf_line_count(b), vim.api.nvim_win_get_cursor(0)[1], 'it followed the end')
@@ -855,7 +865,7 @@ test('attachments, todos, folded thinking and usage with its cost: :AgentAttach,
   vim.cmd('AgentTasks')
   local tb = vim.api.nvim_get_current_buf()
   R.wait_for(function()
-    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
+    return table.concat(R.buf_lines(tb), '\n'):find('[done · 1/1]', 1, true)
   end, ':AgentTasks to show the end')
   local lines = R.buf_lines(tb)
   R.contains(lines, 'tokens 1000 in / 100 out, $0.0045', 'the task\'s usage and cost')
@@ -930,7 +940,7 @@ test('engines: a run forced onto one shows it in :AgentTasks, the transcript and
   vim.cmd('AgentTasks')
   local tb = vim.api.nvim_get_current_buf()
   R.wait_for(function()
-    return table.concat(R.buf_lines(tb), '\n'):find('[done]', 1, true)
+    return table.concat(R.buf_lines(tb), '\n'):find('[done · 1/1]', 1, true)
   end, ':AgentTasks to show the end')
   local lines = R.buf_lines(tb)
   R.contains(lines, '1  Work on main.txt  [fake]', 'the engine after the subtask\'s content')

@@ -165,16 +165,28 @@ assert(require('agentls').setup({ cmd = %q, model = %q, edit_mode = 'apply' }))
   tmux({ 'send-keys', '-t', session, ':AgentSkip ', 'Tab' })
   wait_screen(':AgentSkip 1', 'the completion of the running subtask')
   tmux({ 'send-keys', '-t', session, 'Enter' })
-  -- The end of the task is notified, with its counts; its summary has
-  -- several lines, so Neovim waits for a key before it redraws.
-  wait_screen({ 'written down (1 applied, 0 rejected)', 'Press ENTER' }, 'the end of the task notified')
-  tmux({ 'send-keys', '-t', session, 'Enter' })
-  shown = wait_screen({ '── task done: 1 applied, 0 rejected ──', '✓ done: written down' }, 'the end of the task in the transcript')
+  -- The end of the task, with how its subtasks ended (one of two done, one
+  -- skipped) and its changes; told in one line, so nothing waits for a key.
+  -- The end's line in the message area is waited for too: were it to come
+  -- after the :echo below, it would write over what that echo shows.
+  shown = wait_screen({ '── task done: 1 of 2 subtasks done, 1 skipped · 1 applied, 0 rejected ──', '✓ done: written down',
+    'done: 1 of 2 subtasks done, 1 skipped; 1 applied, 0 rejected' },
+    'the end of the task in the transcript and in the message area')
   print_screen(shown)
   for _, want in ipairs({ '↷ subtask 1 skipped', '── 2 · Write it down ──', 'Writing it down.', '✎ changed out.txt', 'written down' }) do
     R.truthy(shown:find(want, 1, true), 'the screen shows ' .. want .. '; the screen:\n' .. shown)
   end
+  R.eq(nil, shown:find('Press ENTER', 1, true), 'the end took no key of the person\'s: no hit-enter prompt; the screen:\n' .. shown)
   R.eq('written\n', R.read(root .. '/out.txt'), 'subtask 2 ran after the skip')
+  -- The cursor is where the person left it, and what they type goes there.
+  tmux({ 'send-keys', '-t', session, ':echo "in " . bufname("%")', 'Enter' })
+  wait_screen('in agentls://transcript/nvim-', 'the cursor still in the transcript, where the person put it')
+  tmux({ 'send-keys', '-t', session, ':wincmd p', 'Enter', 'i', 'typed ', 'Escape', ':w', 'Enter' })
+  R.wait_for(function()
+    return R.read(root .. '/n.txt') == 'typed notes\n'
+  end, function()
+    return 'what was typed in n.txt; it is ' .. vim.inspect(R.read(root .. '/n.txt')) .. '; the screen:\n' .. screen()
+  end, 20000)
   tmux({ 'send-keys', '-t', session, 'Escape', ':qa!', 'Enter' })
   R.wait_for(function()
     local _, code = tmux({ 'has-session', '-t', session })

@@ -84,6 +84,23 @@ test('engines go out as the objects the server reads; a bad entry is refused nam
   end
 end)
 
+test('diagnostics go out as the server reads them; a bad one is refused naming it', function()
+  local o = vim.json.decode(vim.json.encode(config.init_options(assert(config.resolve({
+    diagnostics = { wait_ms = 500, commands = { go = 'go vet ./...' } } })))))
+  R.eq({ waitMs = 500, commands = { go = 'go vet ./...' } }, o.diagnostics, 'diagnostics')
+  R.contains(vim.json.encode(config.init_options(assert(config.resolve({ diagnostics = { commands = {} } })))),
+    '"diagnostics":{"commands":{}}', 'no commands: an object')
+  for _, case in ipairs({
+    { { diagnostics = 2000 }, 'diagnostics must be { wait_ms = n' },
+    { { diagnostics = { wait_ms = -1 } }, 'diagnostics.wait_ms must be a whole number' },
+    { { diagnostics = { commands = { 'go vet' } } }, 'diagnostics.commands must be a table of language to command' },
+    { { diagnostics = { commands = { go = { 'go', 'vet' } } } }, 'diagnostics.commands.go must be a command line' },
+  }) do
+    local _, err = config.resolve(case[1])
+    R.contains(err or '', case[2], vim.inspect(case[1]))
+  end
+end)
+
 test('the engines of :checkhealth say each version and command, or why it cannot be used', function()
   local health = require('agentls.health')
   local lines = health.engines_report({ engines = {
@@ -153,9 +170,10 @@ test('the workspace root is the nearest folder with a marker, else the current d
   R.eq(d .. '/proj', client.root_for_buf(0, { '.git' }), 'unnamed buffer: the current directory\'s root')
 end)
 
-test('capabilities advertise readFile, ask, references and definition, not runCommand, and edit annotations', function()
+test('capabilities advertise readFile, ask, references, definition and diagnostics, not runCommand, and edit annotations', function()
   local caps = client.capabilities()
-  R.eq({ readFile = true, runCommand = false, ask = true, references = true, definition = true }, caps.experimental.agent, 'experimental.agent')
+  R.eq({ readFile = true, runCommand = false, ask = true, references = true, definition = true, diagnostics = true },
+    caps.experimental.agent, 'experimental.agent')
   R.eq(true, caps.workspace.applyEdit, 'applyEdit')
   R.eq(true, caps.workspace.workspaceEdit.documentChanges, 'documentChanges')
   R.truthy(caps.workspace.workspaceEdit.changeAnnotationSupport, 'changeAnnotationSupport')
@@ -430,6 +448,39 @@ test('agent/references and agent/definition answer null for a file no language c
   R.eq(nil, reverse.loaded_buffer(root .. '/missing.go'), 'no buffer for a file that does not exist')
 end)
 
+test('agent/diagnostics answers vim.diagnostic\'s, characters in UTF-16, of the files asked or of the workspace', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/a.go', 'package a\n\nvar s = "héllo" + x\n')
+  R.write(root .. '/b.go', 'package a\n')
+  local h = reverse.handlers(function()
+    return { root = root }
+  end)
+  local a_uri = vim.uri_from_fname(root .. '/a.go')
+  R.eq(vim.NIL, h['agent/diagnostics'](nil, { uris = { a_uri } }, {}), 'none yet: null')
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/a.go'))
+  local a = vim.api.nvim_get_current_buf()
+  local ns = vim.api.nvim_create_namespace('agentls-test-diagnostics')
+  -- x is after é, two bytes and one UTF-16 unit
+  local col = select(2, vim.api.nvim_buf_get_lines(a, 2, 3, false)[1]:find('x', 1, true)) - 1
+  vim.diagnostic.set(ns, a, {
+    { lnum = 2, col = col, end_lnum = 2, end_col = col + 1, severity = vim.diagnostic.severity.ERROR, message = 'undefined: x',
+      source = 'compiler', user_data = { lsp = { code = 'UndeclaredName' } } },
+    { lnum = 0, col = 0, severity = vim.diagnostic.severity.HINT, message = 'a hint' },
+  })
+  local want = { items = { { uri = a_uri, diagnostics = {
+    { range = { start = { line = 2, character = 18 }, ['end'] = { line = 2, character = 19 } }, severity = 1, message = 'undefined: x',
+      source = 'compiler', code = 'UndeclaredName' },
+    { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, severity = 4, message = 'a hint' },
+  } } } }
+  R.eq(want, h['agent/diagnostics'](nil, { uris = { a_uri, vim.uri_from_fname(root .. '/b.go') } }, {}), 'the files asked: b.go has none')
+  R.eq(want, h['agent/diagnostics'](nil, vim.empty_dict(), {}), 'the workspace\'s')
+  local res, err = h['agent/diagnostics'](nil, { uris = 'a.go' }, {})
+  R.eq(nil, res, 'uris that are not a list')
+  R.truthy(err and tostring(err.message):find('uris', 1, true), 'names what is wrong: ' .. vim.inspect(err))
+  vim.diagnostic.reset(ns, a)
+end)
+
 test('the neighbours view says the graph is being asked, then shows its answer or why there is none', function()
   local calls = {}
   local fetch = function(p, done)
@@ -532,6 +583,43 @@ test('a run result counts the changes applied and rejected, not the changes', fu
   R.contains(views.task_lines(st), 'changes: 0 applied, 1 rejected', 'the tasks view says it before the reply')
 end)
 
+test('an ended task says how its subtasks ended from the server\'s counts, the skipped and removed ones too', function()
+  local transcript = require('agentls.transcript')
+  local c = { done = 1, skipped = 1, removed = 1, failed = 0, blocked = 0, notRun = 0 }
+  R.eq('1 of 3 subtasks done, 1 skipped, 1 removed', transcript.subtask_counts(c), 'in words')
+  R.eq('1/3 (1 skipped, 1 removed)', transcript.progress(c), 'short')
+  R.eq('2/2', transcript.progress({ done = 2, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'all done')
+  R.eq('0 of 1 subtask done, 1 not run', transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 1 }), 'one')
+  R.eq(nil, transcript.subtask_counts(nil), 'an older server sends none')
+  R.eq(nil, transcript.subtask_counts({ done = 0, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 }), 'a failed plan had no subtask')
+  -- Two subtasks left in the list, both settled: the counts say one was done.
+  local st = state.new('/w')
+  st:task_started('t1', 'Steer')
+  local left = { { id = '1', content = 'a', state = 'skipped' }, { id = '3', content = 'c', state = 'done' } }
+  st:task_update({ taskId = 't1', seq = 1, state = 'done', subtasks = left,
+    event = { kind = 'stateChanged', state = 'done', summary = '1 of 3 subtasks done, 1 skipped, 1 removed.', applied = 0, rejected = 0, counts = c } })
+  R.contains(views.task_lines(st), 'Task t1  [done · 1/3 (1 skipped, 1 removed)]  Steer', 'the tasks view')
+  R.contains(st:task('t1').transcript.lines, '── task done: 1 of 3 subtasks done, 1 skipped, 1 removed · no change ──', 'the transcript')
+end)
+
+test('the end of a run is told on one line that fits, the counts from the server', function()
+  local agentls = require('agentls')
+  local c = { done = 1, skipped = 1, removed = 1, failed = 0, blocked = 0, notRun = 0 }
+  R.eq('task t1 done: 1 of 3 subtasks done, 1 skipped, 1 removed; 1 applied, 0 rejected',
+    agentls.end_message('t1', { state = 'done', summary = '1 of 3 subtasks done, 1 skipped, 1 removed.\n- 1 (a): skipped', applied = 1, rejected = 0, counts = c }),
+    'the counts said once')
+  R.eq('task t1 done: greet added (1 of 1 subtask done; 1 applied, 0 rejected)',
+    agentls.end_message('t1', { state = 'done', summary = 'greet added', applied = 1, rejected = 0,
+      counts = { done = 1, skipped = 0, removed = 0, failed = 0, blocked = 0, notRun = 0 } }), 'one subtask\'s result')
+end)
+
+test('the server\'s settings are named as setup() takes them', function()
+  R.eq('no model configured: set the model option of setup() (e.g. "anthropic:x"), or AGENTLS_MODEL',
+    config.words('no model configured: set initializationOptions.model (editor setting "model", e.g. "anthropic:x"), or AGENTLS_MODEL'), 'the model')
+  R.eq('invalid params: the max_workers option of setup(): must be a number', config.words('invalid params: initializationOptions.maxWorkers: must be a number'), 'another')
+  R.eq('model "x:y" (from the model chosen with :AgentModel) is unknown', config.words('model "x:y" (from agent/run model) is unknown'), 'a run\'s own model')
+end)
+
 test('the tasks view maps each subtask line to its task and subtask', function()
   local st = state.new('/w')
   st:task_started('t1', 'Plan')
@@ -607,13 +695,32 @@ test('the transcript streams text per subtask, folds tool calls and lists the ch
   st:run_result('t1', { taskId = 't1', state = 'done', summary = 'All done.', applied = 1, rejected = 1, subtasks = subs,
     changes = { { path = 'main.go', operation = 'update', applied = true, diff = '--- a/main.go\n+++ b/main.go\n@@ -1 +1 @@\n-a\n+b\n' },
       { path = 'x_test.go', operation = 'create', applied = false, diff = '' } } })
-  R.contains(doc.lines, '── task done: 1 applied, 1 rejected ──', 'the end with its counts')
+  R.contains(doc.lines, '── task done: 1 applied, 1 rejected ──', 'the end with its counts (an older server: no subtask counts)')
   R.contains(doc.lines, '  ✓ update main.go', 'the changes listed')
   R.contains(doc.lines, '  ✗ create x_test.go  (not applied)', 'with the rejected one')
   R.contains(doc.lines, '      +b', 'and their diffs, folded')
   local n = #doc.lines
   st:task_update({ taskId = 't1', seq = 99, state = 'running', subtasks = subs, event = { kind = 'messageDelta', subtaskId = '1', text = 'late' } })
   R.eq(n, #doc.lines, 'nothing after the result')
+end)
+
+test('the task view and the transcript show the instructions, each compaction and what the cache read', function()
+  local st = state.new('/w')
+  st:task_started('t1', 'Add greet')
+  local subs = { { id = '1', content = 'Add a greet function', state = 'running', dependsOn = {} } }
+  st:task_update({ taskId = 't1', seq = 1, state = 'planning', subtasks = {}, event = { kind = 'instructions',
+    instructions = { { path = 'AGENTS.md', tokens = 9 }, { path = 'pkg/AGENTS.md', tokens = 30, cut = true }, { path = 'web/CLAUDE.md', tokens = 0, cut = true } } } })
+  st:task_update({ taskId = 't1', seq = 2, state = 'running', subtasks = subs, event = { kind = 'compacted', subtaskId = '1',
+    tokensBefore = 160000, tokensAfter = 42000, text = 'Compacted the context: dropped 12 old tool outputs.' } })
+  st:task_update({ taskId = 't1', seq = 3, state = 'running', subtasks = subs, event = { kind = 'usage',
+    inputTokens = 12000, outputTokens = 300, cacheReadTokens = 9500 } })
+  local lines = views.task_lines(st)
+  R.contains(lines, '  instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'the instruction files')
+  R.contains(lines, 'tokens 12000 in (9500 cached) / 300 out', 'what the cache read')
+  local doc = st:task('t1').transcript
+  R.contains(doc.lines, '  ⓘ instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30 tokens), web/CLAUDE.md (left out)', 'in the task\'s block')
+  R.contains(doc.lines, '  ⇣ context compacted: 160000 → 42000 tokens', 'in the subtask\'s block')
+  R.contains(doc.lines, '      Compacted the context: dropped 12 old tool outputs.', 'what was done, folded under it')
 end)
 
 test('the transcript buffer keeps up with a fast stream: many events, one write', function()
@@ -694,11 +801,11 @@ test('steering commands read their arguments and complete ids from the live task
   assert(ok, err)
 end)
 
-test('the model check of :checkhealth says the verdict and what is wrong', function()
+test('the model check of :checkhealth says the verdict and what is wrong, the setting named as setup() takes it', function()
   local health = require('agentls.health')
-  R.eq({ { level = 'ok', text = '/w: model script:/s.json (from initializationOptions.model): the script loads' } },
+  R.eq({ { level = 'ok', text = '/w: model script:/s.json (from the model option of setup()): the script loads' } },
     health.model_report({ root = '/w' }, { model = 'script:/s.json', source = 'initializationOptions.model', ok = true, message = 'the script loads' }), 'ok')
-  R.eq({ { level = 'error', text = '/w: model openai:gpt-4.1-mimi (from agent/checkModel model): [unknownModel] offers no model' } },
+  R.eq({ { level = 'error', text = '/w: model openai:gpt-4.1-mimi (from the model checked): [unknownModel] offers no model' } },
     health.model_report({ root = '/w' }, { model = 'openai:gpt-4.1-mimi', source = 'agent/checkModel model', ok = false, problem = 'unknownModel', message = 'offers no model' }), 'a problem')
   R.eq('warn', health.model_report({ root = '/w' }, nil, 'method not found')[1].level, 'an error')
 end)

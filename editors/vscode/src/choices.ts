@@ -12,6 +12,7 @@ import {
   UndoFile,
   UndoResult,
 } from './protocol';
+import { settingWords } from './text';
 
 export interface Choice {
   model?: string;
@@ -87,8 +88,8 @@ export function modelItems(res: ModelsResult, chosen: string | undefined): Model
   });
   items.push({
     label: `${chosen === undefined ? '$(check) ' : ''}Use the configured model`,
-    description: res.current !== '' ? `${res.current}${res.source !== undefined && res.source !== '' ? ` (from ${res.source})` : ''}` : 'none configured',
-    detail: res.currentError,
+    description: res.current !== '' ? `${res.current}${res.source !== undefined && res.source !== '' ? ` (from ${settingWords(res.source)})` : ''}` : 'none configured',
+    detail: res.currentError !== undefined ? settingWords(res.currentError) : undefined,
     action: { type: 'default' },
   });
   const byProvider = new Map<string, typeof res.models>();
@@ -121,7 +122,7 @@ export function modelItems(res: ModelsResult, chosen: string | undefined): Model
 
 /** checkMessage is what the person reads of agent/checkModel. */
 export function checkMessage(r: CheckModelResult): string {
-  return `agentls: ${r.message}`;
+  return `agentls: ${settingWords(r.message)}`;
 }
 
 /** intentItems are the intents that can be chosen: a COMPLETED one is not offered. */

@@ -53,7 +53,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const runner = new CommandRunner(commandOutput, () => saveBeforeCommand(commandOutput));
   const keys = new ProviderKeys(context.secrets);
   const askDeps = defaultAskDeps();
-  const inbox = new Inbox(pending, edits, askDeps);
+  // A proposal asks in one place: the conversation view's card when it
+  // shows, else a notification.
+  const inbox = new Inbox(pending, edits, askDeps, () => conv.visible());
   const all = new Agents({
     context,
     output,

@@ -28,6 +28,8 @@ export class Inbox {
     private readonly pending: PendingStore,
     private readonly edits: EditLog,
     private readonly ask: AskDeps,
+    /** Whether the person sees the conversation view, where each proposal has its card. */
+    private readonly conversationVisible: () => boolean = () => false,
   ) {}
 
   /** answer gives an item its answer and says so when it could not. */
@@ -51,14 +53,27 @@ export class Inbox {
     }
   }
 
-  /** notifyProposal is the notification of an edit waiting for confirmation. */
+  /**
+   * notifyProposal tells of an edit waiting for confirmation, asking in one
+   * place: the conversation view's card when the person sees the view,
+   * else a notification. Either answers it, and the other follows: the
+   * card goes, and a notification's answer after that is dropped (VS Code
+   * cannot close a notification; the status bar and the Tasks view still
+   * offer what waits).
+   */
   notifyProposal(p: Pending): void {
+    if (this.conversationVisible()) {
+      return;
+    }
     const files = p.files ?? [];
     const what = files.length > 1 ? `${files.length} files: ${files.map((f) => f.path).join(', ')}` : p.text;
     void vscode.window.showInformationMessage(`agentls proposes a change: ${oneLine(what, 200)}`, reviewAction, 'Accept', 'Reject').then((pick) => {
+      if (pick === undefined || this.pending.get(p.id) === undefined) {
+        return; // closed, or answered elsewhere meanwhile
+      }
       if (pick === reviewAction) {
         this.review(p.id);
-      } else if (pick !== undefined && this.pending.get(p.id) !== undefined) {
+      } else {
         this.answer(p.id, pick);
       }
     });

@@ -23,6 +23,7 @@ export const Methods = {
   didSave: 'textDocument/didSave',
   didClose: 'textDocument/didClose',
   workDoneProgressCancel: 'window/workDoneProgress/cancel',
+  didChangeDiagnostics: 'agent/didChangeDiagnostics',
   run: 'agent/run',
   stop: 'agent/stop',
   addSubtask: 'agent/addSubtask',
@@ -46,6 +47,7 @@ export const Methods = {
   ask: 'agent/ask',
   references: 'agent/references',
   definition: 'agent/definition',
+  diagnostics: 'agent/diagnostics',
   applyEdit: 'workspace/applyEdit',
   showMessageRequest: 'window/showMessageRequest',
   workDoneProgressCreate: 'window/workDoneProgress/create',
@@ -291,6 +293,82 @@ export interface Price {
   cacheRead?: number;
   cacheWrite?: number;
   contextWindow?: number;
+}
+
+/** DiagnosticSeverity is LSP's: 1 error, 2 warning, 3 information, 4 hint. */
+export type DiagnosticSeverity =
+  | 1 // SeverityError
+  | 2 // SeverityWarning
+  | 3 // SeverityInformation
+  | 4; // SeverityHint
+
+/**
+ * Diagnostic is LSP's Diagnostic, as much of it as agentls reads: where,
+ * how severe, what says so and what it says.
+ */
+export interface Diagnostic {
+  range: Range;
+  /**
+   * Severity is absent when the language server gave none (read as an
+   * error).
+   */
+  severity?: DiagnosticSeverity;
+  code?: string;
+  /** Source names what produced it: "compiler", "go vet", "ts", "eslint". */
+  source?: string;
+  message: string;
+}
+
+/**
+ * DiagnosticsParams are the params of agent/diagnostics: the documents
+ * whose diagnostics are wanted; none: every document the editor has
+ * diagnostics for.
+ */
+export interface DiagnosticsParams {
+  uris?: string[];
+}
+
+/** DocumentDiagnostics are the diagnostics of one document. */
+export interface DocumentDiagnostics {
+  uri: string;
+  diagnostics: Diagnostic[] | null;
+}
+
+/**
+ * DiagnosticsResult is the answer of agent/diagnostics: a document the
+ * editor has no diagnostics for may be left out or listed with none.
+ */
+export interface DiagnosticsResult {
+  items: DocumentDiagnostics[] | null;
+}
+
+/**
+ * DidChangeDiagnosticsParams are the params of agent/didChangeDiagnostics:
+ * the documents whose diagnostics the editor's language servers have just
+ * published anew (changed or not).
+ */
+export interface DidChangeDiagnosticsParams {
+  uris: string[] | null;
+}
+
+/**
+ * DiagnosticsSettings is the diagnostics setting (docs/PROTOCOL.md §2):
+ * how long agentls waits after an edit for the editor's language servers
+ * to report on it, and, where no editor reports, the command that checks
+ * each language.
+ */
+export interface DiagnosticsSettings {
+  /**
+   * WaitMs bounds the wait for the editor's report on an edited file
+   * (0: the diagnostics the editor has at once, without waiting).
+   */
+  waitMs: number;
+  /**
+   * Commands are shell commands by language (DiagnosticsLanguages), run
+   * in the workspace root when the editor gives no diagnostics: their
+   * output is read as file:line:col: message lines.
+   */
+  commands: Record<string, string> | null;
 }
 
 /**
@@ -784,6 +862,12 @@ export interface AgentClientCapabilities {
    */
   references?: boolean;
   definition?: boolean;
+  /**
+   * Diagnostics: the editor answers agent/diagnostics with its
+   * diagnostics and sends agent/didChangeDiagnostics when its language
+   * servers publish anew (docs/PROTOCOL.md §3, §4).
+   */
+  diagnostics?: boolean;
 }
 
 /** InitializeResult is the reply to initialize (docs/PROTOCOL.md §2). */
@@ -1131,7 +1215,35 @@ export interface RunResult {
   /** Applied and Rejected count Changes by their applied flag. */
   applied: number;
   rejected: number;
+  /**
+   * Counts counts the task's subtasks by how they ended, the removed
+   * ones included.
+   */
+  counts: SubtaskCounts;
   usage: Usage;
+}
+
+/**
+ * SubtaskCounts counts the subtasks of an ended task by how each ended:
+ * every subtask the task had, those the person removed included, is in
+ * exactly one count, so the counts add up to how many it had. What a view
+ * says of the end ("1 of 3 subtasks done, 1 skipped, 1 removed") comes from
+ * these, never from counting the subtasks again.
+ */
+export interface SubtaskCounts {
+  done: number;
+  skipped: number;
+  /** Removed: taken out of the plan before they started (agent/removeSubtask). */
+  removed: number;
+  /** Failed: failed, or stopped while running. */
+  failed: number;
+  /**
+   * Blocked: not started because a subtask they depend on failed or was
+   * blocked.
+   */
+  blocked: number;
+  /** NotRun: not started when the task stopped. */
+  notRun: number;
 }
 
 /** StopParams are the params of agent/stop. */
@@ -1250,6 +1362,21 @@ export interface SessionMessage {
   taskId: string;
   subtaskId?: string;
   time: string;
+  /**
+   * Kind says what a message of agentls's own is: MessagePlan (the
+   * coordinator's plan) or MessageSummary (the task's end); none for
+   * the others.
+   */
+  kind?: string;
+  /**
+   * Tool, CallID and Arguments are a tool message's call: the tool, the
+   * callId of its toolCall event, and its arguments with every string
+   * longer than 200 bytes cut (what a client needs to show the call
+   * again: its path, its command, its pattern).
+   */
+  tool?: string;
+  callId?: string;
+  arguments?: unknown;
 }
 
 /** SessionResult is the reply to agent/session. */
@@ -1370,7 +1497,26 @@ export type EventKind =
   // Of a subtask run on an engine (docs/ENGINES.md): its own plan (the
   // subtask's steps), and the engine's start. Its reasoning is thinking.
   | 'steps'
-  | 'engineStarted';
+  | 'engineStarted'
+  // EventInstructions: the project's instruction files the prompts
+  // carry (docs/WORKFORCE.md), when the task reads them and again when
+  // they change.
+  | 'instructions'
+  // EventCompacted: an agent's conversation was compacted to fit the
+  // model's context window.
+  | 'compacted';
+
+/**
+ * InstructionFile is one of the project's instruction files as a task's
+ * prompts carry it: its path, the tokens of it they carry (at four
+ * characters a token), and whether it was cut to fit instructions.maxTokens
+ * (a file left out whole carries 0 tokens).
+ */
+export interface InstructionFile {
+  path: string;
+  tokens: number;
+  cut?: boolean;
+}
 
 /**
  * TaskEvent is the event of an agent/taskUpdate. Only the fields of its kind
@@ -1386,6 +1532,14 @@ export interface TaskEvent {
   arguments?: unknown;
   ok?: boolean;
   summary?: string;
+  /**
+   * Output is a toolResult's text as a person may read it, its lines
+   * kept (a file's lines, a command's exit status and output): the
+   * first ToolOutputLines lines and ToolOutputBytes bytes of what the
+   * model got, with a last line saying what was left out; absent when
+   * Summary, the same on one line, says it all.
+   */
+  output?: string;
   path?: string;
   reason?: string;
   question?: string;
@@ -1395,11 +1549,13 @@ export interface TaskEvent {
   outputTokens?: number;
   state?: string;
   /**
-   * Applied and Rejected are set on the stateChanged event that ends a
-   * task: the counts of its changes applied and not applied.
+   * Applied, Rejected and Counts are set on the stateChanged event that
+   * ends a task: the counts of its changes applied and not applied, and
+   * of its subtasks by how they ended (as agent/run's result has them).
    */
   applied?: number;
   rejected?: number;
+  counts?: SubtaskCounts;
   /** Todos is the checklist of a todos event. */
   todos?: Todo[];
   /**
@@ -1410,6 +1566,21 @@ export interface TaskEvent {
   cost?: number;
   contextTokens?: number;
   contextWindow?: number;
+  /**
+   * CacheReadTokens and CacheWriteTokens are set on a usage event: the
+   * part of the task's input tokens so far read from the provider's
+   * prompt cache, and written to it.
+   */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Instructions are the instruction files of an instructions event. */
+  instructions?: InstructionFile[];
+  /**
+   * TokensBefore and TokensAfter are set on a compacted event: the
+   * tokens of the agent's context before and after (estimated).
+   */
+  tokensBefore?: number;
+  tokensAfter?: number;
 }
 
 /** TaskUpdateParams are the params of agent/taskUpdate. */
@@ -1538,6 +1709,44 @@ export interface Settings {
    * say what their editor knows).
    */
   workspaceTrust: WorkspaceTrust;
+  /**
+   * Diagnostics: how long an edit waits for the editor's diagnostics,
+   * and the commands that check each language where the editor gives
+   * none (docs/PROTOCOL.md §2).
+   */
+  diagnostics: DiagnosticsSettings;
+  /**
+   * Instructions says which of the project's instruction files the
+   * prompts carry, and how much of them (docs/WORKFORCE.md).
+   */
+  instructions: InstructionSettings;
+  /**
+   * Compaction says when an agent's conversation is compacted
+   * (docs/WORKFORCE.md).
+   */
+  compaction: CompactionSettings;
+}
+
+/**
+ * InstructionSettings is the instructions setting: the project's
+ * instruction files (every AGENTS.md; a directory's CLAUDE.md where it
+ * has none; .github/copilot-instructions.md where the root has neither)
+ * with the files Add names and without those Remove names (both
+ * workspace-relative doublestar globs), within MaxTokens (0: none).
+ */
+export interface InstructionSettings {
+  add: string[] | null;
+  remove: string[] | null;
+  maxTokens: number;
+}
+
+/**
+ * CompactionSettings is the compaction setting: an agent's conversation
+ * is compacted when it reaches Threshold of the model's context window
+ * (0: never at a threshold; a provider's "too long" still compacts it).
+ */
+export interface CompactionSettings {
+  threshold: number;
 }
 
 /**

@@ -37,13 +37,28 @@ export function relativePaths(text: string, folders: readonly FolderName[]): str
 }
 
 /**
+ * settingWords names agentls's settings as the person knows them in VS
+ * Code. agentls names each by its key in initializationOptions (what every
+ * editor sends), and a task's own model by the request that gave it; here
+ * they are settings of the Settings editor (agentls.model), and the model
+ * chosen for the next tasks in the model picker or the conversation view.
+ */
+export function settingWords(text: string): string {
+  return text
+    .replace(/initializationOptions\.model \(editor setting "model", /g, 'the agentls.model setting (')
+    .replace(/\binitializationOptions\.([A-Za-z]\w*)/g, 'the agentls.$1 setting')
+    .replace(/\bagent\/(?:run|checkModel) model\b/g, 'the model chosen for the next tasks');
+}
+
+/**
  * plainText is a message of agentls as plain text: Markdown code spans and
- * fences lose their backticks, emphasis its stars, and absolute paths of the
- * workspace folders become relative. For notifications, tree rows and the
+ * fences lose their backticks, emphasis its stars, absolute paths of the
+ * workspace folders become relative, and settings are named as VS Code
+ * names them (settingWords). For notifications, tree rows and the
  * status bar, which show Markdown literally.
  */
 export function plainText(text: string, folders: readonly FolderName[] = []): string {
-  let out = relativePaths(text, folders);
+  let out = relativePaths(settingWords(text), folders);
   // Fenced blocks: keep their content.
   out = out.replace(/^(`{3,}|~{3,})[^\n]*\n([\s\S]*?)\n?\1[ \t]*$/gm, '$2');
   // Code spans: `code`, ``co`de``.

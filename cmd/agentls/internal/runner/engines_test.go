@@ -27,6 +27,11 @@ func TestTreeShowsEngines(t *testing.T) {
 		{"says nothing of an engine for the built-in worker", api.TaskEvent{Kind: api.EventSubtaskStarted, SubtaskID: "2", Text: "write the notes"}, "[2] started: write the notes"},
 		{"tells the engine's start in one line", api.TaskEvent{Kind: api.EventEngineStarted, SubtaskID: "1", Text: "claude", Summary: "started in 840 ms"}, "[1] engine claude started in 840 ms"},
 		{"tells the engine's own plan in one line", api.TaskEvent{Kind: api.EventSteps, SubtaskID: "1"}, "[1] steps: [x] read main.go · [>] write greet · [ ] test it"},
+		{"names the instruction files a worker found changed", api.TaskEvent{Kind: api.EventInstructions, SubtaskID: "2", Instructions: []api.InstructionFile{
+			{Path: "AGENTS.md", Tokens: 9}, {Path: "pkg/AGENTS.md", Tokens: 8190, Cut: true}, {Path: "web/CLAUDE.md", Cut: true}}},
+			"[2] instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 8190 tokens), web/CLAUDE.md (left out)"},
+		{"tells a compaction of a worker's context", api.TaskEvent{Kind: api.EventCompacted, SubtaskID: "2", TokensBefore: 160000, TokensAfter: 42000},
+			"[2] context compacted: 160000 → 42000 tokens"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if line := tr.apply(update(c.ev)); line != c.want {

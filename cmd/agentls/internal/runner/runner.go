@@ -78,6 +78,10 @@ type Options struct {
 	// external agents the task may run subtasks on, beside the built-in
 	// ones (nil: those alone).
 	Engines json.RawMessage
+	// Diagnostics are the diagnostics setting's commands, by language
+	// (docs/PROTOCOL.md §2): what checks each change of a file of the
+	// language, since this editor has no language server.
+	Diagnostics map[string]string
 
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
@@ -269,6 +273,9 @@ func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
 	}
 	if len(o.Engines) > 0 {
 		init["engines"] = o.Engines
+	}
+	if len(o.Diagnostics) > 0 {
+		init["diagnostics"] = map[string]any{"commands": o.Diagnostics}
 	}
 	var command []string
 	if o.Serve == nil {
@@ -491,7 +498,7 @@ func (u *ui) refusals(res *api.RunResult) bool {
 	r.mu.Lock()
 	commands, unasked := r.commands, r.unasked
 	r.mu.Unlock()
-	_, changes := countChanges(res)
+	changes := res.Rejected
 	if changes == 0 && commands == 0 {
 		return false
 	}
@@ -627,8 +634,11 @@ func (u *ui) result(res *api.RunResult) {
 	}
 	w := u.o.Stdout
 	fmt.Fprintf(w, "Task %s: %s\n%s\n", res.TaskID, res.State, res.Summary)
-	if applied, rejected := countChanges(res); applied+rejected > 0 {
-		fmt.Fprintf(w, "Changes: %d applied, %d rejected\n", applied, rejected)
+	if res.Counts.Total() > 0 {
+		fmt.Fprintf(w, "Subtasks: %s\n", res.Counts.String())
+	}
+	if res.Applied+res.Rejected > 0 {
+		fmt.Fprintf(w, "Changes: %d applied, %d rejected\n", res.Applied, res.Rejected)
 	}
 	if !res.Usage.Empty() {
 		fmt.Fprintf(w, "Tokens: %s\n", usageText(res.Usage))
@@ -665,20 +675,6 @@ func (u *ui) result(res *api.RunResult) {
 	if applied {
 		fmt.Fprintf(u.o.Stderr, "To take these changes back: agentls undo --task %s\n", res.TaskID)
 	}
-}
-
-// countChanges counts the run's changes applied and not applied (refused
-// by the person, by no one to ask, or failed): the result's applied and
-// rejected, which count the same flags.
-func countChanges(res *api.RunResult) (applied, rejected int) {
-	for _, c := range res.Changes {
-		if c.Applied {
-			applied++
-		} else {
-			rejected++
-		}
-	}
-	return applied, rejected
 }
 
 // usageText says what a usage counts: "2467 in (1200 cached), 244 out,

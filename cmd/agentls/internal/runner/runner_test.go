@@ -183,6 +183,11 @@ func TestRun(t *testing.T) {
 		res := api.RunResult{TaskID: p.TaskID, State: api.TaskDone, Summary: "done"}
 		applied := ask("agentls wants to change a.go", "Apply", "Reject") == "Apply"
 		res.Changes = []api.Change{{Path: "a.go", Operation: api.OpUpdate, Applied: applied}}
+		if applied {
+			res.Applied = 1
+		} else {
+			res.Rejected = 1
+		}
 		ask("agentls wants to run `go test`", "Run", "Always allow", "Deny")
 		_ = conn.Notify(ctx, api.MethodTaskUpdate, api.TaskUpdateParams{TaskID: p.TaskID, State: api.TaskDone,
 			Event: api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskDone}})
@@ -255,6 +260,9 @@ func TestTerminalWords(t *testing.T) {
 			[]string{"(from --model)"}},
 		{"names the flag of a bad setting", api.Errorf(api.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error()),
 			[]string{"--max-workers"}},
+		{"names the flag of a language the diagnostics setting does not know", api.Errorf(api.CodeInvalidParams,
+			"invalid params: initializationOptions.diagnostics.commands.golang: unknown language; the languages are go"),
+			[]string{"--diagnostics golang: unknown language"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := forTerminal(c.err)
@@ -326,22 +334,29 @@ func TestCommands(t *testing.T) {
 
 func TestRunSummary(t *testing.T) {
 	var got api.RunParams
+	counts := api.SubtaskCounts{Done: 1, Skipped: 1, Removed: 1}
 	f := &fakeServer{run: func(ctx context.Context, conn *rpc.Conn, p api.RunParams) (any, error) {
 		got = p
 		_ = conn.Notify(ctx, api.MethodTaskUpdate, api.TaskUpdateParams{TaskID: p.TaskID, State: api.TaskDone,
-			Event: api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskDone}})
-		return api.RunResult{TaskID: p.TaskID, SessionID: "5e55", State: api.TaskDone, Summary: "All 2 subtasks done.",
+			Event: api.TaskEvent{Kind: api.EventStateChanged, State: api.TaskDone, Counts: &counts}})
+		return api.RunResult{TaskID: p.TaskID, SessionID: "5e55", State: api.TaskDone, Summary: "1 of 3 subtasks done, 1 skipped, 1 removed.",
 			Changes: []api.Change{
 				{Path: "a.go", Operation: api.OpUpdate, Applied: true, Diff: "--- a/a.go\n"},
 				{Path: "b.go", Operation: api.OpCreate, Applied: false, Diff: "--- /dev/null\n"},
 				{Path: "c.go", Operation: api.OpUpdate, Applied: true, Diff: "--- a/c.go\n"},
-			}, Applied: 2, Rejected: 1}, nil
+			}, Applied: 2, Rejected: 1, Counts: counts}, nil
 	}}
-	_, out, _ := runFake(t, f, Options{Yes: true, Intent: "INT-001", Session: "5e55"})
+	_, out, errs := runFake(t, f, Options{Yes: true, Intent: "INT-001", Session: "5e55"})
 	if got.IntentID != "INT-001" || got.SessionID != "5e55" {
 		t.Errorf("agent/run got intentId %q, sessionId %q", got.IntentID, got.SessionID)
 	}
+	// The counts are the server's: the skipped and removed subtasks are
+	// said, as the task's end says them.
+	if !strings.Contains(errs, "[task] done: 1 of 3 subtasks done, 1 skipped, 1 removed\n") {
+		t.Errorf("stderr lacks the counts at the task's end:\n%s", errs)
+	}
 	for _, want := range []string{
+		"Subtasks: 1 of 3 subtasks done, 1 skipped, 1 removed\n",
 		"Changes: 2 applied, 1 rejected\n",
 		"Session: 5e55 (agentls run --session 5e55 PROMPT follows up on it)\n",
 		"create b.go (NOT applied)\n",

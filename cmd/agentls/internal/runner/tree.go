@@ -13,6 +13,7 @@ import (
 // with what it is doing.
 type tree struct {
 	state    string
+	counts   *api.SubtaskCounts // how the subtasks ended, once the task has
 	subtasks []api.Subtask
 	activity map[string]string // subtask id -> its last tool call
 	// thinking holds each agent's block of thinking while it streams, by
@@ -32,6 +33,9 @@ func (t *tree) apply(p *api.TaskUpdateParams) string {
 	t.state = p.State
 	t.subtasks = p.Subtasks
 	ev := p.Event
+	if ev.Counts != nil && ev.Counts.Total() > 0 {
+		t.counts = ev.Counts
+	}
 	tag := "task"
 	if ev.SubtaskID != "" {
 		tag = ev.SubtaskID
@@ -84,6 +88,9 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 	case api.EventTodos:
 		return fmt.Sprintf("[%s] todos: %s", tag, short(todosText(ev.Todos), 200))
 	case api.EventStateChanged:
+		if ev.Counts != nil && ev.Counts.Total() > 0 {
+			return fmt.Sprintf("[task] %s: %s", ev.State, ev.Counts.String())
+		}
 		return fmt.Sprintf("[task] %s", ev.State)
 	case api.EventPlanned:
 		return "[task] plan:\n" + indent(ev.Text, "  ")
@@ -94,6 +101,10 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 		return fmt.Sprintf("[%s] started: %s", tag, short(ev.Text, 100))
 	case api.EventEngineStarted:
 		return fmt.Sprintf("[%s] engine %s %s", tag, ev.Text, ev.Summary)
+	case api.EventInstructions:
+		return fmt.Sprintf("[%s] instructions: %s", tag, short(instructionsText(ev.Instructions), 300))
+	case api.EventCompacted:
+		return fmt.Sprintf("[%s] context compacted: %d → %d tokens", tag, ev.TokensBefore, ev.TokensAfter)
 	case api.EventSteps:
 		for _, s := range t.subtasks {
 			if s.ID == ev.SubtaskID {
@@ -135,7 +146,11 @@ func (t *tree) line(ev api.TaskEvent, tag string) string {
 
 // render draws the tree: one line for the task, one per subtask.
 func (t *tree) render(color bool) []string {
-	lines := []string{fmt.Sprintf("agentls: %s", t.state)}
+	head := fmt.Sprintf("agentls: %s", t.state)
+	if t.counts != nil {
+		head += " · " + t.counts.String()
+	}
+	lines := []string{head}
 	for _, s := range t.subtasks {
 		mark := map[string]string{
 			api.SubtaskPending: "○", api.SubtaskRunning: "◐", api.SubtaskDone: "✓",
@@ -279,6 +294,11 @@ func toolActivity(tool string, args []byte) string {
 		return tool + " " + str("path")
 	case "list_files":
 		return "list_files " + str("pattern")
+	case "get_diagnostics":
+		if p := str("path"); p != "" {
+			return "get_diagnostics " + p
+		}
+		return "get_diagnostics (the workspace)"
 	case "search_files":
 		return "search_files " + str("regex")
 	case "run_command":
@@ -305,4 +325,25 @@ func short(s string, n int) string {
 
 func indent(s, by string) string {
 	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+}
+
+// instructionsText names the instruction files of an instructions event:
+// "AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 8190 tokens), web/CLAUDE.md
+// (left out)"; "none" for an empty list.
+func instructionsText(files []api.InstructionFile) string {
+	if len(files) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(files))
+	for i, f := range files {
+		switch {
+		case f.Cut && f.Tokens > 0:
+			parts[i] = fmt.Sprintf("%s (cut at %d tokens)", f.Path, f.Tokens)
+		case f.Cut:
+			parts[i] = f.Path + " (left out)"
+		default:
+			parts[i] = fmt.Sprintf("%s (%d tokens)", f.Path, f.Tokens)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,5 +1,6 @@
 -- :checkhealth agentls
 local compat = require('agentls.compat')
+local config = require('agentls.config')
 
 local M = {}
 
@@ -79,12 +80,12 @@ function M.model_report(ws, res, err)
     return { { level = 'warn', text = string.format('%s: agent/checkModel: %s', ws.root, err) } }
   end
   local model = res.model ~= '' and res.model or '(none)'
-  local from = (res.source and res.source ~= '') and (' (from ' .. res.source .. ')') or ''
+  local from = (res.source and res.source ~= '') and (' (from ' .. config.words(res.source) .. ')') or ''
   local head = string.format('%s: model %s%s', ws.root, model, from)
   if res.ok then
-    return { { level = 'ok', text = head .. ': ' .. (res.message or 'ready') } }
+    return { { level = 'ok', text = head .. ': ' .. config.words(res.message or 'ready') } }
   end
-  return { { level = 'error', text = string.format('%s: %s%s', head, res.problem and ('[' .. res.problem .. '] ') or '', res.message or '') } }
+  return { { level = 'error', text = string.format('%s: %s%s', head, res.problem and ('[' .. res.problem .. '] ') or '', config.words(res.message or '')) } }
 end
 
 local trust_sources = {

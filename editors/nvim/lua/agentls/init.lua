@@ -17,6 +17,39 @@ local function notify(msg, level)
   vim.notify('agentls: ' .. msg, level or vim.log.levels.INFO)
 end
 
+-- notify_line tells msg on one line that fits the command line, so that
+-- what a task says unasked never stops the person's typing with a
+-- hit-enter prompt (the whole of it is in the transcript and :AgentTasks).
+local function notify_line(msg, level)
+  msg = 'agentls: ' .. msg:gsub('%s*\n%s*', ' ')
+  local room = math.max(20, (tonumber(vim.v.echospace) or vim.o.columns - 12) - 1)
+  if vim.fn.strdisplaywidth(msg) > room then
+    msg = vim.fn.strcharpart(msg, 0, room - 1) .. '…'
+    while vim.fn.strdisplaywidth(msg) > room do
+      msg = vim.fn.strcharpart(msg, 0, vim.fn.strchars(msg) - 2) .. '…'
+    end
+  end
+  vim.notify(msg, level or vim.log.levels.INFO)
+end
+
+-- end_message says how a run ended, in one line: its subtasks from the
+-- server's counts (the skipped and removed ones too), its changes, and the
+-- first line of its summary where that says more than the counts (one
+-- subtask's result, a failed plan): the server words a task of several
+-- subtasks from the same counts.
+function M.end_message(id, result)
+  -- A rejected change is no change: say what was applied and what not.
+  local c = state.counts(result)
+  local changes = transcript.counts(c.applied, c.rejected)
+  local ended = transcript.subtask_counts(result.counts)
+  local first = vim.split(result.summary or '', '\n', { plain = true })[1] or ''
+  local counts = (ended and (ended .. '; ') or '') .. changes
+  if first ~= '' and (not ended or transcript.subtask_total(result.counts) == 1) then
+    return string.format('task %s %s: %s (%s)', id, result.state or '?', first, counts)
+  end
+  return string.format('task %s %s: %s', id, result.state or '?', counts)
+end
+
 local function cfg()
   if not M.config then
     local c, err = config.resolve({})
@@ -40,6 +73,14 @@ function M.setup(opts)
     client.refresh_trust(ws, c)
   end
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  -- The servers wait for the diagnostics of their edits: they hear when
+  -- Neovim's change (client.diagnostics_changed).
+  vim.api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(ev)
+      require('agentls.client').diagnostics_changed(ev.buf)
+    end,
+  })
   if c.autostart then
     vim.api.nvim_create_autocmd('BufReadPost', {
       group = group,
@@ -119,14 +160,12 @@ function M.run(prompt, opts)
   client.request(ws, 'agent/run', params, function(err, result)
     if err then
       ws.state:run_failed(id, err)
-      notify('task failed: ' .. err, vim.log.levels.ERROR)
+      notify('task failed: ' .. config.words(err), vim.log.levels.ERROR)
     else
       ws.state:run_result(id, result)
       ws.last_session = result.sessionId or ws.last_session
-      -- A rejected change is no change: say what was applied and what not.
-      local c = state.counts(result)
       local level = result.state == 'done' and vim.log.levels.INFO or vim.log.levels.WARN
-      notify(string.format('task %s %s: %s (%s)', id, result.state or '?', result.summary or '', transcript.counts(c.applied, c.rejected)), level)
+      notify_line(M.end_message(id, result), level)
       -- The heat view ends with the task's last accesses.
       M.heat_refresh(ws)
     end
@@ -587,7 +626,7 @@ function M.check_model(ws, model, on_done)
     if err then
       notify('checkModel: ' .. err, vim.log.levels.ERROR)
     elseif res then
-      notify(res.message or '', res.ok and vim.log.levels.INFO or vim.log.levels.WARN)
+      notify(config.words(res.message or ''), res.ok and vim.log.levels.INFO or vim.log.levels.WARN)
     end
     if on_done then
       on_done(res, err)

@@ -57,6 +57,7 @@ local function new_task(id, prompt)
     result = nil,
     error = nil,
     counts = nil, -- { applied, rejected } from the stateChanged that ended it
+    subtask_counts = nil, -- how its subtasks ended (the server's counts), once it has
     started = vim.loop.now(),
     transcript = transcript.new(id, prompt),
   }
@@ -127,13 +128,18 @@ local function compact(v)
 end
 M.compact = compact
 
--- usage_text says what a usage counts: "1200 in / 34 out, $0.0123,
--- context 1200 of 200000 (0%)"; the cost and the context only when known.
+-- usage_text says what a usage counts: "1200 in (800 cached) / 34 out,
+-- $0.0123, context 1200 of 200000 (0%)"; what the provider's cache read,
+-- the cost and the context only when known.
 function M.usage_text(u)
   if type(u) ~= 'table' then
     return ''
   end
-  local s = string.format('%d in / %d out', tonumber(u.inputTokens) or 0, tonumber(u.outputTokens) or 0)
+  local cached = ''
+  if (tonumber(u.cacheReadTokens) or 0) > 0 then
+    cached = string.format(' (%d cached)', tonumber(u.cacheReadTokens))
+  end
+  local s = string.format('%d in%s / %d out', tonumber(u.inputTokens) or 0, cached, tonumber(u.outputTokens) or 0)
   if tonumber(u.cost) then
     s = s .. string.format(', $%.4f', tonumber(u.cost))
   end
@@ -144,6 +150,27 @@ function M.usage_text(u)
     s = s .. string.format(', context %d', ctx)
   end
   return s
+end
+
+-- instructions_text names the project's instruction files of an
+-- instructions event: "AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 30
+-- tokens), web/CLAUDE.md (left out)"; "none" for an empty list.
+function M.instructions_text(files)
+  if type(files) ~= 'table' or #files == 0 then
+    return 'none'
+  end
+  local parts = {}
+  for _, f in ipairs(files) do
+    local tokens = tonumber(f.tokens) or 0
+    if f.cut and tokens > 0 then
+      table.insert(parts, string.format('%s (cut at %d tokens)', tostring(f.path), tokens))
+    elseif f.cut then
+      table.insert(parts, string.format('%s (left out)', tostring(f.path)))
+    else
+      table.insert(parts, string.format('%s (%d tokens)', tostring(f.path), tokens))
+    end
+  end
+  return table.concat(parts, ', ')
 end
 
 local todo_marks = { done = '[x]', in_progress = '[>]' }
@@ -196,9 +223,19 @@ function State:task_update(p)
     t.question = nil
   elseif e.kind == 'usage' then
     -- The event carries the task's running total.
-    t.usage = { inputTokens = tonumber(e.inputTokens) or 0, outputTokens = tonumber(e.outputTokens) or 0, cost = tonumber(e.cost) }
+    t.usage = {
+      inputTokens = tonumber(e.inputTokens) or 0,
+      outputTokens = tonumber(e.outputTokens) or 0,
+      cost = tonumber(e.cost),
+      cacheReadTokens = tonumber(e.cacheReadTokens),
+    }
+  elseif e.kind == 'instructions' then
+    t.instructions = type(e.instructions) == 'table' and e.instructions or {}
   elseif e.kind == 'stateChanged' and e.applied ~= nil then
     t.counts = { applied = tonumber(e.applied) or 0, rejected = tonumber(e.rejected) or 0 }
+  end
+  if e.kind == 'stateChanged' and type(e.counts) == 'table' then
+    t.subtask_counts = e.counts
   end
   -- An agent thinks from its first thinking event to its next text or
   -- tool call (docs/PROTOCOL.md §5).
@@ -231,11 +268,15 @@ function State:run_result(id, res)
       inputTokens = tonumber(res.usage.inputTokens) or 0,
       outputTokens = tonumber(res.usage.outputTokens) or 0,
       cost = tonumber(res.usage.cost),
+      cacheReadTokens = tonumber(res.usage.cacheReadTokens),
     }
   end
   t.thinking = {}
   t.question = nil
   t.counts = M.counts(res)
+  if type(res.counts) == 'table' then
+    t.subtask_counts = res.counts
+  end
   t.transcript:result(res)
   self:changed('tasks')
   self:changed('heat')

@@ -249,6 +249,17 @@ function Doc:event(e, subtasks)
     end
   elseif k == 'engineStarted' then
     self:line(sub, string.format('  ▶ on %s: %s', tostring(e.text), e.summary or 'started'))
+  elseif k == 'instructions' then
+    self:line(sub, '  ⓘ instructions: ' .. require('agentls.state').instructions_text(e.instructions))
+  elseif k == 'compacted' then
+    self:line(
+      sub,
+      string.format('  ⇣ context compacted: %d → %d tokens', tonumber(e.tokensBefore) or 0, tonumber(e.tokensAfter) or 0),
+      '>1'
+    )
+    if type(e.text) == 'string' and e.text ~= '' then
+      self:details({ '      ' .. e.text })
+    end
   elseif k == 'steps' then
     -- The engine's own plan is the update's subtask's steps.
     local steps = type(self.steps[sub]) == 'table' and self.steps[sub] or {}
@@ -356,8 +367,51 @@ function Doc:event(e, subtasks)
   elseif k == 'sessionContinued' then
     self:line('', '  continues session ' .. tostring(e.text))
   elseif k == 'stateChanged' and (e.state == 'done' or e.state == 'failed' or e.state == 'stopped') then
-    self:finish({ state = e.state, summary = e.summary, applied = e.applied, rejected = e.rejected })
+    self:finish({ state = e.state, summary = e.summary, applied = e.applied, rejected = e.rejected, counts = e.counts })
   end
+end
+
+-- subtask_counts says how an ended task's subtasks ended, from the
+-- server's counts (every subtask it had, the removed ones too): "1 of 3
+-- subtasks done, 1 skipped, 1 removed"; nil without counts (an older
+-- server) or without a subtask (planning failed).
+function M.subtask_counts(c)
+  local total = M.subtask_total(c)
+  if total == 0 then
+    return nil
+  end
+  local function n(k)
+    return tonumber(c[k]) or 0
+  end
+  local parts = { string.format('%d of %d %s done', n('done'), total, total == 1 and 'subtask' or 'subtasks') }
+  for _, kw in ipairs({ { 'skipped', 'skipped' }, { 'removed', 'removed' }, { 'failed', 'failed' }, { 'blocked', 'blocked' }, { 'notRun', 'not run' } }) do
+    if n(kw[1]) > 0 then
+      table.insert(parts, string.format('%d %s', n(kw[1]), kw[2]))
+    end
+  end
+  return table.concat(parts, ', ')
+end
+
+-- subtask_total is how many subtasks the counts c count (0 without c).
+function M.subtask_total(c)
+  if type(c) ~= 'table' then
+    return 0
+  end
+  local total = 0
+  for _, k in ipairs({ 'done', 'skipped', 'removed', 'failed', 'blocked', 'notRun' }) do
+    total = total + (tonumber(c[k]) or 0)
+  end
+  return total
+end
+
+-- progress says the same in a few characters: "1/3 (1 skipped, 1 removed)".
+function M.progress(c)
+  local words = M.subtask_counts(c)
+  if not words then
+    return nil
+  end
+  local done, total, rest = words:match('^(%d+) of (%d+) %a+ done,? ?(.*)$')
+  return string.format('%s/%s', done, total) .. (rest ~= '' and (' (' .. rest .. ')') or '')
 end
 
 -- counts says how many changes were applied and rejected.
@@ -378,7 +432,8 @@ function Doc:finish(r)
     self:close_text()
     self.speaker = nil
     self:push('')
-    self:push(string.format('── task %s: %s ──', tostring(r.state), M.counts(r.applied, r.rejected)))
+    local ended = M.subtask_counts(r.counts)
+    self:push(string.format('── task %s: %s%s ──', tostring(r.state), ended and (ended .. ' · ') or '', M.counts(r.applied, r.rejected)))
     for _, l in ipairs(vim.split(r.summary or '', '\n', { plain = true })) do
       if l ~= '' then
         self:push('  ' .. l)
@@ -419,7 +474,7 @@ function Doc:result(res)
       end
     end
   end
-  self:finish({ state = res.state, summary = res.summary, applied = applied, rejected = rejected, changes = res.changes or {} })
+  self:finish({ state = res.state, summary = res.summary, applied = applied, rejected = rejected, counts = res.counts, changes = res.changes or {} })
 end
 
 M.Doc = Doc

@@ -124,10 +124,23 @@ function M.task_lines(st)
   end
   for _, t in ipairs(tasks) do
     add('')
+    -- An ended task says how its subtasks ended, from the server's counts:
+    -- [done · 1/3 (1 skipped, 1 removed)].
+    local progress = state_mod.ended(t.state) and transcript.progress(t.subtask_counts)
     add(
-      string.format('Task %s  [%s]  %s    tokens %s', t.id, t.state, state_mod.compact(t.prompt or ''), state_mod.usage_text(t.usage or {})),
+      string.format(
+        'Task %s  [%s%s]  %s    tokens %s',
+        t.id,
+        t.state,
+        progress and (' · ' .. progress) or '',
+        state_mod.compact(t.prompt or ''),
+        state_mod.usage_text(t.usage or {})
+      ),
       t.id
     )
+    if type(t.instructions) == 'table' and #t.instructions > 0 then
+      add('  instructions: ' .. state_mod.instructions_text(t.instructions), t.id)
+    end
     if t.thinking and t.thinking[''] then
       add('  coordinator thinking…', t.id)
     end

@@ -5,6 +5,7 @@
 // The state it renders comes from the stores, posted at most every 50 ms.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { icon } from '../webview/render';
 import { FromView, isFromView, ToView, ViewState } from '../webview/state';
 
 export const conversationViewId = 'agentls.conversation';
@@ -36,13 +37,13 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 <div id="log" class="log" role="log" aria-live="polite"></div>
 <div class="composer">
 <div id="attachments" class="attachments"></div>
-<textarea id="prompt" rows="3" aria-label="Prompt for agentls"></textarea>
+<textarea id="prompt" rows="2" aria-label="Prompt for agentls"></textarea>
 <div class="composer-actions">
-<button type="button" class="secondary" data-attach="file" hidden title="Send the active editor's file along with the prompt">Attach file</button>
-<button type="button" class="secondary" data-attach="selection" hidden title="Send the active editor's selection along with the prompt">Attach selection</button>
-<button type="button" class="secondary" data-attach="image" hidden title="Send an image of the workspace along with the prompt (or paste one into the box)">Attach image</button>
+<button type="button" class="icon" data-attach="file" hidden title="Attach file: the active editor's file goes along with the prompt" aria-label="Attach file">${icon('file')}</button>
+<button type="button" class="icon" data-attach="selection" hidden title="Attach selection: the active editor's selection goes along with the prompt" aria-label="Attach selection">${icon('selection')}</button>
+<button type="button" class="icon" data-attach="image" hidden title="Attach image: an image of the workspace goes along with the prompt (or paste one into the box)" aria-label="Attach image">${icon('image')}</button>
 <span class="spacer"></span>
-<button type="button" id="send" class="primary">Send</button>
+<button type="button" id="send" class="primary" title="Send (Enter)">${icon('send')}<span class="label">Send</span></button>
 </div>
 <div id="hint" class="hint"></div>
 </div>
@@ -54,6 +55,14 @@ export function conversationHtml(o: { cspSource: string; nonce: string; script: 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** reveal made the view: its prompt box takes the keyboard once its page is up. */
+  private focusWhenReady = false;
+  /**
+   * show asked VS Code to show the view, and VS Code has not said yet that
+   * it did: the view counts as seen meanwhile (a proposal that comes at
+   * once asks there, not in a notification too).
+   */
+  private showing = false;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -64,6 +73,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    this.showing = false;
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
@@ -78,15 +88,22 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         if (isFromView(m)) {
           if (m.type === 'ready') {
             this.postNow();
+            if (this.focusWhenReady) {
+              this.focusWhenReady = false;
+              this.focus();
+            }
           } else {
             this.handle(m);
           }
         }
       }),
+      // Shown (unfolded, its container opened) it redraws, and leaves the
+      // keyboard where it is: only reveal, the person's own asking for the
+      // view, moves it.
       view.onDidChangeVisibility(() => {
+        this.showing = false;
         if (view.visible) {
           this.postNow();
-          this.focus();
         }
       }),
       view.onDidDispose(() => {
@@ -122,21 +139,35 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /**
-   * show brings the view forward and leaves the keyboard where it is (a task
-   * started from the palette or a menu): revealed with focus only the first
-   * time, when VS Code has not made the view yet.
+   * visible says whether the person sees the view (made, unfolded, its
+   * container open), or is about to: show asked for it.
+   */
+  visible(): boolean {
+    return this.view?.visible === true || this.showing;
+  }
+
+  /**
+   * show brings the view forward (unfolded, its container opened, made if
+   * VS Code had not made it yet) and leaves the keyboard where it is: a
+   * task started from the palette, a menu or a notification never takes
+   * the focus from the editor the person types in.
    */
   async show(): Promise<void> {
+    if (this.view?.visible !== true) {
+      this.showing = true;
+    }
     if (this.view !== undefined) {
       this.view.show(true);
       this.postNow();
       return;
     }
-    await this.reveal();
+    await vscode.commands.executeCommand(`${conversationViewId}.focus`, { preserveFocus: true });
+    this.postNow();
   }
 
-  /** reveal shows the view and focuses its prompt box. */
+  /** reveal shows the view and puts the keyboard in its prompt box: the person asked for it. */
   async reveal(): Promise<void> {
+    this.focusWhenReady = this.view === undefined;
     await vscode.commands.executeCommand(`${conversationViewId}.focus`);
     this.postNow();
     this.focus();

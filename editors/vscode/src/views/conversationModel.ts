@@ -6,7 +6,7 @@ import { Pending, PendingStore } from '../pending';
 import { RunAttachment } from '../protocol';
 import { FolderName, plainText, relativePaths } from '../text';
 import { ViewCheck, ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } from '../webview/state';
-import { changeCounts, checkCount, Entry, isFinal, oneLine, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
+import { changeCounts, checkCount, Entry, isFinal, oneLine, progressText, subtaskCounts, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
 
 /** Something that goes along with the next prompt: a file, a range of it, or an image. */
 export interface Attachment {
@@ -237,6 +237,8 @@ function viewTask(t: TaskView, pending: Pending[], folders: FolderName[], diffOf
     state: t.state,
     ended: isFinal(t.state),
     counts: changeCounts(t),
+    progress: progressText(t),
+    ending: subtaskCounts(t),
     tokens: taskUsageText(t),
     groups,
     pending: pending.filter((p) => p.subtaskId === undefined || !subIds.has(p.subtaskId)).map((p) => viewPending(p)),

@@ -4,7 +4,7 @@
 // offers VS Code's Manage Workspace Trust.
 import * as vscode from 'vscode';
 import { Pending, pendingTitle, PendingStore } from '../pending';
-import { oneLine, progressText, TaskStore, TaskView } from './taskModel';
+import { oneLine, progressText, subtaskCounts, TaskStore, TaskView } from './taskModel';
 
 const stateIcons: Record<TaskView['state'], string> = {
   planning: '$(loading~spin)',
@@ -32,7 +32,8 @@ export function statusText(t: TaskView | undefined, running: number, waiting: re
   const counts = progressText(t);
   const more = running > 1 ? ` +${running - 1}` : '';
   const text = `${stateIcons[t.state]} agentls: ${t.state}${counts !== '' ? ` ${counts}` : ''}${more}`;
-  const tooltip = `${oneLine(t.prompt, 120)}\n${t.state}\nClick to open the Tasks view.`;
+  const ending = subtaskCounts(t);
+  const tooltip = `${oneLine(t.prompt, 120)}\n${t.state}${ending !== '' ? `: ${ending}` : ''}\nClick to open the Tasks view.`;
   return { text, tooltip };
 }
 

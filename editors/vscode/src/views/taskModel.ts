@@ -1,7 +1,7 @@
 // The view model of running and finished tasks, fed by agent/taskUpdate
 // notifications and agent/run results. It knows nothing of VS Code's UI: the
 // tree view and the status bar render it.
-import { PlanStep, RunResult, Subtask, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
+import { InstructionFile, PlanStep, RunResult, Subtask, SubtaskCounts, TaskState, TaskUpdateParams, Todo, Usage } from '../protocol';
 
 /**
  * One thing a subtask (or the coordinator) did, in order: the model's text
@@ -55,6 +55,10 @@ export interface TaskView {
   outputTokens: number;
   /** The task's cost so far, where every call has a known price. */
   cost?: number;
+  /** Of its input tokens, those the provider's prompt cache read. */
+  cacheReadTokens?: number;
+  /** The project's instruction files the task works under (its last instructions event). */
+  instructions?: InstructionFile[];
   /** How full the context of the agent of the last usage event was ('' the coordinator). */
   context?: { subtaskId: string; tokens: number; window?: number };
   summary?: string;
@@ -63,6 +67,11 @@ export interface TaskView {
   /** Changes applied and rejected (agent/run's counts), once the task has ended. */
   applied?: number;
   rejected?: number;
+  /**
+   * How its subtasks ended (agent/run's counts, the removed ones
+   * included), once the task has ended: what every view says of the end.
+   */
+  counts?: SubtaskCounts;
   /** What each subtask did ('' is the coordinator), oldest first. */
   transcript: Map<string, Entry[]>;
   /** The model and intent the task was started with, when the client chose them. */
@@ -348,6 +357,17 @@ export class TaskStore {
       case 'intentSelected':
         this.push(t, sub, { kind: 'note', id, text: `Works under intent ${e.text ?? ''}` });
         break;
+      case 'instructions':
+        t.instructions = Array.isArray(e.instructions) ? e.instructions : [];
+        this.push(t, sub, { kind: 'note', id, text: instructionsText(t.instructions) });
+        break;
+      case 'compacted':
+        this.push(t, sub, {
+          kind: 'note',
+          id,
+          text: `Context compacted: ${formatTokens(e.tokensBefore ?? 0)} → ${formatTokens(e.tokensAfter ?? 0)} tokens${e.text !== undefined && e.text !== '' ? `. ${e.text}` : ''}`,
+        });
+        break;
       case 'ask': {
         const question = e.question ?? e.text ?? 'waiting for you';
         t.question = question;
@@ -375,6 +395,7 @@ export class TaskStore {
         t.inputTokens = e.inputTokens ?? 0;
         t.outputTokens = e.outputTokens ?? 0;
         t.cost = typeof e.cost === 'number' ? e.cost : undefined;
+        t.cacheReadTokens = e.cacheReadTokens ?? 0;
         if (typeof e.contextTokens === 'number' && e.contextTokens > 0) {
           t.context = { subtaskId: sub, tokens: e.contextTokens, ...(typeof e.contextWindow === 'number' && e.contextWindow > 0 ? { window: e.contextWindow } : {}) };
         }
@@ -391,6 +412,9 @@ export class TaskStore {
         }
         if (typeof e.rejected === 'number') {
           t.rejected = e.rejected;
+        }
+        if (isCounts(e.counts)) {
+          t.counts = e.counts;
         }
         if (isFinal(p.state)) {
           this.endTask(t);
@@ -441,9 +465,13 @@ export class TaskStore {
     t.inputTokens = r.usage.inputTokens;
     t.outputTokens = r.usage.outputTokens;
     t.cost = typeof r.usage.cost === 'number' ? r.usage.cost : undefined;
+    t.cacheReadTokens = r.usage.cacheReadTokens ?? 0;
     t.changes = (r.changes ?? []).map((c) => ({ path: c.path, operation: c.operation, applied: c.applied, diff: c.diff }));
     t.applied = typeof r.applied === 'number' ? r.applied : t.changes.filter((c) => c.applied).length;
     t.rejected = typeof r.rejected === 'number' ? r.rejected : t.changes.filter((c) => !c.applied).length;
+    if (isCounts(r.counts)) {
+      t.counts = r.counts;
+    }
     this.endTask(t);
     this.changed();
   }
@@ -493,8 +521,51 @@ export class TaskStore {
   }
 }
 
-/** progressText is "2/3 subtasks" style counting of ended subtasks. */
+/** isCounts checks agentls's subtask counts (an older agentls sends none). */
+function isCounts(c: unknown): c is SubtaskCounts {
+  if (typeof c !== 'object' || c === null) {
+    return false;
+  }
+  const x = c as Record<string, unknown>;
+  return ['done', 'skipped', 'removed', 'failed', 'blocked', 'notRun'].every((k) => typeof x[k] === 'number');
+}
+
+/** The counts other than done's, in the order every view says them. */
+function otherCounts(c: SubtaskCounts): string[] {
+  const words: [number, string][] = [[c.skipped, 'skipped'], [c.removed, 'removed'], [c.failed, 'failed'], [c.blocked, 'blocked'], [c.notRun, 'not run']];
+  return words.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`);
+}
+
+function total(c: SubtaskCounts): number {
+  return c.done + c.skipped + c.removed + c.failed + c.blocked + c.notRun;
+}
+
+/**
+ * subtaskCounts says how an ended task's subtasks ended, from agentls's
+ * counts, as agentls's summary says it: "1 of 3 subtasks done, 1 skipped,
+ * 1 removed"; '' before the end (or from an agentls that sends none, or
+ * of a task that had no subtask: its plan failed).
+ */
+export function subtaskCounts(t: Pick<TaskView, 'counts'>): string {
+  const c = t.counts;
+  if (c === undefined || total(c) === 0) {
+    return '';
+  }
+  const n = total(c);
+  return [`${c.done} of ${n} ${n === 1 ? 'subtask' : 'subtasks'} done`, ...otherCounts(c)].join(', ');
+}
+
+/**
+ * progressText counts a task's subtasks in a few characters: while it runs
+ * those that ended of those it has ("1/3"); once it has ended those done of
+ * every one it had, the removed ones included, and how the others ended
+ * ("1/3 (1 skipped, 1 removed)"), from agentls's counts.
+ */
 export function progressText(t: TaskView): string {
+  if (isFinal(t.state) && t.counts !== undefined && total(t.counts) > 0) {
+    const others = otherCounts(t.counts);
+    return `${t.counts.done}/${total(t.counts)}${others.length > 0 ? ` (${others.join(', ')})` : ''}`;
+  }
   if (t.subtasks.length === 0) {
     return '';
   }
@@ -552,7 +623,8 @@ export function usageText(u: Usage | undefined): string {
   if (u === undefined || (u.inputTokens <= 0 && u.outputTokens <= 0)) {
     return '';
   }
-  const parts = [`${formatTokens(u.inputTokens)} in`, `${formatTokens(u.outputTokens)} out`];
+  const cached = typeof u.cacheReadTokens === 'number' && u.cacheReadTokens > 0 ? ` (${formatTokens(u.cacheReadTokens)} cached)` : '';
+  const parts = [`${formatTokens(u.inputTokens)} in${cached}`, `${formatTokens(u.outputTokens)} out`];
   if (typeof u.cost === 'number') {
     parts.push(formatCost(u.cost));
   }
@@ -562,11 +634,12 @@ export function usageText(u: Usage | undefined): string {
   return parts.join(' · ');
 }
 
-/** taskUsageText is a task's usage in one line: "Tokens: 1.0k in · 100 out · $0.0045 · context 1.0k of 200k (1%)". */
-export function taskUsageText(t: Pick<TaskView, 'inputTokens' | 'outputTokens' | 'cost' | 'context'>): string {
+/** taskUsageText is a task's usage in one line: "Tokens: 1.0k in (800 cached) · 100 out · $0.0045 · context 1.0k of 200k (1%)". */
+export function taskUsageText(t: Pick<TaskView, 'inputTokens' | 'outputTokens' | 'cost' | 'context' | 'cacheReadTokens'>): string {
   const u = usageText({
     inputTokens: t.inputTokens,
     outputTokens: t.outputTokens,
+    ...(t.cacheReadTokens !== undefined ? { cacheReadTokens: t.cacheReadTokens } : {}),
     ...(t.cost !== undefined ? { cost: t.cost } : {}),
     ...(t.context !== undefined ? { contextTokens: t.context.tokens, ...(t.context.window !== undefined ? { contextWindow: t.context.window } : {}) } : {}),
   });
@@ -583,4 +656,18 @@ export function checkLine(x: { content: string; status: string }): string {
 /** checkCount says how much of a checklist is done: "1 of 2 done". */
 export function checkCount(list: readonly { status: string }[]): string {
   return `${list.filter((x) => x.status === 'done' || x.status === 'completed').length} of ${list.length} done`;
+}
+
+/**
+ * instructionsText names the project's instruction files a task works
+ * under: "Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 100
+ * tokens), docs/X.md (left out)"; "Instructions: none" for an empty list.
+ */
+export function instructionsText(files: readonly InstructionFile[]): string {
+  if (files.length === 0) {
+    return 'Instructions: none';
+  }
+  const one = (f: InstructionFile): string =>
+    f.cut === true ? (f.tokens > 0 ? `${f.path} (cut at ${formatTokens(f.tokens)} tokens)` : `${f.path} (left out)`) : `${f.path} (${formatTokens(f.tokens)} tokens)`;
+  return `Instructions: ${files.map(one).join(', ')}`;
 }

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { Pending, pendingTitle, PendingStore } from '../pending';
 import { SubtaskState, TaskState } from '../protocol';
 import { plainText } from '../text';
-import { changeCounts, checkCount, formatCost, formatTokens, isFinal, oneLine, progressText, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
+import { changeCounts, checkCount, formatCost, formatTokens, instructionsText, isFinal, oneLine, progressText, subtaskCounts, TaskStore, TaskView, taskUsageText, usageText } from './taskModel';
 
 export type Node =
   | { kind: 'folder'; folder: string }
@@ -161,6 +161,10 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     t.changes.forEach((_c, index) => {
       out.push({ kind: 'change', taskId: t.taskId, index });
     });
+    if (t.instructions !== undefined && t.instructions.length > 0) {
+      const text = instructionsText(t.instructions);
+      out.push({ kind: 'info', id: id('instructions'), label: oneLine(text, 100), icon: 'book', tooltip: `The project's instruction files the prompts carry.\n${text}` });
+    }
     const usage = taskUsageText(t);
     if (usage !== '') {
       out.push({
@@ -298,6 +302,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       item.iconPath = taskIcon(t.state);
       item.tooltip = new vscode.MarkdownString(
         `**${escapeMd(oneLine(t.prompt, 200))}**\n\nstate: ${t.state}` +
+        (subtaskCounts(t) !== '' ? `\n\n${subtaskCounts(t)}` : '') +
         (t.model !== undefined ? `\n\nmodel: \`${t.model}\`` : '') +
         (t.intentId !== undefined ? `\n\nintent: \`${t.intentId}\`` : '') +
         (t.sessionId !== '' ? `\n\nsession: \`${t.sessionId}\`` : '') +

@@ -1,9 +1,11 @@
 // The conversation view's script, in the webview: renders the state the
 // extension posts, and posts back what the person does. Keyboard first: the
-// prompt box has the focus, Enter sends, Shift+Enter starts a new line, and
-// ArrowUp / ArrowDown at the box's first / last line go through what was
-// sent before. Bundled by esbuild into dist/webview.js.
-import { renderAttachments, renderHeader, renderLog } from './render';
+// prompt box takes the focus when the view is focused (never by itself: a
+// view that shows a task started elsewhere leaves the keyboard where it
+// was), Enter sends, Shift+Enter starts a new line, and ArrowUp / ArrowDown
+// at the box's first / last line go through what was sent before. Bundled
+// by esbuild into dist/webview.js.
+import { icon, renderAttachments, renderHeader, renderLog } from './render';
 import { FromView, ToView, ViewState } from './state';
 
 interface VsCodeApi {
@@ -71,13 +73,20 @@ function render(s: ViewState): void {
       input.focus();
     }
   }
-  send.textContent = s.running ? 'Add subtask' : 'Send';
+  if (send.dataset.running !== String(s.running)) {
+    send.dataset.running = String(s.running);
+    send.innerHTML = s.running ? `${icon('add')}<span class="label">Add subtask</span>` : `${icon('send')}<span class="label">Send</span>`;
+    send.title = s.running ? 'Add subtask (Enter): what you typed becomes a subtask of the running task' : 'Send (Enter)';
+  }
   prompt.placeholder = s.running
     ? 'Add a subtask to the running task…'
     : s.tasks.length > 0 ? 'Follow up…' : 'Ask agentls for a change…';
   hint.textContent = s.running
-    ? 'A task is running: what you send is added to it as a subtask. Enter sends, Shift+Enter new line.'
-    : 'Enter sends, Shift+Enter new line, ↑ ↓ history.';
+    ? 'Enter adds a subtask · Shift+Enter new line'
+    : 'Enter sends · Shift+Enter new line · ↑ ↓ history';
+  hint.title = s.running
+    ? 'A task is running: what you send is added to it as a subtask. Enter sends, Shift+Enter starts a new line.'
+    : 'Enter sends, Shift+Enter starts a new line, ↑ and ↓ go through what you sent before.';
   if (historyAt < 0 || historyAt > s.history.length) {
     historyAt = s.history.length;
   }
@@ -243,5 +252,13 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
   }
 });
 
-prompt.focus();
+// The view focused (Focus on Conversation View, a click on it, Tab from
+// the side bar) with nothing of its own focused: the prompt box takes the
+// keyboard. A click on a button or a text focuses that instead, after this.
+window.addEventListener('focus', () => {
+  if (document.activeElement === null || document.activeElement === document.body) {
+    prompt.focus();
+  }
+});
+
 post({ type: 'ready' });

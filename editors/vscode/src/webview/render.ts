@@ -8,8 +8,43 @@ import { ViewCheck, ViewEntry, ViewGroup, ViewPending, ViewState, ViewTask } fro
 const e = escapeHtml;
 
 function button(label: string, action: string, data: Record<string, string>, cls = '', title = ''): string {
+  return rawButton(e(label), action, data, cls, title);
+}
+
+/** rawButton is button with its content as HTML (an icon), which the caller escapes. */
+function rawButton(html: string, action: string, data: Record<string, string>, cls = '', title = ''): string {
   const attrs = Object.entries(data).map(([k, v]) => ` data-${k}="${e(v)}"`).join('');
-  return `<button type="button" class="${e(cls)}" data-action="${e(action)}"${attrs}${title !== '' ? ` title="${e(title)}"` : ''}>${e(label)}</button>`;
+  return `<button type="button" class="${e(cls)}" data-action="${e(action)}"${attrs}${title !== '' ? ` title="${e(title)}"` : ''}>${html}</button>`;
+}
+
+/**
+ * The view's icons: 16 px line drawings in the text's colour, inline (the
+ * page loads no font), drawn by the presentation attributes the
+ * Content-Security-Policy allows.
+ */
+export const icons = {
+  model: '<rect x="4.5" y="4.5" width="7" height="7" rx="1"/><path d="M6.5 2v2.5M9.5 2v2.5M6.5 11.5V14M9.5 11.5V14M2 6.5h2.5M2 9.5h2.5M11.5 6.5H14M11.5 9.5H14"/>',
+  intent: '<circle cx="8" cy="8" r="5.5"/><circle cx="8" cy="8" r="2"/>',
+  engine: '<rect x="2" y="3" width="12" height="10" rx="1"/><path d="M4.5 6.5 6.5 8l-2 1.5M8 10h3"/>',
+  add: '<path d="M8 3v10M3 8h10"/>',
+  file: '<path d="M10.5 5v5.5a2.5 2.5 0 0 1-5 0V4a1.5 1.5 0 0 1 3 0v6.5a.5.5 0 0 1-1 0V5"/>',
+  selection: '<path d="M2.5 4h11M2.5 12h7"/><rect x="2" y="6.5" width="12" height="3" rx=".5"/>',
+  image: '<rect x="2" y="3" width="12" height="10" rx="1"/><path d="m2 11 3.5-3.5 3 3 2-2L14 12"/><circle cx="10.5" cy="6" r="1"/>',
+  send: '<path d="M2.5 8 13.5 3l-4 10.5L7.5 9z"/>',
+} as const;
+
+/** icon is one of the view's icons as inline SVG; the element it is in names it. */
+export function icon(name: keyof typeof icons): string {
+  return `<svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="1.2" stroke-linecap="round" stroke-linejoin="round">${icons[name]}</svg>`;
+}
+
+/**
+ * chip is a button of the header: an icon and its value, the name of what
+ * it chooses said to screen readers (and in the tooltip) but not drawn, so
+ * the header keeps one row at the side bar's default width.
+ */
+function chip(name: string, value: string, action: string, ic: keyof typeof icons, title: string): string {
+  return rawButton(`${icon(ic)}<span class="name">${e(name)}: </span><span class="value">${e(value)}</span>`, action, {}, 'chip', `${name}: ${value}. ${title}`);
 }
 
 const stateMarks: Record<string, string> = {
@@ -74,8 +109,11 @@ function renderEntry(taskId: string, group: string, x: ViewEntry): string {
     case 'tool': {
       const mark = x.ok === undefined ? '…' : x.ok ? '✓' : '✗';
       const cls = x.ok === undefined ? 'tool-running' : x.ok ? 'tool-ok' : 'tool-failed';
-      const result = x.result !== undefined && x.result !== '' ? `<div class="result">${e(x.result)}</div>` : '';
-      return `<details class="tool ${cls}" data-key="${e(`${taskId}/${group}/${x.id}`)}"><summary><span class="mark">${mark}</span> ${e(x.detail)}</summary><pre><code>${e(x.args)}</code></pre>${result}</details>`;
+      // Labelled, so that neither reads as the agent's own words.
+      const result = x.result !== undefined && x.result !== ''
+        ? `<div class="label">${x.ok === false ? 'Error' : 'Result'}</div><div class="result">${e(x.result)}</div>`
+        : '';
+      return `<details class="tool ${cls}" data-key="${e(`${taskId}/${group}/${x.id}`)}"><summary><span class="mark">${mark}</span> ${e(x.detail)}</summary><div class="label">Arguments</div><pre><code>${e(x.args)}</code></pre>${result}</details>`;
     }
     case 'change': {
       const word = x.status === 'applied' ? 'applied' : x.status === 'rejected' ? 'rejected' : 'held for review';
@@ -109,7 +147,10 @@ function renderGroup(t: ViewTask, g: ViewGroup): string {
 export function renderTask(t: ViewTask): string {
   const out: string[] = [];
   out.push(`<div class="prompt"><div class="who">You</div><div class="md">${markdown(t.prompt)}</div></div>`);
-  out.push(`<div class="task-head">${stateBadge(t.state)}${t.engine !== undefined ? ` <span class="engine">on ${e(t.engine)}</span>` : ''}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
+  const progress = t.progress !== ''
+    ? ` <span class="progress" title="${e(t.ended && t.ending !== '' ? t.ending : 'Subtasks ended of those it has')}">${e(t.progress)}</span>`
+    : '';
+  out.push(`<div class="task-head">${stateBadge(t.state)}${progress}${t.engine !== undefined ? ` <span class="engine">on ${e(t.engine)}</span>` : ''}${!t.ended ? ` ${button('Stop', 'stop', { task: t.taskId }, 'secondary')}` : ''}</div>`);
   out.push(t.pending.map(renderPending).join(''));
   out.push(t.groups.map((g) => renderGroup(t, g)).join(''));
   if (t.summary !== undefined && t.summary !== '') {
@@ -140,10 +181,10 @@ export function renderLog(s: ViewState): string {
 /** renderHeader is the line above the conversation: folder, model, intent, engine. */
 export function renderHeader(s: ViewState): string {
   return (s.multiRoot ? `<span class="folder" title="The workspace folder of this conversation">${e(s.folderName)}</span>` : '') +
-    button(`Model: ${s.model}`, 'model', {}, 'chip', 'Choose the model of the next task') +
-    button(s.intent !== '' ? `Intent: ${s.intent}` : 'Intent: none', 'intent', {}, 'chip', 'Choose the intent the next task works under') +
-    button(s.engine !== '' ? `Engine: ${s.engine}` : 'Engine: as planned', 'engine', {}, 'chip', 'Choose the engine every subtask of the next task runs on') +
-    button('New', 'new', {}, 'chip', 'Start a new conversation');
+    chip('Model', s.model, 'model', 'model', 'Choose the model of the next task') +
+    chip('Intent', s.intent !== '' ? s.intent : 'none', 'intent', 'intent', 'Choose the intent the next task works under') +
+    chip('Engine', s.engine !== '' ? s.engine : 'as planned', 'engine', 'engine', 'Choose the engine every subtask of the next task runs on') +
+    rawButton(`${icon('add')}<span class="name">New</span>`, 'new', {}, 'icon', 'New conversation');
 }
 
 /** renderAttachments are the chips of what goes along with the next prompt. */

@@ -56,6 +56,14 @@ export interface ViewTask {
   error?: string;
   /** "2 applied, 1 rejected", '' when no change was made. */
   counts: string;
+  /**
+   * Its subtasks counted: those ended of those it has while it runs
+   * ("1/3"), then those done of every one it had and how the others ended,
+   * from agentls's counts ("1/3 (1 skipped, 1 removed)"); '' before the plan.
+   */
+  progress: string;
+  /** The same end in words ("1 of 3 subtasks done, 1 skipped, 1 removed"), '' before the end. */
+  ending: string;
   /** Tokens, cost and context in use in one line, '' before the first call. */
   tokens: string;
   /** The engine the task was run on, when one was chosen. */

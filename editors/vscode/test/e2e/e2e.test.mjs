@@ -89,12 +89,80 @@ function conversation() {
   return page.locator('iframe.webview').first().contentFrame().locator('iframe#active-frame').contentFrame();
 }
 
+/**
+ * sideBarWidth drags the side bar's sash until the bar is px wide (VS Code's
+ * default width is 300 px) and returns the width it had.
+ */
+async function sideBarWidth(px) {
+  const bar = page.locator('.part.sidebar');
+  const was = (await bar.boundingBox()).width;
+  for (let i = 0; i < 3; i++) {
+    const b = await bar.boundingBox();
+    if (Math.abs(b.width - px) <= 1) {
+      break;
+    }
+    await page.mouse.move(b.x + b.width + 1, b.y + b.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(b.x + px + 1, b.y + b.height / 2, { steps: 5 });
+    await page.mouse.up();
+  }
+  await waitFor(`the side bar at ${px} px`, async () => Math.abs((await bar.boundingBox()).width - px) <= 1);
+  return was;
+}
+
+/**
+ * fitsAt300 takes the conversation view at 300 px (a screenshot named name)
+ * and checks that it fits there: the header's chips on one row, the
+ * composer's buttons on one row and each on one line, the composer under a
+ * sixth of the view's height. The caller folds the Tasks view.
+ */
+async function fitsAt300(name) {
+  const was = await sideBarWidth(300);
+  try {
+    await fitting(name);
+  } finally {
+    await sideBarWidth(was);
+  }
+}
+
+async function fitting(name) {
+  await viewShot(name);
+  const view = conversation();
+  // One row: every element's box overlaps every other's, vertically.
+  const oneRow = (selector) => view.locator(selector).evaluateAll((els) => {
+    const boxes = els.filter((x) => !x.hidden).map((x) => x.getBoundingClientRect());
+    return Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+  });
+  assert.ok(await oneRow('.header > *'), 'the header on one row');
+  assert.ok(await oneRow('.composer-actions > button'), 'the composer\'s buttons on one row');
+  // One line: no button as tall as two lines of the view's text.
+  const lines = await view.locator('.composer-actions > button').evaluateAll((bs) =>
+    bs.filter((b) => !b.hidden).map((b) => b.getBoundingClientRect().height / parseFloat(getComputedStyle(document.body).lineHeight)));
+  assert.ok(lines.every((n) => n < 2), `each button on one line: ${lines}`);
+  const [composer, body] = await view.locator('.composer').evaluate((c) => [c.getBoundingClientRect().height, document.body.clientHeight]);
+  assert.ok(composer < body / 6, `the composer is ${composer} px of ${body}`);
+}
+
 /** foldTasks folds the Tasks view (true) or unfolds it, giving the conversation view the side bar. */
 async function foldTasks(fold) {
   const header = page.locator('.pane-header[aria-label="Tasks Section"]');
   if ((await header.getAttribute('aria-expanded') === 'true') === fold) {
     await header.click();
   }
+}
+
+/** foldConversation folds the Conversation view (true) or unfolds it. */
+async function foldConversation(fold) {
+  const header = page.locator('.pane-header[aria-label="Conversation Section"]');
+  if ((await header.getAttribute('aria-expanded') === 'true') === fold) {
+    await header.click();
+  }
+  await waitFor(`the Conversation view ${fold ? 'folded' : 'unfolded'}`, async () => await header.getAttribute('aria-expanded') === String(!fold));
+}
+
+/** editorFocused says whether the keyboard is in a text editor of the workbench. */
+function editorFocused() {
+  return page.evaluate(() => (document.activeElement?.closest('.monaco-editor') ?? null) !== null);
 }
 
 /** tasksTree is the Tasks view's list. */
@@ -183,6 +251,16 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     scripted.agents['6:1'] = [
       { toolCalls: [{ name: 'ask_human', arguments: { question: `Which name for \`greet\` in ${path.join(ws, 'main.go')}?`, options: ['greet', 'hello'] } }] },
       { toolCalls: [{ name: 'finish', arguments: { summary: 'named it' } }] },
+    ];
+    // The ninth makes an edit of refs/use/use.go that does not compile, is
+    // told gopls's error, fixes it, and lists what is left.
+    scripted.agents['9:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Use a name in refs/use' }] } }] }];
+    scripted.agents['9:1'] = [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'refs/use/use.go' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'refs/use/use.go', old_string: '\t_ = two.Reader{}\n', new_string: '\t_ = two.Reader{}\n\t_ = name\n' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'refs/use/use.go', old_string: '\t_ = name\n', new_string: '\tname := two.Reader{}\n\t_ = name\n' } }] },
+      { toolCalls: [{ name: 'get_diagnostics', arguments: { path: 'refs' } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'uses a name in use.go' } }] },
     ];
     fs.writeFileSync(script, JSON.stringify(scripted));
     writeSettings({ 'agentls.editMode': 'apply' });
@@ -465,6 +543,10 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.deepEqual(new Set(await tools.evaluateAll((ds) => ds.map((d) => d.open))), new Set([false]), 'folded');
     await tools.first().locator('summary').click();
     await task.locator('details.tool[open] pre').first().waitFor();
+    await fitsAt300('conversation-300-tool');
+    // An opened tool call says which part is its arguments and which its result.
+    const opened = task.locator('details.tool[open]').first();
+    assert.match(await opened.innerText(), /Arguments[\s\S]*"path": "notes\.txt"[\s\S]*Result/i);
     // Theme colours: the body takes VS Code's editor font and foreground.
     const fg = await view.locator('body').evaluate((b) => getComputedStyle(b).getPropertyValue('--vscode-foreground').trim());
     assert.notEqual(fg, '', 'the webview gets the theme\'s colours');
@@ -529,18 +611,37 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
       return f && /settings sent to agentls for the next task: .*"editMode":"propose"/.test(fs.readFileSync(f, 'utf8'));
     });
+    // The person types in an editor, the Conversation view folded, and starts the task from the palette.
+    await foldConversation(true);
+    await openFile('notes.txt');
+    await page.locator('.editor-group-container.active .monaco-editor textarea').first().focus();
+    assert.ok(await editorFocused(), 'the keyboard is in the editor');
     await palette('agentls: Run Task…');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill('Polish the notes');
     await input.press('Enter');
+    // The view unfolds to show the task; the keyboard stays in the editor, and
+    // a palette opened at once stays open while the task goes on.
+    await page.locator('.pane-header[aria-label="Conversation Section"][aria-expanded="true"]').waitFor({ timeout: 30000 });
+    await page.keyboard.press('F1');
+    const quick = page.locator('.quick-input-widget');
+    await quick.waitFor({ state: 'visible' });
 
     const card = conversation().locator('.pending.kind-proposal');
     await card.waitFor({ timeout: 60000 });
+    assert.ok(await quick.isVisible(), 'the palette opened after the start is still open');
+    await page.keyboard.press('Escape');
+    await quick.waitFor({ state: 'hidden' });
+    assert.ok(await editorFocused(), 'the keyboard went back to the editor, never into the view');
     assert.match(await card.innerText(), /update notes\.txt/);
     assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'final from the agent\n', 'nothing changes before it is accepted');
     await foldTasks(true);
     await viewShot('conversation-proposal');
+    await fitsAt300('conversation-300-proposal');
+    // Asked in one place: the card answers, no notification asks the same.
+    assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls proposes a change' }).count(), 0,
+      'no notification while the conversation view shows the card');
     await foldTasks(false);
     await card.getByRole('button', { name: 'Diff' }).click();
     await page.locator('.tab.active', { hasText: 'notes.txt (agentls: proposed)' }).waitFor();
@@ -614,6 +715,12 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await menu(rowOf('1. Take the first slow step'), 'Skip Subtask');
     await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done' }).first().waitFor({ timeout: 30000 });
     await waitFor('subtask 1 skipped', async () => /1\. Take the first slow step\s*skipped/.test((await tree.locator('.monaco-list-row').allInnerTexts()).join('\n')));
+    // One subtask of three was done, one skipped, one removed: never "2/2", never "All 2 subtasks done".
+    const rows = async () => (await tree.locator('.monaco-list-row').allInnerTexts()).join('\n');
+    await waitFor('the counts of the steered task', async () => /Take two slow steps\s*done · 1\/3 \(1 skipped, 1 removed\)/.test(await rows()))
+      .catch(async (e) => { throw new Error(`${e.message}: the tree reads ${await rows()}`); });
+    assert.match(await rows(), /Take two slow steps[^\n]*\n(?:[^\n]*\n)*?1 of 3 subtasks done, 1 skipped, 1 removed\./);
+    assert.match(await page.locator('.statusbar-item', { hasText: 'agentls:' }).first().innerText(), /agentls: done 1\/3 \(1 skipped, 1 removed\)/);
     await shot('10-steered');
   });
 
@@ -681,7 +788,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Shift+End');
     const view = conversation();
-    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('button[data-action="new"]').click();
     await view.locator('button[data-attach="selection"]').click();
     await view.locator('.attachment', { hasText: 'notes.txt:1' }).waitFor();
     await view.locator('textarea#prompt').click();
@@ -721,7 +828,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     });
 
     const view = conversation();
-    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('button[data-action="new"]').click();
     // The engine picker lists agent/engines: fake can be chosen, a built-in one not installed says why.
     await view.locator('button[data-action="engine"]', { hasText: 'Engine: as planned' }).click();
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'fake' }).waitFor({ timeout: 30000 });
@@ -816,6 +923,42 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await palette('agentls: Show Sessions');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: /1 task · done · .* in · .* out · \$0\.\d+/ }).first().waitFor();
     await page.keyboard.press('Escape');
+  });
+
+  step('tells a worker the error gopls finds in its edit; the next turn fixes it, and the task ends with no diagnostics', async () => {
+    if (!gopls) {
+      console.log('AGENTLS_GOPLS is not set: the diagnostics of an edit are not checked (scripts/gopls.sh installs gopls)');
+      return;
+    }
+    await waitFor('gopls to run', () => fs.existsSync(goplsReady), 60000);
+    // Edits land at once; an edit waits for gopls's word, the bound only
+    // guarding a gopls that never speaks.
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({
+      'agentls.editMode': 'apply',
+      'agentls.diagnostics': { waitMs: 120000 },
+    }));
+    await waitFor('the settings to reach agentls', () => {
+      const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
+      return f && /settings sent to agentls for the next task: .*"editMode":"apply".*"diagnostics":\{"waitMs":120000/.test(fs.readFileSync(f, 'utf8'));
+    });
+    await palette('agentls: Focus on Conversation View');
+    const view = conversation();
+    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('textarea#prompt').click();
+    await page.keyboard.type('Use a name in refs/use');
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: uses a name in use.go' }).waitFor({ timeout: 180000 });
+    // The tool results, in the conversation (folded: their text content).
+    const task = view.locator('section.task', { hasText: 'Use a name in refs/use' });
+    const text = await waitFor('the tool results in the conversation', async () => {
+      const t = await task.textContent() ?? '';
+      return /No diagnostics in/.test(t) ? t : undefined;
+    });
+    assert.match(text, /Diagnostics after this change, from the editor's language server: 1 error new\. refs\/use\/use\.go:11:6: error: undefined: name \(compiler/, text);
+    assert.match(text, /Diagnostics: the editor's language server finds no new error or warning after this change\./, text);
+    assert.match(text, /No diagnostics in refs, from the editor's language servers\./, text);
+    assert.match(fs.readFileSync(path.join(ws, 'refs', 'use', 'use.go'), 'utf8'), /\tname := two\.Reader\{\}\n\t_ = name\n/);
+    await shot('diagnostics-gopls');
   });
 
   step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {

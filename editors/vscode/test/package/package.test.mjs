@@ -113,6 +113,20 @@ describe('the platform packages', () => {
         }
       });
 
+      it('weighs what the README says a package and its binary weigh', () => {
+        // The README states both as ranges of MB (10^6 bytes): what make
+        // vsix produces, held to every package built, so the figure cannot drift.
+        const readme = fs.readFileSync(path.join(extDir, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+        const stated = /(\d+(?:\.\d+)?) to (\d+(?:\.\d+)?) MB a package, its binary (\d+(?:\.\d+)?) to (\d+(?:\.\d+)?) MB/.exec(readme);
+        assert.ok(stated, 'editors/vscode/README.md states "N to M MB a package, its binary N to M MB"');
+        const [pkgLow, pkgHigh, binLow, binHigh] = stated.slice(1).map(Number);
+        const mb = (n) => Math.round(n / 1e4) / 100;
+        const size = mb(fs.statSync(pkg.file).size);
+        const binary = mb(pkg.binary.length);
+        assert.ok(size >= pkgLow && size <= pkgHigh, `${path.basename(pkg.file)} is ${size} MB; the README says ${pkgLow} to ${pkgHigh} MB`);
+        assert.ok(binary >= binLow && binary <= binHigh, `its binary is ${binary} MB; the README says ${binLow} to ${binHigh} MB`);
+      });
+
       it(`is marked for ${t.target} in its manifest`, () => {
         const manifest = pkg.entries.get('extension.vsixmanifest').read().toString('utf8');
         assert.match(manifest, new RegExp(`TargetPlatform="${t.target}"`));

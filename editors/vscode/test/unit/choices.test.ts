@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Choices, intentItems, modelItems, undoRefusals, undoSummary } from '../../src/choices';
+import { checkMessage, Choices, intentItems, modelItems, undoRefusals, undoSummary } from '../../src/choices';
 import { ModelsResult, UndoResult } from '../../src/protocol';
 
 const models: ModelsResult = {
@@ -29,9 +29,19 @@ describe('the model picker', () => {
       'ollama', 'qwen2.5-coder:7b',
     ]);
     assert.equal(items[4]?.description, 'openai:gpt-4.1-mini · current');
-    assert.equal(items[1]?.description, 'openai:gpt-4.1-mini (from initializationOptions.model)');
+    assert.equal(items[1]?.description, 'openai:gpt-4.1-mini (from the agentls.model setting)', 'the setting as the Settings editor names it');
     assert.deepEqual(items[3]?.action, { type: 'model', id: 'openai:gpt-4.1' });
     assert.equal(items[6]?.detail, 'the key in ANTHROPIC_API_KEY was refused');
+  });
+
+  it('names the settings and the model chosen as the person knows them, in what agentls says of a model', () => {
+    const none = modelItems({ current: '', currentError: 'no model configured: set initializationOptions.model (editor setting "model", e.g. "anthropic:claude-sonnet-4-5"), or AGENTLS_MODEL', models: [], providers: [] }, undefined);
+    assert.equal(none[1]?.detail, 'no model configured: set the agentls.model setting (e.g. "anthropic:claude-sonnet-4-5"), or AGENTLS_MODEL');
+    assert.equal(checkMessage({ model: 'openai:gpt-4o', source: 'agent/checkModel model', ok: false, message: 'model "openai:gpt-4o" (from agent/checkModel model) needs OPENAI_API_KEY' }),
+      'agentls: model "openai:gpt-4o" (from the model chosen for the next tasks) needs OPENAI_API_KEY');
+    assert.equal(checkMessage({ model: 'x:y', ok: false, message: 'model "x:y" (from initializationOptions.model) is unknown' }),
+      'agentls: model "x:y" (from the agentls.model setting) is unknown');
+    assert.equal(modelItems({ ...models, source: 'AGENTLS_MODEL' }, undefined)[1]?.description, 'openai:gpt-4.1-mini (from AGENTLS_MODEL)', 'a variable keeps its name');
   });
 
   it('marks the model chosen for the next tasks', () => {

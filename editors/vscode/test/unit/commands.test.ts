@@ -138,7 +138,7 @@ function world(...folders: FakeAgent[]): World {
 
 /** runResult is agentls's answer to agent/run, ended as state says. */
 function runResult(p: RunParams, state: RunResult['state'], summary = '', changes: RunResult['changes'] = []): RunResult {
-  return { taskId: p.taskId ?? '', sessionId: 's1', state, summary, subtasks: [], changes, applied: 0, rejected: 0, usage: { inputTokens: 10, outputTokens: 5 } };
+  return { taskId: p.taskId ?? '', sessionId: 's1', state, summary, subtasks: [], changes, applied: 0, rejected: 0, counts: { done: 0, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 10, outputTokens: 5 } };
 }
 
 /** ended puts an ended task of the agent's folder in the store. */
@@ -185,7 +185,7 @@ describe('what a command was given', () => {
   it('takes the newest running or ended task when a command names none', () => {
     const tasks = new TaskStore();
     tasks.begin('old', 'first');
-    tasks.finish({ taskId: 'old', sessionId: '', state: 'done', summary: '', subtasks: [], changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+    tasks.finish({ taskId: 'old', sessionId: '', state: 'done', summary: '', subtasks: [], changes: [], applied: 0, rejected: 0, counts: { done: 0, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
     tasks.begin('new', 'second');
     assert.equal(taskOf(tasks, undefined, true)?.taskId, 'new');
     assert.equal(taskOf(tasks, undefined, false)?.taskId, 'old');

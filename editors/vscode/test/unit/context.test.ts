@@ -170,7 +170,7 @@ describe('usage and cost', () => {
     assert.equal(taskUsageText(t), 'Tokens: 1.3k in · 120 out · $0.0057 · context 1.0k of 200k (1%)');
     feed(store, [{ kind: 'usage', inputTokens: 1400, outputTokens: 130 }]);
     assert.equal(taskUsageText(t), 'Tokens: 1.4k in · 130 out · context 1.0k of 200k (1%)', 'a call without a price: no cost from then on');
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks, changes: null, applied: 0, rejected: 0, usage: { inputTokens: 1500, outputTokens: 140, cost: 0.0066 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks, changes: null, applied: 0, rejected: 0, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 1500, outputTokens: 140, cost: 0.0066 } });
     assert.match(taskUsageText(t), /^Tokens: 1\.5k in · 140 out · \$0\.0066/);
   });
 
@@ -229,8 +229,8 @@ describe('engines', () => {
   });
 
   it('shows the engine of the next task in the conversation\'s header, and the one a task ran on', () => {
-    assert.match(renderHeader({ ...viewState(new Conversation(), new TaskStore(), new PendingStore(), extras), engine: 'fake' }), /data-action="engine"[^>]*>Engine: fake</);
-    assert.match(renderHeader(viewState(new Conversation(), new TaskStore(), new PendingStore(), extras)), />Engine: as planned</);
+    assert.match(renderHeader({ ...viewState(new Conversation(), new TaskStore(), new PendingStore(), extras), engine: 'fake' }), /data-action="engine" title="Engine: fake\.[^"]*">.*<span class="name">Engine: <\/span><span class="value">fake</);
+    assert.match(renderHeader(viewState(new Conversation(), new TaskStore(), new PendingStore(), extras)), /<span class="name">Engine: <\/span><span class="value">as planned</);
     const store = new TaskStore();
     const conv = new Conversation();
     store.begin('t9', 'On the engine', { folder, engine: 'fake' });

@@ -58,6 +58,28 @@ describe('the conversation', () => {
     assert.match(html, /<details class="tool tool-ok" data-key="t1\/1\/4"><summary><span class="mark">✓<\/span> read_file main\.go<\/summary>/);
     assert.doesNotMatch(html, /<details class="tool[^>]* open/, 'tool calls are folded');
     assert.match(html, /<strong>greet<\/strong>/, 'the prompt is rendered');
+    // Opened, its arguments and its result each say what they are: neither reads as the agent's words.
+    assert.match(html, /read_file main\.go<\/summary><div class="label">Arguments<\/div><pre><code>\{\n {2}&quot;path&quot;: &quot;main\.go&quot;\n\}<\/code><\/pre><div class="label">Result<\/div><div class="result">package main<\/div><\/details>/);
+  });
+
+  it('labels a failed tool call\'s result as its error', () => {
+    const { store, pending, conv } = running();
+    feed(store, 't1', [
+      [{ kind: 'toolCall', subtaskId: '1', tool: 'read_file', arguments: { path: 'gone.go' } }],
+      [{ kind: 'toolResult', subtaskId: '1', tool: 'read_file', ok: false, summary: 'no such file: gone.go' }],
+    ]);
+    assert.match(renderLog(viewState(conv, store, pending, extras)), /<div class="label">Error<\/div><div class="result">no such file: gone\.go<\/div>/);
+  });
+
+  it('says how the task\'s subtasks ended from agentls\'s counts, the skipped and removed ones too', () => {
+    const { store, pending, conv } = running();
+    const left = [{ ...plan[0], state: 'skipped' as const }, { id: '3', content: 'Write the log', state: 'done' as const, dependsOn: [] }];
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '1 of 3 subtasks done, 1 skipped, 1 removed.', subtasks: left, changes: [],
+      applied: 0, rejected: 0, counts: { done: 1, skipped: 1, removed: 1, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
+    const [t] = viewState(conv, store, pending, extras).tasks;
+    assert.equal(t.progress, '1/3 (1 skipped, 1 removed)');
+    assert.match(renderLog(viewState(conv, store, pending, extras)),
+      /<span class="progress" title="1 of 3 subtasks done, 1 skipped, 1 removed">1\/3 \(1 skipped, 1 removed\)<\/span>/);
   });
 
   it('shows a tool call that names workspace files by their absolute paths with them relative, and no backticks', () => {
@@ -109,7 +131,7 @@ describe('the conversation', () => {
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added', subtasks: plan.map((x) => ({ ...x, state: 'done' })),
       changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '' }, { path: 'README.md', operation: 'update', applied: false, diff: '' }],
-      applied: 1, rejected: 1, usage: { inputTokens: 1200, outputTokens: 30 },
+      applied: 1, rejected: 1, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 1200, outputTokens: 30 },
     });
     const s = viewState(conv, store, pending, extras);
     const t = s.tasks[0];
@@ -124,7 +146,7 @@ describe('the conversation', () => {
 
   it('continues a session: a follow-up is shown after the tasks it continues', () => {
     const { store, conv } = running();
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: plan, changes: [], applied: 0, rejected: 0, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(conv.sessionId(store), 's1');
     store.begin('t2', 'And document it', { folder, sessionId: 's1' });
     conv.show('t2', folder, true);
@@ -180,8 +202,12 @@ describe('the conversation', () => {
   it('shows the model and the intent of the next task in its header', () => {
     const s: ViewState = { ...viewState(new Conversation(), new TaskStore(), new PendingStore(), extras), model: 'openai:gpt-4.1', intent: 'INT-1 Greeting' };
     const h = renderHeader(s);
-    assert.match(h, /Model: openai:gpt-4\.1/);
-    assert.match(h, /Intent: INT-1 Greeting/);
+    const text = h.replace(/<[^>]+>/g, '');
+    assert.match(text, /Model: openai:gpt-4\.1/);
+    assert.match(text, /Intent: INT-1 Greeting/);
+    // Each chip an icon and its value, its name in the tooltip and for screen readers, not drawn.
+    assert.match(h, /<button type="button" class="chip" data-action="model" title="Model: openai:gpt-4\.1\. Choose the model of the next task"><svg class="icon"[^>]*aria-hidden="true"[^>]*>.*<\/svg><span class="name">Model: <\/span><span class="value">openai:gpt-4\.1<\/span><\/button>/);
+    assert.match(h, /data-action="new" title="New conversation"><svg/);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
-import { changeCounts, describeTool, Entry, formatTokens, maxEntries, oneLine, progressText, TaskStore } from '../../src/views/taskModel';
+import { RunResult, Subtask, TaskEvent, TaskUpdateParams } from '../../src/protocol';
+import { changeCounts, describeTool, Entry, formatTokens, maxEntries, oneLine, progressText, subtaskCounts, TaskStore, taskUsageText } from '../../src/views/taskModel';
 
 const plan: Subtask[] = [
   { id: '1', content: 'Add a greet function', state: 'running', dependsOn: [] },
@@ -74,10 +74,34 @@ describe('TaskStore', () => {
     assert.equal(store.get('t1')?.inputTokens, 150, 'the second event is the total so far, not an increment');
     assert.equal(store.get('t1')?.outputTokens, 15);
     store.finish({
-      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null, applied: 0, rejected: 0,
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null, applied: 0, rejected: 0, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 },
       usage: { inputTokens: 160, outputTokens: 16 },
     });
     assert.equal(store.get('t1')?.inputTokens, 160);
+  });
+
+  it('shows the instruction files the task works under, and each compaction, in the transcript', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'instructions', instructions: [{ path: 'AGENTS.md', tokens: 9 }, { path: 'pkg/AGENTS.md', tokens: 1200, cut: true }, { path: 'web/CLAUDE.md', tokens: 0, cut: true }] }, 'planning', []));
+    store.update(upd(2, { kind: 'compacted', subtaskId: '1', tokensBefore: 160000, tokensAfter: 42000, text: 'Compacted the context: dropped 12 old tool outputs.' }));
+    const t = store.get('t1');
+    assert.deepEqual(t?.instructions?.map((f) => f.path), ['AGENTS.md', 'pkg/AGENTS.md', 'web/CLAUDE.md']);
+    assert.deepEqual(t.transcript.get('')?.map((e) => (e.kind === 'note' ? e.text : e.kind)),
+      ['Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (cut at 1.2k tokens), web/CLAUDE.md (left out)']);
+    assert.deepEqual(t.transcript.get('1')?.map((e) => (e.kind === 'note' ? e.text : e.kind)),
+      ['Context compacted: 160k → 42k tokens. Compacted the context: dropped 12 old tool outputs.']);
+  });
+
+  it('shows what the cache read of the task\'s input', () => {
+    const store = new TaskStore();
+    store.update(upd(1, { kind: 'usage', inputTokens: 12000, outputTokens: 300, cacheReadTokens: 9500 }));
+    assert.equal(taskUsageText(store.get('t1')!), 'Tokens: 12k in (9.5k cached) · 300 out');
+    store.finish({
+      taskId: 't1', sessionId: 's1', state: 'done', summary: 'ok', subtasks: plan, changes: null, applied: 0, rejected: 0,
+      counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 },
+      usage: { inputTokens: 13000, outputTokens: 310, cacheReadTokens: 10400 },
+    });
+    assert.equal(taskUsageText(store.get('t1')!), 'Tokens: 13k in (10k cached) · 310 out');
   });
 
   it('never turns an ended task back to running on a late notification', () => {
@@ -90,11 +114,12 @@ describe('TaskStore', () => {
   it('records the changes and the summary of the run result', () => {
     const store = new TaskStore();
     store.begin('t1', 'p');
+    // An older agentls: no subtask counts.
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added', subtasks: null,
       changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }], applied: 1, rejected: 0,
       usage: { inputTokens: 0, outputTokens: 0 },
-    });
+    } as RunResult);
     const t = store.get('t1');
     assert.equal(t?.summary, 'greet added');
     assert.deepEqual(t.changes, [{ path: 'main.go', operation: 'update', applied: true, diff: '--- a' }]);
@@ -110,7 +135,7 @@ describe('TaskStore', () => {
     assert.equal(changeCounts(t), '2 applied, 1 rejected', 'the last update says it before the reply');
     store.finish({
       taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks: null,
-      changes: [{ path: 'a', operation: 'update', applied: false, diff: '' }], applied: 0, rejected: 1,
+      changes: [{ path: 'a', operation: 'update', applied: false, diff: '' }], applied: 0, rejected: 1, counts: { done: 2, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 },
       usage: { inputTokens: 0, outputTokens: 0 },
     });
     assert.equal(changeCounts(t), '1 rejected', 'a rejected change is not a change made');
@@ -204,6 +229,29 @@ describe('view helpers', () => {
     assert.equal(describeTool('run_command', { command: 'go test ./...' }), 'run_command go test ./...');
     assert.equal(describeTool('finish', {}), 'finish');
     assert.equal(describeTool('read_file', null), 'read_file');
+  });
+  it('says how an ended task\'s subtasks ended from agentls\'s counts, the skipped and removed ones too', () => {
+    // Subtask 1 skipped, 2 removed, 3 added and done: two subtasks are left
+    // in the list, both settled, yet only one was done.
+    const store = new TaskStore();
+    const left: Subtask[] = [{ id: '1', content: 'a', state: 'skipped', dependsOn: [] }, { id: '3', content: 'c', state: 'done', dependsOn: [] }];
+    const counts = { done: 1, skipped: 1, removed: 1, failed: 0, blocked: 0, notRun: 0 };
+    store.update(upd(1, { kind: 'stateChanged', state: 'done', counts }, 'done', left));
+    const t = store.get('t1');
+    assert.ok(t);
+    assert.equal(progressText(t), '1/3 (1 skipped, 1 removed)', 'from the end event, before the reply');
+    assert.equal(subtaskCounts(t), '1 of 3 subtasks done, 1 skipped, 1 removed');
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'stopped', summary: '', subtasks: left, changes: [], applied: 0, rejected: 0,
+      counts: { done: 0, skipped: 0, removed: 0, failed: 1, blocked: 0, notRun: 1 }, usage: { inputTokens: 0, outputTokens: 0 } });
+    assert.equal(progressText(t), '0/2 (1 failed, 1 not run)', 'the reply has the last word');
+    assert.equal(subtaskCounts({}), '', 'nothing before the end');
+    const none = { done: 0, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 };
+    store.finish({ taskId: 't2', sessionId: 's1', state: 'failed', summary: 'Planning failed: model down', subtasks: [], changes: [], applied: 0, rejected: 0,
+      counts: none, usage: { inputTokens: 0, outputTokens: 0 } });
+    const failed = store.get('t2');
+    assert.ok(failed);
+    assert.equal(progressText(failed), '', 'a failed plan had no subtask to count');
+    assert.equal(subtaskCounts(failed), '');
   });
   it('counts ended subtasks', () => {
     const store = new TaskStore();

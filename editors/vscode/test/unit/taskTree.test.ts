@@ -62,6 +62,19 @@ describe('the Tasks tree', () => {
     ]);
   });
 
+  it('names the instruction files the task works under, before its tokens', () => {
+    const { store, tree } = running();
+    store.update({
+      taskId: 't1', sessionId: 's1', seq: 4, state: 'running', subtasks,
+      event: { kind: 'instructions', instructions: [{ path: 'AGENTS.md', tokens: 9 }, { path: 'pkg/AGENTS.md', tokens: 30 }] },
+    });
+    const [task] = tree.getChildren();
+    const kids = tree.getChildren(task);
+    assert.deepEqual(kids.slice(-2).map((n) => tree.getTreeItem(n).label), [
+      'Instructions: AGENTS.md (9 tokens), pkg/AGENTS.md (30 tokens)', 'Tokens: 1.2k in · 80 out',
+    ]);
+  });
+
   it('shows the current tool call of a running subtask', () => {
     const { tree } = running();
     const [task] = tree.getChildren();
@@ -80,7 +93,7 @@ describe('the Tasks tree', () => {
       taskId: 't1', sessionId: 's1', state: 'done', summary: 'greet added and tested',
       subtasks: subtasks.map((s) => ({ ...s, state: 'done' })),
       changes: [{ path: 'main.go', operation: 'update', applied: true, diff: '' }, { path: 'x.go', operation: 'create', applied: false, diff: '' }],
-      applied: 1, rejected: 1, usage: { inputTokens: 2000, outputTokens: 100 },
+      applied: 1, rejected: 1, counts: { done: 3, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 2000, outputTokens: 100 },
     });
     const [task] = tree.getChildren();
     assert.ok(task);
@@ -104,7 +117,7 @@ describe('the Tasks tree', () => {
     assert.deepEqual(tree.getChildren(task).slice(0, 3).map((n) => tree.getTreeItem(n).contextValue), [
       'agentls.subtask.done.running', 'agentls.subtask.running.running', 'agentls.subtask.blocked.running',
     ]);
-    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks, changes: [], applied: 0, rejected: 0, usage: { inputTokens: 0, outputTokens: 0 } });
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '', subtasks, changes: [], applied: 0, rejected: 0, counts: { done: 1, skipped: 0, removed: 0, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
     assert.equal(tree.getTreeItem(task).contextValue, 'agentls.task.ended.session', 'an ended task with a session can be followed up');
     assert.equal(tree.getTreeItem(tree.getChildren(task)[0] ?? task).contextValue, 'agentls.subtask.done.ended');
   });
@@ -205,5 +218,19 @@ describe('the status bar', () => {
     const t = store.get('t1');
     assert.equal(statusText(t, 2).text, '$(sync~spin) agentls: running 2/3 +1');
     assert.match(statusText(t, 1).tooltip, /Add greet and test it/);
+  });
+  it('says how a skipped and a removed subtask ended, in the tree and the status bar, never that all were done', () => {
+    const { store, tree } = running();
+    const left: Subtask[] = [{ id: '1', content: 'a', state: 'skipped', dependsOn: [] }, { id: '3', content: 'c', state: 'done', dependsOn: [] }];
+    store.finish({ taskId: 't1', sessionId: 's1', state: 'done', summary: '1 of 3 subtasks done, 1 skipped, 1 removed.', subtasks: left, changes: [],
+      applied: 0, rejected: 0, counts: { done: 1, skipped: 1, removed: 1, failed: 0, blocked: 0, notRun: 0 }, usage: { inputTokens: 0, outputTokens: 0 } });
+    const t = store.get('t1');
+    assert.equal(statusText(t, 0).text, '$(pass) agentls: done 1/3 (1 skipped, 1 removed)');
+    assert.match(statusText(t, 0).tooltip, /done: 1 of 3 subtasks done, 1 skipped, 1 removed/);
+    const [task] = tree.getChildren();
+    assert.ok(task);
+    const item = tree.getTreeItem(task);
+    assert.equal(item.description, 'done · 1/3 (1 skipped, 1 removed)');
+    assert.match((item.tooltip as vscode.MarkdownString).value, /1 of 3 subtasks done, 1 skipped, 1 removed/);
   });
 });
