@@ -17,6 +17,7 @@ const (
 	MethodDidSave                = "textDocument/didSave"
 	MethodDidClose               = "textDocument/didClose"
 	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
+	MethodDidChangeDiagnostics   = "agent/didChangeDiagnostics"
 
 	MethodRun           = "agent/run"
 	MethodStop          = "agent/stop"
@@ -42,6 +43,7 @@ const (
 	MethodAsk                    = "agent/ask"
 	MethodReferences             = "agent/references"
 	MethodDefinition             = "agent/definition"
+	MethodDiagnostics            = "agent/diagnostics"
 	MethodApplyEdit              = "workspace/applyEdit"
 	MethodShowMessageRequest     = "window/showMessageRequest"
 	MethodWorkDoneProgressCreate = "window/workDoneProgress/create"

@@ -71,6 +71,10 @@ type AgentClientCapabilities struct {
 	// agent/definition from its language servers (docs/PROTOCOL.md §4).
 	References bool `json:"references,omitempty"`
 	Definition bool `json:"definition,omitempty"`
+	// Diagnostics: the editor answers agent/diagnostics with its
+	// diagnostics and sends agent/didChangeDiagnostics when its language
+	// servers publish anew (docs/PROTOCOL.md §3, §4).
+	Diagnostics bool `json:"diagnostics,omitempty"`
 }
 
 // Caps is the flattened view of ClientCapabilities the rest of agentls uses.
@@ -87,6 +91,7 @@ type Caps struct {
 	Ask              bool // experimental.agent.ask
 	References       bool // experimental.agent.references
 	Definition       bool // experimental.agent.definition
+	Diagnostics      bool // experimental.agent.diagnostics
 	WatchFiles       bool // workspace.didChangeWatchedFiles.dynamicRegistration
 }
 
@@ -132,6 +137,7 @@ func (c ClientCapabilities) Flatten() Caps {
 		f.Ask = e.Agent.Ask
 		f.References = e.Agent.References
 		f.Definition = e.Agent.Definition
+		f.Diagnostics = e.Agent.Diagnostics
 	}
 	return f
 }

@@ -154,6 +154,10 @@ type Settings struct {
 	// editor says (VS Code's workspace trust; the Neovim and Emacs plugins
 	// say what their editor knows).
 	WorkspaceTrust WorkspaceTrust `json:"workspaceTrust"`
+	// Diagnostics: how long an edit waits for the editor's diagnostics,
+	// and the commands that check each language where the editor gives
+	// none (docs/PROTOCOL.md §2).
+	Diagnostics DiagnosticsSettings `json:"diagnostics"`
 	// Instructions says which of the project's instruction files the
 	// prompts carry, and how much of them (docs/WORKFORCE.md).
 	Instructions InstructionSettings `json:"instructions"`
@@ -251,6 +255,7 @@ func DefaultSettings() Settings {
 		Heat:           HeatSettings{Decay: 0.95, ContextTurns: 3, CompactionThreshold: 0.5},
 		Prices:         map[string]Price{},
 		Engines:        map[string]EngineConfig{},
+		Diagnostics:    DiagnosticsSettings{WaitMs: 2000, Commands: map[string]string{}},
 		Instructions:   InstructionSettings{Add: []string{}, Remove: []string{}, MaxTokens: 8192},
 		Compaction:     CompactionSettings{Threshold: 0.8},
 	}
@@ -292,6 +297,7 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 	s.AllowMCPTools = append([]string(nil), base.AllowMCPTools...)
 	s.Prices = maps.Clone(base.Prices)
 	s.Engines = maps.Clone(base.Engines)
+	s.Diagnostics.Commands = maps.Clone(base.Diagnostics.Commands)
 	s.Instructions.Add = slices.Clone(base.Instructions.Add)
 	s.Instructions.Remove = slices.Clone(base.Instructions.Remove)
 	var unknown []string
@@ -340,6 +346,8 @@ func ApplySettings(base Settings, raw json.RawMessage) (Settings, []string, erro
 			err = decodeHeat(v, &s.Heat)
 		case "prices":
 			s.Prices, err = decodePrices(v)
+		case "diagnostics":
+			err = decodeDiagnostics(v, &s.Diagnostics)
 		case "instructions":
 			err = decodeInstructions(v, &s.Instructions)
 		case "compaction":

@@ -1,16 +1,18 @@
 // Package codegraph is the code graph of a workspace: its files, the
 // definitions in them (with their kind, their span and their name's place),
 // the references and calls between them, and the imports, for Go, Python,
-// JavaScript, TypeScript, Rust, Java, C and C++. It answers agent/codeGraph
+// JavaScript, TypeScript, Rust, Java, C, C++, C#, PHP, Ruby, shell scripts,
+// Kotlin, Swift and Lua (lang.go). It answers agent/codeGraph
 // (docs/PROTOCOL.md §3), finds symbols and references for the workers, and
 // makes the repo map the prompts carry (rank.go).
 //
 // Parsing is pure Go, so every static build has the graph: Go is read by
 // go/parser, the other languages by a lexer of our own (lex.go: comments
-// dropped, literals opaque, brackets matched) and a recogniser per language
-// that reads definitions off the token stream by their shape. References
-// are the identifiers that are not definitions' names (a Go function's
-// locals left out), a call when a parenthesis follows, each with what the
+// dropped, literals opaque, brackets matched; Ruby, shell and Lua have their
+// own) and a recogniser per language that reads definitions off the token
+// stream by their shape. References are the identifiers that are not
+// definitions' names (a Go function's locals left out; a shell script's are
+// the commands it runs), a call when a parenthesis follows, each with what the
 // parser saw on its left (qual.go: an import, a value of known type, a
 // value of unknown type). docs/ARCHITECTURE.md ("Choices made") has the
 // measure of these parsers against tree-sitter.

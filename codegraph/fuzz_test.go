@@ -15,6 +15,14 @@ func FuzzParsers(f *testing.F) {
 		"package p\nfunc f() { g() }\n", "def f():\n    return g(\n", "class A { m() { return `${x}` } }",
 		"fn f<'a>(x: &'a str) { r#\"s\"#; }", "struct S { int x; }; int f(int (*g)(int)) { return g(1); }",
 		"public class A { void m() {} }", "namespace n { class C : B<T> { C() : x{1} {} }; }", "#define X(a) (a)\n",
+		"namespace N; [A] class C<T> : B where T : new() { int P { get; } = @\"x\"\"\"; void M() => $\"{x}\"; }",
+		"<p>'</p><?php namespace A\\B; use C\\{D, E as F}; # c\nclass G { public $h, $i = <<<X\nx\nX; function j() {} } ?>",
+		"module M; class A::B < C; def self.f(x) = x; def ==(o) o end; def g?; x = <<~E if y\n#{z}\nE\n%w[a] =~ /b/; end end end\n=begin\n=end\n__END__\n",
+		"x = %{#{a.sub(%r[\\A#{b}(?=/)]) {'$(c)'}}}\ny.map(&:%) { :<=> }\ndef z; end\nalias / +\nwhen :$/, :$;",
+		"f() { g \"$(h '${x}')\" <<-'E'\n\tx\n\tE\n}\nfunction k ( case $1 in a) f;; esac )\n. ./l.sh # c",
+		"package p\nimport a.b as c\nclass A<T>(val x: T) : B(), C {\n companion object { fun f() = 1 }\n fun <R> T?.g(): R? = null\n}\ntypealias D = List<A<Int>>\nfun interface E { fun h() }",
+		"import struct A.B\nextension C.D: E { func `is`<T>(_ x: T) -> Bool { #\"x\"# == \"\"\"\ny\n\"\"\" } }\nenum F { case g, h(Int) }\nclass I { class func j() {} }",
+		"local M = require 'm' --[==[ c ]==]\nfunction M.a:b(x) if x then return [[s]] end end\nM.c = function() end\nt = { d = function() end, [\"e\"] = 1 }\n",
 	} {
 		f.Add(seed)
 	}
@@ -22,7 +30,8 @@ func FuzzParsers(f *testing.F) {
 		lang Lang
 		name string
 	}{{LangGo, "x.go"}, {LangPython, "x.py"}, {LangJavaScript, "x.js"}, {LangTypeScript, "x.ts"},
-		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"}}
+		{LangRust, "x.rs"}, {LangJava, "X.java"}, {LangC, "x.c"}, {LangCPP, "x.cpp"},
+		{LangCSharp, "x.cs"}, {LangPHP, "x.php"}, {LangRuby, "x.rb"}, {LangShell, "x.sh"}, {LangKotlin, "x.kt"}, {LangSwift, "x.swift"}, {LangLua, "x.lua"}}
 	f.Fuzz(func(t *testing.T, text string) {
 		src := []byte(text)
 		end := newBuilder(src).pos(len(src))

@@ -19,6 +19,13 @@ const (
 	LangJava
 	LangC
 	LangCPP
+	LangCSharp
+	LangPHP
+	LangRuby
+	LangShell
+	LangKotlin
+	LangSwift
+	LangLua
 )
 
 var langNames = [...]string{
@@ -30,6 +37,13 @@ var langNames = [...]string{
 	LangJava:       "java",
 	LangC:          "c",
 	LangCPP:        "cpp",
+	LangCSharp:     "csharp",
+	LangPHP:        "php",
+	LangRuby:       "ruby",
+	LangShell:      "shell",
+	LangKotlin:     "kotlin",
+	LangSwift:      "swift",
+	LangLua:        "lua",
 }
 
 func (l Lang) String() string {
@@ -40,31 +54,44 @@ func (l Lang) String() string {
 }
 
 var extLangs = map[string]Lang{
-	".go":   LangGo,
-	".py":   LangPython,
-	".pyi":  LangPython,
-	".js":   LangJavaScript,
-	".jsx":  LangJavaScript,
-	".mjs":  LangJavaScript,
-	".cjs":  LangJavaScript,
-	".ts":   LangTypeScript,
-	".tsx":  LangTypeScript,
-	".mts":  LangTypeScript,
-	".cts":  LangTypeScript,
-	".rs":   LangRust,
-	".java": LangJava,
-	".c":    LangC,
-	".h":    LangC,
-	".cc":   LangCPP,
-	".cpp":  LangCPP,
-	".cxx":  LangCPP,
-	".c++":  LangCPP,
-	".hh":   LangCPP,
-	".hpp":  LangCPP,
-	".hxx":  LangCPP,
-	".h++":  LangCPP,
-	".ipp":  LangCPP,
+	".go":    LangGo,
+	".py":    LangPython,
+	".pyi":   LangPython,
+	".js":    LangJavaScript,
+	".jsx":   LangJavaScript,
+	".mjs":   LangJavaScript,
+	".cjs":   LangJavaScript,
+	".ts":    LangTypeScript,
+	".tsx":   LangTypeScript,
+	".mts":   LangTypeScript,
+	".cts":   LangTypeScript,
+	".rs":    LangRust,
+	".java":  LangJava,
+	".c":     LangC,
+	".h":     LangC,
+	".cc":    LangCPP,
+	".cpp":   LangCPP,
+	".cxx":   LangCPP,
+	".c++":   LangCPP,
+	".hh":    LangCPP,
+	".hpp":   LangCPP,
+	".hxx":   LangCPP,
+	".h++":   LangCPP,
+	".ipp":   LangCPP,
+	".cs":    LangCSharp,
+	".php":   LangPHP,
+	".rb":    LangRuby,
+	".rake":  LangRuby,
+	".sh":    LangShell,
+	".bash":  LangShell,
+	".kt":    LangKotlin,
+	".kts":   LangKotlin,
+	".swift": LangSwift,
+	".lua":   LangLua,
 }
+
+// langsRead names the languages the graph reads, for messages.
+const langsRead = "Go, Python, JavaScript, TypeScript, Rust, Java, C, C++, C#, PHP, Ruby, shell (.sh, .bash), Kotlin, Swift, Lua"
 
 // LangOf is the language of a file by its name, LangNone when the graph
 // does not parse it.
@@ -98,6 +125,20 @@ func parse(lang Lang, name string, src []byte) (*File, error) {
 		return parseJava(src), nil
 	case LangC, LangCPP:
 		return parseC(lang, src), nil
+	case LangCSharp:
+		return parseCSharp(src), nil
+	case LangPHP:
+		return parsePHP(src), nil
+	case LangRuby:
+		return parseRuby(src), nil
+	case LangShell:
+		return parseShell(src), nil
+	case LangKotlin:
+		return parseKotlin(src), nil
+	case LangSwift:
+		return parseSwift(src), nil
+	case LangLua:
+		return parseLua(src), nil
 	}
 	return &File{}, nil
 }

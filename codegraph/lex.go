@@ -1,11 +1,11 @@
 package codegraph
 
-// A lexer for the C family (C, C++, Java, JavaScript, TypeScript, Rust):
-// the source as identifiers, punctuation, literals and (C) preprocessor
-// lines, with comments dropped and every bracket matched. The languages'
-// recognisers read definitions, imports and references off this stream;
-// literals are opaque, so nothing inside a string or comment is ever taken
-// for code.
+// A lexer for the C family (C, C++, Java, JavaScript, TypeScript, Rust, C#,
+// PHP, Kotlin, Swift): the source as identifiers, punctuation, literals and
+// (C) preprocessor lines, with comments dropped and every bracket matched.
+// The languages' recognisers read definitions, imports and references off
+// this stream; literals are opaque, so nothing inside a string or comment is
+// ever taken for code.
 
 type tokKind uint8
 
@@ -32,7 +32,13 @@ type lexOptions struct {
 	digitQuote    bool // C++: 1'000
 	regex         bool // JavaScript: /…/flags where an expression starts
 	templates     bool // JavaScript: `…${expr}…`
-	textBlocks    bool // Java: """…"""
+	textBlocks    bool // Java: """…""" (Kotlin, Swift, C# raw strings too)
+	csharp        bool // C#: @"…" (verbatim), $"…", $@"…", @$"…"
+	multiline     bool // PHP: quoted strings span lines; ' quotes a string
+	hashComment   bool // PHP: # starts a comment (not #[, an attribute)
+	heredoc       bool // PHP: <<<ID … ID, <<<'ID' … ID
+	swiftRaw      bool // Swift: #"…"#, ##"…"##
+	php           bool // PHP: only the text inside <?php … ?> is code
 }
 
 type lexer struct {
@@ -89,6 +95,9 @@ func (l *lexer) lineStart(i int) bool {
 
 func (l *lexer) run() {
 	src := l.src
+	if l.opt.php {
+		l.skipHTML()
+	}
 	for l.i < len(src) {
 		c := src[l.i]
 		switch {
@@ -105,6 +114,16 @@ func (l *lexer) run() {
 			l.blockComment()
 		case c == '#' && l.opt.preprocessor && l.lineStart(l.i):
 			l.directive()
+		case c == '?' && l.opt.php && l.peek(1) == '>':
+			l.i += 2
+			l.skipHTML()
+		case c == '#' && l.opt.hashComment && l.peek(1) != '[':
+			for l.i < len(src) && src[l.i] != '\n' {
+				l.i++
+			}
+		case (c == '@' || c == '$') && l.opt.csharp && l.csharpString():
+		case c == '#' && l.opt.swiftRaw && (l.peek(1) == '"' || l.peek(1) == '#') && l.swiftRawString():
+		case c == '<' && l.opt.heredoc && l.peek(1) == '<' && l.peek(2) == '<' && l.phpHeredoc():
 		case isIdentStart(c):
 			if l.opt.rustStrings && l.rustString() {
 				continue
@@ -154,7 +173,7 @@ func (l *lexer) run() {
 				l.emit(tPunct, start, line) // the quote; the name follows as an identifier
 				continue
 			}
-			if l.opt.templates {
+			if l.opt.templates || l.opt.multiline {
 				l.quoted('\'')
 			} else {
 				l.char()
@@ -247,10 +266,10 @@ func (l *lexer) quoted(q byte) {
 			l.i += 2
 			continue
 		case '\n':
-			if q != '"' || !l.opt.rustStrings {
+			if (q != '"' || !l.opt.rustStrings) && !l.opt.multiline {
 				return // unterminated: stop at the line's end
 			}
-			l.line++ // Rust strings span lines
+			l.line++ // Rust and PHP strings span lines
 		case q:
 			l.i++
 			return
@@ -369,6 +388,158 @@ func (l *lexer) rustString() bool {
 	default:
 		return false
 	}
+	l.emit(tString, start, line)
+	return true
+}
+
+// skipHTML skips the text up to the next <?php, <?= or <? (PHP).
+func (l *lexer) skipHTML() {
+	src := l.src
+	for l.i < len(src) {
+		if src[l.i] == '\n' {
+			l.line++
+		}
+		if src[l.i] == '<' && l.peek(1) == '?' {
+			l.i += 2
+			switch {
+			case l.i+3 <= len(src) && string(src[l.i:l.i+3]) == "php":
+				l.i += 3
+			case l.i < len(src) && src[l.i] == '=':
+				l.i++
+			}
+			return
+		}
+		l.i++
+	}
+}
+
+// csharpString lexes a C# string with a prefix at l.i: @"…" (verbatim:
+// "" is a quote, lines are spanned), $"…", $@"…", @$"…", $"""…""". It
+// reports false, lexing nothing, when no string starts here.
+func (l *lexer) csharpString() bool {
+	src := l.src
+	j := l.i
+	verbatim := false
+	for j < len(src) && j-l.i < 2 && (src[j] == '@' || src[j] == '$') {
+		verbatim = verbatim || src[j] == '@'
+		j++
+	}
+	for !verbatim && j < len(src) && src[j] == '$' && j-l.i < 4 {
+		j++ // $$"""…""": raw, interpolated with more braces
+	}
+	if j >= len(src) || src[j] != '"' {
+		return false
+	}
+	start, line := l.i, l.line
+	l.i = j
+	switch {
+	case verbatim:
+		l.i++
+		for l.i < len(src) {
+			c := src[l.i]
+			if c == '\n' {
+				l.line++
+			}
+			if c == '"' {
+				if l.peek(1) == '"' {
+					l.i += 2
+					continue
+				}
+				l.i++
+				break
+			}
+			l.i++
+		}
+	case l.peek(1) == '"' && l.peek(2) == '"':
+		l.textBlock()
+	default:
+		l.quoted('"')
+	}
+	l.emit(tString, start, line)
+	return true
+}
+
+// swiftRawString lexes a Swift raw string at l.i: #"…"#, ##"…"##, #"""…"""#.
+// It reports false, lexing nothing, when no string starts here.
+func (l *lexer) swiftRawString() bool {
+	src := l.src
+	j := l.i
+	for j < len(src) && src[j] == '#' {
+		j++
+	}
+	if j >= len(src) || src[j] != '"' {
+		return false
+	}
+	closing := "\"" + string(src[l.i:j])
+	if j+2 < len(src) && src[j+1] == '"' && src[j+2] == '"' {
+		closing = "\"\"\"" + string(src[l.i:j])
+		j += 2
+	}
+	start, line := l.i, l.line
+	for p := j + 1; p < len(src); p++ {
+		if src[p] == '\n' {
+			l.line++
+		}
+		if src[p] == '"' && p+len(closing) <= len(src) && string(src[p:p+len(closing)]) == closing {
+			l.i = p + len(closing)
+			l.emit(tString, start, line)
+			return true
+		}
+	}
+	l.i = len(src)
+	l.emit(tString, start, line)
+	return true
+}
+
+// phpHeredoc lexes a PHP heredoc or nowdoc at l.i (<<<ID, <<<"ID",
+// <<<'ID', ending at a line whose first non-blank text is ID). It reports
+// false, lexing nothing, when no heredoc starts here.
+func (l *lexer) phpHeredoc() bool {
+	src := l.src
+	j := l.i + 3
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+		j++
+	}
+	q := byte(0)
+	if j < len(src) && (src[j] == '\'' || src[j] == '"') {
+		q = src[j]
+		j++
+	}
+	k := j
+	for k < len(src) && isIdentChar(src[k]) && src[k] != '$' {
+		k++
+	}
+	if k == j || (q != 0 && (k >= len(src) || src[k] != q)) {
+		return false
+	}
+	id := string(src[j:k])
+	if q != 0 {
+		k++
+	}
+	start, line := l.i, l.line
+	// the body: from the next line to the line starting with id
+	p := k
+	for p < len(src) && src[p] != '\n' {
+		p++
+	}
+	for p < len(src) {
+		// src[p] is a newline
+		l.line++
+		p++
+		b := p
+		for b < len(src) && (src[b] == ' ' || src[b] == '\t') {
+			b++
+		}
+		if b+len(id) <= len(src) && string(src[b:b+len(id)]) == id && (b+len(id) == len(src) || !isIdentChar(src[b+len(id)])) {
+			l.i = b + len(id)
+			l.emit(tString, start, line)
+			return true
+		}
+		for p < len(src) && src[p] != '\n' {
+			p++
+		}
+	}
+	l.i = len(src)
 	l.emit(tString, start, line)
 	return true
 }
@@ -604,6 +775,13 @@ type toks struct {
 
 func newToks(src []byte, opt lexOptions) *toks {
 	ts := &toks{src: src, t: lex(src, opt)}
+	ts.matchBrackets()
+	return ts
+}
+
+// matchBrackets sets match from the tokens.
+func (ts *toks) matchBrackets() {
+	src := ts.src
 	ts.match = make([]int32, len(ts.t))
 	var stack []int32
 	for i := range ts.t {
@@ -634,7 +812,6 @@ func newToks(src []byte, opt lexOptions) *toks {
 			}
 		}
 	}
-	return ts
 }
 
 func (ts *toks) text(i int) string {

@@ -222,7 +222,7 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 		if f == nil {
 			g.mu.RUnlock()
 			if LangOf(rel) == LangNone {
-				return nil, fmt.Errorf("%w: %s is not a file of a language the graph reads (Go, Python, JavaScript, TypeScript, Rust, Java, C, C++)", ErrNotFound, rel)
+				return nil, fmt.Errorf("%w: %s is not a file of a language the graph reads (%s)", ErrNotFound, rel, langsRead)
 			}
 			return nil, fmt.Errorf("%w: %s is not a file the graph holds (it does not exist, or the walks do not show it: ignored, denied, or outside the workspace)", ErrNotFound, rel)
 		}

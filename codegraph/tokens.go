@@ -183,3 +183,25 @@ func set(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// scanLimit bounds how far a recogniser looks for the end of a
+// declaration's header: a real one is short, and a file of headers
+// without bodies must not cost the square of its length.
+const scanLimit = 256
+
+// skipWithin is skipTo looking at no more than scanLimit tokens (brackets
+// skipped whole count as one); len(t) when none of stops is found there.
+func (ts *toks) skipWithin(i int, stops ...string) int {
+	for n := 0; i < len(ts.t) && n < scanLimit; n++ {
+		for _, s := range stops {
+			if ts.is(i, s) {
+				return i
+			}
+		}
+		if ts.match[i] > int32(i) {
+			i = int(ts.match[i])
+		}
+		i++
+	}
+	return len(ts.t)
+}

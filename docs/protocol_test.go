@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/editors/headless"
 	"github.com/agentls/agentls/handlers"
+	"github.com/agentls/agentls/internal/fileuri"
 	"github.com/agentls/agentls/internal/redact"
 )
 
@@ -330,8 +331,11 @@ func (r *replay) readLoop() {
 // exampleText writes the workspace's real paths in a message received as
 // the example's, in paths and in URIs.
 func (r *replay) exampleText(body []byte) string {
+	// URIs are written as VS Code writes them (internal/fileuri), which
+	// escapes more than net/url does (a comma of the test's name).
 	escaped := (&url.URL{Path: r.home}).EscapedPath()
-	return strings.NewReplacer(escaped, exampleHome, r.home, exampleHome).Replace(string(body))
+	uri := strings.TrimPrefix(fileuri.FromPath(r.home), "file://")
+	return strings.NewReplacer(uri, exampleHome, escaped, exampleHome, r.home, exampleHome).Replace(string(body))
 }
 
 // receive matches one message against the steps it may answer. It
@@ -519,10 +523,29 @@ func (r *replay) answerID(i int, text string) (string, error) {
 			return "", fmt.Errorf("%s: %w", r.where(i), err)
 		}
 		obj["id"] = json.RawMessage(r.claimed[j].id)
+		if err := r.applyAnswered(r.claimed[j], obj["result"]); err != nil {
+			return "", fmt.Errorf("%s: %w", r.where(i), err)
+		}
 		b, err := json.Marshal(obj)
 		return string(b), err
 	}
 	return "", fmt.Errorf("%s: → answers id %s, but no ← request above it has that id", r.where(i), s.msg.id)
+}
+
+// applyAnswered applies an edit the example answers applied: true, as the
+// editor that answers so would: what agentls reads next holds it.
+func (r *replay) applyAnswered(req *received, result json.RawMessage) error {
+	var res api.ApplyWorkspaceEditResult
+	if req.method != api.MethodApplyEdit || json.Unmarshal(result, &res) != nil || !res.Applied {
+		return nil
+	}
+	var msg struct {
+		Params api.ApplyWorkspaceEditParams `json:"params"`
+	}
+	if err := json.Unmarshal(req.frame.body, &msg); err != nil {
+		return err
+	}
+	return r.applyEdit(msg.Params.Edit)
 }
 
 func (r *replay) await(i int) error {
@@ -644,6 +667,9 @@ func (r *replay) editorAnswer(method string, params json.RawMessage) (any, error
 	case api.MethodReferences, api.MethodDefinition:
 		// no language server serves the example's documents
 		return nil, nil
+	case api.MethodDiagnostics:
+		// nor has any diagnostics for them
+		return api.DiagnosticsResult{Items: []api.DocumentDiagnostics{}}, nil
 	case api.MethodRunCommand:
 		return api.RunCommandResult{ExitCode: 0, Output: ""}, nil
 	case api.MethodAsk:

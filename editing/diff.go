@@ -365,6 +365,25 @@ func (d *Diff) Spans() []LineSpan {
 	return out
 }
 
+// MapLine follows a line of the old text (0-based) into the new text. A
+// line the change left as it was maps to its line in the new text: from,
+// with exact true. A line the change replaced maps to the lines that
+// replaced it, [from, to) (empty when they were deleted), with exact false.
+// A line past the old text's end moves with its end.
+func (d *Diff) MapLine(line int) (from, to int, exact bool) {
+	shift := 0
+	for _, h := range d.hunks {
+		if line < h.a0 {
+			break
+		}
+		if line < h.a1 {
+			return h.b0, h.b1, false
+		}
+		shift = h.b1 - h.a1
+	}
+	return line + shift, line + shift + 1, true
+}
+
 // TextEdits returns the change as LSP TextEdits on the old text, with
 // positions in UTF-16 code units and LSP's line breaks ("\n", "\r\n" and a
 // lone "\r"). Changed lines are refined to the words that changed where

@@ -365,3 +365,33 @@ func FuzzDiffReproducesNewText(f *testing.F) {
 		checkDiff(t, old, new)
 	})
 }
+
+func TestDiffMapLine(t *testing.T) {
+	old := "a\nb\nc\nd\ne\n"
+	new := "a\nx\ny\nc\ne\nf\n" // b replaced by x, y; d deleted; f added
+	d := ComputeDiff(old, new)
+	type mapped struct {
+		from, to int
+		exact    bool
+	}
+	for line, want := range map[int]mapped{
+		0: {0, 1, true},  // a stays
+		1: {1, 3, false}, // b became x, y
+		2: {3, 4, true},  // c moved down one
+		3: {4, 4, false}, // d was deleted
+		4: {4, 5, true},  // e moved back
+		5: {6, 7, true},  // the end moved with f
+	} {
+		from, to, exact := d.MapLine(line)
+		if got := (mapped{from, to, exact}); got != want {
+			t.Errorf("MapLine(%d) = %+v, want %+v", line, got, want)
+		}
+	}
+	// An unchanged line of the old text holds the same text in the new.
+	oldLines, newLines := strings.Split(old, "\n"), strings.Split(new, "\n")
+	for i := range oldLines[:len(oldLines)-1] {
+		if from, _, exact := d.MapLine(i); exact && newLines[from] != oldLines[i] {
+			t.Errorf("line %d %q maps to %d %q", i, oldLines[i], from, newLines[from])
+		}
+	}
+}

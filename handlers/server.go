@@ -196,6 +196,7 @@ var methods = map[string]method{
 	api.MethodDidOpen:                {note: (*Server).didTextDocument},
 	api.MethodDidClose:               {note: (*Server).didTextDocument},
 	api.MethodDidChange:              {note: func(*Server, context.Context, json.RawMessage) {}},
+	api.MethodDidChangeDiagnostics:   {note: (*Server).didChangeDiagnostics},
 	api.MethodCodeGraph:              {call: (*Server).codeGraph},
 	api.MethodWorkDoneProgressCancel: {note: (*Server).workDoneProgressCancel},
 	api.MethodPing:                   {call: (*Server).ping, inline: true},

@@ -315,6 +315,44 @@ func TestEditorLocations(t *testing.T) {
 	})
 }
 
+func TestEditorDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer string
+		want   api.DiagnosticsResult
+		bad    bool
+	}{
+		{"reads null as none", `null`, api.DiagnosticsResult{}, false},
+		{"reads the documents and their diagnostics", `{"items":[{"uri":"file:///w/a.go","diagnostics":[{"range":{"start":{"line":5,"character":1},"end":{"line":5,"character":2}},"severity":1,"code":"UndeclaredName","source":"compiler","message":"undefined: x"}]}]}`,
+			api.DiagnosticsResult{Items: []api.DocumentDiagnostics{{URI: "file:///w/a.go", Diagnostics: []api.Diagnostic{{
+				Range: api.Range{Start: api.Position{Line: 5, Character: 1}, End: api.Position{Line: 5, Character: 2}}, Severity: api.SeverityError,
+				Code: "UndeclaredName", Source: "compiler", Message: "undefined: x"}}}}}, false},
+		{"refuses what is not a result", `[1,2]`, api.DiagnosticsResult{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &answerHandler{answers: map[string]any{api.MethodDiagnostics: RawJSON(tc.answer)}}
+			server, _ := pipePair(t, newTestHandler(), ch)
+			ed := NewEditor(server, api.Caps{Diagnostics: true}, api.DefaultSettings().Timeouts)
+			res, err := ed.Diagnostics(testkit.Context(t), api.DiagnosticsParams{URIs: []string{"file:///w/a.go"}})
+			if tc.bad {
+				if err == nil {
+					t.Fatalf("Diagnostics = %v: want an error", res)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(res, tc.want) {
+				t.Fatalf("Diagnostics = %#v, %v; want %#v", res, err, tc.want)
+			}
+		})
+	}
+	t.Run("refuses without the capability", func(t *testing.T) {
+		ed := NewEditor(nil, api.Caps{}, api.DefaultSettings().Timeouts)
+		if _, err := ed.Diagnostics(context.Background(), api.DiagnosticsParams{}); !errors.Is(err, api.ErrUnsupported) {
+			t.Fatalf("Diagnostics = %v", err)
+		}
+	})
+}
+
 type neverHandler struct {
 	started, cancelled chan struct{}
 }

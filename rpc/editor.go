@@ -106,6 +106,28 @@ func (e *Editor) Definition(ctx context.Context, p api.TextDocumentPositionParam
 	return e.locations(ctx, api.MethodDefinition, p)
 }
 
+// Diagnostics asks the editor for the diagnostics its language servers
+// published (agent/diagnostics): of p.URIs, or of every document when none
+// is named. A null answer reads as none. The call is bounded by the
+// reverse-call timeout.
+func (e *Editor) Diagnostics(ctx context.Context, p api.DiagnosticsParams) (api.DiagnosticsResult, error) {
+	if !e.Caps().Diagnostics {
+		return api.DiagnosticsResult{}, fmt.Errorf("%s: %w", api.MethodDiagnostics, api.ErrUnsupported)
+	}
+	var raw json.RawMessage
+	if err := e.call(ctx, e.Timeouts().ReverseCall(), api.MethodDiagnostics, p, &raw); err != nil {
+		return api.DiagnosticsResult{}, err
+	}
+	var res api.DiagnosticsResult
+	if b := bytes.TrimSpace(raw); len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return res, nil
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return api.DiagnosticsResult{}, fmt.Errorf("%s: the answer is not {\"items\": [{uri, diagnostics}]}: %w", api.MethodDiagnostics, err)
+	}
+	return res, nil
+}
+
 // locations makes a call answered with LSP locations: null, a Location, or
 // a list of Locations or LocationLinks (read as their target's name).
 func (e *Editor) locations(ctx context.Context, method string, params any) ([]api.Location, error) {

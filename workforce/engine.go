@@ -112,6 +112,9 @@ type Engine struct {
 	// extra is the workers' second set of tools, after the registry: the
 	// MCP tools of Config.Tools (nil: none; registry.go, toolSet).
 	extra toolSet
+	// diag hears the editor's reports of new diagnostics for the workers
+	// that wait on them (diagnostics.go).
+	diag diagWatch
 }
 
 // keepEnded is how many finished tasks still answer the controls (with

@@ -416,6 +416,7 @@ var builtins = newRegistry(
 	searchFilesTool,
 	findSymbolTool,
 	findReferencesTool,
+	getDiagnosticsTool,
 	writeFileTool,
 	editFileTool,
 	deleteFileTool,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/conc/panics"
 	"github.com/sourcegraph/conc/pool"
@@ -80,6 +81,12 @@ type task struct {
 	cancelReview context.CancelCauseFunc
 
 	wake chan struct{}
+
+	// changeEpoch counts the changes applied; diagRuns are the diagnostics
+	// commands' last outputs, under diagMu (diagnostics_command.go).
+	changeEpoch atomic.Uint64
+	diagMu      sync.Mutex
+	diagRuns    map[string]diagRun
 }
 
 // subtask is one node of the plan.

@@ -22,7 +22,7 @@ func (editFileParams) shape(s *jsonschema.Schema) { nonEmpty(s, "path") }
 var editFileTool = define("edit_file",
 	"Replace old_string with new_string in a file you have read. old_string must occur exactly once (include enough surrounding lines), unless replace_all is true.",
 	func(ctx context.Context, w *worker, p editFileParams) (result, error) {
-		return w.change("edit_file", p.Path, func() (editing.Change, error) {
+		return w.edit(ctx, "edit_file", p.Path, func() (editing.Change, error) {
 			return w.agent.Edit(ctx, p.Path, p.OldString, p.NewString, p.ReplaceAll)
 		}), nil
 	})

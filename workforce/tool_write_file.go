@@ -20,5 +20,5 @@ func (writeFileParams) shape(s *jsonschema.Schema) { nonEmpty(s, "path") }
 var writeFileTool = define("write_file",
 	"Create a file with this content, or replace the whole content of a file you have read.",
 	func(ctx context.Context, w *worker, p writeFileParams) (result, error) {
-		return w.change("write_file", p.Path, func() (editing.Change, error) { return w.agent.Write(ctx, p.Path, p.Content) }), nil
+		return w.edit(ctx, "write_file", p.Path, func() (editing.Change, error) { return w.agent.Write(ctx, p.Path, p.Content) }), nil
 	})

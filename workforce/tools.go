@@ -103,13 +103,39 @@ func (w *worker) gate(tool, path string) error {
 // change runs a file change through the gate and editing, records it in the
 // run's changes and, when applied, in the trace.
 func (w *worker) change(tool, p string, do func() (editing.Change, error)) result {
+	r, _ := w.changeOf(tool, p, nil, do)
+	return r
+}
+
+// edit is change for edit_file and write_file: an applied change's result
+// says what it did to the diagnostics (diagnostics.go).
+func (w *worker) edit(ctx context.Context, tool, p string, do func() (editing.Change, error)) result {
+	var before *diagBefore
+	defer func() { before.done() }()
+	r, ch := w.changeOf(tool, p, func(rp editing.Path) { before = w.diagnosticsBefore(ctx, rp) }, do)
+	if before == nil || r.isErr || !ch.Applied || ch.Held || ch.Operation == api.OpDelete {
+		return r
+	}
+	if text := w.diagnosticsAfter(ctx, before, ch); text != "" {
+		r.content += "\n\n" + text
+	}
+	return r
+}
+
+// changeOf is change, which also returns the change made; first, when set,
+// is called once the gate has let the change through, before it is made.
+func (w *worker) changeOf(tool, p string, first func(rp editing.Path), do func() (editing.Change, error)) (result, editing.Change) {
 	t := w.t
 	rel := p
-	if rp, err := t.edit.Resolve(p); err == nil {
+	rp, rerr := t.edit.Resolve(p)
+	if rerr == nil {
 		rel = rp.Rel
 	}
 	if err := w.gate(tool, rel); err != nil {
-		return withPath(fail(err), rel)
+		return withPath(fail(err), rel), editing.Change{}
+	}
+	if first != nil && rerr == nil && rp.Rel != "." {
+		first(rp)
 	}
 	ch, err := do()
 	if ch.Operation != "" {
@@ -121,6 +147,9 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 		case ch.Held:
 			kind = api.EventChangeHeld // in the run's changes once reviewed
 		}
+		if ch.Applied {
+			t.changeEpoch.Add(1)
+		}
 		t.mutate(func() []api.TaskEvent {
 			if !ch.Held {
 				t.changes = append(t.changes, c)
@@ -130,12 +159,12 @@ func (w *worker) change(tool, p string, do func() (editing.Change, error)) resul
 	}
 	if err != nil {
 		if errors.Is(err, editing.ErrRejected) || errors.Is(err, editing.ErrNotApplied) {
-			return withPath(result{content: "Not applied: " + notApplied(err) + ". The file is unchanged.", isErr: true}, ch.Path)
+			return withPath(result{content: "Not applied: " + notApplied(err) + ". The file is unchanged.", isErr: true}, ch.Path), ch
 		}
-		return withPath(fail(err), ch.Path)
+		return withPath(fail(err), ch.Path), ch
 	}
 	w.trace(ch)
-	return result{content: ch.Text, path: ch.Path}
+	return result{content: ch.Text, path: ch.Path}, ch
 }
 
 // notApplied is why a change was not applied, without the words "not

@@ -367,7 +367,7 @@ func TestDispatcher(t *testing.T) {
 	t.Run("lists the tools when a worker calls one that does not exist", func(t *testing.T) {
 		h := newToolHarness(t, nil)
 		_, results := h.run(call("make_coffee", map[string]any{}))
-		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, `there is no tool "make_coffee"; the tools are read_file, list_files, search_files, find_symbol, find_references, write_file, edit_file, delete_file, run_command, ask_human, select_intent, todo, finish`) {
+		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, `there is no tool "make_coffee"; the tools are read_file, list_files, search_files, find_symbol, find_references, get_diagnostics, write_file, edit_file, delete_file, run_command, ask_human, select_intent, todo, finish`) {
 			t.Errorf("results = %+v", results)
 		}
 	})
@@ -383,7 +383,7 @@ func TestDispatcher(t *testing.T) {
 		for _, tl := range reqs[0].Tools {
 			names = append(names, tl.Name)
 		}
-		want := []string{"read_file", "list_files", "search_files", "find_symbol", "find_references", "write_file", "edit_file", "delete_file", "run_command", "ask_human", "select_intent", "todo", "finish"}
+		want := []string{"read_file", "list_files", "search_files", "find_symbol", "find_references", "get_diagnostics", "write_file", "edit_file", "delete_file", "run_command", "ask_human", "select_intent", "todo", "finish"}
 		if !slices.Equal(names, want) {
 			t.Errorf("tools = %v, want %v", names, want)
 		}

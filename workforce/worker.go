@@ -44,6 +44,9 @@ type worker struct {
 	// shareMCP: the bridge serves its agent the worker's MCP tools too
 	// (ShareMCP).
 	shareMCP atomic.Bool
+	// toldNoDiag are the languages the worker was told its changes come
+	// without diagnostics for (under toolMu).
+	toldNoDiag map[string]bool
 }
 
 // worker sets up the worker of subtask id: its editing agent, heat tracker

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 )
 
 // parseFlags parses args with fs, the same way for every command: help
@@ -45,4 +47,34 @@ func enginesFlag(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%s: not a JSON object of engine name to its entry ({\"goose\": {\"command\": [\"goose\", \"acp\"]}}): %w", path, err)
 	}
 	return json.RawMessage(data), nil
+}
+
+// diagnosticsFlag is a repeatable LANG=COMMAND flag: the diagnostics
+// setting's commands (docs/PROTOCOL.md §2). The server holds the language
+// names to the setting's (initialize answers -32602 naming the key).
+type diagnosticsFlag map[string]string
+
+func (d *diagnosticsFlag) String() string {
+	if d == nil {
+		return ""
+	}
+	var parts []string
+	for lang, cmd := range *d {
+		parts = append(parts, lang+"="+cmd)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+func (d *diagnosticsFlag) Set(v string) error {
+	lang, cmd, ok := strings.Cut(v, "=")
+	lang, cmd = strings.TrimSpace(lang), strings.TrimSpace(cmd)
+	if !ok || lang == "" || cmd == "" {
+		return fmt.Errorf("%q is not LANG=COMMAND, e.g. go='go vet ./...'", v)
+	}
+	if *d == nil {
+		*d = map[string]string{}
+	}
+	(*d)[lang] = cmd
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/api"
 	"github.com/agentls/agentls/cmd/agentls/internal/runner"
 )
 
@@ -61,6 +62,7 @@ func runCmd(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Session, "session", "", "follow up on the session of an earlier run (its id is printed at the end)")
 	fs.Var((*stringList)(&o.Attach), "attach", "attach a file (PATH, or PATH:L1-L2 for its lines L1 to L2) or an image (png, jpeg, gif, webp) to the prompt (repeatable)")
 	fs.BoolVar(&o.Thinking, "thinking", false, "ask the model for its thinking, shown folded to one line (docs/MODELS.md)")
+	fs.Var((*diagnosticsFlag)(&o.Diagnostics), "diagnostics", "check each change of a file of LANG with COMMAND, given as LANG=COMMAND (repeatable), e.g. go='go vet ./...'; its output's path:line:col: message lines are the diagnostics the worker is told (docs/WORKFORCE.md). LANG: "+strings.Join(api.DiagnosticsLanguages, ", "))
 	fs.Var((*stringList)(&o.PassEnv), "pass-env", "let commands inherit this secret variable, e.g. GITHUB_TOKEN (repeatable; docs/MODELS.md)")
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code

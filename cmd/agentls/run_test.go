@@ -331,3 +331,64 @@ func TestAgentlsRunEngines(t *testing.T) {
 		}
 	})
 }
+
+// breakAndFix is a worker that introduces an undefined name, fixes it, and
+// asks for the diagnostics left.
+const breakAndFix = `{"agents": {
+  "coordinator": [{"toolCalls": [{"name": "plan", "arguments": {"subtasks": [{"id": "1", "content": "Greet by name"}]}}]}],
+  "1": [
+    {"toolCalls": [{"name": "read_file", "arguments": {"path": "main.go"}}]},
+    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "main.go", "old_string": "println(\"Hello\")", "new_string": "println(\"Hello, \" + name)"}}]},
+    {"toolCalls": [{"name": "edit_file", "arguments": {"path": "main.go", "old_string": "\tprintln(\"Hello, \" + name)", "new_string": "\tname := \"world\"\n\tprintln(\"Hello, \" + name)"}}]},
+    {"toolCalls": [{"name": "get_diagnostics", "arguments": {}}]},
+    {"toolCalls": [{"name": "finish", "arguments": {"summary": "greets by name"}}]}
+  ]}}`
+
+func TestAgentlsRunDiagnostics(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed: the diagnostics command is go vet")
+	}
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, map[string]string{
+		"go.mod":  "module example.com/greet\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() {\n\tprintln(\"Hello\")\n}\n",
+	})
+	script := filepath.Join(t.TempDir(), "fix.json")
+	if err := os.WriteFile(script, []byte(breakAndFix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The user's GOFLAGS (-mod=vendor) and a toolchain download must not
+	// change what go vet says.
+	const vet = "GOFLAGS= GOTOOLCHAIN=local go vet ./..."
+	code, out, errs := agentlsRun(t, dir, nil, "--json", "--yes", "--mode", "apply", "--model", "script:"+script, "--diagnostics", "go="+vet, "Greet by name")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	var results []api.TaskEvent
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var n struct {
+			Method string               `json:"method"`
+			Params api.TaskUpdateParams `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &n) == nil && n.Method == api.MethodTaskUpdate && n.Params.Event.Kind == api.EventToolResult {
+			results = append(results, n.Params.Event)
+		}
+	}
+	if len(results) != 5 { // read_file, edit_file twice, get_diagnostics, finish
+		t.Fatalf("%d tool results:\n%s", len(results), out)
+	}
+	for i, want := range []string{
+		"Updated main.go (+1 -1 lines). Diagnostics after this change, from `" + vet + "` (the diagnostics setting): 1 error new. main.go:4:22: error: undefined: name",
+		"Updated main.go (+1 -0 lines). Diagnostics: `" + vet + "` (the diagnostics setting) finds no new error or warning after this change.",
+		"No diagnostics in the workspace, from `" + vet + "` (the diagnostics setting).",
+	} {
+		if r := results[i+1]; !strings.HasPrefix(r.Summary, want) {
+			t.Errorf("tool result %d (%s) = %q, want it to begin %q", i+2, r.Tool, r.Summary, want)
+		}
+	}
+	if !strings.Contains(out, `"kind":"commandStarted","subtaskId":"1","text":"`+vet+`"`) {
+		t.Errorf("the diagnostics command was not shown as a command:\n%s", out)
+	}
+}

@@ -9,7 +9,7 @@
 ;; for their result, and the answers to what the server asks of Emacs:
 ;; agent/readFile, agent/ask, window/showMessageRequest, agent/runCommand,
 ;; agent/references and agent/definition here, workspace/applyEdit in
-;; agentls-edit.el.  Questions to the person, commands and the questions
+;; agentls-edit.el, agent/diagnostics in agentls-diagnostics.el.  Questions to the person, commands and the questions
 ;; forwarded to a language server are answered later, outside the process
 ;; filter: see "Replies that come later".
 
@@ -24,6 +24,7 @@
 (defvar agentls-command-output-limit)
 (declare-function eglot-current-server "eglot" ())
 (declare-function agentls--apply-edit-request "agentls-edit" (conn params))
+(declare-function agentls--diagnostics "agentls-diagnostics" (conn params))
 (declare-function agentls--task-update "agentls-tasks" (conn params))
 (declare-function agentls--progress "agentls-tasks" (conn params))
 (declare-function agentls--heat-update "agentls-heat" (conn params))
@@ -294,6 +295,7 @@ the `agentls--reply' that the dispatcher hands back to jsonrpc."
     ('agent/runCommand (agentls--run-command conn params))
     ('agent/references (agentls--ask-language-server conn :textDocument/references params))
     ('agent/definition (agentls--ask-language-server conn :textDocument/definition params))
+    ('agent/diagnostics (agentls--diagnostics conn params))
     ('window/workDoneProgress/create nil)
     (_ (jsonrpc-error :code -32601 :message (format "method not found: %s" method)))))
 

@@ -53,6 +53,8 @@
 ;;                         server, and the server's calls on Emacs: files,
 ;;                         questions, commands
 ;;   agentls-edit.el       workspace/applyEdit: check, confirm, apply whole
+;;   agentls-diagnostics.el agent/diagnostics: eglot's and Flymake's
+;;                         diagnostics, and the word that they changed
 ;;   agentls-tasks.el      tasks: run, stop, steer, follow up, undo; the
 ;;                         next tasks' intent, model and engine; the tasks
 ;;                         buffer and the mode line
@@ -72,6 +74,7 @@
 (require 'project)
 (require 'subr-x)
 (require 'agentls-rpc)
+(require 'agentls-diagnostics)
 (require 'agentls-edit)
 (require 'agentls-tasks)
 (require 'agentls-transcript)
@@ -184,6 +187,23 @@ nil leaves the server's default (no thinking), t asks for it, and a
 number asks for it with that budget of tokens (Anthropic's, 1024 to
 128000)."
   :type '(choice (const :tag "Default" nil) (const :tag "Think" t) (natnum :tag "Budget of tokens")))
+
+(defcustom agentls-diagnostics-wait nil
+  "Milliseconds an agent's edit waits for the language server to check it.
+After a worker's edit, agentls waits for eglot's server (or another
+Flymake backend) to report on the file before it tells the worker the
+errors the edit introduced; this bounds the wait (agentls's default,
+2000, when nil; 0 takes what Emacs has at once, 300000 at most)."
+  :type '(choice (const :tag "Default" nil) natnum))
+
+(defcustom agentls-diagnostics-commands nil
+  "Commands that check each language where no editor gives diagnostics.
+An alist of (LANGUAGE . COMMAND), LANGUAGE one of \"go\", \"python\",
+\"javascript\", \"typescript\", \"rust\", \"java\", \"c\", \"cpp\":
+for example ((\"go\" . \"go vet ./...\")).  Emacs gives agentls the
+diagnostics of eglot and Flymake, so these matter only to a file of a
+language neither checks."
+  :type '(alist :key-type (string :tag "Language") :value-type (string :tag "Command")))
 
 (defcustom agentls-initialization-options nil
   "Further initializationOptions, as a plist merged over the others."
@@ -330,6 +350,15 @@ With ROOT, the project's trust goes along as workspaceTrust."
       (when agentls-mcp-servers (add :mcpServers (agentls--mcp-servers-json agentls-mcp-servers)))
       (when agentls-engines (add :engines (agentls--engines-json agentls-engines)))
       (when agentls-allow-mcp-tools (add :allowMcpTools (vconcat agentls-allow-mcp-tools)))
+      (when (or agentls-diagnostics-wait agentls-diagnostics-commands)
+        (add :diagnostics
+             (append (and agentls-diagnostics-wait (list :waitMs agentls-diagnostics-wait))
+                     (and agentls-diagnostics-commands
+                          (list :commands
+                                (let ((map (make-hash-table :test #'equal)))
+                                  (pcase-dolist (`(,lang . ,cmd) agentls-diagnostics-commands)
+                                    (puthash lang cmd map))
+                                  map))))))
       (when agentls-thinking
         (add :thinking (append (list :enabled t)
                                (and (numberp agentls-thinking) (list :budgetTokens agentls-thinking))))))
@@ -383,7 +412,8 @@ With ROOT, the project's trust goes along as workspaceTrust."
               :showMessage (list :messageActionItem
                                  (list :additionalPropertiesSupport :json-false)))
         :experimental
-        (list :agent (list :readFile t :runCommand t :ask t :references t :definition t))))
+        (list :agent (list :readFile t :runCommand t :ask t :references t :definition t
+                           :diagnostics t))))
 
 (defun agentls--live-connection (&optional root)
   "Return the live connection of ROOT (default: this project), or nil."

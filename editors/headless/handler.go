@@ -66,6 +66,9 @@ func (h *clientHandler) HandleCall(ctx context.Context, req *rpc.Request) (any, 
 	case api.MethodReferences, api.MethodDefinition:
 		// No language server serves any document here.
 		return nil, nil
+	case api.MethodDiagnostics:
+		// Nor does any give diagnostics.
+		return api.DiagnosticsResult{Items: []api.DocumentDiagnostics{}}, nil
 	}
 	return nil, api.Errorf(api.CodeMethodNotFound, "method not found: %s", req.Method())
 }

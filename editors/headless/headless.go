@@ -56,6 +56,11 @@ type Capabilities struct {
 	// them null unless a test scripts an answer with Handle.
 	References bool
 	Definition bool
+	// Diagnostics declares agent/diagnostics. No language server gives
+	// this editor any: it answers that no document has diagnostics unless
+	// a test scripts an answer with Handle, and sends
+	// agent/didChangeDiagnostics when a test does (Notify).
+	Diagnostics bool
 }
 
 // FullCapabilities is an editor that supports everything agentls can use.
@@ -320,7 +325,7 @@ func (e *Editor) capabilities() map[string]any {
 		},
 		"experimental": map[string]any{
 			"agent": map[string]any{"readFile": c.ReadFile, "runCommand": c.RunCommand, "ask": c.Ask,
-				"references": c.References, "definition": c.Definition},
+				"references": c.References, "definition": c.Definition, "diagnostics": c.Diagnostics},
 		},
 	}
 	return caps

@@ -22,13 +22,20 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/bash"
 	"github.com/smacker/go-tree-sitter/c"
 	"github.com/smacker/go-tree-sitter/cpp"
+	"github.com/smacker/go-tree-sitter/csharp"
 	"github.com/smacker/go-tree-sitter/golang"
 	"github.com/smacker/go-tree-sitter/java"
 	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/kotlin"
+	"github.com/smacker/go-tree-sitter/lua"
+	"github.com/smacker/go-tree-sitter/php"
 	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/ruby"
 	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/swift"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 
 	"github.com/agentls/agentls/codegraph"
@@ -99,6 +106,35 @@ var specs = map[string]spec{
 			`(union_specifier name: (type_identifier) @n body: (field_declaration_list))`,
 			`(enum_specifier name: (type_identifier) @n body: (enumerator_list))`,
 			`(type_definition declarator: (type_identifier) @n)`, `(alias_declaration name: (type_identifier) @n)`}},
+	"csharp": {csharp.GetLanguage(), []string{".cs"},
+		[]string{`(method_declaration name: (identifier) @n)`, `(constructor_declaration name: (identifier) @n)`},
+		[]string{`(class_declaration name: (identifier) @n)`, `(interface_declaration name: (identifier) @n)`,
+			`(struct_declaration name: (identifier) @n)`, `(enum_declaration name: (identifier) @n)`,
+			`(record_declaration name: (identifier) @n)`, `(delegate_declaration name: (identifier) @n)`}},
+	"php": {php.GetLanguage(), []string{".php"},
+		[]string{`(function_definition name: (name) @n)`, `(method_declaration name: (name) @n)`},
+		[]string{`(class_declaration name: (name) @n)`, `(interface_declaration name: (name) @n)`,
+			`(trait_declaration name: (name) @n)`, `(enum_declaration name: (name) @n)`}},
+	"ruby": {ruby.GetLanguage(), []string{".rb"},
+		[]string{`(method name: (_) @n)`, `(singleton_method name: (_) @n)`},
+		[]string{`(class name: (constant) @n)`, `(class name: (scope_resolution name: (_) @n))`,
+			`(module name: (constant) @n)`, `(module name: (scope_resolution name: (_) @n))`}},
+	"shell": {bash.GetLanguage(), []string{".sh", ".bash"},
+		[]string{`(function_definition name: (word) @n)`},
+		nil},
+	"kotlin": {kotlin.GetLanguage(), []string{".kt"},
+		[]string{`(function_declaration (simple_identifier) @n)`},
+		[]string{`(class_declaration (type_identifier) @n)`, `(object_declaration (type_identifier) @n)`,
+			`(type_alias (type_identifier) @n)`}},
+	"swift": {swift.GetLanguage(), []string{".swift"},
+		[]string{`(function_declaration name: (simple_identifier) @n)`, `(protocol_function_declaration name: (simple_identifier) @n)`},
+		[]string{`(class_declaration name: (type_identifier) @n)`, `(protocol_declaration name: (type_identifier) @n)`,
+			`(typealias_declaration name: (type_identifier) @n)`}},
+	"lua": {lua.GetLanguage(), []string{".lua"},
+		[]string{`(function_statement name: (identifier) @n)`, `(function_statement name: (function_name (identifier) @n .))`,
+			`(variable_declaration name: (variable_declarator (identifier) @n .) value: (function))`,
+			`(field name: (identifier) @n value: (function))`},
+		nil},
 }
 
 type key struct {
@@ -114,12 +150,17 @@ func cpu() time.Duration {
 }
 
 func main() {
-	langName := flag.String("lang", "", "go, python, javascript, typescript, rust, java, c, cpp")
+	langName := flag.String("lang", "", "go, python, javascript, typescript, rust, java, c, cpp, csharp, php, ruby, shell, kotlin, swift, lua")
 	dir := flag.String("dir", "", "the corpus")
 	maxFiles := flag.Int("max", 0, "read at most this many files (0: all)")
 	show := flag.Int("show", 0, "print this many definitions found by one side only")
+	tree := flag.String("tree", "", "print tree-sitter's syntax tree of this file and the graph's definitions in it, and exit")
 	flag.Parse()
 	sp, ok := specs[*langName]
+	if ok && *tree != "" {
+		printTree(sp, *tree)
+		return
+	}
 	if !ok || *dir == "" {
 		fmt.Fprintln(os.Stderr, "usage: treesitter -lang LANG -dir DIR")
 		os.Exit(2)
@@ -161,6 +202,10 @@ func main() {
 				oursFn[k] = true
 			case codegraph.KindClass, codegraph.KindStruct, codegraph.KindInterface, codegraph.KindTrait, codegraph.KindType, codegraph.KindEnum:
 				oursTy[k] = true
+			case codegraph.KindModule:
+				if *langName == "ruby" { // a Ruby module is a type, as its query says
+					oursTy[k] = true
+				}
 			}
 		}
 	}
@@ -168,20 +213,27 @@ func main() {
 	// tree-sitter: parse, then the definition queries
 	var fnQ, tyQ []*sitter.Query
 	for _, p := range sp.funcs {
-		if q, err := sitter.NewQuery([]byte(p), sp.lang); err == nil {
-			fnQ = append(fnQ, q)
+		q, err := sitter.NewQuery([]byte(p), sp.lang)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "treesitter: query %s: %v\n", p, err)
+			os.Exit(1)
 		}
+		fnQ = append(fnQ, q)
 	}
 	for _, p := range sp.types {
-		if q, err := sitter.NewQuery([]byte(p), sp.lang); err == nil {
-			tyQ = append(tyQ, q)
+		q, err := sitter.NewQuery([]byte(p), sp.lang)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "treesitter: query %s: %v\n", p, err)
+			os.Exit(1)
 		}
+		tyQ = append(tyQ, q)
 	}
 	tsFn, tsTy := map[key]bool{}, map[key]bool{}
 	parser := sitter.NewParser()
 	parser.SetLanguage(sp.lang)
 	var parseCPU, queryCPU time.Duration
 	errs := 0
+	errFiles := map[string]bool{}
 	for _, f := range files {
 		c0 := cpu()
 		tree, err := parser.ParseCtx(context.Background(), nil, f.src)
@@ -192,6 +244,7 @@ func main() {
 		root := tree.RootNode()
 		if root.HasError() {
 			errs++
+			errFiles[f.name] = true
 		}
 		c0 = cpu()
 		run := func(qs []*sitter.Query, into map[key]bool) {
@@ -204,7 +257,8 @@ func main() {
 						break
 					}
 					for _, cp := range m.Captures {
-						into[key{f.name, cp.Node.Content(f.src), cp.Node.StartPoint().Row}] = true
+						// `is`, a keyword made a name (Kotlin, Swift), is is
+						into[key{f.name, strings.Trim(cp.Node.Content(f.src), "`"), cp.Node.StartPoint().Row}] = true
 					}
 				}
 				qc.Close()
@@ -225,6 +279,25 @@ func main() {
 		}
 		fmt.Printf("  %-10s tree-sitter %7d  ours %7d  both %7d  recall %5.1f%%  precision %5.1f%%\n", what, len(ts), len(ours), both,
 			pct(both, len(ts)), pct(both, len(ours)))
+		if errs > 0 {
+			// the same, in the files tree-sitter parses without an error
+			var nts, nours, nboth int
+			for k := range ts {
+				if !errFiles[k.file] {
+					nts++
+				}
+			}
+			for k := range ours {
+				if !errFiles[k.file] {
+					nours++
+					if ts[k] {
+						nboth++
+					}
+				}
+			}
+			fmt.Printf("  %-10s in the %d files tree-sitter parses whole: recall %5.1f%%  precision %5.1f%%\n", "", len(files)-errs,
+				pct(nboth, nts), pct(nboth, nours))
+		}
 		if *show > 0 {
 			var only []string
 			for k := range ts {
@@ -249,6 +322,28 @@ func main() {
 	mb := float64(size) / (1 << 20)
 	fmt.Printf("  CPU, one core: ours %.2f s (%.0f MB/s, definitions and %d references); tree-sitter %.2f s to parse (%.0f MB/s) + %.2f s for the definition queries\n",
 		oursCPU.Seconds(), mb/oursCPU.Seconds(), refs, parseCPU.Seconds(), mb/parseCPU.Seconds(), queryCPU.Seconds())
+}
+
+// printTree prints tree-sitter's syntax tree of one file and the
+// definitions the graph finds in it, to write a language's queries and
+// see where the two differ.
+func printTree(sp spec, name string) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	parser := sitter.NewParser()
+	parser.SetLanguage(sp.lang)
+	t, err := parser.ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(t.RootNode().String())
+	for _, s := range codegraph.Parse(name, src).Symbols {
+		fmt.Printf("%d:%d %s %s (in %q)\n", s.Sel.Line+1, s.Sel.Col+1, s.Kind, s.Name, s.Container)
+	}
 }
 
 func pct(a, b int) float64 {

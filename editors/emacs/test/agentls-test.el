@@ -433,6 +433,61 @@ At 0 the events buffer keeps no message."
         (agentls-timeouts nil) (agentls-initialization-options nil))
     (should (equal (json-serialize (agentls--initialization-options)) "{}"))))
 
+(ert-deftest agentls-test-diagnostics-options ()
+  "The diagnostics customizations go out as the diagnostics setting."
+  (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
+        (agentls-commands nil) (agentls-allow-commands nil) (agentls-zones nil)
+        (agentls-timeouts nil) (agentls-initialization-options nil)
+        (agentls-diagnostics-wait 500)
+        (agentls-diagnostics-commands '(("go" . "go vet ./..."))))
+    (should (equal (json-parse-string (json-serialize (agentls--initialization-options))
+                                      :object-type 'alist)
+                   '((diagnostics (waitMs . 500) (commands (go . "go vet ./..."))))))))
+
+(require 'flymake)
+
+;; agent/diagnostics: what an eglot server published, as it published it,
+;; and the reports of Flymake's other backends, in LSP's terms.
+(ert-deftest agentls-test-diagnostics-answer ()
+  "Emacs answers agent/diagnostics with eglot's and Flymake's diagnostics."
+  (agentls-test--with-project (root conn :files '(("a.go" . "package a\n") ("b.txt" . "\U0001F600 x\n")))
+    (let* ((a (expand-file-name "a.go" root))
+           (b (expand-file-name "b.txt" root))
+           (uri-a (agentls--path-to-uri a))
+           (uri-b (agentls--path-to-uri b))
+           (agentls--published (make-hash-table :test #'equal))
+           (agentls--diagnostics-changed nil)
+           (bad '(:range (:start (:line 0 :character 8) :end (:line 0 :character 9))
+                         :message "bad" :severity 1 :code "X" :source "compiler")))
+      ;; The server's publish is kept, and agentls will hear of it.
+      (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a
+                                :diagnostics (vector (append bad '(:relatedInformation [] :tags [1]))))
+      (should (member (file-truename a) agentls--diagnostics-changed))
+      ;; A Flymake backend of b.txt reports a warning after an emoji: two
+      ;; UTF-16 code units, as LSP counts them.
+      (with-current-buffer (find-file-noselect b)
+        (setq-local flymake-diagnostic-functions
+                    (list (lambda (report &rest _)
+                            (funcall report (list (flymake-make-diagnostic (current-buffer) 3 4 :warning "odd"))))))
+        (flymake-mode 1)
+        (flymake-start))
+      (should (member (file-truename b) agentls--diagnostics-changed))
+      (let ((odd '(:range (:start (:line 0 :character 3) :end (:line 0 :character 4)) :severity 2 :message "odd")))
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a uri-b)))
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; None named: every file of the project that has some.
+        (should (equal (agentls--diagnostics conn nil)
+                       (list :items (vector (list :uri uri-a :diagnostics (vector bad))
+                                            (list :uri uri-b :diagnostics (vector odd))))))
+        ;; A publish of none forgets the file; one outside the project is not told.
+        (agentls--eglot-published conn 'textDocument/publishDiagnostics :uri uri-a :diagnostics [])
+        (should (equal (agentls--diagnostics conn (list :uris (vector uri-a "file:///elsewhere/c.go")))
+                       (list :items [])))
+        ;; The word goes to agentls as one agent/didChangeDiagnostics.
+        (agentls--diagnostics-flush)
+        (should-not agentls--diagnostics-changed)))))
+
 (ert-deftest agentls-test-mcp-servers-options ()
   "The MCP servers go out as JSON objects, args as arrays, env and headers as objects."
   (let ((agentls-model nil) (agentls-edit-mode nil) (agentls-max-workers nil)
@@ -584,7 +639,7 @@ At 0 the events buffer keeps no message."
     (should (eq t (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :documentChanges)))
     (should (plist-get (plist-get (plist-get caps :workspace) :workspaceEdit) :changeAnnotationSupport))
     (should (equal (plist-get (plist-get caps :experimental) :agent)
-                   '(:readFile t :runCommand t :ask t :references t :definition t)))))
+                   '(:readFile t :runCommand t :ask t :references t :definition t :diagnostics t)))))
 
 (ert-deftest agentls-test-sessions-heat-and-trace-on-a-fresh-project ()
   "A fresh project has no sessions, no heat and no trace, and the views say so."
@@ -1263,6 +1318,83 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                   (should (equal (plist-get outcome :method) nil))
                   ;; the files asked about were visited, and eglot serves them
                   (should (eq (plist-get outcome :one-managed) t))))))
+        (delete-directory root t)
+        (delete-directory state t)))))
+
+;; A worker's edit that does not compile is told gopls's error, through
+;; eglot in a child Emacs; the next turn fixes it, and the task ends with
+;; no diagnostics.
+(ert-deftest agentls-test-diagnostics-from-gopls-through-eglot ()
+  "gopls's error in an agent's edit reaches the worker through eglot."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
+                                 "--batch" "-Q" "--eval"
+                                 (concat "(unless (require 'eglot nil t)"
+                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
+                                         " (add-to-list 'load-path d)) (require 'eglot))")))
+      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-diag" t))))
+           (state (make-temp-file "agentls-state" t))
+           (script (expand-file-name "script.json" state))
+           (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
+                                              (concat "AGENTLS_BIN=" agentls-test--bin)
+                                              (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
+                                              (concat "ROOT=" root)
+                                              (concat "SCRIPT=" script)
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                        process-environment)))
+      (unwind-protect
+          (progn
+            (make-directory (expand-file-name ".git" root))
+            (agentls-test--write (expand-file-name "go.mod" root) "module example.com/greet\n\ngo 1.21\n")
+            (agentls-test--write (expand-file-name "main.go" root)
+                                 "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"Hello\")\n}\n")
+            (agentls-test--write (expand-file-name "other.go" root)
+                                 "package main\n\nfunc other() string { return \"other\" }\n")
+            (agentls-test--write
+             script
+             (json-serialize
+              (agentls-test--script
+               "coordinator" (list (list :text "One step."))
+               "1" (list (agentls-test--call "read_file" :path "main.go")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "fmt.Println(\"Hello\")"
+                                             :new_string "fmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "edit_file" :path "main.go"
+                                             :old_string "\tfmt.Println(\"Hello, \" + name)"
+                                             :new_string "\tname := \"world\"\n\tfmt.Println(\"Hello, \" + name)")
+                         (agentls-test--call "get_diagnostics")
+                         (agentls-test--call "finish" :summary "greets by name")))))
+            (with-temp-buffer
+              (let ((status (call-process (expand-file-name invocation-name invocation-directory) nil t nil
+                                          "--batch" "-Q" "-l"
+                                          (expand-file-name "diagnostics-client.el" agentls-test--dir))))
+                (unless (eql status 0)
+                  (ert-fail (list "the eglot client failed" status (buffer-string))))
+                (goto-char (point-min))
+                (unless (re-search-forward "^(:state" nil t)
+                  (ert-fail (list "no outcome" (buffer-string))))
+                (goto-char (match-beginning 0))
+                (let* ((outcome (read (current-buffer)))
+                       (results (plist-get outcome :results))
+                       (has (lambda (prefix)
+                              (cl-some (lambda (r) (string-prefix-p prefix r)) results))))
+                  (should (equal (plist-get outcome :state) "done"))
+                  ;; gopls's error, in the result of the edit that made it
+                  (should (funcall has (concat "edit_file: Updated main.go (+1 -1 lines). Diagnostics after this change, "
+                                               "from the editor's language server: 1 error new. "
+                                               "main.go:6:26: error: undefined: name (compiler")))
+                  ;; the fix leaves none, and none are left at the end
+                  (should (member (concat "edit_file: Updated main.go (+1 -0 lines). Diagnostics: the editor's "
+                                          "language server finds no new error or warning after this change.")
+                                  results))
+                  (should (member "get_diagnostics: No diagnostics in the workspace, from the editor's language servers."
+                                  results))
+                  (should (equal (plist-get outcome :left) nil))
+                  ;; the edits went to main.go's buffer, which eglot serves
+                  (should (string-match-p "name := \"world\"" (plist-get outcome :text)))))))
         (delete-directory root t)
         (delete-directory state t)))))
 

@@ -12,8 +12,9 @@
 // capabilities declare. A person's answers are scripted (SetAnswer),
 // workspace edits can be refused, failed or only pretended (Refuse,
 // FailApply, Pretend), something can happen while a question or an edit is
-// pending (OnAsk, OnApply), and every edit, wait and question is recorded
-// in order.
+// pending (OnAsk, OnApply), its language servers' diagnostics are what a
+// test sets (SetDiagnostics, OnDiagnostics), and every edit, wait and
+// question is recorded in order.
 //
 // An Editor is safe for concurrent use.
 package headlesstest
@@ -21,6 +22,9 @@ package headlesstest
 import (
 	"context"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/agentls/agentls/api"
@@ -44,6 +48,8 @@ type Editor struct {
 	applied   []api.ApplyWorkspaceEditParams
 	waits     []api.Wait
 	asked     []api.ShowMessageRequestParams
+	diags     map[string][]api.Diagnostic // by absolute path
+	onDiags   func(api.DiagnosticsParams)
 }
 
 // New returns an editor with capabilities caps over the directory root.
@@ -60,7 +66,9 @@ func New(root string, caps api.Caps) *Editor {
 }
 
 // AllCaps are the capabilities of an editor that supports everything the
-// sidecar can use.
+// sidecar can use but diagnostics: an editor that declares them is waited
+// for after each edit of a file of a known language, so a test that wants
+// them adds Diagnostics and sets them (SetDiagnostics).
 func AllCaps() api.Caps {
 	return api.Caps{ApplyEdit: true, DocumentChanges: true, ChangeAnnotation: true, CreateFile: true, DeleteFile: true,
 		WorkDoneProgress: true, ShowMessage: true, ReadFile: true, RunCommand: true, Ask: true}
@@ -78,6 +86,40 @@ func (e *Editor) OpenBuffer(path, text string) { e.ws.OpenBuffer(path, text) }
 
 // CloseBuffer closes path's buffer, dropping its unsaved text.
 func (e *Editor) CloseBuffer(path string) { e.ws.CloseBuffer(path) }
+
+// SetDiagnostics makes ds the diagnostics of path (absolute or
+// workspace-relative; nil: none), as a language server would publish
+// them: agent/diagnostics answers them from then on.
+func (e *Editor) SetDiagnostics(path string, ds []api.Diagnostic) {
+	abs := e.abs(path)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.diags == nil {
+		e.diags = map[string][]api.Diagnostic{}
+	}
+	if len(ds) == 0 {
+		delete(e.diags, abs)
+		return
+	}
+	e.diags[abs] = append([]api.Diagnostic(nil), ds...)
+}
+
+// OnDiagnostics runs f when agent/diagnostics has been answered (the
+// answer made, not yet returned): a language server that publishes again
+// right after the editor answered.
+func (e *Editor) OnDiagnostics(f func(api.DiagnosticsParams)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.onDiags = f
+}
+
+// abs is path made absolute under the root.
+func (e *Editor) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(e.ws.Root(), filepath.FromSlash(path))
+}
 
 // SetAnswer makes the person answer every question with title: the action
 // so titled of window/showMessageRequest, the text of agent/ask. "" makes
@@ -257,6 +299,47 @@ func (e *Editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.Ru
 		return api.RunCommandResult{}, fmt.Errorf("%s: %w", api.MethodRunCommand, api.ErrUnsupported)
 	}
 	return headless.RunShell(ctx, p), nil
+}
+
+// Diagnostics answers agent/diagnostics from the diagnostics set
+// (SetDiagnostics): of the files p.URIs name, each listed even with none,
+// else of every file that has some.
+func (e *Editor) Diagnostics(_ context.Context, p api.DiagnosticsParams) (api.DiagnosticsResult, error) {
+	if !e.caps.Diagnostics {
+		return api.DiagnosticsResult{}, fmt.Errorf("%s: %w", api.MethodDiagnostics, api.ErrUnsupported)
+	}
+	res, err := e.diagnostics(p)
+	e.mu.Lock()
+	onDiags := e.onDiags
+	e.mu.Unlock()
+	if onDiags != nil {
+		onDiags(p)
+	}
+	return res, err
+}
+
+func (e *Editor) diagnostics(p api.DiagnosticsParams) (api.DiagnosticsResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	res := api.DiagnosticsResult{Items: []api.DocumentDiagnostics{}}
+	if len(p.URIs) == 0 {
+		for _, abs := range slices.Sorted(maps.Keys(e.diags)) {
+			res.Items = append(res.Items, api.DocumentDiagnostics{URI: fileuri.FromPath(abs), Diagnostics: slices.Clone(e.diags[abs])})
+		}
+		return res, nil
+	}
+	for _, uri := range p.URIs {
+		abs, err := fileuri.ToPath(uri)
+		if err != nil {
+			return api.DiagnosticsResult{}, err
+		}
+		ds := slices.Clone(e.diags[filepath.Clean(abs)])
+		if ds == nil {
+			ds = []api.Diagnostic{}
+		}
+		res.Items = append(res.Items, api.DocumentDiagnostics{URI: uri, Diagnostics: ds})
+	}
+	return res, nil
 }
 
 // WorkDoneProgressCreate accepts every token.

@@ -1,7 +1,8 @@
--- The code graph asks Neovim's other language clients: gopls (installed by
--- run.sh, AGENTLS_GOPLS), started as a user's configuration starts it for Go
--- buffers, answers agent/references for agentls, in a workspace where a
--- guess by name would be wrong.
+-- agentls asks Neovim's other language clients: gopls (installed by run.sh,
+-- AGENTLS_GOPLS), started as a user's configuration starts it for Go
+-- buffers, answers agent/references for the code graph, in a workspace
+-- where a guess by name would be wrong, and its diagnostics tell a worker
+-- what its edit broke.
 local R = require('agentls_test')
 local agentls = require('agentls')
 local client = require('agentls.client')
@@ -105,6 +106,101 @@ test('gopls answers agentls\'s questions through Neovim: the references are its 
     table.insert(names, c.name)
   end
   R.truthy(vim.tbl_contains(names, 'gopls'), 'gopls serves one/reader.go: ' .. vim.inspect(names))
+end)
+
+-- start_gopls starts gopls for the Go buffers under root, as a person's
+-- configuration would; it returns a function that gives its client id.
+local function start_gopls(root)
+  vim.cmd('filetype on')
+  local gopls_id
+  vim.api.nvim_create_autocmd('FileType', {
+    pattern = 'go',
+    callback = function(ev)
+      if not vim.startswith(vim.api.nvim_buf_get_name(ev.buf), root) then
+        return
+      end
+      gopls_id = gopls_id or vim.lsp.start_client({ name = 'gopls', cmd = { gopls }, root_dir = root })
+      vim.lsp.buf_attach_client(ev.buf, gopls_id)
+    end,
+  })
+  return function()
+    return gopls_id
+  end
+end
+
+local function call(name, args)
+  return { name = name, arguments = args }
+end
+
+test('a worker is told the error gopls finds in its edit, fixes it, and the task ends with no diagnostics', function()
+  if gopls == nil or gopls == '' then
+    R.skip('AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)')
+  end
+  agentls.restart()
+  local root = R.tmpdir()
+  R.write(root .. '/go.mod', 'module example.com/greet\n\ngo 1.21\n')
+  R.write(root .. '/main.go', 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("Hello")\n}\n')
+  R.write(root .. '/other.go', 'package main\n\nfunc other() string { return "other" }\n')
+  R.write(root .. '/.script.json', vim.json.encode({
+    agents = {
+      coordinator = { { text = 'One step.' } },
+      ['1'] = {
+        { toolCalls = { call('read_file', { path = 'main.go' }) } },
+        { toolCalls = { call('edit_file', { path = 'main.go', old_string = 'fmt.Println("Hello")', new_string = 'fmt.Println("Hello, " + name)' }) } },
+        { toolCalls = { call('edit_file', { path = 'main.go', old_string = '\tfmt.Println("Hello, " + name)', new_string = '\tname := "world"\n\tfmt.Println("Hello, " + name)' }) } },
+        { toolCalls = { call('get_diagnostics', vim.empty_dict()) } },
+        { toolCalls = { call('finish', { summary = 'greets by name' }) } },
+      },
+    },
+  }))
+  local gopls_id = start_gopls(root)
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  -- Another file of the package is open, and gopls loads the module;
+  -- main.go is opened by the edit itself, and gopls first publishes what
+  -- it finds in the file as it was.
+  vim.cmd('edit other.go')
+  local other = vim.api.nvim_get_current_buf()
+  R.wait_for(function()
+    local c = gopls_id() and vim.lsp.get_client_by_id(gopls_id())
+    return c and c.initialized
+  end, 'gopls to start', 30000)
+  R.wait_for(function()
+    local res = compat.request_sync(vim.lsp.get_client_by_id(gopls_id()), 'textDocument/hover',
+      { textDocument = { uri = vim.uri_from_bufnr(other) }, position = { line = 2, character = 6 } }, 20000, other)
+    return res and type(res.result) == 'table'
+  end, 'gopls to load the module', 120000)
+
+  -- The edit's wait ends when gopls reports: the bound only guards a
+  -- gopls that never does.
+  assert(agentls.setup({ cmd = bin, model = 'script:' .. root .. '/.script.json', edit_mode = 'apply',
+    diagnostics = { wait_ms = 300000 } }))
+  local ws = assert(agentls.workspace())
+  local updates = {}
+  local apply = ws.state.task_update
+  ws.state.task_update = function(self, p)
+    table.insert(updates, p)
+    return apply(self, p)
+  end
+  local done, result, err = false, nil, nil
+  agentls.run('Greet by name', { workspace = ws, on_done = function(r, e)
+    done, result, err = true, r, e
+  end })
+  R.wait_for(function()
+    return done
+  end, 'the task to end', 240000)
+  assert(not err, 'agent/run failed: ' .. tostring(err))
+  R.eq('done', result.state, 'state')
+
+  local results = {}
+  for _, u in ipairs(updates) do
+    if u.event and u.event.kind == 'toolResult' then
+      table.insert(results, u.event.tool .. ': ' .. tostring(u.event.summary))
+    end
+  end
+  R.contains(results, 'edit_file: Updated main.go (+1 -1 lines). Diagnostics after this change, from the editor\'s language server: 1 error new. main.go:6:26: error: undefined: name (compiler', 'the error gopls found is in the edit\'s result')
+  R.contains(results, 'edit_file: Updated main.go (+1 -0 lines). Diagnostics: the editor\'s language server finds no new error or warning after this change.', 'the fix leaves none')
+  R.contains(results, 'get_diagnostics: No diagnostics in the workspace, from the editor\'s language servers.', 'the task ends with none')
+  R.eq({}, vim.diagnostic.get(require('agentls.reverse').loaded_buffer(root .. '/main.go')), 'Neovim shows none either')
 end)
 
 return T

@@ -55,19 +55,23 @@ env "${xdg[@]}" nvim --headless -u NONE -i NONE -c 'if has("nvim-0.7") | qall! |
 	skip "$version is older than Neovim 0.7"
 echo "== nvim: $version"
 
+# What this checkout builds goes into its own .cache/build, never the
+# install cache (AGENTLS_TEST_CACHE), which other checkouts may share: a
+# suite must test the code beside it.
+built=$repo/.cache/build
 if [ -z "${AGENTLS_BIN:-}" ]; then
-	mkdir -p "$cache"
-	echo "== nvim: go build -o ${cache#"$repo"/}/agentls ./cmd/agentls"
-	long "go build" ${GO:-go} build -o "$cache/agentls" ./cmd/agentls || { echo "nvim suite: building agentls failed" >&2; exit 1; }
-	AGENTLS_BIN=$cache/agentls
+	mkdir -p "$built"
+	echo "== nvim: go build -o ${built#"$repo"/}/agentls ./cmd/agentls"
+	long "go build" ${GO:-go} build -o "$built/agentls" ./cmd/agentls || { echo "nvim suite: building agentls failed" >&2; exit 1; }
+	AGENTLS_BIN=$built/agentls
 fi
 export AGENTLS_BIN
 # The fake ACP agent (engines/enginestest) the engine tests run as engine "fake".
 if [ -z "${AGENTLS_FAKE_AGENT_BIN:-}" ]; then
-	mkdir -p "$cache"
-	echo "== nvim: go build -o ${cache#"$repo"/}/fakeagent ./engines/enginestest/fakeagent"
-	long "go build" ${GO:-go} build -o "$cache/fakeagent" ./engines/enginestest/fakeagent || { echo "nvim suite: building the fake agent failed" >&2; exit 1; }
-	AGENTLS_FAKE_AGENT_BIN=$cache/fakeagent
+	mkdir -p "$built"
+	echo "== nvim: go build -o ${built#"$repo"/}/fakeagent ./engines/enginestest/fakeagent"
+	long "go build" ${GO:-go} build -o "$built/fakeagent" ./engines/enginestest/fakeagent || { echo "nvim suite: building the fake agent failed" >&2; exit 1; }
+	AGENTLS_FAKE_AGENT_BIN=$built/fakeagent
 fi
 export AGENTLS_FAKE_AGENT_BIN
 # gopls, the language server the code graph's test asks through Neovim's

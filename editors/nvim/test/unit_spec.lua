@@ -84,6 +84,23 @@ test('engines go out as the objects the server reads; a bad entry is refused nam
   end
 end)
 
+test('diagnostics go out as the server reads them; a bad one is refused naming it', function()
+  local o = vim.json.decode(vim.json.encode(config.init_options(assert(config.resolve({
+    diagnostics = { wait_ms = 500, commands = { go = 'go vet ./...' } } })))))
+  R.eq({ waitMs = 500, commands = { go = 'go vet ./...' } }, o.diagnostics, 'diagnostics')
+  R.contains(vim.json.encode(config.init_options(assert(config.resolve({ diagnostics = { commands = {} } })))),
+    '"diagnostics":{"commands":{}}', 'no commands: an object')
+  for _, case in ipairs({
+    { { diagnostics = 2000 }, 'diagnostics must be { wait_ms = n' },
+    { { diagnostics = { wait_ms = -1 } }, 'diagnostics.wait_ms must be a whole number' },
+    { { diagnostics = { commands = { 'go vet' } } }, 'diagnostics.commands must be a table of language to command' },
+    { { diagnostics = { commands = { go = { 'go', 'vet' } } } }, 'diagnostics.commands.go must be a command line' },
+  }) do
+    local _, err = config.resolve(case[1])
+    R.contains(err or '', case[2], vim.inspect(case[1]))
+  end
+end)
+
 test('the engines of :checkhealth say each version and command, or why it cannot be used', function()
   local health = require('agentls.health')
   local lines = health.engines_report({ engines = {
@@ -153,9 +170,10 @@ test('the workspace root is the nearest folder with a marker, else the current d
   R.eq(d .. '/proj', client.root_for_buf(0, { '.git' }), 'unnamed buffer: the current directory\'s root')
 end)
 
-test('capabilities advertise readFile, ask, references and definition, not runCommand, and edit annotations', function()
+test('capabilities advertise readFile, ask, references, definition and diagnostics, not runCommand, and edit annotations', function()
   local caps = client.capabilities()
-  R.eq({ readFile = true, runCommand = false, ask = true, references = true, definition = true }, caps.experimental.agent, 'experimental.agent')
+  R.eq({ readFile = true, runCommand = false, ask = true, references = true, definition = true, diagnostics = true },
+    caps.experimental.agent, 'experimental.agent')
   R.eq(true, caps.workspace.applyEdit, 'applyEdit')
   R.eq(true, caps.workspace.workspaceEdit.documentChanges, 'documentChanges')
   R.truthy(caps.workspace.workspaceEdit.changeAnnotationSupport, 'changeAnnotationSupport')
@@ -428,6 +446,39 @@ test('agent/references and agent/definition answer null for a file no language c
     R.truthy(err and tostring(err.message):find('textDocument.uri', 1, true), method .. ' names what is missing: ' .. vim.inspect(err))
   end
   R.eq(nil, reverse.loaded_buffer(root .. '/missing.go'), 'no buffer for a file that does not exist')
+end)
+
+test('agent/diagnostics answers vim.diagnostic\'s, characters in UTF-16, of the files asked or of the workspace', function()
+  local reverse = require('agentls.reverse')
+  local root = R.tmpdir()
+  R.write(root .. '/a.go', 'package a\n\nvar s = "héllo" + x\n')
+  R.write(root .. '/b.go', 'package a\n')
+  local h = reverse.handlers(function()
+    return { root = root }
+  end)
+  local a_uri = vim.uri_from_fname(root .. '/a.go')
+  R.eq(vim.NIL, h['agent/diagnostics'](nil, { uris = { a_uri } }, {}), 'none yet: null')
+  vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/a.go'))
+  local a = vim.api.nvim_get_current_buf()
+  local ns = vim.api.nvim_create_namespace('agentls-test-diagnostics')
+  -- x is after é, two bytes and one UTF-16 unit
+  local col = select(2, vim.api.nvim_buf_get_lines(a, 2, 3, false)[1]:find('x', 1, true)) - 1
+  vim.diagnostic.set(ns, a, {
+    { lnum = 2, col = col, end_lnum = 2, end_col = col + 1, severity = vim.diagnostic.severity.ERROR, message = 'undefined: x',
+      source = 'compiler', user_data = { lsp = { code = 'UndeclaredName' } } },
+    { lnum = 0, col = 0, severity = vim.diagnostic.severity.HINT, message = 'a hint' },
+  })
+  local want = { items = { { uri = a_uri, diagnostics = {
+    { range = { start = { line = 2, character = 18 }, ['end'] = { line = 2, character = 19 } }, severity = 1, message = 'undefined: x',
+      source = 'compiler', code = 'UndeclaredName' },
+    { range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }, severity = 4, message = 'a hint' },
+  } } } }
+  R.eq(want, h['agent/diagnostics'](nil, { uris = { a_uri, vim.uri_from_fname(root .. '/b.go') } }, {}), 'the files asked: b.go has none')
+  R.eq(want, h['agent/diagnostics'](nil, vim.empty_dict(), {}), 'the workspace\'s')
+  local res, err = h['agent/diagnostics'](nil, { uris = 'a.go' }, {})
+  R.eq(nil, res, 'uris that are not a list')
+  R.truthy(err and tostring(err.message):find('uris', 1, true), 'names what is wrong: ' .. vim.inspect(err))
+  vim.diagnostic.reset(ns, a)
 end)
 
 test('the neighbours view says the graph is being asked, then shows its answer or why there is none', function()

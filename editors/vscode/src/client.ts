@@ -150,6 +150,13 @@ export class AgentClient implements vscode.Disposable {
           }
         }),
       onNotification: (method, handler) => client.onNotification(method, handler),
+      sendNotification: (method, params) => {
+        if (client.state === State.Running) {
+          client.sendNotification(method, params).catch((e: unknown) => {
+            this.log(`${method}: ${String(e)}`);
+          });
+        }
+      },
     };
     this.subscriptions.push(...register(conn, deps));
     this.subscriptions.push(client.onDidChangeState((e) => {

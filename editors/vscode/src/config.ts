@@ -33,6 +33,11 @@ export interface InitOptions {
   /** External agents subtasks may run on, by name, over the built-in ones. */
   engines: Record<string, EngineEntry>;
   /**
+   * How long an edit waits for VS Code's language servers to check it, and
+   * the commands that check each language where none does (contract §2).
+   */
+  diagnostics: { waitMs: number; commands: Record<string, string> };
+  /**
    * Whether the person trusts the workspace (vscode.workspace.isTrusted):
    * untrusted, agentls asks before every command, MCP server and engine run
    * (docs/SECURITY.md, "Workspace trust"). Always sent, so that the grant
@@ -204,8 +209,12 @@ const defaults: InitOptions = {
   thinking: { enabled: false },
   prices: {},
   engines: {},
+  diagnostics: { waitMs: 2000, commands: {} },
   workspaceTrust: 'trusted',
 };
+
+/** The languages agentls.diagnostics.commands takes (api's DiagnosticsLanguages). */
+export const diagnosticsLanguages = ['go', 'python', 'javascript', 'typescript', 'rust', 'java', 'c', 'cpp'] as const;
 
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((s) => typeof s === 'string');
@@ -395,6 +404,37 @@ export function initOptions(cfg: ConfigSource, trusted: boolean): { options: Ini
     }
   }
 
+  const diagnostics = cfg.get('diagnostics');
+  if (diagnostics !== undefined && diagnostics !== null) {
+    const d = diagnostics as { waitMs?: unknown; commands?: unknown };
+    if (typeof diagnostics !== 'object' || Array.isArray(diagnostics)) {
+      bad('diagnostics', 'must be {"waitMs": milliseconds, "commands": {"<language>": "<command>"}}; using the defaults');
+    } else {
+      if (d.waitMs !== undefined) {
+        if (typeof d.waitMs === 'number' && Number.isInteger(d.waitMs) && d.waitMs >= 0 && d.waitMs <= 300000) {
+          o.diagnostics.waitMs = d.waitMs;
+        } else {
+          bad('diagnostics', `diagnostics.waitMs must be a whole number of milliseconds from 0 to 300000; using ${o.diagnostics.waitMs}`);
+        }
+      }
+      if (d.commands !== undefined && d.commands !== null) {
+        if (typeof d.commands !== 'object' || Array.isArray(d.commands)) {
+          bad('diagnostics', 'diagnostics.commands must be an object of language to command; using none');
+        } else {
+          for (const [lang, cmd] of Object.entries(d.commands as Record<string, unknown>)) {
+            if (!(diagnosticsLanguages as readonly string[]).includes(lang)) {
+              bad('diagnostics', `diagnostics.commands: ${lang} is no language agentls knows (${diagnosticsLanguages.join(', ')}); left out`);
+            } else if (typeof cmd !== 'string') {
+              bad('diagnostics', `diagnostics.commands.${lang} must be a command line; left out`);
+            } else if (cmd.trim() !== '') {
+              o.diagnostics.commands[lang] = cmd;
+            }
+          }
+        }
+      }
+    }
+  }
+
   const commandMs = cfg.get('commandTimeoutMs');
   if (commandMs !== undefined && commandMs !== null) {
     if (typeof commandMs === 'number' && Number.isInteger(commandMs) && commandMs >= 1000) {
@@ -425,6 +465,7 @@ export const allSettings = [
   'agentls.thinking',
   'agentls.prices',
   'agentls.engines',
+  'agentls.diagnostics',
   'agentls.logLevel',
 ] as const;
 

@@ -8,6 +8,7 @@ import { EditLog } from './edits';
 import { folderNames, relativeTo } from './folderPaths';
 import { ApplyEditDeps, LspWorkspaceEdit } from './handlers/applyEdit';
 import { AskDeps, ApproveDeps } from './handlers/ask';
+import { DiagnosticsDeps } from './handlers/diagnostics';
 import { LocateDeps } from './handlers/locate';
 import { ReadFileDeps } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
@@ -75,6 +76,16 @@ export class FolderAgent implements vscode.Disposable {
         vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, new vscode.Position(line, character)),
       parseUri: (u) => vscode.Uri.parse(u, true),
     };
+    // The diagnostics of every language server and linter, this folder's.
+    const diagnostics: DiagnosticsDeps = {
+      of: (uri) => vscode.languages.getDiagnostics(uri),
+      all: () => vscode.languages.getDiagnostics(),
+      inside: (uri) => vscode.workspace.getWorkspaceFolder(uri)?.uri.toString() === this.folder.uri.toString(),
+      parseUri: (u) => vscode.Uri.parse(u, true),
+      onDidChange: (listener) => vscode.languages.onDidChangeDiagnostics((e) => {
+        listener(e.uris);
+      }),
+    };
     const document = (uri: vscode.Uri): vscode.TextDocument | undefined =>
       vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     const applyEdit: ApplyEditDeps = {
@@ -108,6 +119,7 @@ export class FolderAgent implements vscode.Disposable {
       folders: folderNames,
       readFile,
       locate,
+      diagnostics,
       ask: s.ask,
       approve: s.approve,
       applyEdit,

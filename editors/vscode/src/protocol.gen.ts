@@ -23,6 +23,7 @@ export const Methods = {
   didSave: 'textDocument/didSave',
   didClose: 'textDocument/didClose',
   workDoneProgressCancel: 'window/workDoneProgress/cancel',
+  didChangeDiagnostics: 'agent/didChangeDiagnostics',
   run: 'agent/run',
   stop: 'agent/stop',
   addSubtask: 'agent/addSubtask',
@@ -46,6 +47,7 @@ export const Methods = {
   ask: 'agent/ask',
   references: 'agent/references',
   definition: 'agent/definition',
+  diagnostics: 'agent/diagnostics',
   applyEdit: 'workspace/applyEdit',
   showMessageRequest: 'window/showMessageRequest',
   workDoneProgressCreate: 'window/workDoneProgress/create',
@@ -291,6 +293,82 @@ export interface Price {
   cacheRead?: number;
   cacheWrite?: number;
   contextWindow?: number;
+}
+
+/** DiagnosticSeverity is LSP's: 1 error, 2 warning, 3 information, 4 hint. */
+export type DiagnosticSeverity =
+  | 1 // SeverityError
+  | 2 // SeverityWarning
+  | 3 // SeverityInformation
+  | 4; // SeverityHint
+
+/**
+ * Diagnostic is LSP's Diagnostic, as much of it as agentls reads: where,
+ * how severe, what says so and what it says.
+ */
+export interface Diagnostic {
+  range: Range;
+  /**
+   * Severity is absent when the language server gave none (read as an
+   * error).
+   */
+  severity?: DiagnosticSeverity;
+  code?: string;
+  /** Source names what produced it: "compiler", "go vet", "ts", "eslint". */
+  source?: string;
+  message: string;
+}
+
+/**
+ * DiagnosticsParams are the params of agent/diagnostics: the documents
+ * whose diagnostics are wanted; none: every document the editor has
+ * diagnostics for.
+ */
+export interface DiagnosticsParams {
+  uris?: string[];
+}
+
+/** DocumentDiagnostics are the diagnostics of one document. */
+export interface DocumentDiagnostics {
+  uri: string;
+  diagnostics: Diagnostic[] | null;
+}
+
+/**
+ * DiagnosticsResult is the answer of agent/diagnostics: a document the
+ * editor has no diagnostics for may be left out or listed with none.
+ */
+export interface DiagnosticsResult {
+  items: DocumentDiagnostics[] | null;
+}
+
+/**
+ * DidChangeDiagnosticsParams are the params of agent/didChangeDiagnostics:
+ * the documents whose diagnostics the editor's language servers have just
+ * published anew (changed or not).
+ */
+export interface DidChangeDiagnosticsParams {
+  uris: string[] | null;
+}
+
+/**
+ * DiagnosticsSettings is the diagnostics setting (docs/PROTOCOL.md §2):
+ * how long agentls waits after an edit for the editor's language servers
+ * to report on it, and, where no editor reports, the command that checks
+ * each language.
+ */
+export interface DiagnosticsSettings {
+  /**
+   * WaitMs bounds the wait for the editor's report on an edited file
+   * (0: the diagnostics the editor has at once, without waiting).
+   */
+  waitMs: number;
+  /**
+   * Commands are shell commands by language (DiagnosticsLanguages), run
+   * in the workspace root when the editor gives no diagnostics: their
+   * output is read as file:line:col: message lines.
+   */
+  commands: Record<string, string> | null;
 }
 
 /**
@@ -784,6 +862,12 @@ export interface AgentClientCapabilities {
    */
   references?: boolean;
   definition?: boolean;
+  /**
+   * Diagnostics: the editor answers agent/diagnostics with its
+   * diagnostics and sends agent/didChangeDiagnostics when its language
+   * servers publish anew (docs/PROTOCOL.md §3, §4).
+   */
+  diagnostics?: boolean;
 }
 
 /** InitializeResult is the reply to initialize (docs/PROTOCOL.md §2). */
@@ -1625,6 +1709,12 @@ export interface Settings {
    * say what their editor knows).
    */
   workspaceTrust: WorkspaceTrust;
+  /**
+   * Diagnostics: how long an edit waits for the editor's diagnostics,
+   * and the commands that check each language where the editor gives
+   * none (docs/PROTOCOL.md §2).
+   */
+  diagnostics: DiagnosticsSettings;
   /**
    * Instructions says which of the project's instruction files the
    * prompts carry, and how much of them (docs/WORKFORCE.md).

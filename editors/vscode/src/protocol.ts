@@ -48,10 +48,11 @@ export function advertised(result: unknown, feature: string): boolean {
 
 /**
  * experimental.agent of the client capabilities (contract §2): references
- * and definition are answered by VS Code's providers (handlers/locate.ts).
+ * and definition are answered by VS Code's providers (handlers/locate.ts),
+ * diagnostics by languages.getDiagnostics (handlers/diagnostics.ts).
  */
 export const agentClientCapabilities = {
-  readFile: true, runCommand: true, ask: true, references: true, definition: true,
+  readFile: true, runCommand: true, ask: true, references: true, definition: true, diagnostics: true,
 } as const satisfies AgentClientCapabilities;
 
 /** fillAgentCapabilities adds experimental.agent to client capabilities. */

@@ -1,17 +1,21 @@
 // What the extension registers on the connection to one folder's agentls:
 // the reverse calls it answers (reads, commands, questions, approvals,
-// edits) and the notifications it renders. Kept apart from the
+// edits, diagnostics), the notifications it renders, and the one it sends
+// (agent/didChangeDiagnostics). Kept apart from the
 // language client so the registration itself is unit-tested.
 import type * as vscode from 'vscode';
 import { attributePending } from './attribute';
 import { ApplyEditDeps, applyEdit, ApplyEditResult } from './handlers/applyEdit';
 import { ApproveDeps, ask, AskDeps, InboxDeps, showMessageRequest } from './handlers/ask';
+import { diagnostics, DiagnosticsDeps, DiagnosticsError } from './handlers/diagnostics';
 import { definitions, LocateDeps, LocateError, references } from './handlers/locate';
 import { readFile, ReadFileDeps, ReadFileError } from './handlers/readFile';
 import { CommandRunner } from './handlers/runCommand';
 import {
   AskParams,
   AskResult,
+  DiagnosticsResult,
+  DidChangeDiagnosticsParams,
   HeatUpdateParams,
   MessageActionItem,
   Methods,
@@ -38,6 +42,8 @@ export class RpcError extends Error {
 export interface Connection {
   onRequest(method: string, handler: (params: unknown, token: vscode.CancellationToken) => unknown): { dispose(): void };
   onNotification(method: string, handler: (params: unknown) => void): { dispose(): void };
+  /** sendNotification tells agentls something; nothing when it is not running. */
+  sendNotification(method: string, params: unknown): void;
 }
 
 /** What one folder's agentls is wired to: its handlers and the shared stores. */
@@ -45,6 +51,8 @@ export interface WiringDeps extends InboxDeps {
   readFile: ReadFileDeps;
   /** The language servers' answers to the code graph's questions. */
   locate: LocateDeps;
+  /** The diagnostics VS Code shows, and the word when they change. */
+  diagnostics: DiagnosticsDeps;
   ask: AskDeps;
   approve: ApproveDeps;
   applyEdit: ApplyEditDeps;
@@ -88,6 +96,18 @@ export async function onLocate<T>(answer: (params: unknown, deps: LocateDeps) =>
     return await answer(params, deps);
   } catch (e) {
     if (e instanceof LocateError) {
+      throw new RpcError(ErrorCodes.invalidParams, e.message);
+    }
+    throw e;
+  }
+}
+
+/** onDiagnostics answers agent/diagnostics, a bad request with -32602. */
+export function onDiagnostics(params: unknown, deps: DiagnosticsDeps): DiagnosticsResult {
+  try {
+    return diagnostics(params, deps);
+  } catch (e) {
+    if (e instanceof DiagnosticsError) {
       throw new RpcError(ErrorCodes.invalidParams, e.message);
     }
     throw e;
@@ -140,6 +160,15 @@ export function register(conn: Connection, deps: WiringDeps): { dispose(): void 
     conn.onRequest(Methods.readFile, (params) => onReadFile(params, deps.readFile)),
     conn.onRequest(Methods.references, (params) => onLocate(references, params, deps.locate)),
     conn.onRequest(Methods.definition, (params) => onLocate(definitions, params, deps.locate)),
+    conn.onRequest(Methods.diagnostics, (params) => onDiagnostics(params, deps.diagnostics)),
+    // agentls waits for the language servers' word on an edit: every
+    // change of the folder's diagnostics is told (docs/PROTOCOL.md §4).
+    deps.diagnostics.onDidChange((uris) => {
+      const ours = uris.filter((u) => deps.diagnostics.inside(u)).map((u) => u.toString());
+      if (ours.length > 0) {
+        conn.sendNotification(Methods.didChangeDiagnostics, { uris: ours } satisfies DidChangeDiagnosticsParams);
+      }
+    }),
     conn.onRequest(Methods.runCommand, (params, token) => onRunCommand(params, deps.runner, token)),
     conn.onRequest(Methods.ask, (params, token) => onAsk(params, { ...deps, ...deps.ask }, token)),
     conn.onRequest(Methods.showMessageRequest, (params, token) => onShowMessageRequest(params, { ...deps, ...deps.approve }, token)),

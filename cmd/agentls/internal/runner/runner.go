@@ -78,6 +78,10 @@ type Options struct {
 	// external agents the task may run subtasks on, beside the built-in
 	// ones (nil: those alone).
 	Engines json.RawMessage
+	// Diagnostics are the diagnostics setting's commands, by language
+	// (docs/PROTOCOL.md §2): what checks each change of a file of the
+	// language, since this editor has no language server.
+	Diagnostics map[string]string
 
 	// Server is the command that runs `agentls serve` (the binary itself).
 	Server []string
@@ -269,6 +273,9 @@ func start(ctx context.Context, cmd string, o Options) (*headless.Editor, int) {
 	}
 	if len(o.Engines) > 0 {
 		init["engines"] = o.Engines
+	}
+	if len(o.Diagnostics) > 0 {
+		init["diagnostics"] = map[string]any{"commands": o.Diagnostics}
 	}
 	var command []string
 	if o.Serve == nil {

@@ -260,6 +260,9 @@ func TestTerminalWords(t *testing.T) {
 			[]string{"(from --model)"}},
 		{"names the flag of a bad setting", api.Errorf(api.CodeInvalidParams, "invalid params: initializationOptions.%s", se.Error()),
 			[]string{"--max-workers"}},
+		{"names the flag of a language the diagnostics setting does not know", api.Errorf(api.CodeInvalidParams,
+			"invalid params: initializationOptions.diagnostics.commands.golang: unknown language; the languages are go"),
+			[]string{"--diagnostics golang: unknown language"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := forTerminal(c.err)

@@ -294,6 +294,11 @@ func toolActivity(tool string, args []byte) string {
 		return tool + " " + str("path")
 	case "list_files":
 		return "list_files " + str("pattern")
+	case "get_diagnostics":
+		if p := str("path"); p != "" {
+			return "get_diagnostics " + p
+		}
+		return "get_diagnostics (the workspace)"
 	case "search_files":
 		return "search_files " + str("regex")
 	case "run_command":

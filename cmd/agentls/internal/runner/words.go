@@ -23,6 +23,7 @@ var terminalWords = strings.NewReplacer(
 	`initializationOptions.maxWorkers`, `--max-workers`,
 	`initializationOptions.commandEnv.pass`, `--pass-env`,
 	`initializationOptions.commandEnv`, `--pass-env`,
+	`initializationOptions.diagnostics.commands.`, `--diagnostics `,
 	`editor setting "model"`, `--model`,
 	`agent/checkModel model`, `--model`,
 	`"engine": `, `--engine: `,

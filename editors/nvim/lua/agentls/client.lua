@@ -82,8 +82,11 @@ function M.capabilities()
   -- and a long command would freeze the editor; the server runs commands
   -- itself with the same approval and timeout (docs/PROTOCOL.md §4).
   -- references and definition: the code graph asks the buffers' other
-  -- language clients (reverse.lua) before it guesses.
-  caps.experimental.agent = { readFile = true, runCommand = false, ask = true, references = true, definition = true }
+  -- language clients (reverse.lua) before it guesses. diagnostics: a
+  -- worker's edits are told vim.diagnostic's errors (reverse.lua), and the
+  -- server hears when they change (diagnostics_changed, below).
+  caps.experimental.agent = { readFile = true, runCommand = false, ask = true, references = true, definition = true,
+    diagnostics = true }
   return caps
 end
 
@@ -318,6 +321,48 @@ function M.stop_all()
     end
     workspaces[ws.root] = nil
   end
+end
+
+-- The files whose diagnostics changed since the last flush, and whether one
+-- is scheduled: a language server's publish of many files is one
+-- agent/didChangeDiagnostics per workspace.
+local changed, flushing = {}, false
+
+-- diagnostics_changed tells the servers of the workspaces that hold the
+-- file of bufnr that its diagnostics changed (agent/didChangeDiagnostics,
+-- docs/PROTOCOL.md §4), on the next turn of the event loop: a worker that
+-- waits for its edit's diagnostics reads them then. Run on every
+-- DiagnosticChanged (init.lua).
+function M.diagnostics_changed(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or next(workspaces) == nil then
+    return
+  end
+  changed[reverse.normalize(name) or name] = true
+  if flushing then
+    return
+  end
+  flushing = true
+  vim.schedule(function()
+    local files = changed
+    changed, flushing = {}, false
+    for _, ws in ipairs(M.all()) do
+      local uris = {}
+      for fname in pairs(files) do
+        if vim.startswith(fname, ws.root .. '/') then
+          table.insert(uris, vim.uri_from_fname(fname))
+        end
+      end
+      local c = #uris > 0 and ws.ready and vim.lsp.get_client_by_id(ws.client_id)
+      if c then
+        table.sort(uris)
+        compat.notify(c, 'agent/didChangeDiagnostics', { uris = uris })
+      end
+    end
+  end)
 end
 
 M.ws_of = ws_of

@@ -41,6 +41,11 @@ M.defaults = {
   -- { ['provider:model'] = { input = 3, output = 15, contextWindow = 200000 } }
   -- (US dollars per million tokens).
   prices = nil,
+  -- Diagnostics of the agent's edits (docs/PROTOCOL.md §2): how long an
+  -- edit waits for your language clients to check it again, and commands
+  -- by language for when no editor gives diagnostics:
+  -- { wait_ms = 2000, commands = { go = 'go vet ./...' } }.
+  diagnostics = nil,
   -- Whether you trust a workspace (docs/SECURITY.md, "Workspace trust"):
   -- 'trusted', 'untrusted', or a function of the root returning true when
   -- trusted (require('agentls.trust').vim_secure reads vim.secure's trust
@@ -167,6 +172,25 @@ local function validate(c)
   if c.prices ~= nil and (type(c.prices) ~= 'table' or #c.prices > 0) then
     return 'prices must be a table of provider:model to { input, output, contextWindow }'
   end
+  if c.diagnostics ~= nil then
+    local d = c.diagnostics
+    if type(d) ~= 'table' then
+      return 'diagnostics must be { wait_ms = n, commands = { language = command } }'
+    end
+    if d.wait_ms ~= nil and (type(d.wait_ms) ~= 'number' or d.wait_ms < 0 or d.wait_ms % 1 ~= 0) then
+      return 'diagnostics.wait_ms must be a whole number of milliseconds ≥ 0'
+    end
+    if d.commands ~= nil then
+      if type(d.commands) ~= 'table' or #d.commands > 0 then
+        return 'diagnostics.commands must be a table of language to command, e.g. { go = \'go vet ./...\' }'
+      end
+      for lang, cmd in pairs(d.commands) do
+        if type(lang) ~= 'string' or type(cmd) ~= 'string' then
+          return 'diagnostics.commands.' .. tostring(lang) .. ' must be a command line'
+        end
+      end
+    end
+  end
   local wt = c.workspace_trust
   if wt ~= nil and wt ~= 'trusted' and wt ~= 'untrusted' and type(wt) ~= 'function' then
     return 'workspace_trust must be \'trusted\', \'untrusted\' or a function(root) returning true when trusted, got ' .. vim.inspect(wt)
@@ -270,6 +294,14 @@ function M.init_options(c, trust)
     o.thinking = { enabled = c.thinking }
   end
   o.prices = c.prices
+  if c.diagnostics ~= nil then
+    local d = vim.empty_dict()
+    d.waitMs = c.diagnostics.wait_ms
+    if c.diagnostics.commands ~= nil then
+      d.commands = vim.tbl_isempty(c.diagnostics.commands) and vim.empty_dict() or c.diagnostics.commands
+    end
+    o.diagnostics = d
+  end
   return o
 end
 

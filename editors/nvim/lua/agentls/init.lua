@@ -73,6 +73,14 @@ function M.setup(opts)
     client.refresh_trust(ws, c)
   end
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  -- The servers wait for the diagnostics of their edits: they hear when
+  -- Neovim's change (client.diagnostics_changed).
+  vim.api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(ev)
+      require('agentls.client').diagnostics_changed(ev.buf)
+    end,
+  })
   if c.autostart then
     vim.api.nvim_create_autocmd('BufReadPost', {
       group = group,

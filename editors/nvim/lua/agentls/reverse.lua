@@ -1,8 +1,8 @@
 -- The editor's side of docs/PROTOCOL.md §4 and §5: handlers for the requests the
 -- server sends (agent/readFile, agent/ask, window/showMessageRequest,
--- workspace/applyEdit, agent/references, agent/definition) and for its
--- notifications (agent/taskUpdate, agent/heatUpdate, window/logMessage,
--- $/progress).
+-- workspace/applyEdit, agent/references, agent/definition, agent/diagnostics)
+-- and for its notifications (agent/taskUpdate, agent/heatUpdate,
+-- window/logMessage, $/progress).
 --
 -- Neovim answers a server request with the handler's return value. Two
 -- rules of its client shape every handler here:
@@ -602,6 +602,105 @@ function M.ask_language_servers(method, params)
   return vim.NIL
 end
 
+-- The diagnostics Neovim has (agent/diagnostics): vim.diagnostic.get's, of
+-- every namespace (the language clients', and linters'), as LSP diagnostics:
+-- 0-based lines, characters in UTF-16 (vim.diagnostic counts bytes). The
+-- server waits for its report of a change itself, told by
+-- agent/didChangeDiagnostics (client.lua, on DiagnosticChanged): this
+-- answers at once.
+
+local severities = { [1] = 1, [2] = 2, [3] = 3, [4] = 4 }
+
+-- to_lsp turns a vim.diagnostic into an LSP Diagnostic, the line of the
+-- file read through lines(uri, n) to count its characters.
+local function to_lsp(d, uri, lines)
+  local lsp = type(d.user_data) == 'table' and type(d.user_data.lsp) == 'table' and d.user_data.lsp or {}
+  local function pos(line, col)
+    line = math.max(line or 0, 0)
+    return { line = line, character = convert(lines(uri, line), math.max(col or 0, 0), false) }
+  end
+  local out = {
+    range = { start = pos(d.lnum, d.col), ['end'] = pos(d.end_lnum or d.lnum, d.end_col or d.col) },
+    severity = severities[d.severity] or 1,
+    message = tostring(d.message or ''),
+  }
+  local code = d.code or lsp.code
+  if type(code) == 'string' or type(code) == 'number' then
+    out.code = code
+  end
+  if type(d.source) == 'string' and d.source ~= '' then
+    out.source = d.source
+  end
+  return out
+end
+
+-- buffer_of is the buffer, loaded or not, named fname: a language client's
+-- diagnostics of a file no window shows are on an unloaded buffer.
+local function buffer_of(fname)
+  local want = normalize(fname)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if name ~= '' and normalize(name) == want then
+      return b
+    end
+  end
+  return nil
+end
+
+-- diagnostics answers agent/diagnostics: the diagnostics of the files
+-- params.uris names, else of every file under root that has some. A file
+-- without any is left out; none at all is null.
+function M.diagnostics(params, root)
+  if params ~= nil and type(params) ~= 'table' then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: agent/diagnostics takes {uris?}')
+  end
+  local uris = type(params) == 'table' and params.uris or nil
+  if uris ~= nil and uris ~= vim.NIL and type(uris) ~= 'table' then
+    return nil, rpc_error(ErrorCodes.InvalidParams, 'invalid params: uris must be a list of URIs')
+  end
+  local lines = line_reader()
+  local by_uri, order = {}, {}
+  local function add(uri, ds)
+    for _, d in ipairs(ds) do
+      if not by_uri[uri] then
+        by_uri[uri] = {}
+        table.insert(order, uri)
+      end
+      table.insert(by_uri[uri], to_lsp(d, uri, lines))
+    end
+  end
+  if type(uris) == 'table' and #uris > 0 then
+    for _, uri in ipairs(uris) do
+      local ok, fname = pcall(vim.uri_to_fname, uri)
+      local b = ok and type(uri) == 'string' and buffer_of(fname)
+      if b then
+        add(uri, vim.diagnostic.get(b))
+      end
+    end
+  else
+    local dir = normalize(root)
+    local per = {}
+    for _, d in ipairs(vim.diagnostic.get()) do
+      per[d.bufnr] = per[d.bufnr] or {}
+      table.insert(per[d.bufnr], d)
+    end
+    for b, ds in pairs(per) do
+      local name = vim.api.nvim_buf_is_valid(b) and normalize(vim.api.nvim_buf_get_name(b))
+      if name and (dir == nil or vim.startswith(name, dir .. '/')) then
+        add(vim.uri_from_fname(name), ds)
+      end
+    end
+  end
+  if #order == 0 then
+    return vim.NIL
+  end
+  local items = {}
+  for _, uri in ipairs(order) do
+    table.insert(items, { uri = uri, diagnostics = by_uri[uri] })
+  end
+  return { items = items }
+end
+
 -- handlers returns the client's handlers. ws(ctx) returns the workspace
 -- entry of the client (root, state, config).
 function M.handlers(ws)
@@ -638,6 +737,10 @@ function M.handlers(ws)
   end
   h['agent/definition'] = function(_, params)
     return M.ask_language_servers('textDocument/definition', params)
+  end
+  h['agent/diagnostics'] = function(_, params, ctx)
+    local w = ws(ctx)
+    return M.diagnostics(params, w and w.root)
   end
   h['agent/taskUpdate'] = function(_, params, ctx)
     local w = ws(ctx)

@@ -252,6 +252,16 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       { toolCalls: [{ name: 'ask_human', arguments: { question: `Which name for \`greet\` in ${path.join(ws, 'main.go')}?`, options: ['greet', 'hello'] } }] },
       { toolCalls: [{ name: 'finish', arguments: { summary: 'named it' } }] },
     ];
+    // The ninth makes an edit of refs/use/use.go that does not compile, is
+    // told gopls's error, fixes it, and lists what is left.
+    scripted.agents['9:coordinator'] = [{ toolCalls: [{ name: 'plan', arguments: { subtasks: [{ id: '1', content: 'Use a name in refs/use' }] } }] }];
+    scripted.agents['9:1'] = [
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'refs/use/use.go' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'refs/use/use.go', old_string: '\t_ = two.Reader{}\n', new_string: '\t_ = two.Reader{}\n\t_ = name\n' } }] },
+      { toolCalls: [{ name: 'edit_file', arguments: { path: 'refs/use/use.go', old_string: '\t_ = name\n', new_string: '\tname := two.Reader{}\n\t_ = name\n' } }] },
+      { toolCalls: [{ name: 'get_diagnostics', arguments: { path: 'refs' } }] },
+      { toolCalls: [{ name: 'finish', arguments: { summary: 'uses a name in use.go' } }] },
+    ];
     fs.writeFileSync(script, JSON.stringify(scripted));
     writeSettings({ 'agentls.editMode': 'apply' });
 
@@ -913,6 +923,42 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await palette('agentls: Show Sessions');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: /1 task · done · .* in · .* out · \$0\.\d+/ }).first().waitFor();
     await page.keyboard.press('Escape');
+  });
+
+  step('tells a worker the error gopls finds in its edit; the next turn fixes it, and the task ends with no diagnostics', async () => {
+    if (!gopls) {
+      console.log('AGENTLS_GOPLS is not set: the diagnostics of an edit are not checked (scripts/gopls.sh installs gopls)');
+      return;
+    }
+    await waitFor('gopls to run', () => fs.existsSync(goplsReady), 60000);
+    // Edits land at once; an edit waits for gopls's word, the bound only
+    // guarding a gopls that never speaks.
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({
+      'agentls.editMode': 'apply',
+      'agentls.diagnostics': { waitMs: 120000 },
+    }));
+    await waitFor('the settings to reach agentls', () => {
+      const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
+      return f && /settings sent to agentls for the next task: .*"editMode":"apply".*"diagnostics":\{"waitMs":120000/.test(fs.readFileSync(f, 'utf8'));
+    });
+    await palette('agentls: Focus on Conversation View');
+    const view = conversation();
+    await view.locator('button', { hasText: 'New' }).click();
+    await view.locator('textarea#prompt').click();
+    await page.keyboard.type('Use a name in refs/use');
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'agentls: task done: uses a name in use.go' }).waitFor({ timeout: 180000 });
+    // The tool results, in the conversation (folded: their text content).
+    const task = view.locator('section.task', { hasText: 'Use a name in refs/use' });
+    const text = await waitFor('the tool results in the conversation', async () => {
+      const t = await task.textContent() ?? '';
+      return /No diagnostics in/.test(t) ? t : undefined;
+    });
+    assert.match(text, /Diagnostics after this change, from the editor's language server: 1 error new\. refs\/use\/use\.go:11:6: error: undefined: name \(compiler/, text);
+    assert.match(text, /Diagnostics: the editor's language server finds no new error or warning after this change\./, text);
+    assert.match(text, /No diagnostics in refs, from the editor's language servers\./, text);
+    assert.match(fs.readFileSync(path.join(ws, 'refs', 'use', 'use.go'), 'utf8'), /\tname := two\.Reader\{\}\n\t_ = name\n/);
+    await shot('diagnostics-gopls');
   });
 
   step('runs one agentls per folder of a multi-root workspace, each in its folder with its folder\'s settings', async () => {

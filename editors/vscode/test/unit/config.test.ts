@@ -39,6 +39,7 @@ describe('initOptions', () => {
       thinking: { enabled: false },
       prices: {},
       engines: {},
+      diagnostics: { waitMs: 2000, commands: {} },
       workspaceTrust: 'trusted',
     });
     assert.equal('model' in options, false, 'an unset model lets the server pick from the environment');
@@ -57,6 +58,7 @@ describe('initOptions', () => {
       thinking: { enabled: true, budgetTokens: 2048 },
       prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
       engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
+      diagnostics: { waitMs: 500, commands: { go: 'go vet ./...', python: ' ' } },
     }), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(options, {
@@ -71,6 +73,7 @@ describe('initOptions', () => {
       thinking: { enabled: true, budgetTokens: 2048 },
       prices: { 'script:/tmp/s.json': { input: 3, output: 15, contextWindow: 200000 } },
       engines: { claude: { env: { HOME: '/tmp/h' } }, fake: { command: ['/bin/fake', 'acp'], isolate: false } },
+      diagnostics: { waitMs: 500, commands: { go: 'go vet ./...' } },
       workspaceTrust: 'trusted',
     });
   });
@@ -78,6 +81,8 @@ describe('initOptions', () => {
   const bad: [string, Record<string, unknown>, string][] = [
     ['a model without a provider is reported and left unset', { model: 'gpt-4' }, 'agentls.model'],
     ['an unknown edit mode falls back to propose', { editMode: 'yolo' }, 'agentls.editMode'],
+    ['a diagnostics wait past five minutes keeps the default', { diagnostics: { waitMs: 300001 } }, 'agentls.diagnostics'],
+    ['a diagnostics command for a language agentls does not know is left out', { diagnostics: { commands: { golang: 'go vet' } } }, 'agentls.diagnostics'],
     ['zero workers fall back to 3', { maxWorkers: 0 }, 'agentls.maxWorkers'],
     ['fractional workers fall back to 3', { maxWorkers: 2.5 }, 'agentls.maxWorkers'],
     ['too many workers fall back to 3', { maxWorkers: 65 }, 'agentls.maxWorkers'],

@@ -161,6 +161,9 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
         }
         handler(params);
       }),
+      sendNotification: (method, params) => {
+        void conn.sendNotification(method, params);
+      },
     };
     register(wiring, {
       folder: { key: folder, name: 'workspace', fsPath: ws },
@@ -183,6 +186,14 @@ describe('the extension against the agentls binary', { timeout: 120000 }, () => 
         },
         definitions: () => Promise.resolve([]),
         parseUri: (u) => vscode.Uri.parse(u, true),
+      },
+      // No language server checks the workspace's files.
+      diagnostics: {
+        of: () => [],
+        all: () => [],
+        inside: (uri) => uri.fsPath.startsWith(ws + path.sep),
+        parseUri: (u) => vscode.Uri.parse(u, true),
+        onDidChange: () => ({ dispose: () => undefined }),
       },
       ask: {
         showQuickPick: (items) => Promise.resolve(items[0]),

@@ -127,6 +127,7 @@ describe('package.json in Restricted Mode', () => {
       'agentls.mcpServers', // programs to start, origins to send headers to
       'agentls.allowMcpTools',
       'agentls.engines', // programs to start, with the environment's secrets
+      'agentls.diagnostics', // commands that run before and after each edit
     ];
     assert.deepEqual([...(untrusted?.restrictedConfigurations ?? [])].sort(), [...restricted].sort());
     for (const key of restricted) {

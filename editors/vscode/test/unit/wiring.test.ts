@@ -14,6 +14,8 @@ type Handler = (params: unknown, token: vscode.CancellationToken) => unknown;
 class FakeConnection implements Connection {
   readonly requests = new Map<string, Handler>();
   readonly notifications = new Map<string, (params: unknown) => void>();
+  /** What the wiring sent agentls, in order. */
+  readonly sent: [string, unknown][] = [];
   onRequest(method: string, handler: Handler): { dispose(): void } {
     this.requests.set(method, handler);
     return { dispose: () => this.requests.delete(method) };
@@ -33,7 +35,13 @@ class FakeConnection implements Connection {
   notify(method: string, params: unknown): void {
     this.notifications.get(method)?.(params);
   }
+  sendNotification(method: string, params: unknown): void {
+    this.sent.push([method, params]);
+  }
 }
+
+/** The language servers' diagnostics changing: what onDidChangeDiagnostics fires. */
+const diagnosticsChanged = new vscode.EventEmitter<readonly vscode.Uri[]>();
 
 function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; disposables: { dispose(): void }[] } {
   const warnings: string[] = [];
@@ -56,6 +64,14 @@ function setup(): { conn: FakeConnection; deps: WiringDeps; warnings: string[]; 
       definitions: () => Promise.resolve(undefined),
       parseUri: (u) => vscode.Uri.parse(u, true),
     },
+    diagnostics: {
+      // b.go has an error; everything under /ws is the folder's
+      of: (uri) => uri.path === '/ws/b.go' ? [{ range: { start: { line: 1, character: 2 }, end: { line: 1, character: 6 } }, severity: 0, message: 'undefined: name', source: 'compiler', code: 'UndeclaredName' }] : [],
+      all: () => [],
+      inside: (uri) => uri.path.startsWith('/ws/'),
+      parseUri: (u) => vscode.Uri.parse(u, true),
+      onDidChange: (listener) => diagnosticsChanged.event(listener),
+    },
     ask: {
       showQuickPick: (items) => Promise.resolve(items[0]),
       showInputBox: () => Promise.resolve('typed'),
@@ -76,7 +92,7 @@ describe('the connection wiring', () => {
   it('answers the reverse calls of the contract', async () => {
     const { conn } = setup();
     assert.deepEqual([...conn.requests.keys()].sort(),
-      ['agent/ask', 'agent/definition', 'agent/readFile', 'agent/references', 'agent/runCommand', 'window/showMessageRequest', 'workspace/applyEdit']);
+      ['agent/ask', 'agent/definition', 'agent/diagnostics', 'agent/readFile', 'agent/references', 'agent/runCommand', 'window/showMessageRequest', 'workspace/applyEdit']);
     assert.deepEqual(await conn.request('agent/references', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: 2, character: 5 }, context: { includeDeclaration: true } }),
       [{ uri: 'file:///ws/a.go', range: { start: { line: 2, character: 5 }, end: { line: 2, character: 6 } } }]);
     assert.equal(await conn.request('agent/definition', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: 2, character: 5 } }), null);
@@ -86,6 +102,21 @@ describe('the connection wiring', () => {
     assert.deepEqual(run, { exitCode: 0, output: 'hi\n' });
     assert.deepEqual(await conn.request('window/showMessageRequest', { type: 3, message: 'Run `ls`?', actions: [{ title: 'Run' }, { title: 'Deny' }] }), { title: 'Run' });
     assert.deepEqual(await conn.request('workspace/applyEdit', { edit: { changes: {} } }), { applied: true });
+    assert.deepEqual(await conn.request('agent/diagnostics', { uris: ['file:///ws/b.go'] }), { items: [{ uri: 'file:///ws/b.go', diagnostics: [
+      { range: { start: { line: 1, character: 2 }, end: { line: 1, character: 6 } }, severity: 1, message: 'undefined: name', code: 'UndeclaredName', source: 'compiler' },
+    ] }] });
+  });
+
+  it('tells agentls when the diagnostics of its folder\'s documents change, and stops when disposed', () => {
+    const { conn, disposables } = setup();
+    diagnosticsChanged.fire([vscode.Uri.file('/ws/b.go'), vscode.Uri.file('/elsewhere/c.go')]);
+    diagnosticsChanged.fire([vscode.Uri.file('/elsewhere/c.go')]);
+    assert.deepEqual(conn.sent, [['agent/didChangeDiagnostics', { uris: ['file:///ws/b.go'] }]]);
+    for (const d of disposables) {
+      d.dispose();
+    }
+    diagnosticsChanged.fire([vscode.Uri.file('/ws/b.go')]);
+    assert.equal(conn.sent.length, 1);
   });
 
   const invalid: [string, string, unknown, RegExp][] = [
@@ -100,6 +131,7 @@ describe('the connection wiring', () => {
     ['references without a document', 'agent/references', { position: { line: 0, character: 0 } }, /textDocument\.uri is required/],
     ['a definition at a position that is no position', 'agent/definition', { textDocument: { uri: 'file:///ws/a.go' }, position: { line: -1, character: 0 } }, /position needs a line/],
     ['references of a document that is no URI', 'agent/references', { textDocument: { uri: 'no uri' }, position: { line: 0, character: 0 } }, /is not a URI/],
+    ['diagnostics of uris that are not a list', 'agent/diagnostics', { uris: 'file:///ws/b.go' }, /uris must be a list of URIs/],
   ];
   for (const [name, method, params, message] of invalid) {
     it(`answers invalid params for ${name}`, async () => {
