@@ -1,6 +1,8 @@
 package workforce
 
 import (
+	"context"
+
 	"go.uber.org/zap"
 
 	"github.com/agentls/agentls/api"
@@ -38,6 +40,15 @@ func (j *journal) push(op func() error) { j.q.Push(op) }
 // add appends a message to the session's history.
 func (j *journal) add(m api.SessionMessage) {
 	j.push(func() error { return j.store.Append(j.sessionID, m) })
+}
+
+// flush waits until what is queued is on disk: the person's prompt is,
+// before any model is asked, so that a crash at any later moment leaves the
+// task in its session to be told as interrupted.
+func (j *journal) flush(ctx context.Context) {
+	if err := j.q.Flush(ctx); err != nil && ctx.Err() == nil {
+		j.log.Warn("session not flushed", zap.String("session", j.sessionID), zap.Error(err))
+	}
 }
 
 // state records the task's state.

@@ -161,6 +161,7 @@ func (t *task) run(parent context.Context) *api.RunResult {
 	t.price.ContextWindow = t.window
 	t.references = t.edit.UserPaths(t.prompt, maxReferences)
 	t.journal.add(api.SessionMessage{Role: "user", Text: t.prompt + attachedNote(t.attachments), TaskID: t.id})
+	t.journal.flush(t.ctx)
 	if t.params.SessionID != "" {
 		t.emit(api.TaskEvent{Kind: api.EventSessionContinued, Text: t.params.SessionID})
 	}
