@@ -47,9 +47,10 @@ bench-wire:
 # The code graph beside Universal Ctags on the Go standard library of this
 # machine (docs/BENCHMARKS.md, Code graph): index time, memory, one file's
 # update, the start from the stored graph; then the precision and recall of
-# its Go references against a go/ast oracle.
+# its Go references against a go/ast oracle. COPIES=10: the scale run, ten
+# copies of the standard library under different roots.
 bench-graph:
-	@bash scripts/bench-graph.sh
+	@bash scripts/bench-graph.sh $(if $(COPIES),-copies $(COPIES))
 
 # A few minutes of each fuzz target (FUZZTIME per target).
 FUZZTIME ?= 60s

@@ -37,6 +37,7 @@ type builder struct {
 	counts  []uint32
 	refs    []byte
 	last    uint32 // line of the previous reference
+	blob    []byte // where the detail is encoded, reused
 }
 
 // builders are reused from file to file: a full index makes thousands,
@@ -224,16 +225,25 @@ func (b *builder) refIdx(idx uint32, p Pos, call bool) {
 }
 
 // file returns what was collected as a File (without its path and stat),
-// copied to its size, and gives the builder back: it is not used after.
+// its detail encoded, and gives the builder back: it is not used after.
 func (b *builder) file(lang Lang) *File {
-	f := &File{Lang: lang, Symbols: clone(b.syms), Imports: clone(b.imports), Package: b.pkg,
-		Names: clone(b.list), Counts: clone(b.counts), refs: string(b.refs)}
-	for _, q := range b.quals {
+	f := &File{Lang: lang, Imports: clone(b.imports), Package: b.pkg,
+		nsyms: uint32(len(b.syms)), nnames: uint32(len(b.list)), nrefs: uint32(len(b.refs))}
+	quals := b.quals
+	bare := true
+	for _, q := range quals {
 		if q != qualBare {
-			f.Quals = clone(b.quals)
+			bare = false
 			break
 		}
 	}
+	if bare {
+		quals = nil
+	}
+	e := encoder{b: b.blob[:0]}
+	encodeDetail(&e, b.syms, b.list, quals, b.counts, b.refs)
+	f.blob = string(e.b)
+	b.blob = e.b
 	// the strings it holds are the file's now, not the pool's
 	clear(b.syms)
 	clear(b.imports)

@@ -23,20 +23,39 @@
 // (resolve.go); what neither settles is a guess by name. Every reference
 // and edge says which (Provenance), and the repo map weighs guesses less.
 //
+// Memory: the graph keeps each file's header in memory (its path, stat,
+// hash, package and imports) and, for the files parsed since it was last
+// stored, their detail (definitions and references) as one encoded blob
+// each and their definitions and names by name. The rest is the stored
+// graph (image.go), read in place: its summary (the headers and the
+// indexes by name) is read at start, each file's detail from the disk
+// when a query needs it (a stored graph of at most Config.InMemory bytes
+// is read whole instead). A first build with a state file writes the graph
+// there as it parses, so the details are never all in memory at once.
+//
 // Guarantees:
 //   - The graph holds exactly the files the walks show (editing.Walker:
 //     inside the workspace, symlinks resolved, not in .git, in the zones,
 //     not ignored by .gitignore); a refresh of any other path drops it.
 //   - Run builds the graph in the background and never blocks its caller's
-//     start; queries wait until the graph is current (the first walk done
-//     and every change told so far refreshed), bounded by their context.
+//     start. Queries answer from the stored graph as soon as it is read,
+//     while the first walk checks it; once that walk is done, they wait
+//     until every change told so far is refreshed. Without a stored graph
+//     they wait for the first build. Every wait is bounded by the query's
+//     context.
 //   - A *File is never changed once made: an update replaces it whole, so a
-//     query reads a file's records without a lock and sees each file whole.
+//     query reads a file's records without a lock and sees each file whole
+//     (its detail too: a blob in memory, or in a stored graph that is never
+//     written again, read while any record of it is held).
 //   - Positions are LSP positions: 0-based lines (ending at \n, \r\n or \r)
 //     and UTF-16 columns, as internal/lsppos computes them.
-//   - The graph is stored atomically (internal/fsutil) in one file; a
-//     stored graph that does not check out is ignored and the graph built
-//     afresh, never half loaded.
+//   - The graph is stored atomically (internal/fsutil) in one file, written
+//     in a stream on a goroutine of its own: an update never waits for a
+//     store, and one made while a store is written stays in memory until
+//     the next. A stored graph whose summary does not check out is ignored
+//     and the graph built afresh, never half loaded; a file whose stored
+//     detail does not check out is parsed again. The file and the
+//     directories the store makes are the user's alone (0600, 0700).
 //   - A parser that fails on a file (a bug) costs that file its
 //     definitions, never the graph.
 //   - The language server is never asked under the graph's lock, and what
@@ -45,9 +64,8 @@
 //   - Every cut is said: an answer's truncated flag and the references it
 //     left out (omitted), each edge's count beside its first ranges, and
 //     the worker tools' totals.
-//   - While a build parses, the process's garbage collector runs less
-//     often (gc.go: its percent raised within a bounded heap headroom),
-//     and is put back as it was when the last build of the process ends.
+//   - A build's garbage (the parsers' syntax trees) is given back to the
+//     system when it ends.
 //
 // A Graph is safe for concurrent use.
 package codegraph

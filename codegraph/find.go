@@ -46,17 +46,18 @@ type Reference struct {
 // as the editor's language server answers, else as the graph resolves
 // them (each with its Provenance). It waits until the graph is current.
 func (g *Graph) FindSymbol(ctx context.Context, name, rel string, limit int) ([]Definition, int, error) {
-	if err := g.Current(ctx); err != nil {
+	if err := g.answerable(ctx); err != nil {
 		return nil, 0, err
 	}
 	name = strings.TrimSpace(name)
 	g.mu.RLock()
+	v := g.newView()
 	f, err := g.fileArg(rel)
 	if err != nil {
 		g.mu.RUnlock()
 		return nil, 0, err
 	}
-	ds := g.lookup(f, name)
+	ds := v.lookup(f, name)
 	var prov Provenance
 	if len(ds) == 0 && f != nil {
 		// what f's references to the name mean, asked of the language
@@ -66,18 +67,18 @@ func (g *Graph) FindSymbol(ctx context.Context, name, rel string, limit int) ([]
 		if i := strings.LastIndexAny(name, ".:"); i > 0 {
 			bare, qualified = name[i+1:], true
 		}
-		sc := g.scopeOf(f)
+		sc := v.scopeOf(f)
 		seen := map[string]bool{}
 		var qs []lspAsk
-		f.eachRef(func(_ int, r Ref) {
+		f.detail().eachRef(func(_ int, r Ref) {
 			if r.Name != bare || seen[r.Qual] || len(qs) == 8 {
 				return
 			}
 			seen[r.Qual] = true
 			qs = append(qs, lspAsk{path: f.Path, lang: f.Lang, pos: r.Pos})
-			targets, p := g.resolve(sc, r.Name, r.Qual)
+			targets, p := v.resolve(sc, r.Name, r.Qual)
 			for _, d := range targets {
-				if !qualified || matchSymbol(d.f, int(d.i), name) {
+				if !qualified || matchDef(d, bare, name) {
 					ds = append(ds, d)
 					prov = weakest(prov, p)
 				}
@@ -137,7 +138,7 @@ func uniqueDefs(ds []defRef) []defRef {
 // at most limit of them, in path order, and how many there are in all.
 // It waits until the graph is current.
 func (g *Graph) References(ctx context.Context, name, rel string, limit int) ([]Reference, int, error) {
-	if err := g.Current(ctx); err != nil {
+	if err := g.answerable(ctx); err != nil {
 		return nil, 0, err
 	}
 	g.mu.RLock()
@@ -146,7 +147,7 @@ func (g *Graph) References(ctx context.Context, name, rel string, limit int) ([]
 		g.mu.RUnlock()
 		return nil, 0, err
 	}
-	ds := g.lookup(f, strings.TrimSpace(name))
+	ds := g.newView().lookup(f, strings.TrimSpace(name))
 	g.mu.RUnlock()
 	if len(ds) == 0 {
 		return nil, 0, fmt.Errorf("%w: no definition of %s", ErrNotFound, name)
@@ -169,8 +170,8 @@ func (g *Graph) References(ctx context.Context, name, rel string, limit int) ([]
 			break
 		}
 		in := ""
-		if st.encl >= 0 && st.encl < len(st.f.Symbols) {
-			in = st.f.Symbols[st.encl].Qualified()
+		if syms := st.f.detail().syms; st.encl >= 0 && st.encl < len(syms) {
+			in = syms[st.encl].Qualified()
 		}
 		out = append(out, Reference{Path: st.f.Path, Pos: st.pos, Call: st.call, In: in, Provenance: st.prov,
 			Line: strings.TrimSpace(lines.line(g.Root(), st.f, int(st.pos.Line)))})

@@ -1,6 +1,9 @@
 package codegraph
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -34,7 +37,7 @@ func FuzzParsers(f *testing.F) {
 		end := newBuilder(src).pos(len(src))
 		for _, l := range langs {
 			file, _ := parse(l.lang, l.name, src)
-			for _, s := range file.Symbols {
+			for _, s := range file.Symbols() {
 				if before(s.End, s.Start) || before(end, s.End) || before(end, s.Sel) {
 					t.Fatalf("%s: %s spans %+v-%+v (name at %+v) in a text ending at %+v", l.lang, s.Name, s.Start, s.End, s.Sel, end)
 				}
@@ -48,13 +51,62 @@ func FuzzParsers(f *testing.F) {
 	})
 }
 
-// FuzzStoredGraph feeds the store's decoder arbitrary bytes: it refuses
-// them or decodes them, never panics or asks for more memory than the
-// bytes could hold.
+// FuzzStoredGraph feeds the stored graph's reader arbitrary bytes: it
+// refuses them or reads them, and every lookup and detail it then gives
+// is within what it read: it never panics, nor asks for more memory than
+// the bytes could hold.
 func FuzzStoredGraph(f *testing.F) {
-	f.Add(encodeGraph(map[string]*File{"a.go": {Path: "a.go", Lang: LangGo, Symbols: []Symbol{{Name: "f", Kind: KindFunction, Parent: -1}}, Names: []string{"g"}, Counts: []uint32{1}}}, map[string]string{".": "m"}))
-	f.Add([]byte(storeMagic))
+	root := f.TempDir()
+	for rel, text := range map[string]string{
+		"go.mod": "module m\n", "a.go": "package a\n\nfunc F() { G() }\n\ntype T struct{ X int }\n\nfunc (T) M() {}\n",
+		"b/b.go": "package b\n\nimport \"m\"\n\nfunc G() { a.F() }\n", "c.py": "class C:\n    def m(self): return F()\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	state := filepath.Join(f.TempDir(), "codegraph.bin")
+	g, err := New(Config{Root: root, StateFile: state})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	if err := g.Current(ctx); err != nil {
+		f.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(state)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(imageMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = decodeGraph(data)
+		im, err := parseImage(data, nil)
+		if err != nil {
+			return
+		}
+		for _, name := range []string{"F", "G", "T", "M", "X", "C", "m", "zz"} {
+			if id := im.lookup(name); id >= 0 {
+				im.eachDef(id, func(f *File, i int32, _ Kind, _ string) { _ = f.detail() })
+				im.eachReferrer(id, func(f *File) { _ = f.Refs() })
+			}
+		}
+		for _, f := range im.files {
+			d := f.detail()
+			for _, s := range d.syms {
+				_ = s.Qualified()
+			}
+			_ = d.enclosing(Pos{Line: 1})
+		}
 	})
 }

@@ -124,7 +124,7 @@ func dump(g *Graph) string {
 		if f.Err != "" {
 			fmt.Fprintf(&b, "error %s\n", f.Err)
 		}
-		for _, s := range f.Symbols {
+		for _, s := range f.Symbols() {
 			fmt.Fprintf(&b, "def %s %s %d:%d-%d:%d\n", s.Kind, s.Qualified(), s.Start.Line+1, s.Start.Col, s.End.Line+1, s.End.Col)
 		}
 		for _, imp := range f.Imports {
@@ -138,9 +138,10 @@ func dump(g *Graph) string {
 			sort.Strings(to)
 			fmt.Fprintf(&b, "import %s -> %s\n", imp.Path, strings.Join(to, " "))
 		}
-		sc := g.scopeOf(f)
+		v := g.newView()
+		sc := v.scopeOf(f)
 		for _, r := range f.Refs() {
-			ds, prov := g.resolve(sc, r.Name, r.Qual)
+			ds, prov := v.resolve(sc, r.Name, r.Qual)
 			if len(ds) == 0 {
 				continue
 			}

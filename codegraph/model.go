@@ -1,5 +1,10 @@
 package codegraph
 
+import (
+	"sync/atomic"
+	"weak"
+)
+
 // Kind is what a definition is. The names are those of the agent/codeGraph
 // nodes (docs/PROTOCOL.md §3).
 type Kind uint8
@@ -114,62 +119,92 @@ type Ref struct {
 	Call bool
 }
 
-// File is what the graph knows of one file. It is never changed once
+// File is what the graph knows of one file. Its content never changes once
 // made: an update replaces it whole, so a *File may be read without a lock.
+//
+// The header (the fields) is in memory. The detail (the definitions and
+// the references) is an encoded blob (detail.go), decoded when asked for:
+// in memory for a file parsed since the graph was last stored, else read
+// in place from the stored graph (image.go), so the graph's memory is its
+// headers and indexes, not its detail.
 type File struct {
 	Path    string // workspace-relative, "/" separators
 	Lang    Lang
 	Size    int64
 	ModTime int64  // Unix nanoseconds
 	Hash    uint64 // of the content
-	Symbols []Symbol
 	Imports []Import
 	// Package is a Go file's package clause ("" for other languages).
 	Package string
-	// Names are the distinct names the file refers to, each with its
-	// qualifier (Quals, parallel to Names; nil when every one is a bare
-	// name): a name appears once per qualifier it is referred to with.
-	// Counts says how often each, and refs holds the references, encoded
-	// (build.go): decoded only when asked for.
-	Names  []string
-	Quals  []string
-	Counts []uint32
-	refs   string
 	// Err is why the file could not be parsed whole (its definitions up to
 	// the error are kept), or "".
 	Err string
 
-	dir string // path.Dir(Path), set when the graph indexes the file
+	nsyms, nnames, nrefs uint32 // sizes of the detail: definitions, names, encoded references
+	blob                 string // the encoded detail, when in memory
+	img                  *image // else the stored graph it is in
+	idx                  uint32 // and its index there
+	cache                atomic.Pointer[weak.Pointer[detail]]
+
+	dir string // path.Dir(Path), set when the file is made
 }
 
-// Refs decodes the file's references, in the order of the file.
-func (f *File) Refs() []Ref { return decodeRefs(f.Names, f.Quals, f.refs) }
+// detail is a file's definitions and references, decoded from its blob.
+type detail struct {
+	syms []Symbol
+	// names are the distinct names the file refers to, each with its
+	// qualifier (quals, parallel to names; nil when every one is a bare
+	// name): a name appears once per qualifier it is referred to with.
+	// counts says how often each, and refs holds the references, encoded
+	// (build.go).
+	names  []string
+	quals  []string
+	counts []uint32
+	refs   string
+}
 
-// eachRef calls fn with each of the file's references, in the order of
-// the file, and the index of its distinct name (in Names).
-func (f *File) eachRef(fn func(k int, r Ref)) { eachRef(f.Names, f.Quals, f.refs, fn) }
-
-// qual is the qualifier of the file's i-th distinct name.
-func (f *File) qual(i int) string {
-	if i < len(f.Quals) {
-		return f.Quals[i]
+// qual is the qualifier of the i-th distinct name.
+func (d *detail) qual(i int) string {
+	if i < len(d.quals) {
+		return d.quals[i]
 	}
 	return ""
 }
 
-// enclosing returns the index of the innermost definition of f whose span
+// eachRef calls fn with each reference, in the order of the file, and the
+// index of its distinct name.
+func (d *detail) eachRef(fn func(k int, r Ref)) { eachRef(d.names, d.quals, d.refs, fn) }
+
+// count is how often the file refers to its i-th distinct name.
+func (d *detail) count(i int) int {
+	if i < len(d.counts) && d.counts[i] > 0 {
+		return int(d.counts[i])
+	}
+	return 1
+}
+
+// enclosing returns the index of the innermost definition whose span
 // holds p, or -1.
-func (f *File) enclosing(p Pos) int {
+func (d *detail) enclosing(p Pos) int {
 	best := -1
-	for i := range f.Symbols {
-		s := &f.Symbols[i]
+	for i := range d.syms {
+		s := &d.syms[i]
 		if !before(p, s.Start) && before(p, s.End) {
-			if best < 0 || !before(s.Start, f.Symbols[best].Start) {
+			if best < 0 || !before(s.Start, d.syms[best].Start) {
 				best = i
 			}
 		}
 	}
 	return best
+}
+
+// Symbols returns the file's definitions, in the order of the file.
+func (f *File) Symbols() []Symbol { return f.detail().syms }
+
+// Refs decodes the file's references, in the order of the file.
+func (f *File) Refs() []Ref {
+	d := f.detail()
+	return decodeRefs(d.names, d.quals, d.refs)
 }
 
 func before(a, b Pos) bool { return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col) }

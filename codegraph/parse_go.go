@@ -1,6 +1,8 @@
 package codegraph
 
 import (
+	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -10,12 +12,56 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // parseGo parses Go with the standard library's own parser: every
 // definition, import and reference is exactly what the compiler sees. A
-// file with syntax errors keeps what the parser recovered.
+// file with syntax errors keeps what the parser recovered. A byte Go
+// does not allow in a source file (a NUL, or one that is not UTF-8, as
+// a Latin-1 letter in a comment) is read as a space, since go/parser
+// gives up a whole file for one of them; the file's error says where.
 func parseGo(name string, src []byte) (*File, error) {
+	src, bad := goSanitize(name, src)
+	out, err := parseGoClean(name, src)
+	if out != nil && bad != "" {
+		if out.Err != "" {
+			bad += "; " + out.Err
+		}
+		out.Err = bad
+	}
+	return out, err
+}
+
+// goSanitize returns src with each NUL byte and each byte that is not
+// part of a UTF-8 encoding replaced by a space (a copy; src itself when
+// it has none), and where the first one was ("" for none). A space keeps
+// every offset, line and UTF-16 column of the file as it was.
+func goSanitize(name string, src []byte) ([]byte, string) {
+	if utf8.Valid(src) && bytes.IndexByte(src, 0) < 0 {
+		return src, ""
+	}
+	out := make([]byte, len(src))
+	copy(out, src)
+	first := -1
+	for i := 0; i < len(out); {
+		r, n := utf8.DecodeRune(out[i:])
+		if r == 0 || (r == utf8.RuneError && n == 1) {
+			if first < 0 {
+				first = i
+			}
+			out[i] = ' '
+			i++
+			continue
+		}
+		i += n
+	}
+	line := 1 + bytes.Count(src[:first], []byte("\n"))
+	col := first - bytes.LastIndexByte(src[:first], '\n')
+	return out, fmt.Sprintf("%s:%d:%d: a NUL byte or a byte that is not UTF-8, read as a space", name, line, col)
+}
+
+func parseGoClean(name string, src []byte) (*File, error) {
 	fset := token.NewFileSet()
 	// The parser's object resolution is off (it costs a quarter of the
 	// parse): refs tells a function's locals from the package's names

@@ -59,10 +59,14 @@ func fileID(f *File) string { return f.Path }
 
 // symID is the node id of symbol i of f.
 func symID(f *File, i int) string {
-	s := &f.Symbols[i]
+	syms := f.detail().syms
+	if i >= len(syms) {
+		return f.Path + "#?" + strconv.Itoa(i)
+	}
+	s := &syms[i]
 	id := f.Path + "#" + s.Qualified()
-	for j := range f.Symbols {
-		if j != i && f.Symbols[j].Name == s.Name && f.Symbols[j].Container == s.Container {
+	for j := range syms {
+		if j != i && syms[j].Name == s.Name && syms[j].Container == s.Container {
 			return id + "@" + strconv.Itoa(int(s.Sel.Line)+1)
 		}
 	}
@@ -88,9 +92,10 @@ func (a *answer) file(f *File) string {
 
 func (a *answer) sym(f *File, i int) string {
 	id := symID(f, i)
-	if !a.nodes[id] && !a.full() {
+	syms := f.detail().syms
+	if !a.nodes[id] && !a.full() && i < len(syms) {
 		a.nodes[id] = true
-		s := &f.Symbols[i]
+		s := &syms[i]
 		end := s.Sel
 		end.Col += uint32(utf16Len(s.Name))
 		a.res.Nodes = append(a.res.Nodes, api.CodeGraphNode{
@@ -203,12 +208,13 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 	if q.Depth > maxDepth {
 		q.Depth = maxDepth
 	}
-	if err := g.Current(ctx); err != nil {
+	if err := g.answerable(ctx); err != nil {
 		return nil, err
 	}
 	a := newAnswer()
 	ask := g.newAsker()
 	g.mu.RLock()
+	v := g.newView()
 	var f *File
 	if q.Path != "" {
 		rel := path.Clean(strings.TrimPrefix(q.Path, "./"))
@@ -227,7 +233,7 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 		g.fileQuery(ctx, a, ask, f, q.Depth)
 		return a.result(), nil
 	}
-	ds := g.lookup(f, q.Symbol)
+	ds := v.lookup(f, q.Symbol)
 	if len(ds) == 0 {
 		g.mu.RUnlock()
 		where := "the workspace"
@@ -240,7 +246,7 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 		a.file(d.f)
 		sid := a.sym(d.f, int(d.i))
 		parent := fileID(d.f)
-		if p := d.sym().Parent; p >= 0 && int(p) < len(d.f.Symbols) {
+		if p := d.sym().Parent; p >= 0 && int(p) < len(d.f.detail().syms) {
 			parent = a.sym(d.f, int(p))
 		}
 		a.edge(parent, sid, "defines", nil, 0)
@@ -253,10 +259,11 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 // fileNodes adds a file, its definitions and its imports. g.mu is held.
 func (g *Graph) fileNodes(a *answer, f *File) {
 	fid := a.file(f)
-	for i := range f.Symbols {
+	syms := f.detail().syms
+	for i := range syms {
 		sid := a.sym(f, i)
 		parent := fid
-		if p := f.Symbols[i].Parent; p >= 0 && int(p) < len(f.Symbols) {
+		if p := syms[i].Parent; p >= 0 && int(p) < len(syms) {
 			parent = symID(f, int(p))
 		}
 		a.edge(parent, sid, "defines", nil, 0)
@@ -332,29 +339,31 @@ func (t tally) add(path string, out bool, n int, prov Provenance) {
 // only guesses means; what it does not answer, the graph does.
 func (g *Graph) neighbours(ctx context.Context, ask *asker, x *File) []neighbour {
 	out, in := tally{}, tally{}
+	xd := x.detail()
 	// What the graph knows, and what to ask.
 	g.mu.RLock()
-	s := g.scopeOf(x)
+	v := g.newView()
+	s := v.scopeOf(x)
 	type guessed struct {
 		k     int
 		files []string // the files the graph's guess leads to
 	}
 	var guesses []guessed
 	var guessQs []lspAsk
-	keyFiles := make([][]string, len(x.Names))
-	keyProv := make([]Provenance, len(x.Names))
-	for k, name := range x.Names {
-		targets, prov := g.resolve(s, name, x.qual(k))
+	keyFiles := make([][]string, len(xd.names))
+	keyProv := make([]Provenance, len(xd.names))
+	for k, name := range xd.names {
+		targets, prov := v.resolve(s, name, xd.qual(k))
 		keyFiles[k], keyProv[k] = targetFiles(targets, x), prov
 		if prov == ByName && ask != nil {
 			continue // asked below, reference by reference: a guess of x's own may be another file's
 		}
 		for _, p := range keyFiles[k] {
-			out.add(p, true, refsOf(x, k), prov)
+			out.add(p, true, xd.count(k), prov)
 		}
 	}
 	if ask != nil {
-		x.eachRef(func(k int, r Ref) {
+		xd.eachRef(func(k int, r Ref) {
 			if keyProv[k] == ByName {
 				guesses = append(guesses, guessed{k: k, files: keyFiles[k]})
 				guessQs = append(guessQs, lspAsk{path: x.Path, lang: x.Lang, pos: r.Pos})
@@ -366,37 +375,41 @@ func (g *Graph) neighbours(ctx context.Context, ask *asker, x *File) []neighbour
 	// with the language server's
 	byName := map[string]tally{}
 	names := map[string]bool{}
-	for i := range x.Symbols {
-		names[x.Symbols[i].Name] = true
+	for i := range xd.syms {
+		names[xd.syms[i].Name] = true
 	}
-	for _, y := range g.files {
-		if y == x {
-			continue
-		}
-		var ys *scope
-		for k, n := range y.Names {
-			if !names[n] {
-				continue
+	dets := map[*File]*detail{}
+	for n := range names {
+		v.referrers(n, func(y *File) {
+			if y == x {
+				return
 			}
-			if ys == nil {
-				ys = g.scopeOf(y)
+			yd, ok := dets[y]
+			if !ok {
+				yd = y.detail()
+				dets[y] = yd
 			}
-			targets, prov := g.resolve(ys, n, y.qual(k))
-			for _, d := range targets {
-				if d.f == x {
-					if byName[n] == nil {
-						byName[n] = tally{}
+			for k, yn := range yd.names {
+				if yn != n {
+					continue
+				}
+				targets, prov := v.resolve(v.scopeOf(y), n, yd.qual(k))
+				for _, d := range targets {
+					if d.f == x {
+						if byName[n] == nil {
+							byName[n] = tally{}
+						}
+						// Every reference by that name, as counted from y's side.
+						byName[n].add(y.Path, false, yd.count(k), prov)
+						break
 					}
-					// Every reference by that name, as counted from y's side.
-					byName[n].add(y.Path, false, refsOf(y, k), prov)
-					break
 				}
 			}
-		}
+		})
 	}
-	defQs := make([]lspAsk, len(x.Symbols))
-	for i := range x.Symbols {
-		defQs[i] = lspAsk{path: x.Path, lang: x.Lang, pos: x.Symbols[i].Sel}
+	defQs := make([]lspAsk, len(xd.syms))
+	for i := range xd.syms {
+		defQs[i] = lspAsk{path: x.Path, lang: x.Lang, pos: xd.syms[i].Sel}
 	}
 	g.mu.RUnlock()
 
@@ -427,8 +440,8 @@ func (g *Graph) neighbours(ctx context.Context, ask *asker, x *File) []neighbour
 	// a name's incoming references are the server's when it answered for
 	// every definition of x so named
 	answered := map[string]bool{}
-	for i := range x.Symbols {
-		n := x.Symbols[i].Name
+	for i := range xd.syms {
+		n := xd.syms[i].Name
 		ok := defAns != nil && defAns[i].ok
 		if a, seen := answered[n]; !seen || a {
 			answered[n] = ok
@@ -442,8 +455,8 @@ func (g *Graph) neighbours(ctx context.Context, ask *asker, x *File) []neighbour
 			in.add(p, false, e.count, e.prov)
 		}
 	}
-	for i := range x.Symbols {
-		if !answered[x.Symbols[i].Name] {
+	for i := range xd.syms {
+		if !answered[xd.syms[i].Name] {
 			continue
 		}
 		for _, l := range defAns[i].locs {
@@ -486,46 +499,43 @@ func targetFiles(ds []defRef, x *File) []string {
 	return out
 }
 
-// refsOf is how often file y refers to its i-th distinct name.
-func refsOf(y *File, i int) int {
-	if i < len(y.Counts) && y.Counts[i] > 0 {
-		return int(y.Counts[i])
-	}
-	return 1
-}
-
-// matchSymbol reports whether symbol i of f is what a query names: Name,
-// Container.Name (any depth of containers: a.B.c matches container B), or
-// for a Go package-level definition package.Name (io.Reader).
-func matchSymbol(f *File, i int, q string) bool {
-	s := &f.Symbols[i]
-	if s.Name == q {
+// matchDef reports whether definition d, named name, is what a query
+// names: Name, Container.Name (any depth of containers: a.B.c matches
+// container B), or for a Go package-level definition package.Name
+// (io.Reader).
+func matchDef(d defRef, name, q string) bool {
+	if name == q {
 		return true
 	}
 	if i := strings.LastIndexAny(q, ".:"); i > 0 {
-		name := q[i+1:]
+		qname := q[i+1:]
 		cont := strings.TrimRight(q[:i], ".:")
 		if j := strings.LastIndexAny(cont, ".:"); j >= 0 {
 			cont = cont[j+1:]
 		}
-		if s.Name != name {
+		if name != qname {
 			return false
 		}
-		return s.Container == cont || (s.Container == "" && f.Lang == LangGo && f.Package == cont)
+		return d.container == cont || (d.container == "" && d.f.Lang == LangGo && d.f.Package == cont)
 	}
 	return false
 }
 
-// lookup returns the definitions a symbol query names (in f only, when
-// given). g.mu is held.
-func (g *Graph) lookup(f *File, q string) []defRef {
-	name := q
+// queryName is the name a symbol query looks up: its last part.
+func queryName(q string) string {
 	if i := strings.LastIndexAny(q, ".:"); i > 0 {
-		name = q[i+1:]
+		return q[i+1:]
 	}
+	return q
+}
+
+// lookup returns the definitions a symbol query names (in f only, when
+// given).
+func (v *view) lookup(f *File, q string) []defRef {
+	name := queryName(q)
 	var out []defRef
-	for _, d := range g.defs[name] {
-		if (f == nil || d.f == f) && matchSymbol(d.f, int(d.i), q) {
+	for _, d := range v.defsOf(name) {
+		if (f == nil || d.f == f) && matchDef(d, name, q) {
 			out = append(out, d)
 		}
 	}
@@ -556,43 +566,35 @@ func siteEnd(pos Pos, name string) Pos {
 }
 
 // callers returns the graph's references to the definitions ds, which
-// share one name, in path order. g.mu is held.
-func (g *Graph) callers(ds []defRef) []site {
+// share one name, in path order.
+func (v *view) callers(ds []defRef) []site {
 	if len(ds) == 0 {
 		return nil
 	}
-	want := map[defRef]bool{}
+	want := map[defKey]bool{}
 	name := ds[0].sym().Name
 	for _, d := range ds {
-		want[d] = true
+		want[d.key()] = true
 	}
-	var out []site
-	paths := make([]string, 0, len(g.files))
-	for p, f := range g.files {
-		for _, n := range f.Names {
-			if n == name {
-				paths = append(paths, p)
-				break
-			}
-		}
-	}
-	sort.Strings(paths)
+	var files []*File
+	v.referrers(name, func(f *File) { files = append(files, f) })
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	type hit struct {
 		defs []defRef
 		prov Provenance
 	}
-	for _, p := range paths {
-		f := g.files[p]
-		s := g.scopeOf(f)
+	var out []site
+	for _, f := range files {
+		fd := f.detail()
 		hits := map[int]hit{}
-		for k, n := range f.Names {
+		for k, n := range fd.names {
 			if n != name {
 				continue
 			}
-			targets, prov := g.resolve(s, n, f.qual(k))
+			targets, prov := v.resolve(v.scopeOf(f), n, fd.qual(k))
 			var mine []defRef
 			for _, d := range targets {
-				if want[d] {
+				if want[d.key()] {
 					mine = append(mine, d)
 				}
 			}
@@ -603,9 +605,9 @@ func (g *Graph) callers(ds []defRef) []site {
 		if len(hits) == 0 {
 			continue
 		}
-		f.eachRef(func(k int, r Ref) {
+		fd.eachRef(func(k int, r Ref) {
 			if h, ok := hits[k]; ok {
-				out = append(out, site{f: f, encl: f.enclosing(r.Pos), pos: r.Pos, end: siteEnd(r.Pos, name),
+				out = append(out, site{f: f, encl: fd.enclosing(r.Pos), pos: r.Pos, end: siteEnd(r.Pos, name),
 					call: r.Call, defs: h.defs, prov: h.prov})
 			}
 		})
@@ -621,7 +623,7 @@ func (c callsAt) at(f *File, p Pos) bool {
 	m, ok := c[f]
 	if !ok {
 		m = map[Pos]bool{}
-		f.eachRef(func(_ int, r Ref) {
+		f.detail().eachRef(func(_ int, r Ref) {
 			if r.Call {
 				m[r.Pos] = true
 			}
@@ -666,13 +668,14 @@ func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []sit
 			if end.Line != l.start.Line || end.Col <= l.start.Col {
 				end = siteEnd(l.start, d.sym().Name)
 			}
-			out = append(out, site{f: f, encl: f.enclosing(l.start), pos: l.start, end: end,
+			out = append(out, site{f: f, encl: f.detail().enclosing(l.start), pos: l.start, end: end,
 				call: calls.at(f, l.start), defs: []defRef{d}, prov: ByLSP})
 		}
 	}
 	sort.Strings(names)
+	v := g.newView()
 	for _, n := range names {
-		out = append(out, g.callers(byName[n])...)
+		out = append(out, v.callers(byName[n])...)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].f.Path != out[j].f.Path {
@@ -692,9 +695,10 @@ func (g *Graph) defsAt(locs []lspLoc) []defRef {
 		if f == nil {
 			continue
 		}
-		for i := range f.Symbols {
-			if f.Symbols[i].Sel == l.start {
-				out = append(out, defRef{f: f, i: int32(i)})
+		syms := f.detail().syms
+		for i := range syms {
+			if syms[i].Sel == l.start {
+				out = append(out, defAt(f, i))
 			}
 		}
 	}
@@ -706,8 +710,9 @@ func (g *Graph) defsAt(locs []lspLoc) []defRef {
 // server's answer when it gives one.
 func (g *Graph) callees(ctx context.Context, ask *asker, d defRef) []site {
 	g.mu.RLock()
+	v := g.newView()
 	s := d.sym()
-	sc := g.scopeOf(d.f)
+	sc := v.scopeOf(d.f)
 	type res struct {
 		defs []defRef
 		prov Provenance
@@ -723,7 +728,7 @@ func (g *Graph) callees(ctx context.Context, ask *asker, d defRef) []site {
 		k := nameQual{r.Name, r.Qual}
 		t, ok := memo[k]
 		if !ok {
-			t.defs, t.prov = g.resolve(sc, r.Name, r.Qual)
+			t.defs, t.prov = v.resolve(sc, r.Name, r.Qual)
 			memo[k] = t
 		}
 		if len(t.defs) == 0 {
@@ -768,9 +773,9 @@ func (g *Graph) callees(ctx context.Context, ask *asker, d defRef) []site {
 func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []defRef, depth int) {
 	// callers, level by level
 	level := ds
-	seen := map[defRef]bool{}
+	seen := map[defKey]bool{}
 	for _, d := range ds {
-		seen[d] = true
+		seen[d.key()] = true
 	}
 	for lv := 0; lv < depth && len(level) > 0 && !a.truncated; lv++ {
 		var next []defRef
@@ -778,9 +783,9 @@ func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []def
 			from := a.file(st.f)
 			if st.encl >= 0 {
 				from = a.sym(st.f, st.encl)
-				caller := defRef{f: st.f, i: int32(st.encl)}
-				if !seen[caller] {
-					seen[caller] = true
+				caller := defAt(st.f, st.encl)
+				if !seen[caller.key()] {
+					seen[caller.key()] = true
 					next = append(next, caller)
 				}
 			}
@@ -796,9 +801,9 @@ func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []def
 	}
 	// callees, level by level
 	level = ds
-	seen = map[defRef]bool{}
+	seen = map[defKey]bool{}
 	for _, d := range ds {
-		seen[d] = true
+		seen[d.key()] = true
 	}
 	for lv := 0; lv < depth && len(level) > 0 && !a.truncated; lv++ {
 		var next []defRef
@@ -808,8 +813,8 @@ func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []def
 				for _, t := range st.defs {
 					a.file(t.f)
 					a.ref(from, a.sym(t.f, int(t.i)), "calls", toRange(st.pos, st.end), st.prov)
-					if !seen[t] {
-						seen[t] = true
+					if !seen[t.key()] {
+						seen[t.key()] = true
 						next = append(next, t)
 					}
 				}

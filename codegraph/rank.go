@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -44,7 +45,7 @@ type rankEdge struct {
 	to     int32   // file index
 	sym    int32   // the definition's index in that file
 	name   int32   // index in rankCache.names
-	weight float64 // sqrt(references)
+	weight float32 // sqrt(references)
 }
 
 // rankCache is the reference graph between files, made once per version
@@ -67,6 +68,7 @@ func (g *Graph) fileGraph() *rankCache {
 		return g.ranks
 	}
 	rc := &rankCache{version: g.version, index: make(map[*File]int32, len(g.files))}
+	v := g.newView()
 	nameIdx := map[string]int32{}
 	paths := make([]string, 0, len(g.files))
 	for p := range g.files {
@@ -82,11 +84,12 @@ func (g *Graph) fileGraph() *rankCache {
 			return i
 		}
 		i := int32(len(rc.names))
+		name = strings.Clone(name) // not the detail's blob, which it would keep
 		nameIdx[name] = i
 		rc.names = append(rc.names, name)
 		var last *File
 		n := 0
-		for _, d := range g.defs[name] {
+		for _, d := range v.defsOf(name) {
 			if d.f != last {
 				n++
 				last = d.f
@@ -96,19 +99,17 @@ func (g *Graph) fileGraph() *rankCache {
 		return i
 	}
 	rc.out = make([][]rankEdge, len(rc.files))
+	var edges []rankEdge
 	for i, f := range rc.files {
 		s := g.scopeOf(f)
-		var edges []rankEdge
-		for k, name := range f.Names {
-			targets, prov := g.resolve(s, name, f.qual(k))
+		fd := f.detail()
+		edges = edges[:0]
+		for k, name := range fd.names {
+			targets, prov := v.resolve(s, name, fd.qual(k))
 			if len(targets) == 0 {
 				continue
 			}
-			n := 1.0
-			if k < len(f.Counts) {
-				n = float64(f.Counts[k])
-			}
-			w := math.Sqrt(n)
+			w := math.Sqrt(float64(fd.count(k)))
 			if prov == ByName {
 				w *= guessWeight
 			}
@@ -116,10 +117,10 @@ func (g *Graph) fileGraph() *rankCache {
 				if d.f == f {
 					continue
 				}
-				edges = append(edges, rankEdge{to: rc.index[d.f], sym: d.i, name: intern(name), weight: w})
+				edges = append(edges, rankEdge{to: rc.index[d.f], sym: d.i, name: intern(name), weight: float32(w)})
 			}
 		}
-		rc.out[i] = edges
+		rc.out[i] = slices.Clone(edges)
 	}
 	g.ranks = rc
 	return rc
@@ -208,7 +209,7 @@ func (g *Graph) rank(o RepoMapOptions) []rankedDef {
 	wout := make([]float64, n)
 	for i, edges := range rc.out {
 		for _, e := range edges {
-			wout[i] += e.weight * nw[e.name]
+			wout[i] += float64(e.weight) * nw[e.name]
 		}
 	}
 	rank := pagerank(rc, pers, wout, nw)
@@ -219,7 +220,7 @@ func (g *Graph) rank(o RepoMapOptions) []rankedDef {
 			continue
 		}
 		for _, e := range edges {
-			defRank[[2]int32{e.to, e.sym}] += rank[i] * e.weight * nw[e.name] / wout[i]
+			defRank[[2]int32{e.to, e.sym}] += rank[i] * float64(e.weight) * nw[e.name] / wout[i]
 		}
 	}
 	out := make([]rankedDef, 0, len(defRank))
@@ -238,8 +239,9 @@ func (g *Graph) rank(o RepoMapOptions) []rankedDef {
 	sort.Slice(byRank, func(a, b int) bool { return rank[byRank[a]] > rank[byRank[b]] })
 	for _, fi := range byRank[:min(len(byRank), 200)] {
 		f := rc.files[fi]
-		for i := range f.Symbols {
-			s := &f.Symbols[i]
+		syms := f.detail().syms
+		for i := range syms {
+			s := &syms[i]
 			if seen[[2]int{fi, i}] || (s.Parent >= 0 && !mentioned[strings.ToLower(s.Name)]) {
 				continue
 			}
@@ -286,7 +288,7 @@ func pagerank(rc *rankCache, pers, wout, nw []float64) []float64 {
 			if acc[e.to] == 0 {
 				touched = append(touched, e.to)
 			}
-			acc[e.to] += e.weight * nw[e.name]
+			acc[e.to] += float64(e.weight) * nw[e.name]
 		}
 		ls := make([]link, 0, len(touched))
 		for _, t := range touched {
@@ -383,8 +385,12 @@ func renderMap(defs []rankedDef, lines *lineCache, root string) string {
 		b.WriteString(f.Path)
 		b.WriteString(":\n")
 		last := -1
+		syms := f.detail().syms
 		for _, i := range idx {
-			s := &f.Symbols[i]
+			if i >= len(syms) {
+				continue
+			}
+			s := &syms[i]
 			if int(s.Start.Line) == last {
 				continue
 			}

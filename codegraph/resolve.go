@@ -2,6 +2,7 @@ package codegraph
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -39,7 +40,7 @@ func (g *Graph) importTargets(f *File, imp Import) []*File {
 	dir := path.Dir(f.Path)
 	switch f.Lang {
 	case LangGo:
-		return g.goImport(p)
+		return g.goImport(f, p)
 	case LangPython:
 		return g.pyImport(dir, p)
 	case LangJavaScript, LangTypeScript:
@@ -85,8 +86,8 @@ func (g *Graph) bySuffix(suffix string) []*File {
 	return out
 }
 
-func (g *Graph) goImport(p string) []*File {
-	_, files := g.goPackage(p)
+func (g *Graph) goImport(from *File, p string) []*File {
+	_, files := g.goPackage(from, p)
 	var out []*File
 	for _, f := range files {
 		if !isGoTest(f) {
@@ -96,35 +97,74 @@ func (g *Graph) goImport(p string) []*File {
 	return out
 }
 
-// goPackage returns the directory of the Go import path p in the
-// workspace and its Go files ("" and none when the workspace does not
-// hold it).
-func (g *Graph) goPackage(p string) (string, []*File) {
-	var dirs []string
-	for mdir, mod := range g.modules {
-		switch {
-		case p == mod:
-			dirs = append(dirs, mdir)
-		case strings.HasPrefix(p, mod+"/"):
-			dirs = append(dirs, cleanJoin(mdir, strings.TrimPrefix(p, mod+"/")))
-		case mod == "std":
-			dirs = append(dirs, cleanJoin(mdir, p), cleanJoin(mdir, "vendor/"+p))
+// goPackage returns the directory of the Go import path p, imported from
+// the file from, in the workspace and its Go files ("" and none when the
+// workspace does not hold it). The module of from is looked in first, then
+// the others in the order of their directories.
+func (g *Graph) goPackage(from *File, p string) (string, []*File) {
+	d := g.goPackageDir(from, p)
+	if d == "" {
+		return "", nil
+	}
+	var out []*File
+	for _, q := range g.dirs[d] {
+		if f := g.files[q]; f != nil && f.Lang == LangGo {
+			out = append(out, f)
 		}
 	}
-	dirs = append(dirs, p)
-	for _, d := range dirs {
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return d, out
+}
+
+// goPackageDir is the directory of the Go import path p, imported from the
+// file from ("" when the workspace does not hold it). g.mu is held.
+func (g *Graph) goPackageDir(from *File, p string) string {
+	found := ""
+	try := func(d string) bool {
 		d = path.Clean(d)
-		var out []*File
-		for _, f := range g.dirs[d] {
-			if f.Lang == LangGo {
-				out = append(out, f)
+		for _, q := range g.dirs[d] {
+			if f := g.files[q]; f != nil && f.Lang == LangGo {
+				found = d
+				return true
 			}
 		}
-		if len(out) > 0 {
-			return d, out
+		return false
+	}
+	g.eachModule(from.dir, func(mdir, mod string) bool {
+		switch {
+		case p == mod:
+			return !try(mdir)
+		case strings.HasPrefix(p, mod+"/"):
+			return !try(cleanJoin(mdir, strings.TrimPrefix(p, mod+"/")))
+		case mod == "std":
+			return !try(cleanJoin(mdir, p)) && !try(cleanJoin(mdir, "vendor/"+p))
+		}
+		return true
+	})
+	if found == "" {
+		try(p)
+	}
+	return found
+}
+
+// eachModule calls fn with the directory and path of each Go module, the
+// one that holds dir (the deepest) first, then the others in the order of
+// their directories, until fn returns false. g.mu is held.
+func (g *Graph) eachModule(dir string, fn func(mdir, mod string) bool) {
+	own := ""
+	for _, m := range g.modDirs {
+		if (m == "." || dir == m || strings.HasPrefix(dir, m+"/")) && (own == "" || own == "." || len(m) > len(own)) {
+			own = m
 		}
 	}
-	return "", nil
+	if own != "" && !fn(own, g.modules[own]) {
+		return
+	}
+	for _, m := range g.modDirs {
+		if m != own && !fn(m, g.modules[m]) {
+			return
+		}
+	}
 }
 
 func (g *Graph) pyImport(dir, p string) []*File {
@@ -247,12 +287,23 @@ func crateRoot(p string) string {
 func (g *Graph) javaImport(p string) []*File {
 	if stem, ok := strings.CutSuffix(p, ".*"); ok {
 		dir := strings.ReplaceAll(stem, ".", "/")
-		for d, files := range g.dirs {
+		var match []string
+		for d := range g.dirs {
 			if d == dir || strings.HasSuffix(d, "/"+dir) {
-				return files
+				match = append(match, d)
 			}
 		}
-		return nil
+		if len(match) == 0 {
+			return nil
+		}
+		sort.Strings(match)
+		var out []*File
+		for _, q := range g.dirs[match[0]] {
+			if f := g.files[q]; f != nil {
+				out = append(out, f)
+			}
+		}
+		return out
 	}
 	parts := strings.Split(p, ".")
 	for n := len(parts); n > 0 && n >= len(parts)-1; n-- {
@@ -316,7 +367,7 @@ func (g *Graph) scopeOf(f *File) *scope {
 	s := &scope{f: f, dir: path.Dir(f.Path)}
 	if f.Lang == LangGo {
 		for _, imp := range f.Imports {
-			dir, _ := g.goPackage(imp.Path)
+			dir := g.goPackageDir(f, imp.Path)
 			if dir == "" {
 				continue
 			}
@@ -343,85 +394,71 @@ func (g *Graph) scopeOf(f *File) *scope {
 }
 
 // resolve returns the definitions a reference to name with the qualifier
-// qual from s means, and how sure that is. g.mu is held.
-func (g *Graph) resolve(s *scope, name, qual string) ([]defRef, Provenance) {
-	all := g.defs[name]
+// qual from s means, and how sure that is. v's graph is read-locked.
+func (v *view) resolve(s *scope, name, qual string) ([]defRef, Provenance) {
+	nd := v.named(name)
+	all := nd.all
 	if len(all) == 0 {
 		return nil, 0
 	}
 	var out []defRef
 	var prov Provenance
 	if s.f.Lang == LangGo {
-		out, prov = g.resolveGo(s, all, qual)
+		out, prov = resolveGo(s, nd, qual)
 	} else {
-		out, prov = g.resolveTokens(s, all, qual)
+		out, prov = resolveTokens(s, all, qual)
 	}
-	out = dropConstructors(out)
+	if s.f.Lang != LangGo {
+		out = dropConstructors(name, out)
+	}
 	if len(out) == 0 {
 		return nil, 0
 	}
-	if len(out) > 1 {
-		sort.Slice(out, func(i, j int) bool {
-			if out[i].f.Path != out[j].f.Path {
-				return out[i].f.Path < out[j].f.Path
-			}
-			return out[i].i < out[j].i
-		})
+	if len(out) > 1 && !slices.IsSortedFunc(out, compareDefs) {
+		slices.SortFunc(out, compareDefs)
 	}
 	return out, prov
+}
+
+// compareDefs orders definitions by path and place in the file.
+func compareDefs(a, b defRef) int {
+	if c := strings.Compare(a.f.Path, b.f.Path); c != 0 {
+		return c
+	}
+	return int(a.i) - int(b.i)
 }
 
 // isGoTest reports whether f is a Go test file, which no importer sees.
 func isGoTest(f *File) bool { return strings.HasSuffix(f.Path, "_test.go") }
 
 // resolveGo resolves a Go reference by its qualifier (the comment at the
-// top). g.mu is held.
-func (g *Graph) resolveGo(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
+// top) among all the definitions of its name.
+func resolveGo(s *scope, nd *nameDefs, qual string) ([]defRef, Provenance) {
 	kind, ipath, typ := splitQual(qual)
-	samePkg := func(f *File) bool { return f.dir == s.dir && f.Package == s.f.Package && f.Lang == LangGo }
-	inPkg := func(ipath string) func(*File) bool {
-		if ipath == "" {
-			return samePkg
-		}
-		dir, ok := s.pkgDirs[ipath]
-		if !ok {
-			return nil
-		}
-		return func(f *File) bool { return f.dir == dir && f.Lang == LangGo && !isGoTest(f) }
-	}
-	pick := func(in func(*File) bool, container string) []defRef {
-		if in == nil {
-			return nil
-		}
-		var out []defRef
-		for _, d := range all {
-			if in(d.f) && d.sym().Container == container {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
 	switch kind {
 	case 0:
-		if out := pick(samePkg, ""); len(out) > 0 {
+		if out := pickGo(nil, nd, s, "", ""); len(out) > 0 {
 			return out, Resolved
 		}
 		var out []defRef
 		for _, p := range s.dots {
-			out = append(out, pick(inPkg(p), "")...)
+			out = pickGo(out, nd, s, p, "")
 		}
 		return out, Resolved
 	case 'p':
-		return pick(inPkg(ipath), ""), Resolved
+		if ipath == "" {
+			return nil, 0
+		}
+		return pickGo(nil, nd, s, ipath, ""), Resolved
 	case 't':
-		if out := pick(inPkg(ipath), typ); len(out) > 0 {
+		if out := pickGo(nil, nd, s, ipath, typ); len(out) > 0 {
 			return out, Resolved
 		}
 		if ipath == "" {
 			// a type of a package the file dot-imports
 			var out []defRef
 			for _, p := range s.dots {
-				out = append(out, pick(inPkg(p), typ)...)
+				out = pickGo(out, nd, s, p, typ)
 			}
 			if len(out) > 0 {
 				return out, Resolved
@@ -430,37 +467,84 @@ func (g *Graph) resolveGo(s *scope, all []defRef, qual string) ([]defRef, Proven
 		// a promoted member, or one of a type the workspace does not
 		// define: a guess, as for a value of unknown type
 	}
-	var same, imported, any []defRef
-	for _, d := range all {
-		if d.f.Lang != LangGo || d.sym().Container == "" {
+	// the guess's tiers: the file's package, the packages it imports,
+	// anywhere when the name is rare; counted first so that one slice is
+	// made, the imports looked up only when the package has none
+	if nd.members == 0 {
+		return nil, 0
+	}
+	var out []defRef
+	for _, d := range nd.inDir(s.dir) {
+		if d.f.Lang == LangGo && d.container != "" && d.f.dir == s.dir && d.f.Package == s.f.Package {
+			out = append(out, d)
+		}
+	}
+	if len(out) > 0 {
+		return out, ByName
+	}
+	if len(s.importedDir) > 0 {
+		if len(nd.all) < byDirFrom || len(s.importedDir) > len(nd.all) {
+			for _, d := range nd.all {
+				if d.f.Lang == LangGo && d.container != "" && s.importedDir[d.f.dir] && !isGoTest(d.f) {
+					out = append(out, d)
+				}
+			}
+		} else {
+			for dir := range s.importedDir {
+				for _, d := range nd.inDir(dir) {
+					if d.f.Lang == LangGo && d.container != "" && d.f.dir == dir && !isGoTest(d.f) {
+						out = append(out, d)
+					}
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out, ByName
+		}
+	}
+	if nd.members > maxAnywhere {
+		return nil, 0
+	}
+	for _, d := range nd.all {
+		if d.f.Lang == LangGo && d.container != "" {
+			out = append(out, d)
+		}
+	}
+	return out, ByName
+}
+
+// pickGo appends to out the definitions among all that are in the
+// package of the import path ipath ("": the file's own package) with this
+// container ("": package-level).
+func pickGo(out []defRef, nd *nameDefs, s *scope, ipath, container string) []defRef {
+	dir, own := s.dir, ipath == ""
+	if !own {
+		d, ok := s.pkgDirs[ipath]
+		if !ok {
+			return out
+		}
+		dir = d
+	}
+	for _, d := range nd.inDir(dir) {
+		f := d.f
+		if d.container != container || f.dir != dir || f.Lang != LangGo {
 			continue
 		}
-		any = append(any, d)
-		switch {
-		case samePkg(d.f):
-			same = append(same, d)
-		case s.importedDir[d.f.dir] && !isGoTest(d.f):
-			imported = append(imported, d)
+		if own && f.Package != s.f.Package || !own && isGoTest(f) {
+			continue
 		}
+		out = append(out, d)
 	}
-	switch {
-	case len(same) > 0:
-		return same, ByName
-	case len(imported) > 0:
-		return imported, ByName
-	case len(any) <= maxAnywhere:
-		return any, ByName
-	}
-	return nil, 0
+	return out
 }
 
 // dropConstructors leaves out the constructors (methods named as their
-// class) when the class itself is among the definitions: a reference to
-// the name means the class.
-func dropConstructors(ds []defRef) []defRef {
+// class) when the class itself is among the definitions of name: a
+// reference to the name means the class.
+func dropConstructors(name string, ds []defRef) []defRef {
 	typ := false
 	for _, d := range ds {
-		if d.sym().Kind.isType() {
+		if d.kind.isType() {
 			typ = true
 			break
 		}
@@ -470,7 +554,7 @@ func dropConstructors(ds []defRef) []defRef {
 	}
 	out := ds[:0:0]
 	for _, d := range ds {
-		if s := d.sym(); s.Kind == KindMethod && s.Name == s.Container {
+		if d.kind == KindMethod && name == d.container {
 			continue
 		}
 		out = append(out, d)
@@ -479,33 +563,53 @@ func dropConstructors(ds []defRef) []defRef {
 }
 
 // resolveTokens resolves a reference of a token language by the tiers of
-// the comment at the top. g.mu is held.
-func (g *Graph) resolveTokens(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
+// the comment at the top.
+func resolveTokens(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
 	kind, _, _ := splitQual(qual)
-	var same, members, imported, dir []defRef
-	for _, d := range all {
+	const (
+		tierSame = iota + 1
+		tierImported
+		tierDir
+	)
+	tierOf := func(d defRef) int {
 		switch {
 		case d.f == s.f:
-			same = append(same, d)
-			if d.sym().Container != "" {
-				members = append(members, d)
-			}
+			return tierSame
 		case s.imported[d.f]:
-			imported = append(imported, d)
+			return tierImported
 		case d.f.dir == s.dir:
-			dir = append(dir, d)
+			return tierDir
+		}
+		return 0
+	}
+	var n [4]int
+	members := 0
+	for _, d := range all {
+		t := tierOf(d)
+		n[t]++
+		if t == tierSame && d.container != "" {
+			members++
 		}
 	}
 	bare := kind == 0
+	collect := func(tier int, membersOnly bool) []defRef {
+		out := make([]defRef, 0, n[tier])
+		for _, d := range all {
+			if tierOf(d) == tier && (!membersOnly || d.container != "") {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
 	switch {
-	case kind == '@' && len(members) > 0:
-		return members, Resolved
-	case len(same) > 0:
-		return same, sure(bare)
-	case len(imported) > 0:
-		return imported, sure(bare)
-	case len(dir) > 0:
-		return dir, sure(bare && s.f.Lang == LangJava)
+	case kind == '@' && members > 0:
+		return collect(tierSame, true), Resolved
+	case n[tierSame] > 0:
+		return collect(tierSame, false), sure(bare)
+	case n[tierImported] > 0:
+		return collect(tierImported, false), sure(bare)
+	case n[tierDir] > 0:
+		return collect(tierDir, false), sure(bare && s.f.Lang == LangJava)
 	case len(all) <= maxAnywhere:
 		return all, ByName
 	}

@@ -162,21 +162,17 @@ func TestStore(t *testing.T) {
 	})
 	t.Run("every record survives the round trip", func(t *testing.T) {
 		for _, name := range []string{"go", "goscope", "python", "typescript", "rust", "java", "c"} {
-			g := start(t, Config{Root: fixture(t, name)})
-			g.mu.RLock()
-			data := encodeGraph(g.files, g.modules)
-			g.mu.RUnlock()
-			files, modules, err := decodeGraph(data)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			h, err := New(Config{Root: g.Root()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.install(files, modules)
-			if dump(h) != dump(g) {
-				t.Errorf("%s: decoded graph differs:\n%s", name, lineDiff(dump(g), dump(h)))
+			for _, inMemory := range []int64{-1, 1 << 30} {
+				root := fixture(t, name)
+				g := start(t, Config{Root: root})
+				state := filepath.Join(t.TempDir(), "codegraph.bin")
+				h := start(t, Config{Root: root, StateFile: state, InMemory: inMemory})
+				if st := h.Stats(); st.InMemory != 0 {
+					t.Errorf("%s: %d files in memory after the first build, want every one read from the stored graph", name, st.InMemory)
+				}
+				if dump(h) != dump(g) {
+					t.Errorf("%s (in memory up to %d bytes): the stored graph differs from the graph in memory:\n%s", name, inMemory, lineDiff(dump(g), dump(h)))
+				}
 			}
 		}
 	})

@@ -66,6 +66,13 @@ type Config struct {
 	// graph asks first for references and definitions (agent/references,
 	// agent/definition); nil: the graph answers alone.
 	LanguageServer codegraph.LanguageServer
+	// EditorWatches says the editor reports the workspace's file changes
+	// (the LSP face registers workspace/didChangeWatchedFiles): the code
+	// graph then does not watch the disk itself. Without it (the ACP face,
+	// agentls run, an editor that cannot register a watcher) the graph
+	// watches the workspace's directories (codegraph.Graph.Watch), so an
+	// edit made outside the editor reaches it.
+	EditorWatches bool
 }
 
 // Workspace is one workspace root and everything agentls runs on it.
@@ -83,6 +90,9 @@ type Workspace struct {
 	graphErr error
 
 	sweep, graphRun, ticker background
+	// watch is the graph's watcher of the disk, started once (WatchDisk).
+	watch     background
+	watchOnce sync.Once
 
 	mu       sync.Mutex
 	closed   bool
@@ -143,7 +153,32 @@ func Open(cfg Config) *Workspace {
 	}
 	w.sweep.start(w.sweepLeftovers)
 	w.startGraph(cfg.Settings().Zones)
+	if !cfg.EditorWatches {
+		w.WatchDisk()
+	}
 	return w
+}
+
+// WatchDisk starts the code graph's watcher of the disk, once, when there
+// is a graph: for a face whose editor does not report file changes, or
+// whose registration of a watcher the editor refused. It runs until Close.
+func (w *Workspace) WatchDisk() {
+	if w.graph == nil {
+		return
+	}
+	w.watchOnce.Do(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.closed {
+			return
+		}
+		g := w.graph
+		w.watch.start(func(ctx context.Context) {
+			if err := g.Watch(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				w.log.Warn("the workspace is not watched: the code graph follows the editor's saves and agentls's own writes", zap.Error(err))
+			}
+		})
+	})
 }
 
 // Dir is the workspace root.
@@ -449,6 +484,7 @@ func (w *Workspace) Close() {
 			w.warn("agentls: the recording could not be written: " + err.Error())
 		}
 	}
+	w.watch.stop()
 	w.graphRun.stop()
 	w.ticker.stop()
 	if track != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -131,5 +132,46 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGraphWatchesTheDiskWhenTheEditorDoesNot: without an editor that
+// reports file changes, an edit made on disk by another program reaches
+// the code graph; with one, the graph leaves the watching to it.
+func TestGraphWatchesTheDiskWhenTheEditorDoesNot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w, _ := open(t, core.Config{})
+	g, err := w.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for g.Stats().Watched == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the workspace is not watched")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	writeFile(t, filepath.Join(w.Dir().Path(), "made.go"), "package made\n\nfunc Made() {}\n")
+	for g.File("made.go") == nil {
+		if ctx.Err() != nil {
+			t.Fatal("a file another program wrote never reached the graph")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	w2, _ := open(t, core.Config{EditorWatches: true})
+	g2, err := w2.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g2.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := g2.Stats().Watched; n != 0 {
+		t.Errorf("%d directories watched beside the editor's watcher, want none", n)
 	}
 }

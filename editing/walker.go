@@ -38,6 +38,47 @@ func (wk *Walker) Walk(ctx context.Context, pattern string, fn func(rel, abs str
 	return wk.w.walk(ctx, pattern, func(rel string, real Path) error { return fn(rel, real.Abs) })
 }
 
+// WalkDirs calls fn with the directory rel (workspace-relative, "." for
+// the root) and every directory under it that the walk would enter, by
+// the name the walk reaches it and where it really is, parents first. A
+// directory reached through a symlink is not entered (its target is
+// walked by its own name when it is in the workspace). An error from fn
+// ends the walk and is returned; so is ctx's end. A rel the walk would not
+// enter calls fn for nothing.
+func (wk *Walker) WalkDirs(ctx context.Context, rel string, fn func(rel, abs string) error) error {
+	rel = path.Clean(rel)
+	if rel == "" {
+		rel = "."
+	}
+	f := newWalkFS(wk.w)
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		e := f.lookup(rel)
+		if !e.visible || !e.dir || e.linked {
+			return nil
+		}
+		if err := fn(rel, e.real.Abs); err != nil {
+			return err
+		}
+		ents, err := f.ReadDir(rel)
+		if err != nil {
+			return nil // gone meanwhile, or unreadable: nothing under it to watch
+		}
+		for _, d := range ents {
+			if d.IsDir() {
+				if err := walk(joinRel(rel, d.Name())); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(rel)
+}
+
 // Visible reports whether the walk would reach the file rel
 // (workspace-relative, "/" separators) by that name, and where it really
 // is. A name that does not exist, is not a regular file, or is hidden by

@@ -143,7 +143,9 @@ func (s *Server) didTextDocument(_ context.Context, raw json.RawMessage) {
 // initializedNote registers a watcher of every file of the workspace when
 // the client can watch files for agentls (workspace.didChangeWatchedFiles
 // .dynamicRegistration): the graph then hears of changes made outside
-// agentls and the editor (a git checkout, a build).
+// agentls and the editor (a git checkout, a build). When the client cannot,
+// or refuses the registration, the graph watches the disk itself
+// (core.Workspace.WatchDisk).
 func (s *Server) initializedNote(_ context.Context, _ json.RawMessage) {
 	if !s.editor.Caps().WatchFiles {
 		return
@@ -166,11 +168,17 @@ func (s *Server) initializedNote(_ context.Context, _ json.RawMessage) {
 	if _, err := s.ws.Graph(); err != nil {
 		return // nothing would hear of the changes
 	}
+	ws := s.ws
 	s.calls.Go(func() {
 		callCtx, cancel := context.WithTimeout(s.life, 30*time.Second)
 		defer cancel()
 		if err := s.conn.Call(callCtx, api.MethodRegisterCapability, params, nil); err != nil {
-			s.log.Info("file watching not registered: the code graph follows saves and agentls's own writes", zap.Error(err))
+			if s.life.Err() != nil {
+				return
+			}
+			// the graph watches the disk itself instead
+			s.log.Info("file watching not registered: the code graph watches the workspace itself", zap.Error(err))
+			ws.WatchDisk()
 		}
 	})
 }

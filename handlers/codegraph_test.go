@@ -95,6 +95,7 @@ func TestCodeGraph(t *testing.T) {
 type watchingClient struct {
 	client
 	registered chan api.RegistrationParams
+	refuse     bool // answer the registration with an error
 }
 
 func (c *watchingClient) HandleCall(_ context.Context, r *rpc.Request) (any, error) {
@@ -106,7 +107,37 @@ func (c *watchingClient) HandleCall(_ context.Context, r *rpc.Request) (any, err
 		return nil, err
 	}
 	c.registered <- p
+	if c.refuse {
+		return nil, api.Errorf(api.CodeInvalidParams, "no watching here")
+	}
 	return nil, nil
+}
+
+// graphWatches waits until the server's code graph watches the disk
+// itself (want) or, not, until the graph is current and says it does not.
+func graphWatches(t *testing.T, srv *Server, want bool) {
+	t.Helper()
+	srv.mu.Lock()
+	ws := srv.ws
+	srv.mu.Unlock()
+	g, err := ws.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Timeout)
+	defer cancel()
+	if err := g.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for want && g.Stats().Watched == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the graph does not watch the disk, and no editor does")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !want && g.Stats().Watched != 0 {
+		t.Errorf("the graph watches %d directories beside the editor's watcher", g.Stats().Watched)
+	}
 }
 
 func TestFileWatcherRegistration(t *testing.T) {
@@ -114,10 +145,13 @@ func TestFileWatcherRegistration(t *testing.T) {
 		name    string
 		caps    map[string]any
 		watches bool
+		refuse  bool
 	}{
-		{"a client that can watch files for agentls is asked to watch the workspace",
-			map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}, true},
-		{"a client that cannot is asked nothing", map[string]any{}, false},
+		{"a client that can watch files for agentls is asked to watch the workspace, and the graph leaves it to the client",
+			map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}, true, false},
+		{"a client that can but refuses leaves the graph to watch the disk itself",
+			map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}, true, true},
+		{"a client that cannot is asked nothing, and the graph watches the disk itself", map[string]any{}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -126,7 +160,7 @@ func TestFileWatcherRegistration(t *testing.T) {
 			sconn := rpc.NewConn(rpc.NewStream(sr, sw, nil), nil)
 			srv := New(sconn, Options{Version: "test", Cwd: root})
 			cconn := rpc.NewConn(rpc.NewStream(cr, cw, nil), nil)
-			c := &watchingClient{client: client{conn: cconn, srv: srv, notes: make(chan *rpc.Request, 16)}, registered: make(chan api.RegistrationParams, 1)}
+			c := &watchingClient{client: client{conn: cconn, srv: srv, notes: make(chan *rpc.Request, 16)}, registered: make(chan api.RegistrationParams, 1), refuse: tc.refuse}
 			ctx, cancel := context.WithCancel(context.Background())
 			sdone, cdone := make(chan struct{}), make(chan struct{})
 			go func() { defer close(sdone); sconn.Serve(ctx, srv) }()
@@ -150,6 +184,7 @@ func TestFileWatcherRegistration(t *testing.T) {
 				// initialized, handled here and now; the server's close
 				// waits for a registration it would have sent
 				srv.initializedNote(ctx, nil)
+				graphWatches(t, srv, true)
 				stop()
 				select {
 				case p := <-c.registered:
@@ -170,6 +205,7 @@ func TestFileWatcherRegistration(t *testing.T) {
 			case <-time.After(testkit.Timeout):
 				t.Fatal("no client/registerCapability")
 			}
+			graphWatches(t, srv, tc.refuse)
 		})
 	}
 }

@@ -70,7 +70,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		s.mu.Lock()
 		s.settings = settings
 		s.mu.Unlock()
-		ws, err = s.openWorkspace(root)
+		ws, err = s.openWorkspace(root, p.Capabilities.Flatten().WatchFiles)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

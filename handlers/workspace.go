@@ -18,8 +18,10 @@ import (
 
 // openWorkspace opens the workspace of root (package core), once
 // initialize has named it: the sweep of a crash's leftovers and the code
-// graph start in the background; the rest is made on first use.
-func (s *Server) openWorkspace(root string) (*core.Workspace, error) {
+// graph start in the background; the rest is made on first use. The graph
+// watches the disk itself unless the editor can watch files for agentls
+// (editorWatches: initializedNote registers the watcher).
+func (s *Server) openWorkspace(root string, editorWatches bool) (*core.Workspace, error) {
 	dir, err := contain.New(root)
 	if err != nil {
 		return nil, api.Errorf(api.CodeInvalidParams, "invalid params: the workspace root %s: %v", root, err)
@@ -37,6 +39,7 @@ func (s *Server) openWorkspace(root string) (*core.Workspace, error) {
 		// The editor's language servers are asked first (agent/references,
 		// agent/definition) when it declares them.
 		LanguageServer: s.editor,
+		EditorWatches:  editorWatches,
 	}), nil
 }
 

@@ -1,9 +1,21 @@
 // Command graph measures the code graph on a tree (docs/BENCHMARKS.md,
-// scripts/bench-graph.sh): a full index with every core, the heap and the
-// resident memory after it, the incremental update of one changed file,
-// and the start of a second process from the stored graph; with -mode
-// refs, how true its Go references are against an oracle (refs.go). It
-// prints one "name value unit" line per figure.
+// scripts/bench-graph.sh). It prints one "name value unit" line per figure.
+//
+//   - -mode index: a full index with every core, written to the state file
+//     as it parses; then the update of one changed file; then edits told
+//     while the graph is being stored (the delay until each is in the
+//     graph); then the repo map and two queries. The peak resident memory
+//     of each phase is printed with it (rss_*: the high-water mark, reset
+//     at the phase's start).
+//   - -mode load: a process that starts from the stored graph: the time
+//     from its start to the first agent/codeGraph answer, to the graph
+//     being read, and to the walk that checks it being done.
+//   - -mode restart: agentls itself (-agentls), started on the tree with
+//     its state directory (-state, a directory) as an editor starts it:
+//     the time from the process's start, and from initialize, to the
+//     first agent/codeGraph answer (restart.go).
+//   - -mode refs: how true its Go references are against an oracle
+//     (refs.go).
 package main
 
 import (
@@ -24,12 +36,17 @@ import (
 
 func main() {
 	tree := flag.String("tree", "", "the tree to index (required)")
-	state := flag.String("state", "", "the state file (default: a temporary one, removed)")
+	state := flag.String("state", "", "the state file; for -mode restart, the state directory (default: a temporary one, removed)")
 	workers := flag.Int("workers", 0, "parsing goroutines (0: GOMAXPROCS)")
-	mode := flag.String("mode", "index", "index: build from nothing, store, update one file; load: start from the stored graph; refs: the references' precision and recall against go/ast")
+	mode := flag.String("mode", "index", "index, load, restart or refs (the package comment)")
 	drawn := flag.Int("names", 20, "refs: how many exported names to draw besides fmt.Errorf, io.Reader and strings.Builder")
 	seed := flag.Uint64("seed", 1, "refs: the seed of the draw")
-	update := flag.String("update", "", "the workspace-relative file to change for the update figure (default: the Go file at the 90th percentile of size)")
+	update := flag.String("update", "", "the workspace-relative file to change for the update figures, and to ask about (default: the Go file at the 90th percentile of size)")
+	symbol := flag.String("symbol", "io.Reader", "the symbol the queries ask about")
+	inMemory := flag.Int64("inmemory", 0, "codegraph.Config.InMemory (0: its default)")
+	agentls := flag.String("agentls", "", "restart: the agentls binary")
+	runs := flag.Int("runs", 5, "restart: how many starts")
+	editorWatches := flag.Bool("editorwatches", false, "restart: the client watches files for agentls (as VS Code does), so agentls does not watch the disk")
 	profile := flag.String("cpuprofile", "", "write a CPU profile here")
 	flag.Parse()
 	if *profile != "" {
@@ -54,13 +71,19 @@ func main() {
 		}
 		defer os.RemoveAll(dir)
 		stateFile = filepath.Join(dir, "codegraph.bin")
+		if *mode == "restart" {
+			stateFile = dir
+		}
 	}
+	o := options{tree: *tree, state: stateFile, workers: *workers, update: *update, symbol: *symbol, inMemory: *inMemory}
 	var err error
 	switch *mode {
 	case "index":
-		err = index(*tree, stateFile, *workers, *update)
+		err = index(o)
 	case "load":
-		err = load(*tree, stateFile, *workers)
+		err = load(o)
+	case "restart":
+		err = restart(o, *agentls, *runs, *editorWatches)
 	case "refs":
 		err = refs(*tree, *drawn, *seed)
 	default:
@@ -72,23 +95,37 @@ func main() {
 	}
 }
 
+type options struct {
+	tree, state, update, symbol string
+	workers                     int
+	inMemory                    int64
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "graph:", err)
 	os.Exit(1)
 }
 
-func newGraph(tree, state string, workers int) (*codegraph.Graph, error) {
-	return codegraph.New(codegraph.Config{Root: tree, StateFile: state, Workers: workers, SaveDelay: time.Hour})
+// newGraph makes the graph of the benchmark. A change is stored at once
+// (SaveDelay of a nanosecond): the edits of index's store phase each find
+// a store being written.
+func newGraph(o options) (*codegraph.Graph, error) {
+	return codegraph.New(codegraph.Config{Root: o.tree, StateFile: o.state, Workers: o.workers, SaveDelay: time.Nanosecond, InMemory: o.inMemory})
 }
 
-func index(tree, state string, workers int, update string) error {
-	g, err := newGraph(tree, state, workers)
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func index(o options) error {
+	g, err := newGraph(o)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
+
+	// the index, from nothing
+	resetPeak()
 	cpu0 := cpuTime()
 	start := time.Now()
 	go func() { done <- g.Run(ctx) }()
@@ -97,54 +134,110 @@ func index(tree, state string, workers int, update string) error {
 	}
 	wall, cpu := time.Since(start), cpuTime()-cpu0
 	st := g.Stats()
-	fmt.Printf("workers %d\n", effective(workers))
+	fmt.Printf("workers %d\n", effective(o.workers))
 	fmt.Printf("files %d\n", st.Files)
 	fmt.Printf("definitions %d\n", st.Symbols)
 	fmt.Printf("index_wall %.3f s\n", wall.Seconds())
 	fmt.Printf("index_cpu %.3f s\n", cpu.Seconds())
+	fmt.Printf("rss_index %.1f MiB\n", rssPeakMiB())
 	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fmt.Printf("heap_after_index %.1f MiB\n", float64(ms.HeapAlloc)/(1<<20))
-	fmt.Printf("rss_peak %.1f MiB\n", rssPeakMiB())
-	// the incremental update of one file, 20 times, the file's text
-	// changing each time
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Printf("heap_after_index %.1f MiB\n", float64(m.HeapAlloc)/(1<<20))
+	fmt.Printf("stored_after_index %d files\n", st.Files-st.InMemory)
+
+	update := o.update
 	if update == "" {
-		update = typicalGo(tree, g)
+		update = typicalGo(o.tree, g)
 	}
-	if update != "" {
-		abs := filepath.Join(tree, filepath.FromSlash(update))
-		orig, err := os.ReadFile(abs)
-		if err != nil {
+	if update == "" {
+		return fmt.Errorf("no Go file to change in %s", o.tree)
+	}
+	abs := filepath.Join(o.tree, filepath.FromSlash(update))
+	orig, err := os.ReadFile(abs)
+	if err != nil {
+		return err
+	}
+	defer os.WriteFile(abs, orig, 0o644)
+	edit := func(i int) error {
+		text := append(append([]byte{}, orig...), []byte("\nfunc benchAdded"+strconv.Itoa(i)+"() {}\n")...)
+		return os.WriteFile(abs, text, 0o644)
+	}
+
+	// one file's update, 20 times, the file's text changing each time
+	resetPeak()
+	var times []time.Duration
+	for i := 0; i < 20; i++ {
+		if err := edit(i); err != nil {
 			return err
 		}
-		defer os.WriteFile(abs, orig, 0o644)
-		var times []time.Duration
-		for i := 0; i < 20; i++ {
-			text := append(append([]byte{}, orig...), []byte("\nfunc benchAdded"+strconv.Itoa(i)+"() {}\n")...)
-			if err := os.WriteFile(abs, text, 0o644); err != nil {
-				return err
-			}
-			t0 := time.Now()
-			if err := g.Refresh(ctx, update); err != nil {
-				return err
-			}
-			times = append(times, time.Since(t0))
-		}
-		if err := os.WriteFile(abs, orig, 0o644); err != nil {
-			return err
-		}
+		t0 := time.Now()
 		if err := g.Refresh(ctx, update); err != nil {
 			return err
 		}
-		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		fmt.Printf("update_file %s (%d bytes)\n", update, len(orig))
-		fmt.Printf("update_median %.2f ms\n", float64(times[len(times)/2].Microseconds())/1000)
-		fmt.Printf("update_max %.2f ms\n", float64(times[len(times)-1].Microseconds())/1000)
+		times = append(times, time.Since(t0))
 	}
+	fmt.Printf("update_file %s (%d bytes)\n", update, len(orig))
+	fmt.Printf("update_median %s\n", ms(median(times)))
+	fmt.Printf("update_max %s\n", ms(slicesMax(times)))
+	fmt.Printf("rss_update %.1f MiB\n", rssPeakMiB())
+
+	// edits told while the graph is stored: each change is stored at once
+	// (SaveDelay), so the next edit arrives while a store is written; the
+	// delay is from the change told to the graph holding it
+	resetPeak()
+	stores0 := g.Stats().Stores
+	times, during := times[:0], 0
+	var storeTimes []time.Duration
+	for i := 0; during < 20 && i < 400; i++ {
+		if err := edit(100 + i); err != nil {
+			return err
+		}
+		storing := g.Stats().Storing
+		t0 := time.Now()
+		g.Changed(update)
+		if err := g.Current(ctx); err != nil {
+			return err
+		}
+		d := time.Since(t0)
+		if storing {
+			during++
+			times = append(times, d)
+		}
+		if st := g.Stats(); st.LastStore > 0 && (len(storeTimes) == 0 || storeTimes[len(storeTimes)-1] != st.LastStore) {
+			storeTimes = append(storeTimes, st.LastStore)
+		}
+		time.Sleep(5 * time.Millisecond) // a person's edits are apart; the store goes on meanwhile
+	}
+	// the last store of the phase, to its end: its time is the store's
+	for st := g.Stats(); st.Storing || st.Stores == stores0; st = g.Stats() {
+		time.Sleep(time.Millisecond)
+	}
+	if st := g.Stats(); len(storeTimes) == 0 || storeTimes[len(storeTimes)-1] != st.LastStore {
+		storeTimes = append(storeTimes, st.LastStore)
+	}
+	stores := g.Stats().Stores - stores0
+	if during > 0 {
+		fmt.Printf("edit_during_store_n %d\n", during)
+		fmt.Printf("edit_during_store_median %s\n", ms(median(times)))
+		fmt.Printf("edit_during_store_max %s\n", ms(slicesMax(times)))
+	}
+	if len(storeTimes) > 0 {
+		fmt.Printf("store_median %s\n", ms(median(storeTimes)))
+	}
+	fmt.Printf("stores %d\n", stores)
+	fmt.Printf("rss_store %.1f MiB\n", rssPeakMiB())
+	if err := os.WriteFile(abs, orig, 0o644); err != nil {
+		return err
+	}
+	if err := g.Refresh(ctx, update); err != nil {
+		return err
+	}
+
+	// the repo map, first after a change and next
+	resetPeak()
 	t0, c0 := time.Now(), cpuTime()
-	_, err = g.RepoMap(ctx, codegraph.RepoMapOptions{Prompt: "fix the parser"})
-	if err != nil {
+	if _, err = g.RepoMap(ctx, codegraph.RepoMapOptions{Prompt: "fix the parser"}); err != nil {
 		return err
 	}
 	fmt.Printf("repomap_first_wall %.1f ms\n", float64(time.Since(t0).Microseconds())/1000)
@@ -153,20 +246,38 @@ func index(tree, state string, workers int, update string) error {
 	_, _ = g.RepoMap(ctx, codegraph.RepoMapOptions{Prompt: "add a test"})
 	fmt.Printf("repomap_next_wall %.1f ms\n", float64(time.Since(t0).Microseconds())/1000)
 	fmt.Printf("repomap_next_cpu %.1f ms\n", float64((cpuTime()-c0).Microseconds())/1000)
+	fmt.Printf("rss_repomap %.1f MiB\n", rssPeakMiB())
+
+	// a file's query and a symbol's, as agent/codeGraph asks them
+	resetPeak()
+	t0 = time.Now()
+	if _, err := g.CodeGraph(ctx, codegraph.Query{Path: update}); err != nil {
+		return err
+	}
+	fmt.Printf("query_file %s\n", ms(time.Since(t0)))
+	t0 = time.Now()
+	if _, err := g.CodeGraph(ctx, codegraph.Query{Symbol: o.symbol}); err != nil {
+		return err
+	}
+	fmt.Printf("query_symbol %s\n", ms(time.Since(t0)))
+	fmt.Printf("rss_query %.1f MiB\n", rssPeakMiB())
+
 	cancel()
 	if err := <-done; err != nil {
 		return err
 	}
-	fi, err := os.Stat(state)
-	if err == nil {
+	if fi, err := os.Stat(o.state); err == nil {
 		fmt.Printf("stored_size %.1f MiB\n", float64(fi.Size())/(1<<20))
 	}
 	return nil
 }
 
-func load(tree, state string, workers int) error {
-	start := time.Now()
-	g, err := newGraph(tree, state, workers)
+// load starts from the stored graph: the time from the process's start
+// (as close as Go lets it see: main's start) to the first answer, to the
+// graph read, and to the walk that checks it.
+func load(o options) error {
+	start := processStart()
+	g, err := newGraph(o)
 	if err != nil {
 		return err
 	}
@@ -174,18 +285,28 @@ func load(tree, state string, workers int) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- g.Run(ctx) }()
+	q := codegraph.Query{Symbol: o.symbol}
+	if o.update != "" {
+		q = codegraph.Query{Path: o.update}
+	}
+	if _, err := g.CodeGraph(ctx, q); err != nil {
+		return err
+	}
+	answer, answerCPU := time.Since(start), cpuTime()
 	if err := g.Ready(ctx); err != nil {
 		return err
 	}
-	ready, readyCPU := time.Since(start), cpuTime()
+	rssAnswer := rssPeakMiB()
 	if err := g.Current(ctx); err != nil {
 		return err
 	}
 	current := time.Since(start)
-	fmt.Printf("load_ready %.1f ms\n", float64(ready.Microseconds())/1000)
-	fmt.Printf("load_ready_cpu %.1f ms\n", float64(readyCPU.Microseconds())/1000)
-	fmt.Printf("load_current_cpu %.1f ms\n", float64(cpuTime().Microseconds())/1000)
+	fmt.Printf("load_answer %.1f ms\n", float64(answer.Microseconds())/1000)
+	fmt.Printf("load_answer_cpu %.1f ms\n", float64(answerCPU.Microseconds())/1000)
 	fmt.Printf("load_current %.1f ms\n", float64(current.Microseconds())/1000)
+	fmt.Printf("load_current_cpu %.1f ms\n", float64(cpuTime().Microseconds())/1000)
+	fmt.Printf("rss_load_answer %.1f MiB\n", rssAnswer)
+	fmt.Printf("rss_load %.1f MiB\n", rssPeakMiB())
 	fmt.Printf("files %d\n", g.Stats().Files)
 	cancel()
 	return <-done
@@ -196,6 +317,20 @@ func effective(workers int) int {
 		return workers
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration{}, ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func slicesMax(ds []time.Duration) time.Duration {
+	m := time.Duration(0)
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
 }
 
 // typicalGo is the parsed Go file at the 90th percentile of size: larger
@@ -224,18 +359,4 @@ func typicalGo(tree string, g *codegraph.Graph) string {
 		return all[i].size < all[j].size || (all[i].size == all[j].size && all[i].rel < all[j].rel)
 	})
 	return all[len(all)*9/10].rel
-}
-
-func rssPeakMiB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			return float64(kb) / 1024
-		}
-	}
-	return 0
 }

@@ -56,7 +56,7 @@ type goFile struct {
 }
 
 func refs(tree string, extra int, seed uint64) error {
-	g, err := newGraph(tree, "", 0)
+	g, err := newGraph(options{tree: tree})
 	if err != nil {
 		return err
 	}

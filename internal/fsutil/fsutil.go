@@ -1,6 +1,7 @@
 // Package fsutil holds the disk writes agentls relies on: a whole-file
 // write that is atomic (readers see the old or the new file, never a part;
-// a crash leaves the old file whole), optionally an exclusive create that
+// a crash leaves the old file whole), given whole (Write) or in a stream
+// (Create, then Commit), optionally an exclusive create that
 // never replaces a file, and a line append that is one write under an
 // exclusive lock (concurrent appenders, even in other processes, never
 // interleave a line). It also names the temporary files of those writes in
@@ -45,7 +46,35 @@ type WriteOptions struct {
 // hard-linked to path, which fails rather than replace a file; then the
 // directory is fsynced. On any failure the temporary file is removed and
 // path is as it was.
-func Write(path string, data []byte, o WriteOptions) (err error) {
+func Write(path string, data []byte, o WriteOptions) error {
+	p, err := Create(path, o)
+	if err != nil {
+		return err
+	}
+	defer p.Abort()
+	if _, err := p.Write(data); err != nil {
+		return err
+	}
+	return p.Commit()
+}
+
+// Pending is a file being written atomically in a stream (Create): its
+// data goes to a temporary file, and path is replaced (or created) by
+// Commit, all at once, as Write does. Until then path is as it was; Abort
+// removes the temporary file. A Pending is used by one goroutine.
+type Pending struct {
+	path, tmp string
+	f         *os.File
+	o         WriteOptions
+	perm      fs.FileMode
+	done      bool
+	err       error // the first write's error, kept for Commit
+}
+
+// Create starts the atomic write of path with the options of Write: the
+// directories are made and the temporary file created now, the data is
+// written with Write (Pending's), and Commit puts it in place.
+func Create(path string, o WriteOptions) (*Pending, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -54,9 +83,8 @@ func Write(path string, data []byte, o WriteOptions) (err error) {
 	if perm == 0 {
 		perm = 0o644
 	}
-	rename := o.Rename
-	if rename == nil {
-		rename = os.Rename
+	if o.Rename == nil {
+		o.Rename = os.Rename
 	}
 	if o.MkdirAll {
 		dirPerm := o.DirPerm
@@ -64,64 +92,112 @@ func Write(path string, data []byte, o WriteOptions) (err error) {
 			dirPerm = 0o755
 		}
 		if err := os.MkdirAll(dir, dirPerm); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 	}
 	if o.Exclusive {
 		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+			return nil, fmt.Errorf("write %s: %w", path, fs.ErrExist)
 		}
 	} else if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
 	}
 	f, err := os.CreateTemp(dir, tempPattern(base))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
+	if err := lock(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("write %s: lock: %w", path, err)
+	}
+	return &Pending{path: path, tmp: f.Name(), f: f, o: o, perm: perm}, nil
+}
+
+// Name is the temporary file's path, which holds the data until Commit
+// puts it at path: a reader opened on it before Commit reads what was
+// written, whoever replaces path afterwards.
+func (p *Pending) Name() string { return p.tmp }
+
+// Write writes to the temporary file. An error is kept: Commit fails with
+// it too.
+func (p *Pending) Write(b []byte) (int, error) {
+	if p.done {
+		return 0, fmt.Errorf("write %s: %w", p.path, os.ErrClosed)
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.f.Write(b)
+	if err != nil {
+		p.err = fmt.Errorf("write %s: %w", p.path, err)
+		return n, p.err
+	}
+	return n, nil
+}
+
+// Commit fsyncs the data, gives it its mode and puts it at path (a rename,
+// or a hard link for an exclusive create), then fsyncs the directory. On
+// failure the temporary file is removed and path is as it was. It may be
+// called once; Abort after it does nothing.
+func (p *Pending) Commit() (err error) {
+	if p.done {
+		return fmt.Errorf("write %s: %w", p.path, os.ErrClosed)
+	}
+	p.done = true
 	closed := false
 	defer func() {
 		if !closed {
-			unlock(f)
-			f.Close()
+			unlock(p.f)
+			p.f.Close()
 		}
 		if err != nil {
-			os.Remove(tmp)
+			os.Remove(p.tmp)
 		}
 	}()
-	if err = lock(f); err != nil {
-		return fmt.Errorf("write %s: lock: %w", path, err)
+	if p.err != nil {
+		return p.err
 	}
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err = p.f.Chmod(p.perm); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
 	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: fsync: %w", path, err)
+	if err = p.f.Sync(); err != nil {
+		return fmt.Errorf("write %s: fsync: %w", p.path, err)
 	}
 	// The lock is held until the file is in place: a sweep that sees the
 	// temporary name meanwhile leaves it alone.
 	beforeLastStep()
-	if o.Exclusive {
-		err = link(tmp, path, rename)
+	if p.o.Exclusive {
+		err = link(p.tmp, p.path, p.o.Rename)
 	} else {
-		err = rename(tmp, path)
+		err = p.o.Rename(p.tmp, p.path)
 	}
-	unlock(f)
-	cerr := f.Close()
+	unlock(p.f)
+	cerr := p.f.Close()
 	closed = true
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", p.path, err)
 	}
-	if o.Exclusive {
-		os.Remove(tmp) // path holds the data under its own name now
+	if p.o.Exclusive {
+		os.Remove(p.tmp) // path holds the data under its own name now
 	}
 	if cerr != nil {
-		return fmt.Errorf("write %s: %w", path, cerr)
+		return fmt.Errorf("write %s: %w", p.path, cerr)
 	}
+	dir := filepath.Dir(p.path)
 	return SyncDir(dir)
+}
+
+// Abort removes the temporary file and leaves path as it was, unless
+// Commit was called. It may be called any number of times.
+func (p *Pending) Abort() {
+	if p.done {
+		return
+	}
+	p.done = true
+	unlock(p.f)
+	p.f.Close()
+	os.Remove(p.tmp)
 }
 
 // beforeLastStep runs just before a write puts its data in place: tests

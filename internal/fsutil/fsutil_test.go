@@ -135,6 +135,71 @@ func withHook(t *testing.T, hook, write func()) {
 	write()
 }
 
+func TestPending(t *testing.T) {
+	t.Run("a file written in a stream appears whole at Commit", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "f.bin")
+		if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w, err := Create(p, WriteOptions{Perm: 0o644})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []string{"n", "e", "w"} {
+			if _, err := w.Write([]byte(part)); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != "old" {
+				t.Fatalf("before Commit the file is %q, want it as it was", got)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(p)
+		st, _ := os.Stat(p)
+		if string(got) != "new" || st.Mode().Perm() != 0o600 {
+			t.Errorf("got %q mode %v, want \"new\" with the file's own mode 0600", got, st.Mode().Perm())
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("left %d entries in the directory, want the file alone", len(entries))
+		}
+		if err := w.Commit(); err == nil {
+			t.Error("a second Commit succeeded")
+		}
+		w.Abort() // after Commit: nothing
+		if got, _ := os.ReadFile(p); string(got) != "new" {
+			t.Errorf("Abort after Commit changed the file to %q", got)
+		}
+	})
+	t.Run("Abort leaves the file as it was and no temporary file", func(t *testing.T) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "f.bin")
+		if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w, err := Create(p, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte("half")); err != nil {
+			t.Fatal(err)
+		}
+		w.Abort()
+		w.Abort()
+		if got, _ := os.ReadFile(p); string(got) != "old" {
+			t.Errorf("the file became %q", got)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("left %d entries in the directory, want the file alone", len(entries))
+		}
+		if _, err := w.Write([]byte("x")); err == nil {
+			t.Error("a write after Abort succeeded")
+		}
+	})
+}
+
 func TestTempTarget(t *testing.T) {
 	for _, c := range []struct {
 		name, target string
