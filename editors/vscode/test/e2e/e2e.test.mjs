@@ -826,6 +826,9 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const f = findFile(path.join(userData, 'logs'), (p) => p.endsWith('agentls.log'));
       return f && /settings sent to agentls for the next task: .*"thinking":\{"enabled":true,"budgetTokens":2048\}.*"engines":\{"fake"/.test(fs.readFileSync(f, 'utf8'));
     });
+    // The last step's "task done" may still show (a toast fades slowly on a
+    // loaded machine): the one this step waits for must be its own.
+    await palette('Notifications: Clear All Notifications');
 
     const view = conversation();
     await view.locator('button[data-action="new"]').click();
