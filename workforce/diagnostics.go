@@ -31,11 +31,13 @@ import (
 //     the language server to check it again: the editor sends
 //     agent/didChangeDiagnostics when a server publishes for the file
 //     (Engine.DiagnosticsChanged), and the wait ends at the first publish
-//     that differs from what the file had before, at the second publish
-//     (a first one may be the server's answer to its opening the file,
-//     before the change reached it), or at diagnostics.waitMs (a server
-//     that publishes nothing new for a change that changes nothing, as
-//     gopls does, is waited for that long);
+//     that differs from what the file had before, or once the server has
+//     published nothing for settleQuiet after a publish
+//     the same as before (one may be its answer to its opening the file,
+//     or to a save, before the change reached it: a count of publishes told
+//     a worker of a loaded machine "no new error" before gopls had checked
+//     its change), or at diagnostics.waitMs (a server that publishes
+//     nothing for a change that changes nothing is waited for that long);
 //   - else the command the diagnostics setting names for the file's
 //     language, run in the workspace root before and after the change (the
 //     run before reuses the last run's output when no change of the task
@@ -47,6 +49,11 @@ import (
 // get_diagnostics gives a file's, a directory's or the workspace's
 // diagnostics as they are, from the same source. What lies in a denied
 // zone is left out of both, as the file tools leave it out.
+
+// settleQuiet is how long a server that published the diagnostics a file
+// had before the change is given to publish again before its silence is
+// taken for "nothing new".
+const settleQuiet = 500 * time.Millisecond
 
 // DiagnosticsEditor is an Editor that gives its language servers'
 // diagnostics (docs/PROTOCOL.md §4, agent/diagnostics): *rpc.Editor is one.
@@ -388,22 +395,28 @@ func (w *worker) settle(ctx context.Context, b *diagBefore) (fileDiags, checked,
 			onWait(b.rp.Abs)
 		}
 		before := b.files[b.rp.Rel]
-		timer := time.NewTimer(time.Duration(t.settings.Diagnostics.WaitMs) * time.Millisecond)
-		defer timer.Stop()
-		for reports := 0; ; {
+		wait := time.Duration(t.settings.Diagnostics.WaitMs) * time.Millisecond
+		end, quietEnd := time.Now().Add(wait), time.Time{}
+		for {
+			limit := end
+			if !quietEnd.IsZero() && quietEnd.Before(limit) {
+				limit = quietEnd
+			}
+			timer := time.NewTimer(time.Until(limit))
 			n := b.watch.next(ctx, timer.C)
+			timer.Stop()
 			if n == 0 {
 				break
 			}
-			reports += n
 			cur, err := t.fromEditor(ctx, b.rp.URI)
 			if err != nil {
 				return nil, state, err
 			}
 			state = checkedAgain
-			if reports >= 2 || !sameDiagnostics(cur[b.rp.Rel], before) {
+			if !sameDiagnostics(cur[b.rp.Rel], before) {
 				return cur, state, nil
 			}
+			quietEnd = time.Now().Add(settleQuiet)
 		}
 		if ctx.Err() != nil {
 			return nil, state, context.Cause(ctx)

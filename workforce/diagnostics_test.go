@@ -105,7 +105,7 @@ func TestEditsAreToldTheErrorsTheyIntroduce(t *testing.T) {
 		}, call("read_file", map[string]any{"path": "main.go"}))
 	})
 
-	t.Run("a second report of the same diagnostics ends the wait", func(t *testing.T) {
+	t.Run("reports of the same diagnostics end the wait once the server is quiet", func(t *testing.T) {
 		h, ed := newDiagHarness(t, map[string]string{"main.go": "package main\n"}, diagCaps)
 		h.settings.Diagnostics.WaitMs = 300000 // the test would hang if it were waited out
 		ls := newLangServer(h, ed)
