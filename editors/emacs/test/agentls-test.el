@@ -83,7 +83,11 @@ customizations as an alist of (SYMBOL . VALUE), TRUST the value of
     `(let* ((,root (file-name-as-directory (make-temp-file "agentls-project" t)))
             (state (make-temp-file "agentls-state" t))
             (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
-                                               "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                               "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY="
+                             ;; A terminal that speaks UTF-8 whatever the
+                             ;; environment's locale (none, under CI):
+                             ;; else Emacs draws the marks the test reads as ?.
+                             "LANG=C.UTF-8" "LC_ALL=C.UTF-8")
                                          process-environment))
             (agentls-program agentls-test--bin)
             (agentls-edit-mode ,edit-mode)
@@ -1223,7 +1227,11 @@ file outside the graph says so."
          (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
                                             (concat "AGENTLS_BIN=" agentls-test--bin)
                                             (concat "ROOT=" root) (concat "SCRIPT=" script)
-                                            "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                            "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY="
+                             ;; A terminal that speaks UTF-8 whatever the
+                             ;; environment's locale (none, under CI):
+                             ;; else Emacs draws the marks the test reads as ?.
+                             "LANG=C.UTF-8" "LC_ALL=C.UTF-8")
                                       process-environment)))
     (unwind-protect
         (progn
@@ -1288,7 +1296,11 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                                               (concat "AGENTLS_BIN=" agentls-test--bin)
                                               (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
                                               (concat "ROOT=" root)
-                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY="
+                             ;; A terminal that speaks UTF-8 whatever the
+                             ;; environment's locale (none, under CI):
+                             ;; else Emacs draws the marks the test reads as ?.
+                             "LANG=C.UTF-8" "LC_ALL=C.UTF-8")
                                         process-environment)))
       (unwind-protect
           (progn
@@ -1343,7 +1355,11 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
                                               (concat "AGENTLS_EL=" (file-name-directory (locate-library "agentls")))
                                               (concat "ROOT=" root)
                                               (concat "SCRIPT=" script)
-                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                                              "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY="
+                             ;; A terminal that speaks UTF-8 whatever the
+                             ;; environment's locale (none, under CI):
+                             ;; else Emacs draws the marks the test reads as ?.
+                             "LANG=C.UTF-8" "LC_ALL=C.UTF-8")
                                         process-environment)))
       (unwind-protect
           (progn
@@ -2184,7 +2200,11 @@ holding \"draft\"), OUT to where the driver writes pid and result."
                              (concat "AGENTLS_TTY_SCRIPT=" script-file)
                              (concat "AGENTLS_TTY_OUT=" ,out)
                              (concat "AGENTLS_TTY_EDIT_MODE=" ,edit-mode)
-                             "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY=")
+                             "AGENTLS_MODEL=" "ANTHROPIC_API_KEY=" "OPENAI_API_KEY="
+                             ;; A terminal that speaks UTF-8 whatever the
+                             ;; environment's locale (none, under CI):
+                             ;; else Emacs draws the marks the test reads as ?.
+                             "LANG=C.UTF-8" "LC_ALL=C.UTF-8")
                        process-environment)))
          (unwind-protect
              (progn
