@@ -563,6 +563,9 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await openFile('notes.txt');
     await palette('Go to Line/Column');
     await page.keyboard.type('1');
+    // Enter once the quick input has read the line typed: pressed sooner on
+    // a loaded machine, it was lost and the input stayed open.
+    await page.locator('.quick-input-widget', { hasText: 'Go to line 1.' }).waitFor();
     await page.keyboard.press('Enter');
     await page.locator('.statusbar-item', { hasText: 'Ln 1, Col 1' }).waitFor();
     await palette('agentls: Show Trace for Line');
