@@ -32,7 +32,7 @@ import (
 //     agent/didChangeDiagnostics when a server publishes for the file
 //     (Engine.DiagnosticsChanged), and the wait ends at the first publish
 //     that differs from what the file had before, or once the server has
-//     published nothing for settleQuiet after a publish
+//     published nothing for settleQuiet(waitMs) after a publish
 //     the same as before (one may be its answer to its opening the file,
 //     or to a save, before the change reached it: a count of publishes told
 //     a worker of a loaded machine "no new error" before gopls had checked
@@ -52,8 +52,13 @@ import (
 
 // settleQuiet is how long a server that published the diagnostics a file
 // had before the change is given to publish again before its silence is
-// taken for "nothing new".
-const settleQuiet = 500 * time.Millisecond
+// taken for "nothing new": a quarter of the wait the person allows
+// (diagnostics.waitMs; 500 ms by default), at most 5 s. A loaded machine's
+// gopls may take seconds to check a change after it answered the file's
+// opening; a person who allows a long wait gets a long one here too.
+func settleQuiet(wait time.Duration) time.Duration {
+	return min(wait/4, 5*time.Second)
+}
 
 // DiagnosticsEditor is an Editor that gives its language servers'
 // diagnostics (docs/PROTOCOL.md §4, agent/diagnostics): *rpc.Editor is one.
@@ -416,7 +421,7 @@ func (w *worker) settle(ctx context.Context, b *diagBefore) (fileDiags, checked,
 			if !sameDiagnostics(cur[b.rp.Rel], before) {
 				return cur, state, nil
 			}
-			quietEnd = time.Now().Add(settleQuiet)
+			quietEnd = time.Now().Add(settleQuiet(wait))
 		}
 		if ctx.Err() != nil {
 			return nil, state, context.Cause(ctx)

@@ -82,7 +82,7 @@ func (ls *langServer) publish(abs string) {
 
 func TestEditsAreToldTheErrorsTheyIntroduce(t *testing.T) {
 	h, ed := newDiagHarness(t, map[string]string{"main.go": "package main\n\nfunc main() {\n}\n"}, diagCaps)
-	h.settings.Diagnostics.WaitMs = 300000 // the language server's report ends the wait
+	h.settings.Diagnostics.WaitMs = 4000 // a report that differs ends the wait; one that does not, a second of quiet
 	ls := newLangServer(h, ed)
 	ls.publish(filepath.Join(h.root, "main.go"))
 	h.check("edit_file", []toolCase{
@@ -94,7 +94,7 @@ func TestEditsAreToldTheErrorsTheyIntroduce(t *testing.T) {
 
 	t.Run("an error the file had before is not new, though the edit moved it", func(t *testing.T) {
 		h, ed := newDiagHarness(t, map[string]string{"main.go": "package main\n\nfunc main() {\n\tBROKEN()\n}\n"}, diagCaps)
-		h.settings.Diagnostics.WaitMs = 300000
+		h.settings.Diagnostics.WaitMs = 4000
 		ls := newLangServer(h, ed)
 		ls.publish(filepath.Join(h.root, "main.go"))
 		h.check("edit_file", []toolCase{
@@ -107,7 +107,7 @@ func TestEditsAreToldTheErrorsTheyIntroduce(t *testing.T) {
 
 	t.Run("reports of the same diagnostics end the wait once the server is quiet", func(t *testing.T) {
 		h, ed := newDiagHarness(t, map[string]string{"main.go": "package main\n"}, diagCaps)
-		h.settings.Diagnostics.WaitMs = 300000 // the test would hang if it were waited out
+		h.settings.Diagnostics.WaitMs = 4000 // the reports end it after a second of quiet, not the 4 s
 		ls := newLangServer(h, ed)
 		ls.check = func(abs string) {
 			// the server's answer to its opening the file, then its check
