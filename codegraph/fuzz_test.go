@@ -1,6 +1,7 @@
 package codegraph
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,9 @@ func FuzzParsers(f *testing.F) {
 		"local M = require 'm' --[==[ c ]==]\nfunction M.a:b(x) if x then return [[s]] end end\nM.c = function() end\nt = { d = function() end, [\"e\"] = 1 }\n",
 	} {
 		f.Add(seed)
+	}
+	for _, in := range hostileInputs {
+		f.Add(strings.Repeat(in.piece, 64))
 	}
 	langs := []struct {
 		lang Lang
