@@ -25,7 +25,7 @@ var hostileInputs = []struct {
 	{LangTypeScript, "x.ts", "let a: "}, {LangTypeScript, "x.ts", "namespace N "}, {LangTypeScript, "x.ts", "a<"},
 	{LangRust, "x.rs", "fn f("}, {LangRust, "x.rs", "struct S "}, {LangRust, "x.rs", "enum E "}, {LangRust, "x.rs", "struct S : "},
 	{LangRust, "x.rs", "impl A "}, {LangRust, "x.rs", "use a::"}, {LangRust, "x.rs", "const X: "}, {LangRust, "x.rs", "{)"},
-	{LangRust, "x.rs", "macro_rules! m "}, {LangRust, "x.rs", "r#\""},
+	{LangRust, "x.rs", "macro_rules! m "}, {LangRust, "x.rs", "r#\""}, {LangRust, "x.rs", "trait T "}, {LangRust, "x.rs", "mod m "},
 	{LangC, "x.c", "struct S "}, {LangC, "x.c", "int f("}, {LangC, "x.c", "typedef "}, {LangC, "x.c", "enum { A, "},
 	{LangC, "x.c", "{)"}, {LangC, "x.c", "#define X \\\n"},
 	{LangCPP, "x.cpp", "class A "}, {LangCPP, "x.cpp", "namespace N "}, {LangCPP, "x.cpp", "template<"},

@@ -161,7 +161,7 @@ func (p *rustParser) run() {
 			case p.text(i) == "mod":
 				p.push(open, sym, name, 'm')
 				i = open
-			case p.text(i) == "trait":
+			case p.text(i) == "trait" && open >= 0:
 				p.push(open, sym, name, 't')
 				i = open
 			case open >= 0 && (kind == KindStruct || kind == KindEnum):
