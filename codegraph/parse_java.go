@@ -271,6 +271,9 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 
 // after is the token after the bracket group opened at i, or i+1.
 func (p *javaParser) after(i int) int {
+	if i >= len(p.t) {
+		return i
+	}
 	if p.match[i] > int32(i) {
 		return int(p.match[i]) + 1
 	}
