@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +26,9 @@ func FuzzParsers(f *testing.F) {
 		"local M = require 'm' --[==[ c ]==]\nfunction M.a:b(x) if x then return [[s]] end end\nM.c = function() end\nt = { d = function() end, [\"e\"] = 1 }\n",
 	} {
 		f.Add(seed)
+	}
+	for _, in := range hostileInputs {
+		f.Add(strings.Repeat(in.piece, 64))
 	}
 	langs := []struct {
 		lang Lang

@@ -51,12 +51,12 @@ type lexer struct {
 	// which it closes.
 	tmpl  []int
 	depth int
-}
-
-func lex(src []byte, opt lexOptions) []lexTok {
-	l := &lexer{src: src, opt: opt, toks: make([]lexTok, 0, len(src)/5)}
-	l.run()
-	return l.toks
+	steps int // bytes a look-ahead scanned
+	// noRegex marks, by byte, the states of a regular expression's scan
+	// known to reach the line's end unclosed: bit 1 outside a character
+	// class, bit 2 inside one. A line of unclosed /[ is scanned once, not
+	// once for each of its slashes.
+	noRegex []uint8
 }
 
 func isIdentStart(c byte) bool {
@@ -710,13 +710,19 @@ func (l *lexer) regexLiteral() bool {
 	src := l.src
 	j := l.i + 1
 	class := false
+	from := j
 	for j < len(src) {
+		l.steps++
+		if l.noRegex != nil && l.noRegex[j]&regexState(class) != 0 {
+			break // this scan joins one that failed
+		}
 		c := src[j]
 		switch {
 		case c == '\\':
 			j += 2
 			continue
 		case c == '\n':
+			l.regexFailed(from, j)
 			return false
 		case c == '[':
 			class = true
@@ -732,7 +738,36 @@ func (l *lexer) regexLiteral() bool {
 		}
 		j++
 	}
+	l.regexFailed(from, j)
 	return false
+}
+
+func regexState(class bool) uint8 {
+	if class {
+		return 2
+	}
+	return 1
+}
+
+// regexFailed marks the states of the scan from..to, which found no
+// closing slash, as failing: the scan is run again to know its states.
+func (l *lexer) regexFailed(from, to int) {
+	if l.noRegex == nil {
+		l.noRegex = make([]uint8, len(l.src)+1)
+	}
+	class := false
+	for j := from; j < to && j < len(l.src); j++ {
+		l.steps++
+		l.noRegex[j] |= regexState(class)
+		switch l.src[j] {
+		case '\\':
+			j++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		}
+	}
 }
 
 // multiPuncts are the punctuation tokens of more than one character, by
@@ -771,11 +806,24 @@ type toks struct {
 	src   []byte
 	t     []lexTok
 	match []int32 // for an open or close bracket, the index of its partner; -1 when unmatched
+	// steps counts the looks at a token (is, ident) and the other steps
+	// of the recognisers' scans: the work the file cost, which a hostile
+	// file must not make more than a constant times its tokens.
+	steps int
 }
 
+// tracedToks, when set (by tests), is given every lexed file, to read its
+// steps after the recogniser ran.
+var tracedToks func(*toks)
+
 func newToks(src []byte, opt lexOptions) *toks {
-	ts := &toks{src: src, t: lex(src, opt)}
+	l := &lexer{src: src, opt: opt, toks: make([]lexTok, 0, len(src)/5)}
+	l.run()
+	ts := &toks{src: src, t: l.toks, steps: l.steps}
 	ts.matchBrackets()
+	if tracedToks != nil {
+		tracedToks(ts)
+	}
 	return ts
 }
 
@@ -784,27 +832,36 @@ func (ts *toks) matchBrackets() {
 	src := ts.src
 	ts.match = make([]int32, len(ts.t))
 	var stack []int32
+	var open [3]int // the openers of each kind on the stack: { ( [
 	for i := range ts.t {
 		ts.match[i] = -1
 		tk := ts.t[i]
 		if tk.kind != tPunct || tk.end-tk.start != 1 {
 			continue
 		}
-		switch src[tk.start] {
+		switch c := src[tk.start]; c {
 		case '{', '(', '[':
 			stack = append(stack, int32(i))
+			open[bracketKind(c)]++
 		case '}', ')', ']':
-			open := byte('{')
-			switch src[tk.start] {
+			want := byte('{')
+			switch c {
 			case ')':
-				open = '('
+				want = '('
 			case ']':
-				open = '['
+				want = '['
+			}
+			if open[bracketKind(want)] == 0 {
+				continue // a stray closer: no opener to look for
 			}
 			// Pop to the nearest opener of the same kind: a stray closer
-			// (a macro's half bracket) does not unbalance the rest.
+			// (a macro's half bracket) does not unbalance the rest. Each
+			// opener is looked at once, when it is popped.
 			for k := len(stack) - 1; k >= 0; k-- {
-				if src[ts.t[stack[k]].start] == open {
+				ts.steps++
+				o := src[ts.t[stack[k]].start]
+				open[bracketKind(o)]--
+				if o == want {
 					ts.match[i], ts.match[stack[k]] = stack[k], int32(i)
 					stack = stack[:k]
 					break
@@ -812,6 +869,17 @@ func (ts *toks) matchBrackets() {
 			}
 		}
 	}
+}
+
+// bracketKind numbers the openers { ( [ as 0, 1, 2.
+func bracketKind(c byte) int {
+	switch c {
+	case '(':
+		return 1
+	case '[':
+		return 2
+	}
+	return 0
 }
 
 func (ts *toks) text(i int) string {
@@ -823,6 +891,7 @@ func (ts *toks) text(i int) string {
 
 // is reports whether token i is punctuation or an identifier reading s.
 func (ts *toks) is(i int, s string) bool {
+	ts.steps++
 	if i < 0 || i >= len(ts.t) {
 		return false
 	}
@@ -830,7 +899,10 @@ func (ts *toks) is(i int, s string) bool {
 	return int(t.end-t.start) == len(s) && (t.kind == tPunct || t.kind == tIdent) && string(ts.src[t.start:t.end]) == s
 }
 
-func (ts *toks) ident(i int) bool { return i >= 0 && i < len(ts.t) && ts.t[i].kind == tIdent }
+func (ts *toks) ident(i int) bool {
+	ts.steps++
+	return i >= 0 && i < len(ts.t) && ts.t[i].kind == tIdent
+}
 
 // end is the byte offset just past token i (or the source's end).
 func (ts *toks) end(i int) int {

@@ -319,7 +319,7 @@ func (p *cParser) declaration(i, to, parent int, container string, inClass bool)
 		if inClass {
 			kind = KindField
 		}
-		end := p.skipTo(next, ",", ";")
+		end := p.skipWithin(next, ",", ";")
 		if end > stop {
 			end = stop
 		}
@@ -504,7 +504,7 @@ func (p *cParser) isClass(sym int) bool {
 func (p *cParser) enumerators(open, close, parent int, container string) {
 	for j := open + 1; j < close; j++ {
 		if p.ident(j) && (p.is(j-1, "{") || p.is(j-1, ",")) {
-			end := p.skipTo(j, ",")
+			end := p.skipWithin(j, ",")
 			if end > close {
 				end = close
 			}

@@ -34,7 +34,7 @@ func (p *javaParser) run() {
 		switch p.text(i) {
 		case "import":
 			if p.stmtBoundary(i) {
-				end := p.skipTo(i, ";")
+				end := p.skipWithin(i, ";")
 				var b strings.Builder
 				for j := i + 1; j < end; j++ {
 					if p.is(j, "static") && j == i+1 {
@@ -48,7 +48,7 @@ func (p *javaParser) run() {
 			}
 		case "package":
 			if p.stmtBoundary(i) {
-				end := p.skipTo(i, ";")
+				end := p.skipWithin(i, ";")
 				p.skip(i+1, end)
 				i = end
 			}
@@ -89,7 +89,7 @@ func (p *javaParser) typeDecl(i, parent int, container string) int {
 	if p.is(i, "@") {
 		name = i + 2
 	}
-	open := p.skipTo(name+1, "{", ";")
+	open := p.skipWithin(name+1, "{", ";")
 	if !p.is(open, "{") || p.match[open] < 0 {
 		return -1
 	}
@@ -154,7 +154,7 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 				continue
 			}
 			if p.ident(i) && (p.is(i-1, "{") || p.is(i-1, ",") || p.annotationEnds(i-1)) {
-				end := p.skipTo(i, ",", ";")
+				end := p.skipWithin(i, ",", ";")
 				if end > to {
 					end = to
 				}
@@ -198,7 +198,7 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 			if p.is(k, "@") {
 				k++
 			}
-			end := p.skipTo(k, "{", ";")
+			end := p.skipWithin(k, "{", ";")
 			if p.is(end, "{") {
 				p.typeDecl(k, parent, container)
 			}
@@ -230,7 +230,7 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 		switch {
 		case p.is(j, "(") && p.ident(j-1):
 			// a method or constructor: up to its body or ;
-			end := p.skipTo(j, "{", ";")
+			end := p.skipWithin(j, "{", ";")
 			last := end
 			if p.is(end, "{") && p.match[end] > 0 {
 				last = int(p.match[end])
@@ -245,7 +245,7 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 			k := j
 			name := j - 1
 			for {
-				end := p.skipTo(k, ",", ";")
+				end := p.skipWithin(k, ",", ";")
 				if end > to {
 					end = to
 				}
@@ -271,6 +271,9 @@ func (p *javaParser) members(from, to, parent int, container string, enum bool) 
 
 // after is the token after the bracket group opened at i, or i+1.
 func (p *javaParser) after(i int) int {
+	if i >= len(p.t) {
+		return i
+	}
 	if p.match[i] > int32(i) {
 		return int(p.match[i]) + 1
 	}

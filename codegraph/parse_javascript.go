@@ -104,10 +104,14 @@ func (p *jsParser) declStart(i int) int {
 
 // bodyEnd is the closing brace of the body that follows the signature
 // starting at i, or the statement's end when there is none (an overload,
-// an abstract method).
+// an abstract method). It looks no further than scanLimit tokens
+// (brackets skipped whole count as one): a signature is short.
 func (p *jsParser) bodyEnd(i int) (end, open int) {
 	j := i
-	for j < len(p.t) {
+	for n := 0; j < len(p.t); n++ {
+		if n == scanLimit {
+			return j - 1, -1
+		}
 		switch {
 		case p.is(j, "{"):
 			if p.match[j] > 0 {
@@ -154,7 +158,7 @@ func (p *jsParser) run() {
 		if s := p.top(); s != nil && s.kind == 'e' && i > s.open && i < s.close {
 			if p.t[i].kind == tIdent || p.t[i].kind == tString {
 				if p.is(i-1, "{") || p.is(i-1, ",") {
-					end := p.skipTo(i, ",", "}")
+					end := p.skipWithin(i, ",", "}")
 					if p.t[i].kind == tIdent {
 						p.def(i, KindEnumMember, s.sym, s.name, i, end-1)
 					}
@@ -252,7 +256,7 @@ func (p *jsParser) blockKind(i int) byte {
 // typeDecl records a class, interface or enum whose keyword is at i, and
 // enters its body.
 func (p *jsParser) typeDecl(i int, kind Kind, scope byte) {
-	open := p.skipTo(i+2, "{", ";")
+	open := p.skipWithin(i+2, "{", ";")
 	if open >= len(p.t) || !p.is(open, "{") || p.match[open] < 0 {
 		return
 	}
@@ -277,7 +281,7 @@ func (p *jsParser) variables(i int) {
 			if p.match[j] > int32(j) {
 				j = int(p.match[j]) + 1
 			}
-			j = p.skipTo(j, ",", ";")
+			j = p.skipWithin(j, ",", ";")
 			if j > end {
 				return
 			}
@@ -292,13 +296,13 @@ func (p *jsParser) variables(i int) {
 		if p.is(k, ":") {
 			k = p.skipType(k + 1)
 		}
-		valueEnd := p.skipTo(k, ",", ";")
+		valueEnd := p.skipWithin(k, ",", ";")
 		if valueEnd > end+1 {
 			valueEnd = end + 1
 		}
 		if p.is(k, "=") && p.is(k+1, "class") {
 			// a class expression: the variable names the class
-			open := p.skipTo(k+2, "{", ";")
+			open := p.skipWithin(k+2, "{", ";")
 			if p.is(open, "{") && p.match[open] > int32(open) {
 				par, cont := p.parent()
 				sym := p.def(name, KindClass, par, cont, p.declStart(i), int(p.match[open]))
@@ -502,7 +506,11 @@ func (p *jsParser) importStmt(i int) {
 // fromClause finds the `from "m"` of an import or export at i.
 func (p *jsParser) fromClause(i int) {
 	end := p.stmtEnd(i)
-	for j := i + 1; j <= end && j+1 < len(p.t); j++ {
+	for j, n := i+1, 0; j <= end && j+1 < len(p.t) && n < scanLimit; j, n = j+1, n+1 {
+		if p.match[j] > int32(j) {
+			j = int(p.match[j]) // the names in braces
+			continue
+		}
 		if p.is(j, "from") && p.t[j+1].kind == tString {
 			p.b.imp(unquote(p.text(j+1)), int(p.t[i].start))
 			return

@@ -73,10 +73,14 @@ func (p *rustParser) itemStart(i int) int {
 }
 
 // itemEnd is the last token of an item whose header starts at i: its
-// body's closing brace, or its ;.
+// body's closing brace, or its ;. It looks no further than scanLimit
+// tokens (brackets skipped whole count as one): a header is short.
 func (p *rustParser) itemEnd(i int) (end, open int) {
 	j := i
-	for j < len(p.t) {
+	for n := 0; j < len(p.t); n++ {
+		if n == scanLimit {
+			return j - 1, -1
+		}
 		switch {
 		case p.is(j, ";"):
 			return j, -1
@@ -146,7 +150,7 @@ func (p *rustParser) run() {
 			kind := map[string]Kind{"struct": KindStruct, "union": KindStruct, "enum": KindEnum, "trait": KindTrait, "type": KindType, "mod": KindModule}[p.text(i)]
 			end, open := p.itemEnd(i + 2)
 			if p.text(i) == "type" {
-				end = p.skipTo(i, ";")
+				end = p.skipWithin(i, ";")
 				open = -1
 			}
 			sym := p.def(i+1, kind, parent, container, p.itemStart(i), end)
@@ -157,7 +161,7 @@ func (p *rustParser) run() {
 			case p.text(i) == "mod":
 				p.push(open, sym, name, 'm')
 				i = open
-			case p.text(i) == "trait":
+			case p.text(i) == "trait" && open >= 0:
 				p.push(open, sym, name, 't')
 				i = open
 			case open >= 0 && (kind == KindStruct || kind == KindEnum):
@@ -175,7 +179,7 @@ func (p *rustParser) run() {
 			if p.text(i) == "static" {
 				kind = KindVariable
 			}
-			p.def(n, kind, parent, container, p.itemStart(i), p.skipTo(n, ";"))
+			p.def(n, kind, parent, container, p.itemStart(i), p.skipWithin(n, ";"))
 		case "impl":
 			if !p.stmtLike(i) {
 				continue
@@ -191,7 +195,7 @@ func (p *rustParser) run() {
 			if p.is(i+1, "!") && p.ident(i+2) {
 				end, _ := p.itemEnd(i + 3)
 				if p.is(i+3, "(") || p.is(i+3, "[") {
-					end = p.skipTo(i+3, ";")
+					end = p.skipWithin(i+3, ";")
 				}
 				p.def(i+2, KindMacro, parent, container, p.itemStart(i), end)
 			}
@@ -199,7 +203,7 @@ func (p *rustParser) run() {
 			if !p.stmtLike(i) {
 				continue
 			}
-			end := p.skipTo(i, ";")
+			end := p.skipWithin(i, ";")
 			var b strings.Builder
 			for j := i + 1; j < end; j++ {
 				b.WriteString(p.text(j))
@@ -265,7 +269,7 @@ func (p *rustParser) fields(open, parent int, container string, enum bool) {
 			}
 			break
 		}
-		end := p.skipTo(j, ",")
+		end := p.skipWithin(j, ",")
 		if end > close {
 			end = close
 		}

@@ -8,6 +8,7 @@ type tokParser struct {
 	b        *builder
 	notRef   []bool // identifiers that are not references: definitions' names, import paths
 	keywords map[string]bool
+	stmtEnds []int32 // stmtEnd's answers plus one, by token; 0 unknown
 }
 
 func newTokParser(src []byte, opt lexOptions, keywords map[string]bool) *tokParser {
@@ -119,30 +120,57 @@ func (p *tokParser) newLine(j int) bool {
 // where a newline may end one (JavaScript, TypeScript): the ; at depth 0,
 // the token before a closing bracket of the enclosing block, or the last
 // token before a new line that cannot continue the statement.
+//
+// A statement's end is remembered for each token the scan stood on, which
+// ends the same statement: a line of import import import … is scanned
+// once, not once for each import.
 func (p *tokParser) stmtEnd(i int) int {
+	if i < 0 {
+		i = 0
+	}
+	if i < len(p.stmtEnds) && p.stmtEnds[i] > 0 {
+		return int(p.stmtEnds[i]) - 1
+	}
 	j := i
+	end := len(p.t) - 1
+scan:
 	for j < len(p.t) {
 		if p.is(j, ";") {
-			return j
+			end = j
+			break
 		}
 		t := p.t[j]
 		if t.kind == tPunct && t.end-t.start == 1 {
 			switch p.src[t.start] {
 			case '}', ')', ']':
 				if p.match[j] < int32(i) {
-					return j - 1
+					end = j - 1
+					break scan
 				}
 			}
 		}
 		if j > i && p.newLine(j) && !p.continues(j-1, j) {
-			return j - 1
+			end = j - 1
+			break
 		}
 		if p.match[j] > int32(j) {
 			j = int(p.match[j])
 		}
 		j++
 	}
-	return len(p.t) - 1
+	if p.stmtEnds == nil {
+		p.stmtEnds = make([]int32, len(p.t))
+	}
+	// the tokens the scan stood on: every one of them up to end starts a
+	// statement ending there
+	for k := i; k <= end && k < len(p.t); k++ {
+		p.steps++
+		p.stmtEnds[k] = int32(end) + 1
+		if p.match[k] > int32(k) {
+			k = int(p.match[k])
+		}
+	}
+	return end
 }
 
 // continues reports whether the statement goes on from token a to token b
