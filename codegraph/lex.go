@@ -7,6 +7,8 @@ package codegraph
 // this stream; literals are opaque, so nothing inside a string or comment is
 // ever taken for code.
 
+import "strings"
+
 type tokKind uint8
 
 const (
@@ -930,4 +932,31 @@ func (ts *toks) skipTo(i int, stops ...string) int {
 		i++
 	}
 	return i
+}
+
+// skipHeredocBody skips, from i (the start of a line, line its number), the
+// lines of a here-document's body up to and including the line that ends
+// it: id alone, after any of the bytes of indent. It returns where the next
+// line starts and its number (the end of src when id never comes). Ruby's
+// and the shell's lexers share it.
+func skipHeredocBody(src []byte, i int, line int32, id, indent string) (int, int32) {
+	for i < len(src) {
+		b := i
+		for b < len(src) && strings.IndexByte(indent, src[b]) >= 0 {
+			b++
+		}
+		e := b + len(id)
+		done := e <= len(src) && string(src[b:e]) == id && (e == len(src) || src[e] == '\n' || src[e] == '\r')
+		for i < len(src) && src[i] != '\n' {
+			i++
+		}
+		if i < len(src) {
+			i++
+			line++
+		}
+		if done {
+			break
+		}
+	}
+	return i, line
 }

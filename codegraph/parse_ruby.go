@@ -461,28 +461,12 @@ func (l *rbLexer) heredoc() bool {
 // heredocBodies skips the bodies of the heredocs opened on the line just
 // ended, l.i being at the start of the next.
 func (l *rbLexer) heredocBodies() {
-	src := l.src
 	for _, h := range l.pending {
-		for l.i < len(src) {
-			b := l.i
-			if h.indent {
-				for b < len(src) && (src[b] == ' ' || src[b] == '\t') {
-					b++
-				}
-			}
-			e := b + len(h.id)
-			done := e <= len(src) && string(src[b:e]) == h.id && (e == len(src) || src[e] == '\n' || src[e] == '\r')
-			for l.i < len(src) && src[l.i] != '\n' {
-				l.i++
-			}
-			if l.i < len(src) {
-				l.i++
-				l.line++
-			}
-			if done {
-				break
-			}
+		indent := ""
+		if h.indent {
+			indent = " \t" // <<~ and <<- allow spaces and tabs before the end
 		}
+		l.i, l.line = skipHeredocBody(l.src, l.i, l.line, h.id, indent)
 	}
 	l.pending = l.pending[:0]
 }
