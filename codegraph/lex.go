@@ -960,3 +960,22 @@ func skipHeredocBody(src []byte, i int, line int32, id, indent string) (int, int
 	}
 	return i, line
 }
+
+// openBrackets keeps opens, the brackets open around the tokens read so far,
+// as token i is read: an opening bracket is pushed, a closing one pops the
+// stack back past its partner. It reports whether i is punctuation, which
+// the declaration scanners (Kotlin, Swift, PHP, Lua) read no further.
+func (t *toks) openBrackets(opens []int, i int) ([]int, bool) {
+	if t.t[i].kind != tPunct {
+		return opens, false
+	}
+	switch m := t.match[i]; {
+	case m > int32(i):
+		opens = append(opens, i)
+	case m >= 0 && m < int32(i):
+		for len(opens) > 0 && opens[len(opens)-1] >= int(m) {
+			opens = opens[:len(opens)-1]
+		}
+	}
+	return opens, true
+}

@@ -69,15 +69,8 @@ func (p *declParser) run() {
 		for len(scopes) > 0 && i > scopes[len(scopes)-1].close {
 			scopes = scopes[:len(scopes)-1]
 		}
-		if p.t[i].kind == tPunct {
-			switch {
-			case p.match[i] > int32(i):
-				opens = append(opens, i)
-			case p.match[i] >= 0 && p.match[i] < int32(i):
-				for len(opens) > 0 && opens[len(opens)-1] >= int(p.match[i]) {
-					opens = opens[:len(opens)-1]
-				}
-			}
+		var punct bool
+		if opens, punct = p.openBrackets(opens, i); punct {
 			continue
 		}
 		if p.t[i].kind != tIdent || p.is(i-1, ".") || p.is(i-1, "::") || p.is(i-1, "?.") {

@@ -142,15 +142,8 @@ func parseLua(src []byte) *File {
 	var defs []int  // the indexes in stack of the functions' blocks
 	var opens []int // the open brackets around the token
 	for i := 0; i < len(p.t); i++ {
-		if p.t[i].kind == tPunct {
-			switch {
-			case p.match[i] > int32(i):
-				opens = append(opens, i)
-			case p.match[i] >= 0 && p.match[i] < int32(i):
-				for len(opens) > 0 && opens[len(opens)-1] >= int(p.match[i]) {
-					opens = opens[:len(opens)-1]
-				}
-			}
+		var punct bool
+		if opens, punct = p.openBrackets(opens, i); punct {
 			continue
 		}
 		if !p.ident(i) || p.is(i-1, ".") || p.is(i-1, ":") {
