@@ -63,7 +63,6 @@ var specs = map[string]spec{
 			`(class_body (method_definition name: (property_identifier) @n))`,
 			`(class_body (method_definition name: (private_property_identifier) @n))`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
-			`(variable_declarator name: (identifier) @n value: (function))`,
 			`(variable_declarator name: (identifier) @n value: (function_expression))`},
 		[]string{`(class_declaration name: (identifier) @n)`, `(variable_declarator name: (identifier) @n value: (class))`}},
 	"typescript": {typescript.GetLanguage(), []string{".ts"},
@@ -71,7 +70,6 @@ var specs = map[string]spec{
 			`(class_body (method_definition name: (property_identifier) @n))`,
 			`(method_signature name: (property_identifier) @n)`, `(abstract_method_signature name: (property_identifier) @n)`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
-			`(variable_declarator name: (identifier) @n value: (function))`,
 			`(variable_declarator name: (identifier) @n value: (function_expression))`},
 		[]string{`(class_declaration name: (type_identifier) @n)`, `(abstract_class_declaration name: (type_identifier) @n)`,
 			`(variable_declarator name: (identifier) @n value: (class))`,
@@ -195,7 +193,7 @@ func main() {
 	for _, f := range files {
 		g := codegraph.Parse(f.name, f.src)
 		refs += len(g.Refs())
-		for _, s := range g.Symbols {
+		for _, s := range g.Symbols() {
 			k := key{f.name, s.Name, s.Sel.Line}
 			switch s.Kind {
 			case codegraph.KindFunction, codegraph.KindMethod:
@@ -341,7 +339,7 @@ func printTree(sp spec, name string) {
 		os.Exit(1)
 	}
 	fmt.Println(t.RootNode().String())
-	for _, s := range codegraph.Parse(name, src).Symbols {
+	for _, s := range codegraph.Parse(name, src).Symbols() {
 		fmt.Printf("%d:%d %s %s (in %q)\n", s.Sel.Line+1, s.Sel.Col+1, s.Kind, s.Name, s.Container)
 	}
 }
