@@ -49,6 +49,20 @@ func (g *Graph) importTargets(f *File, imp Import) []*File {
 		return g.rustImport(f, p)
 	case LangJava:
 		return g.javaImport(p)
+	case LangRuby:
+		return g.rubyImport(dir, p)
+	case LangShell:
+		return g.shellImport(dir, p)
+	case LangLua:
+		return g.luaImport(p)
+	case LangPHP:
+		return g.phpImport(dir, p)
+	case LangCSharp:
+		return g.csImport(p)
+	case LangKotlin:
+		return g.kotlinImport(p)
+	case LangSwift:
+		return g.swiftImport(p)
 	case LangC, LangCPP:
 		if t := g.files[cleanJoin(dir, p)]; t != nil {
 			return []*File{t}
@@ -360,6 +374,9 @@ type scope struct {
 	pkgDirs     map[string]string
 	importedDir map[string]bool
 	dots        []string
+	// C#, PHP, Kotlin, Swift: the namespaces, packages or modules the file
+	// sees whole (imports.go).
+	spaces map[string]bool
 }
 
 // scopeOf builds the scope of f. g.mu is held.
@@ -380,6 +397,11 @@ func (g *Graph) scopeOf(f *File) *scope {
 				s.dots = append(s.dots, imp.Path)
 			}
 		}
+		return s
+	}
+	switch f.Lang {
+	case LangCSharp, LangPHP, LangKotlin, LangSwift:
+		g.spaceScope(s, f)
 		return s
 	}
 	for _, imp := range f.Imports {
@@ -575,7 +597,7 @@ func resolveTokens(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
 		switch {
 		case d.f == s.f:
 			return tierSame
-		case s.imported[d.f]:
+		case s.imported[d.f] || s.inSpace(d):
 			return tierImported
 		case d.f.dir == s.dir:
 			return tierDir
