@@ -24,12 +24,14 @@ import (
 // maxAnywhere places).
 //
 // The other languages' references are resolved in tiers, the first that
-// has definitions winning: the same file, the files it imports, the same
-// directory, then anywhere in the workspace when the name is defined in at
-// most maxAnywhere places (a more common name is too ambiguous to mean one
-// of them). A bare name found in the file itself or in a file it imports
-// (a Java name in its package too) is Resolved as far as the recogniser
-// sees the language's scopes; a member of a value, or a name found by the
+// has definitions winning: the same file, what it imports (the files its
+// imports lead to; for C#, PHP, Kotlin and Swift also the namespaces,
+// packages and modules it sees whole, imports.go), the same directory,
+// then anywhere in the workspace when the name is defined in at most
+// maxAnywhere places (a more common name is too ambiguous to mean one of
+// them). A bare name found in the file itself or in what it imports (a
+// Java name in its package too) is Resolved as far as the recogniser sees
+// the language's scopes; a member of a value, or a name found by the
 // later tiers, is ByName.
 
 const maxAnywhere = 4
