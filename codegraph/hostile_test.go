@@ -30,6 +30,8 @@ var hostileInputs = []struct {
 	{LangC, "x.c", "{)"}, {LangC, "x.c", "#define X \\\n"},
 	{LangCPP, "x.cpp", "class A "}, {LangCPP, "x.cpp", "namespace N "}, {LangCPP, "x.cpp", "template<"},
 	{LangCPP, "x.cpp", "A::B "}, {LangCPP, "x.cpp", "struct S : "}, {LangCPP, "x.cpp", "{)"},
+	{LangPHP, "x.php", "<?php require (__DIR__ . "}, {LangPHP, "x.php", "<?php include dirname(__FILE__) . '/a' "},
+	{LangKotlin, "x.kt", "package a."}, {LangCSharp, "x.cs", "namespace A { "},
 }
 
 // TestRecognisersLinear holds each recogniser to work in proportion to its

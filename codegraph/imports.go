@@ -43,44 +43,54 @@ import (
 // or it is a member of it (its container). A Swift file's module is a
 // directory of its path.
 
-// firstNamespace is the full name of the namespace that holds the first
-// definition (other than a namespace) of syms, or else of the first
-// namespace; "" when there is none. Nested namespaces' names are joined
-// with sep.
-func firstNamespace(syms []Symbol, sep string) string {
-	first := -1
+// maxNamespace bounds the length of a namespace's full name: a deeper one
+// (only a hostile file nests so) is known by its outer part.
+const maxNamespace = 256
+
+// namespaces returns, for each of syms, the full name of the namespace it
+// is or is in ("" for none), nested namespaces' names joined with sep.
+// Parents come before their children, so one pass makes them all.
+func namespaces(syms []Symbol, sep string) []string {
+	out := make([]string, len(syms))
 	for i := range syms {
-		if syms[i].Kind != KindNamespace {
-			if ns := fullNamespace(syms, i, sep); ns != "" {
-				return ns
+		outer := ""
+		if p := int(syms[i].Parent); p >= 0 && p < i {
+			outer = out[p]
+		}
+		out[i] = outer
+		if syms[i].Kind == KindNamespace {
+			switch {
+			case outer == "":
+				out[i] = syms[i].Name
+			case len(outer)+len(sep)+len(syms[i].Name) <= maxNamespace:
+				out[i] = outer + sep + syms[i].Name
 			}
-		} else if first < 0 {
-			first = i
+			if len(out[i]) > maxNamespace {
+				out[i] = outer
+			}
 		}
 	}
-	if first >= 0 {
-		return fullNamespace(syms, first, sep)
-	}
-	return ""
+	return out
 }
 
-// fullNamespace is the full name of the namespace that holds the i-th of
-// syms, or that it is.
-func fullNamespace(syms []Symbol, i int, sep string) string {
-	var parts []string
-	// parents come before their children: the walk ends
-	for j := i; j >= 0 && j < len(syms) && j <= i; j = int(syms[j].Parent) {
-		if syms[j].Kind == KindNamespace {
-			parts = append(parts, syms[j].Name)
+// firstNamespace is the full name of the namespace that holds the first
+// definition (other than a namespace) of syms that is in one, or else of
+// the first namespace; "" when there is none.
+func firstNamespace(syms []Symbol, sep string) string {
+	names := namespaces(syms, sep)
+	first := ""
+	for i := range syms {
+		if names[i] == "" {
+			continue
 		}
-		if int(syms[j].Parent) >= j {
-			break
+		if syms[i].Kind != KindNamespace {
+			return names[i]
+		}
+		if first == "" {
+			first = names[i]
 		}
 	}
-	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
-		parts[l], parts[r] = parts[r], parts[l]
-	}
-	return strings.Join(parts, sep)
+	return first
 }
 
 // eachDefNamed calls fn with every definition named name that the graph
@@ -213,19 +223,47 @@ func splitName(q, sep string) (string, string) {
 // or package ns: the file declares ns (its Package), or the definition's
 // container is ns.
 func (g *Graph) definedIn(lang Lang, ns, name string) map[*File]bool {
-	var out map[*File]bool
-	g.eachDefNamed(name, func(d defRef) {
-		if d.f.Lang != lang || d.kind == KindNamespace {
-			return
-		}
-		if d.container == ns || d.container == "" && d.f.Package == ns {
-			if out == nil {
-				out = map[*File]bool{}
+	x := defsIn{g: g, lang: lang}
+	return x.files(ns, name)
+}
+
+// defsIn finds what definedIn finds for many names, each name's
+// definitions looked up once and indexed by namespace, so that a file
+// importing one name from many namespaces costs their number, not its
+// product with the name's definitions.
+type defsIn struct {
+	g     *Graph
+	lang  Lang
+	names map[string]map[string]map[*File]bool // name -> namespace -> files
+}
+
+func (x *defsIn) files(ns, name string) map[*File]bool {
+	byNS, ok := x.names[name]
+	if !ok {
+		x.g.eachDefNamed(name, func(d defRef) {
+			if d.f.Lang != x.lang || d.kind == KindNamespace {
+				return
 			}
-			out[d.f] = true
+			add := func(ns string) {
+				if byNS == nil {
+					byNS = map[string]map[*File]bool{}
+				}
+				if byNS[ns] == nil {
+					byNS[ns] = map[*File]bool{}
+				}
+				byNS[ns][d.f] = true
+			}
+			add(d.container)
+			if d.container == "" && d.f.Package != "" {
+				add(d.f.Package)
+			}
+		})
+		if x.names == nil {
+			x.names = map[string]map[string]map[*File]bool{}
 		}
-	})
-	return out
+		x.names[name] = byNS
+	}
+	return byNS[ns]
 }
 
 // namespaceFiles returns the files of lang that declare the namespace ns
@@ -295,18 +333,18 @@ func (g *Graph) kotlinImport(p string) []*File {
 		return g.packageFiles(LangKotlin, pkg)
 	}
 	// a.b.C, or a.b.C.D (D a member of C): the first that is defined
-	return filesSorted(g.kotlinDefined(p))
+	return filesSorted(kotlinDefined(&defsIn{g: g, lang: LangKotlin}, p))
 }
 
 // kotlinDefined returns the files that define what import a.b.C names:
 // C of package a.b, or for a.b.C.D, C's file.
-func (g *Graph) kotlinDefined(p string) map[*File]bool {
+func kotlinDefined(x *defsIn, p string) map[*File]bool {
 	for q := p; ; {
 		ns, name := splitName(q, ".")
 		if ns == "" {
 			return nil
 		}
-		if out := g.definedIn(LangKotlin, ns, name); len(out) > 0 {
+		if out := x.files(ns, name); len(out) > 0 {
 			return out
 		}
 		q = ns
@@ -423,13 +461,14 @@ func (g *Graph) spaceScope(s *scope, f *File) {
 			s.imported[t] = true
 		}
 	}
+	x := &defsIn{g: g, lang: f.Lang}
 	switch f.Lang {
 	case LangCSharp:
 		// the namespaces the file declares, and those around them
 		syms := f.Symbols()
-		for i := range syms {
+		for i, ns := range namespaces(syms, ".") {
 			if syms[i].Kind == KindNamespace {
-				for ns := fullNamespace(syms, i, "."); ns != ""; ns, _ = splitName(ns, ".") {
+				for ; ns != "" && !s.spaces[ns]; ns, _ = splitName(ns, ".") {
 					add(ns)
 				}
 			}
@@ -437,7 +476,7 @@ func (g *Graph) spaceScope(s *scope, f *File) {
 		for _, imp := range f.Imports {
 			add(imp.Path)
 			ns, name := splitName(imp.Path, ".")
-			addFiles(g.definedIn(LangCSharp, ns, name))
+			addFiles(x.files(ns, name))
 		}
 	case LangPHP:
 		add(f.Package)
@@ -451,7 +490,7 @@ func (g *Graph) spaceScope(s *scope, f *File) {
 			p := strings.TrimPrefix(imp.Path, `\`)
 			add(p) // use A\B, then B\C
 			ns, name := splitName(p, `\`)
-			addFiles(g.definedIn(LangPHP, ns, name))
+			addFiles(x.files(ns, name))
 		}
 	case LangKotlin:
 		add(f.Package)
@@ -460,7 +499,7 @@ func (g *Graph) spaceScope(s *scope, f *File) {
 				add(pkg)
 				continue
 			}
-			addFiles(g.kotlinDefined(imp.Path))
+			addFiles(kotlinDefined(x, imp.Path))
 		}
 	case LangSwift:
 		add(swiftModule(f.Path))
@@ -478,10 +517,14 @@ func (s *scope) inSpace(d defRef) bool {
 		return false
 	}
 	if s.f.Lang == LangSwift {
-		for mod := range s.spaces {
-			if inModule(d.f.dir, mod) {
+		// a directory of the definition's path names a module seen: as
+		// many looks as the path has directories, whatever the imports
+		for dir := d.f.dir; dir != ""; {
+			name, rest, _ := strings.Cut(dir, "/")
+			if s.spaces[name] {
 				return true
 			}
+			dir = rest
 		}
 		return false
 	}
