@@ -64,6 +64,7 @@ var specs = map[string]spec{
 			`(class_body (method_definition name: (private_property_identifier) @n))`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
 			`(variable_declarator name: (identifier) @n value: (function_expression))`,
+			`(variable_declarator name: (identifier) @n value: (generator_function))`,
 			// tags.scm's named function expressions, and class fields
 			// holding a function, which the graph counts as methods
 			`(function_expression name: (identifier) @n)`, `(generator_function name: (identifier) @n)`,
@@ -76,6 +77,7 @@ var specs = map[string]spec{
 			`(method_signature name: (property_identifier) @n)`, `(abstract_method_signature name: (property_identifier) @n)`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
 			`(variable_declarator name: (identifier) @n value: (function_expression))`,
+			`(variable_declarator name: (identifier) @n value: (generator_function))`,
 			`(function_expression name: (identifier) @n)`, `(generator_function name: (identifier) @n)`,
 			`(public_field_definition name: [(property_identifier) (private_property_identifier)] @n value: [(arrow_function) (function_expression)])`},
 		[]string{`(class_declaration name: (type_identifier) @n)`, `(abstract_class_declaration name: (type_identifier) @n)`,
