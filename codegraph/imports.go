@@ -11,15 +11,17 @@ import (
 // languages' are):
 //
 //   - Ruby: require_relative 'a' is a.rb beside the file; require 'a/b' is
-//     a/b.rb under a directory named lib (the load path a gem gives), or at
-//     the workspace's top; load likewise.
+//     a/b.rb under a directory named lib (the load path a gem gives; the
+//     one nearest the file when there are several), or at the workspace's
+//     top; load likewise.
 //   - shell: source and . of a literal path, relative to the script's
 //     directory or else to the workspace's top (where a script is most
 //     often run from), or after a variable that names the script's
 //     directory ("$DIR/lib.sh", "$(dirname "$0")/lib.sh"): the idiom of a
 //     script that finds its own files.
 //   - Lua: require "a.b" is a/b.lua or a/b/init.lua under any directory
-//     (package.path's ./?.lua and ./?/init.lua, from wherever it starts).
+//     (package.path's ./?.lua and ./?/init.lua, from wherever it starts),
+//     the one nearest the file when there are several.
 //   - PHP: use A\B\C is the class, interface, trait, enum, function or
 //     constant C that a file declaring namespace A\B defines, and the
 //     namespace A\B itself when A\B\C is one; require and include of a
@@ -144,26 +146,23 @@ func (g *Graph) rubyImport(dir, p string) []*File {
 		return g.first(cleanJoin(dir, file)) // require_relative
 	}
 	// require: the load path, a gem's lib directories (the nearest first)
-	var out []*File
-	for _, f := range g.bySuffix("lib/" + file) {
-		out = append(out, f)
-	}
-	if len(out) > 1 {
-		sort.Slice(out, func(i, j int) bool { return nearer(dir, out[i].Path, out[j].Path) })
-		out = out[:1]
-	}
+	out := nearest(dir, g.bySuffix("lib/"+file))
 	if len(out) == 0 {
 		out = g.first(path.Clean(file))
 	}
 	return out
 }
 
-// nearer reports whether the path a shares a longer leading directory with
-// dir than b does (then a < b, for a stable order).
+// nearer reports whether the path a is nearer the directory dir than b:
+// it shares more leading directories with it, or as many and is less
+// deep (the workspace's own lib before a vendored gem's), or is as deep
+// and sorts first.
 func nearer(dir, a, b string) bool {
-	ca, cb := commonDirs(dir, a), commonDirs(dir, b)
-	if ca != cb {
+	if ca, cb := commonDirs(dir, a), commonDirs(dir, b); ca != cb {
 		return ca > cb
+	}
+	if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+		return da < db
 	}
 	return a < b
 }
@@ -199,15 +198,32 @@ func (g *Graph) shellImport(dir, p string) []*File {
 	return g.first(cleanJoin(dir, p), cleanJoin(".", p))
 }
 
-func (g *Graph) luaImport(p string) []*File {
+func (g *Graph) luaImport(dir, p string) []*File {
 	if p == "" || strings.ContainsAny(p, "/\\") {
 		return nil
 	}
 	mod := strings.ReplaceAll(p, ".", "/")
-	if out := g.bySuffix(mod + ".lua"); len(out) > 0 {
-		return out
+	out := g.bySuffix(mod + ".lua")
+	if len(out) == 0 {
+		out = g.bySuffix(mod + "/init.lua")
 	}
-	return g.bySuffix(mod + "/init.lua")
+	return nearest(dir, out)
+}
+
+// nearest returns of files the one nearest the directory dir (the one
+// that shares the most leading directories with it): of several files a
+// module name may mean, the one of the importer's own tree.
+func nearest(dir string, files []*File) []*File {
+	if len(files) < 2 {
+		return files
+	}
+	best := files[0]
+	for _, f := range files[1:] {
+		if nearer(dir, f.Path, best.Path) {
+			best = f
+		}
+	}
+	return []*File{best}
 }
 
 // splitName cuts a qualified name at its last separator: the namespace

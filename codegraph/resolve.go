@@ -56,7 +56,7 @@ func (g *Graph) importTargets(f *File, imp Import) []*File {
 	case LangShell:
 		return g.shellImport(dir, p)
 	case LangLua:
-		return g.luaImport(p)
+		return g.luaImport(dir, p)
 	case LangPHP:
 		return g.phpImport(dir, p)
 	case LangCSharp:
