@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/acp"
+	"github.com/agentls/agentls/handlers/acpface"
 	"github.com/agentls/agentls/internal/testkit"
 )
 
@@ -66,6 +67,44 @@ func TestCancel(t *testing.T) {
 		res2, err := e.prompt(t, sid, acp.Text("say hi"))
 		if err != nil || res2.StopReason != acp.StopEndTurn {
 			t.Fatalf("the next prompt = %+v, %v", res2, err)
+		}
+	})
+
+	t.Run("stops a prompt while the client creates its terminal: the terminal, answered after the cancel, is killed and released", func(t *testing.T) {
+		cmdCtx := make(chan context.Context, 1)
+		acpface.OnTerminalCreating(t, func(ctx context.Context) { cmdCtx <- ctx })
+		e, sid := ready(t, opts{script: longCommand})
+		e.client.termSeen = make(chan string, 1)
+		e.client.termGate = make(chan struct{})
+		done := make(chan *acp.PromptResponse, 1)
+		go func() {
+			res, err := e.prompt(t, sid, acp.Text("wait"))
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		ctx := <-cmdCtx
+		id := <-e.client.termSeen
+		must(t, e.agent.Cancel(testkit.Context(t), &acp.CancelNotification{SessionID: sid}))
+		// The command's context ends before the client answers with the
+		// terminal's id: agentls hears of the cancel first.
+		<-ctx.Done()
+		close(e.client.termGate)
+		res := <-done
+		if res == nil || res.StopReason != acp.StopCancelled {
+			t.Fatalf("prompt = %+v", res)
+		}
+		term, err := e.client.terminal(id)
+		must(t, err)
+		e.client.mu.Lock()
+		released, killed, pid := term.released, term.killed, term.cmd.Process.Pid
+		e.client.mu.Unlock()
+		if !released || !killed {
+			t.Fatalf("the terminal created after the cancel: killed %v, released %v", killed, released)
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Fatalf("the command still runs (kill 0: %v)", err)
 		}
 	})
 

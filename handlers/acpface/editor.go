@@ -353,6 +353,10 @@ const terminalOutput = 1 << 20
 // became of the command.
 const releaseTimeout = 10 * time.Second
 
+// terminalCreating is called with a command's context as its terminal is
+// asked for: a test answers the terminal/create after that context ends.
+var terminalCreating = func(context.Context) {}
+
 func (e *editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.RunCommandResult, error) {
 	c := e.client()
 	if !c.Capabilities().Terminal {
@@ -368,10 +372,22 @@ func (e *editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.Ru
 	}
 	limit := int64(terminalOutput)
 	shell, args := shellArgs(p.Command)
-	ct, err := c.CreateTerminal(ctx, &acp.CreateTerminalRequest{
+	// The terminal is asked for whatever becomes of ctx meanwhile: a cancel
+	// that came while the client was creating it would leave the command
+	// running in a terminal never released, whose id agentls never heard.
+	// After a cancel its answer is waited for releaseTimeout at most.
+	cctx, ccancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer ccancel()
+	stopCreate := context.AfterFunc(ctx, func() { time.AfterFunc(releaseTimeout, ccancel) })
+	terminalCreating(ctx)
+	ct, err := c.CreateTerminal(cctx, &acp.CreateTerminalRequest{
 		SessionID: e.s.id, Command: shell, Args: args, Env: env, Cwd: p.Cwd, OutputByteLimit: &limit,
 	})
+	stopCreate()
 	if err != nil {
+		if ctx.Err() != nil {
+			return api.RunCommandResult{}, context.Cause(ctx)
+		}
 		return api.RunCommandResult{}, err
 	}
 	term := &acp.TerminalRequest{SessionID: e.s.id, TerminalID: ct.TerminalID}
@@ -381,6 +397,10 @@ func (e *editor) RunCommand(ctx context.Context, p api.RunCommandParams) (api.Ru
 		_, _ = call(rctx, term)
 	}
 	defer after(c.ReleaseTerminal)
+	if ctx.Err() != nil {
+		after(c.KillTerminal)
+		return api.RunCommandResult{}, context.Cause(ctx)
+	}
 	e.s.book.add(id, acp.TerminalContent(ct.TerminalID), nil)
 
 	wait := ctx

@@ -41,7 +41,8 @@ type client struct {
 	asked       chan *acp.RequestPermissionRequest // every permission request, when set
 	permCtx     chan error                         // why a permission request's context ended, when it did
 	terminals   map[string]*terminal
-	termSeen    chan string // every terminal created, when set
+	termSeen    chan string   // every terminal created, when set
+	termGate    chan struct{} // when set, a terminal/create is answered once it is closed
 	nextTerm    int
 	changed     chan struct{} // closed and renewed at every update
 }
@@ -159,10 +160,13 @@ func (c *client) CreateTerminal(_ context.Context, p *acp.CreateTerminalRequest)
 	c.nextTerm++
 	id := "term-" + strconv.Itoa(c.nextTerm)
 	c.terminals[id] = t
-	seen := c.termSeen
+	seen, gate := c.termSeen, c.termGate
 	c.mu.Unlock()
 	if seen != nil {
 		seen <- id
+	}
+	if gate != nil {
+		<-gate // the answer waits for the test
 	}
 	return &acp.CreateTerminalResponse{TerminalID: id}, nil
 }
