@@ -90,6 +90,7 @@ type Graph struct {
 	ranks   *rankCache
 	parses  atomic.Int64 // files parsed since New
 	rankMu  sync.Mutex   // guards ranks (made under the read lock)
+	pkgDirs pkgDirCache  // the directories of Go import paths (resolve.go)
 	storeMu sync.Mutex   // one store at a time
 
 	readyOnce sync.Once
