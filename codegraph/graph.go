@@ -1203,19 +1203,25 @@ func (g *Graph) refreshDir(ctx context.Context, rel string) {
 			}
 			return nil
 		})
-		if err == nil {
-			seen := map[string]bool{}
-			for _, r := range found {
-				seen[r] = true
+		if err != nil {
+			// A walk cut short (the graph stopping, a directory that cannot
+			// be read) says nothing of what went away: its files stay.
+			if ctx.Err() == nil {
+				g.log.Warn("code graph: a directory not walked again", zap.String("path", rel), zap.Error(err))
 			}
-			for _, p := range gone {
-				if !seen[p] {
-					found = append(found, p)
-				}
-			}
-			_ = g.Refresh(ctx, found...)
 			return
 		}
+		seen := map[string]bool{}
+		for _, r := range found {
+			seen[r] = true
+		}
+		for _, p := range gone {
+			if !seen[p] {
+				found = append(found, p)
+			}
+		}
+		_ = g.Refresh(ctx, found...)
+		return
 	}
 	g.mu.Lock()
 	for _, p := range gone {
