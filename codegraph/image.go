@@ -238,8 +238,11 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 	n := fd.count()
 	im.files = make([]*File, 0, n)
 	im.locs = make([]blobLoc, 0, n)
+	slab := make([]File, n) // one allocation for the headers, not one each
+	var imports []Import
 	for i := 0; i < n && !fd.bad; i++ {
-		f := &File{img: im, idx: uint32(i)}
+		f := &slab[i]
+		f.img, f.idx = im, uint32(i)
 		f.Path = fd.str()
 		f.Lang = Lang(fd.uint())
 		f.Size = fd.int()
@@ -248,7 +251,11 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 		f.Package = fd.str()
 		f.Err = fd.str()
 		if k := fd.count(); k > 0 {
-			f.Imports = make([]Import, k)
+			if len(imports)+k > cap(imports) {
+				imports = make([]Import, 0, max(k, 4096))
+			}
+			f.Imports = imports[len(imports) : len(imports)+k : len(imports)+k]
+			imports = imports[:len(imports)+k]
 			for j := range f.Imports {
 				f.Imports[j] = Import{Path: fd.str(), Name: fd.str(), Line: fd.u32()}
 			}
