@@ -12,6 +12,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -612,16 +613,25 @@ func writeImage(path string, files []*File, modules map[string]string, inMemory 
 		return nil, nil, err
 	}
 	var skipped []*File
+	// In path order: the details are stored in it, so that the next store
+	// reads those it copies in long runs.
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		blob := f.blob
 		if f.img != nil {
-			if blob, err = f.img.blob(f.idx); err != nil {
-				f.img.broken(f, err)
-				skipped = append(skipped, f)
-				continue
+			// a file unchanged since a store: its stored bytes and index
+			// entries are copied, not decoded
+			if err := w.copy(f); err != nil {
+				if errors.Is(err, errBadDetail) || w.err == nil { // not read: parsed again
+					f.img.broken(f, err)
+					skipped = append(skipped, f)
+					continue
+				}
+				w.abort()
+				return nil, nil, fmt.Errorf("store the code graph: %w", err)
 			}
+			continue
 		}
-		if err := w.add(f, blob); err != nil {
+		if err := w.add(f, f.blob); err != nil {
 			if errors.Is(err, errBadDetail) {
 				skipped = append(skipped, f)
 				continue
