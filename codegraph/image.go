@@ -550,8 +550,8 @@ func (w *imageWriter) takeEntries(im *image, nums []int32) {
 		for d.i < len(d.s) {
 			file += d.uint()
 			sym, kind, cont := d.uint(), Kind(d.uint()), d.uint()
-			if d.bad || file >= uint64(len(nums)) || cont > uint64(im.nstrs) {
-				break // the image's summary checked out: not reached
+			if d.bad || file >= uint64(len(nums)) || sym >= uint64(im.files[file].nsyms) || cont > uint64(im.nstrs) {
+				break // as eachDef: a damaged entry ends the name's list
 			}
 			if nums[file] < 0 {
 				continue
