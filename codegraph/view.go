@@ -6,8 +6,9 @@ package codegraph
 // (a query that asks the language server makes a new one after).
 type view struct {
 	g      *Graph
-	defs   map[string]*nameDefs
-	cached int // definitions in defs
+	defs   map[string]*nameDefs // the names looked up lately
+	older  map[string]*nameDefs // those of the generation before
+	cached int                  // definitions in defs
 	scopes map[*File]*scope
 }
 
@@ -53,10 +54,15 @@ func (nd *nameDefs) inDir(dir string) []defRef {
 	return nd.byDir[dir]
 }
 
-// viewDefs bounds the definitions a view keeps (a pass over every file
-// looks up every name): past it, it starts again, so that what a pass
-// keeps stays a few megabytes.
-const viewDefs = 1 << 16
+// viewDefs bounds the definitions a view keeps in one generation (a pass
+// over every file looks up every name): past it, the names looked up
+// lately become the older generation, and a name found there is kept
+// again, so that the common names a pass meets in every file (String,
+// Error, ten thousand definitions each in a monorepo) are indexed once
+// while what a pass keeps stays within two generations, a few megabytes
+// (on three copies of the standard library, a first repo map took 6.7 s
+// of CPU to 2.9 s, for the same peak memory).
+const viewDefs = 1 << 17
 
 func (g *Graph) newView() *view {
 	return &view{g: g, defs: map[string]*nameDefs{}, scopes: map[*File]*scope{}}
@@ -72,6 +78,10 @@ func (v *view) named(name string) *nameDefs {
 	if nd, ok := v.defs[name]; ok {
 		return nd
 	}
+	if nd, ok := v.older[name]; ok {
+		v.keep(name, nd)
+		return nd
+	}
 	var out []defRef
 	for _, im := range v.g.images {
 		if id := im.lookup(name); id >= 0 {
@@ -81,14 +91,19 @@ func (v *view) named(name string) *nameDefs {
 		}
 	}
 	out = append(out, v.g.defs[name]...)
-	if v.cached+len(out) > viewDefs {
-		clear(v.defs)
+	nd := newNameDefs(out)
+	v.keep(name, nd)
+	return nd
+}
+
+// keep keeps the definitions of name in the view's newer generation.
+func (v *view) keep(name string, nd *nameDefs) {
+	if v.cached+len(nd.all) > viewDefs {
+		v.older, v.defs = v.defs, map[string]*nameDefs{}
 		v.cached = 0
 	}
-	nd := newNameDefs(out)
 	v.defs[name] = nd
-	v.cached += len(out) + 1
-	return nd
+	v.cached += len(nd.all) + 1
 }
 
 // referrers calls fn with each file that refers to name (with any
