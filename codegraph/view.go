@@ -9,6 +9,7 @@ type view struct {
 	defs   map[string]*nameDefs // the names looked up lately
 	older  map[string]*nameDefs // those of the generation before
 	cached int                  // definitions in defs
+	budget int                  // definitions a generation keeps (viewDefs)
 	scopes map[*File]*scope
 }
 
@@ -61,11 +62,19 @@ func (nd *nameDefs) inDir(dir string) []defRef {
 // Error, ten thousand definitions each in a monorepo) are indexed once
 // while what a pass keeps stays within two generations, a few megabytes
 // (on three copies of the standard library, a first repo map took 6.7 s
-// of CPU to 2.9 s, for the same peak memory).
+// of CPU to 2.9 s, for the same peak memory). The repo map's pass keeps
+// more on a large graph (passDefs).
 const viewDefs = 1 << 17
 
+// passDefs is what a view keeps in one generation for a pass over every
+// file of a graph of n definitions: a quarter of them, from viewDefs up
+// to a million (about 100 MB). On ten copies of the standard library
+// (3.75 million definitions) the first repo map took 51 s of CPU with
+// viewDefs, 14 s with a million, its peak memory within ctags's.
+func passDefs(n int) int { return max(viewDefs, min(n/4, 1<<20)) }
+
 func (g *Graph) newView() *view {
-	return &view{g: g, defs: map[string]*nameDefs{}, scopes: map[*File]*scope{}}
+	return &view{g: g, defs: map[string]*nameDefs{}, scopes: map[*File]*scope{}, budget: viewDefs}
 }
 
 // defsOf returns every definition named name that the graph holds: those
@@ -98,7 +107,7 @@ func (v *view) named(name string) *nameDefs {
 
 // keep keeps the definitions of name in the view's newer generation.
 func (v *view) keep(name string, nd *nameDefs) {
-	if v.cached+len(nd.all) > viewDefs {
+	if v.cached+len(nd.all) > v.budget {
 		v.older, v.defs = v.defs, map[string]*nameDefs{}
 		v.cached = 0
 	}
