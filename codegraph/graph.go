@@ -437,8 +437,8 @@ func (g *Graph) broken(f *File, err error) {
 }
 
 // walkGrace is how long the walk that checks a stored graph waits for a
-// first query to be answered.
-const walkGrace = time.Second
+// first query to be answered (a variable for the tests).
+var walkGrace = time.Second
 
 // startWalk lets the walk that checks the stored graph start.
 func (g *Graph) startWalk() { g.walkOnce.Do(func() { close(g.walkNow) }) }

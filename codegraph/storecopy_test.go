@@ -1,6 +1,7 @@
 package codegraph
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -99,5 +100,39 @@ func TestStoreCutShortLeavesTheStoredGraph(t *testing.T) {
 	again := startStopped(t, Config{Root: root, StateFile: state})
 	if again.st.Parsed != 0 || again.dump != first.dump {
 		t.Errorf("after a store cut short: parsed %d (want 0), graph:\n%s", again.st.Parsed, lineDiff(first.dump, again.dump))
+	}
+}
+
+func TestWalkWaitsForTheFirstAnswer(t *testing.T) {
+	root := fixture(t, "go")
+	state := filepath.Join(t.TempDir(), "codegraph.bin")
+	startStopped(t, Config{Root: root, StateFile: state})
+	grace := walkGrace
+	walkGrace = time.Hour // the answer alone lets the walk start
+	t.Cleanup(func() { walkGrace = grace })
+	reached, release := hold(t, &walkHook)
+	g, err := New(Config{Root: root, StateFile: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	defer func() {
+		release()
+		cancel()
+		<-done
+	}()
+	if err := g.Ready(bounded(t)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.CodeGraph(bounded(t), Query{Symbol: "Cart.Add"})
+	if err != nil || !edgeSet(res)["main.go#main calls cart/cart.go#Cart.Add"] {
+		t.Fatalf("the stored graph's first answer: %v, %v", err, res)
+	}
+	select {
+	case <-reached:
+	case <-bounded(t).Done():
+		t.Fatal("the walk did not start after the first answer")
 	}
 }
