@@ -108,14 +108,14 @@ func TestOpenAIPromptCacheKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.PromptCacheKey.Value; got != "agentls-session-1" {
+		if got := p.PromptCacheKey; got != "agentls-session-1" {
 			t.Errorf("chat completions' prompt_cache_key = %q", got)
 		}
 		rp, err := official.responsesParams(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rp.PromptCacheKey.Value; got != "agentls-session-1" {
+		if got := rp.PromptCacheKey; got != "agentls-session-1" {
 			t.Errorf("the Responses API's prompt_cache_key = %q", got)
 		}
 	})
@@ -134,8 +134,8 @@ func TestOpenAIPromptCacheKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.PromptCacheKey.Valid() {
-			t.Errorf("prompt_cache_key = %q", p.PromptCacheKey.Value)
+		if p.PromptCacheKey != "" {
+			t.Errorf("prompt_cache_key = %q", p.PromptCacheKey)
 		}
 	})
 }

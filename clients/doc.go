@@ -27,10 +27,10 @@
 //     ErrContextTooLong, ErrRateLimited, ErrServer, ErrNetwork, ErrCancelled,
 //     ErrTimeout, ErrBadRequest, ErrBadResponse, ErrScriptTurn,
 //     ErrScriptExhausted; errors.As with *Error for the details). Rate limits,
-//     server errors and network errors are retried here, never by the SDKs
-//     (their retries are switched off), with exponential backoff and jitter,
-//     honouring Retry-After, bounded in attempts and in total time; each
-//     retry is reported through Options.OnRetry before its wait.
+//     server errors and network errors are retried here, never by the
+//     Anthropic SDK (its retries are switched off), with exponential backoff
+//     and jitter, honouring Retry-After, bounded in attempts and in total
+//     time; each retry is reported through Options.OnRetry before its wait.
 //   - API keys never appear in an error message or a log line: messages are
 //     written by this package, and anything quoted from a provider is
 //     scrubbed of the key first.
@@ -45,6 +45,12 @@
 //     request's CacheKey as prompt_cache_key, and no other server is.
 //     ContextWindow asks a provider's model list for a model's window once
 //     per model, bounded by WindowTimeout.
+//   - The OpenAI wire (chat completions, the Responses API, the model
+//     list, server-sent events) is this package's own: no OpenAI SDK is
+//     linked, whose package initialisers alone kept about 6 MiB of the
+//     executable resident in every process, a session that never calls
+//     OpenAI included. Its key goes to the configured server only: a
+//     redirect to another origin is not followed.
 //   - Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) and extra certificate
 //     authorities (SSL_CERT_FILE) are read from the environment that Resolve
 //     is given.

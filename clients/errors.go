@@ -61,8 +61,9 @@ type Error struct {
 	RetryAfter time.Duration
 	// Attempts is how many attempts were made before giving up.
 	Attempts int
-	// Err is the underlying error (scrubbed of keys, and hiding the SDK's
-	// error, whose request holds the key in a header), if any.
+	// Err is the underlying error (scrubbed of keys, and hiding the
+	// Anthropic SDK's error, whose request holds the key in a header), if
+	// any. The OpenAI client's errors hold nothing of the request.
 	Err error
 
 	retryable bool

@@ -1,7 +1,12 @@
 package clients
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"testing"
 )
 
@@ -37,3 +42,47 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOpenAIStream checks that no answer a server streams, in chat
+// completions or the Responses API, crashes the client: Complete returns
+// an answer whose tool calls carry JSON arguments, or a classified error.
+func FuzzOpenAIStream(f *testing.F) {
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\",\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":1}}\n\ndata: [DONE]\n\n"), false)
+	f.Add([]byte(": keep-alive\r\n\r\ndata: {\"error\":{\"message\":\"x\",\"code\":502}}\n\n"), false)
+	f.Add([]byte("event: response.reasoning_summary_text.delta\ndata: {\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":3,\"delta\":\"a\"}\n\n"+
+		"data: {\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"type\":\"function_call\",\"call_id\":\"c\",\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}\n\n"+
+		"data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":1}}}\n\n"), true)
+	f.Add([]byte("data: {\"type\":\"error\",\"code\":\"server_error\"}\n\n"), true)
+	f.Fuzz(func(t *testing.T, body []byte, responses bool) {
+		hc := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+		})}
+		env := map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": "http://model.test/v1", "AGENTLS_OPENAI_API": "chat"}
+		if responses {
+			env["AGENTLS_OPENAI_API"] = "responses"
+		}
+		opts := Options{HTTPClient: hc, Retry: RetryPolicy{MaxAttempts: 1}}
+		m, err := Resolve("openai:o4-mini", envOf(env), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.Complete(context.Background(), thinkingConversation(), func(Delta) {})
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("an unclassified error: %v", err)
+			}
+			return
+		}
+		for _, c := range resp.ToolCalls {
+			if !json.Valid(c.Arguments) {
+				t.Fatalf("tool call %q with arguments that are not JSON: %q", c.Name, c.Arguments)
+			}
+		}
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -31,17 +31,27 @@ const maxListed = 10000
 // list is GET {base}/models of the OpenAI API (and of every compatible
 // server), which is not paginated.
 func (m *openaiModel) list(ctx context.Context) ([]listedModel, error) {
-	page, err := m.client.Models.List(ctx)
+	data, err := m.conn.models(ctx)
 	if err != nil {
-		return nil, m.classify(ctx, err)
+		return nil, err
 	}
-	out := make([]listedModel, 0, len(page.Data))
-	for _, d := range page.Data {
-		if d.ID != "" && len(out) < maxListed {
-			out = append(out, listedModel{name: d.ID})
+	out := make([]listedModel, 0, len(data))
+	for _, d := range data {
+		if id := modelID(d); id != "" && len(out) < maxListed {
+			out = append(out, listedModel{name: id})
 		}
 	}
 	return out, nil
+}
+
+// modelID is the id of an entry of an OpenAI model list, "" when it has
+// none.
+func modelID(entry map[string]json.RawMessage) string {
+	var id wireString
+	if raw, ok := entry["id"]; ok && id.UnmarshalJSON(raw) == nil {
+		return string(id)
+	}
+	return ""
 }
 
 // list is GET /v1/models of the Anthropic API, following its pages

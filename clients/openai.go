@@ -3,26 +3,20 @@ package clients
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 	"go.uber.org/zap"
 )
 
 // openaiModel speaks the chat completions API of OpenAI and of every
 // OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenRouter, Ollama).
 type openaiModel struct {
-	ep     *endpoint
-	client openai.Client
-	retry  *retrier
-	log    *zap.Logger
+	ep    *endpoint
+	conn  *openaiConn
+	retry *retrier
+	log   *zap.Logger
 	// compat sends max_tokens (which every compatible server reads) rather
 	// than max_completion_tokens (which OpenAI's reasoning models require).
 	compat bool
@@ -32,20 +26,107 @@ type openaiModel struct {
 	win windowCache
 }
 
+// newOpenAI reaches ep with key (sent as a bearer token when not "")
+// through hc.
 func newOpenAI(ep *endpoint, key string, hc *http.Client, o *Options, compat bool, api openaiAPI) *openaiModel {
 	return &openaiModel{
-		ep: ep,
-		client: openai.NewClient(
-			option.WithBaseURL(ep.baseURL),
-			option.WithAPIKey(key),
-			option.WithHTTPClient(hc),
-			option.WithMaxRetries(0), // retries are ours: classified, bounded, reported
-		),
+		ep:     ep,
+		conn:   newOpenAIConn(ep, key, hc),
 		retry:  newRetrier(o),
 		log:    o.Logger.With(zap.String("provider", ep.provider), zap.String("model", ep.model)),
 		compat: compat,
 		api:    api,
 	}
+}
+
+// chatRequest is the body of POST {base}/chat/completions.
+type chatRequest struct {
+	Model               string         `json:"model"`
+	Messages            []chatMessage  `json:"messages"`
+	MaxTokens           *int64         `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int64         `json:"max_completion_tokens,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Tools               []chatTool     `json:"tools,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is a message of any role. Content is a string, a list of
+// chatPart, or nil (left out: an assistant message with calls alone).
+type chatMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content,omitempty"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// chatPart is a part of a user message: text, or an image by URL.
+type chatPart struct {
+	Type     string        `json:"type"` // "text", "image_url"
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
+}
+
+type chatToolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"` // "function"
+	Function chatFunctionCall `json:"function"`
+}
+
+type chatFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"` // "function"
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// chatChunk is an event of a streamed chat completion: the fields read,
+// leniently (decodeLenient), as the SDKs read them.
+type chatChunk struct {
+	Choices []struct {
+		Index wireInt `json:"index"`
+		Delta struct {
+			Content wireString `json:"content"`
+			// The reasoning of compatible servers, kept raw: only a
+			// string is reasoning (reasoningOf).
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			ToolCalls        []struct {
+				Index    wireInt    `json:"index"`
+				ID       wireString `json:"id"`
+				Function struct {
+					Name      wireString `json:"name"`
+					Arguments wireString `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason wireString `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        wireInt `json:"prompt_tokens"`
+		CompletionTokens    wireInt `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens wireInt `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
 }
 
 func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
@@ -56,57 +137,58 @@ func (m *openaiModel) Complete(ctx context.Context, req *Request, onDelta func(D
 	if err != nil {
 		return nil, err
 	}
+	body, err := m.conn.marshalBody(params)
+	if err != nil {
+		return nil, err
+	}
 	em := &emitter{fn: onDelta}
 	return m.retry.do(ctx, em, func(ctx context.Context) (*Response, error) {
 		m.log.Debug("model call", zap.String("agent", req.Agent), zap.Int("messages", len(req.Messages)))
-		return m.stream(ctx, params, em, req.Thinking != nil)
+		return m.stream(ctx, body, em, req.Thinking != nil)
 	})
 }
 
-func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(m.ep.model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+func (m *openaiModel) params(req *Request) (*chatRequest, error) {
+	p := &chatRequest{
+		Model:         m.ep.model,
+		Messages:      []chatMessage{},
+		Stream:        true,
+		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
+	n := maxTokens(req)
 	if m.compat {
-		p.MaxTokens = openai.Int(maxTokens(req))
+		p.MaxTokens = &n
 	} else {
-		p.MaxCompletionTokens = openai.Int(maxTokens(req))
+		p.MaxCompletionTokens = &n
 	}
-	if k := m.cacheKey(req); k != "" {
-		p.PromptCacheKey = openai.String(k)
-	}
+	p.PromptCacheKey = m.cacheKey(req)
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: req.System})
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
 			if len(msg.Images) == 0 {
-				p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+				p.Messages = append(p.Messages, chatMessage{Role: "user", Content: msg.Text})
 				break
 			}
 			// Content parts: the text, then each image as a data URL
 			// (Ollama turns these into the message's images).
-			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(msg.Text)}
+			parts := []chatPart{{Type: "text", Text: msg.Text}}
 			for _, img := range msg.Images {
-				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)}))
+				parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: dataURL(img)}})
 			}
-			p.Messages = append(p.Messages, openai.UserMessage(parts))
+			p.Messages = append(p.Messages, chatMessage{Role: "user", Content: parts})
 		case RoleAssistant:
-			a := &openai.ChatCompletionAssistantMessageParam{}
+			a := chatMessage{Role: "assistant"}
 			if msg.Text != "" {
-				a.Content.OfString = openai.String(msg.Text)
+				a.Content = msg.Text
 			}
 			for _, c := range msg.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(arguments(c.Arguments))},
-					},
-				})
+				a.ToolCalls = append(a.ToolCalls, chatToolCall{ID: c.ID, Type: "function",
+					Function: chatFunctionCall{Name: c.Name, Arguments: string(arguments(c.Arguments))}})
 			}
-			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: a})
+			p.Messages = append(p.Messages, a)
 		case RoleTool:
 			for _, r := range msg.ToolResults {
 				content := toolResultText(r)
@@ -114,25 +196,21 @@ func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, erro
 					// Nor images: the model is told they are not shown.
 					content += "\n\n" + imagesNotShown(len(r.Images))
 				}
-				p.Messages = append(p.Messages, openai.ToolMessage(content, r.CallID))
+				p.Messages = append(p.Messages, chatMessage{Role: "tool", Content: content, ToolCallID: r.CallID})
 			}
 			if msg.Text != "" {
-				p.Messages = append(p.Messages, openai.UserMessage(msg.Text))
+				p.Messages = append(p.Messages, chatMessage{Role: "user", Content: msg.Text})
 			}
 		default:
-			return p, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
+			return nil, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
 		}
 	}
 	for _, t := range req.Tools {
 		schema, err := m.schema(t)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
-		if t.Description != "" {
-			fd.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+		p.Tools = append(p.Tools, chatTool{Type: "function", Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	return p, nil
 }
@@ -194,9 +272,7 @@ type partialCall struct {
 
 // stream runs one streamed call; with think, the reasoning a compatible
 // server streams (reasoning_content, or reasoning) is the thinking.
-func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNewParams, em *emitter, think bool) (*Response, error) {
-	st := m.client.Chat.Completions.NewStreaming(ctx, params)
-	defer st.Close()
+func (m *openaiModel) stream(ctx context.Context, body []byte, em *emitter, think bool) (*Response, error) {
 	var (
 		resp     Response
 		text     strings.Builder
@@ -205,59 +281,66 @@ func (m *openaiModel) stream(ctx context.Context, params openai.ChatCompletionNe
 		byIndex  = map[int64]int{}
 		finished bool
 	)
-	for st.Next() {
-		chunk := st.Current()
-		if chunk.JSON.Usage.Valid() {
-			resp.Usage.InputTokens = chunk.Usage.PromptTokens
-			resp.Usage.OutputTokens = chunk.Usage.CompletionTokens
-			resp.Usage.CacheReadTokens = chunk.Usage.PromptTokensDetails.CachedTokens
+	err := m.conn.events(ctx, "chat/completions", body, func(data []byte) error {
+		var chunk chatChunk
+		if err := decodeLenient(data, &chunk); err != nil {
+			return fmt.Errorf("a chunk of the stream is not a JSON object: %w", err)
+		}
+		if hasError(chunk.Error) {
+			return &streamError{data: data}
+		}
+		if u := chunk.Usage; u != nil {
+			resp.Usage.InputTokens = int64(u.PromptTokens)
+			resp.Usage.OutputTokens = int64(u.CompletionTokens)
+			resp.Usage.CacheReadTokens = int64(u.PromptTokensDetails.CachedTokens)
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
 				continue
 			}
 			if think {
-				if r := reasoningOf(ch.Delta.JSON.ExtraFields); r != "" {
+				if r := reasoningOf(ch.Delta.ReasoningContent, ch.Delta.Reasoning); r != "" {
 					thinking.WriteString(r)
 					em.emit(Delta{Thinking: r})
 				}
 			}
-			if ch.Delta.Content != "" {
-				text.WriteString(ch.Delta.Content)
-				em.emit(Delta{Text: ch.Delta.Content})
+			if c := string(ch.Delta.Content); c != "" {
+				text.WriteString(c)
+				em.emit(Delta{Text: c})
 			}
 			for _, tc := range ch.Delta.ToolCalls {
-				i, ok := byIndex[tc.Index]
+				i, ok := byIndex[int64(tc.Index)]
 				if !ok {
 					i = len(calls)
-					byIndex[tc.Index] = i
+					byIndex[int64(tc.Index)] = i
 					calls = append(calls, &partialCall{})
 				}
 				c := calls[i]
-				d := &ToolCallDelta{Index: i, Arguments: tc.Function.Arguments}
-				if tc.ID != "" && c.id == "" {
-					c.id, d.ID = tc.ID, tc.ID
+				args := string(tc.Function.Arguments)
+				d := &ToolCallDelta{Index: i, Arguments: args}
+				if id := string(tc.ID); id != "" && c.id == "" {
+					c.id, d.ID = id, id
 				}
-				if tc.Function.Name != "" && c.name == "" {
-					c.name, d.Name = tc.Function.Name, tc.Function.Name
+				if name := string(tc.Function.Name); name != "" && c.name == "" {
+					c.name, d.Name = name, name
 				}
-				c.args.WriteString(tc.Function.Arguments)
+				c.args.WriteString(args)
 				em.emit(Delta{ToolCall: d})
 			}
 			if ch.FinishReason != "" {
 				finished = true
-				resp.StopReason = openaiStop(ch.FinishReason)
+				resp.StopReason = openaiStop(string(ch.FinishReason))
 			}
 		}
-	}
-	if err := m.ended(ctx, st.Err(), finished); err != nil {
+		return nil
+	})
+	if err := m.ended(ctx, err, finished); err != nil {
 		return nil, err
 	}
 	resp.Text = text.String()
 	if thinking.Len() > 0 {
 		resp.Thinking = []ThinkingBlock{{Text: thinking.String()}}
 	}
-	var err error
 	if resp.ToolCalls, err = m.finishCalls(calls, resp.StopReason); err != nil {
 		return nil, err
 	}
@@ -321,82 +404,16 @@ func openaiStop(reason string) StopReason {
 }
 
 func (m *openaiModel) classify(ctx context.Context, err error) *Error {
-	if ctx.Err() != nil {
-		return cancelled(ctx, m.ep.provider, m.ep.model, ctx.Err())
-	}
-	var ae *openai.Error
-	if errors.As(err, &ae) {
-		f := apiFailure{status: ae.StatusCode, errType: ae.Type, code: ae.Code, message: ae.Message, cause: ae}
-		if ae.Response != nil {
-			f.header = ae.Response.Header
-		}
-		if f.message == "" {
-			f.message = errorMessageOf([]byte(ae.RawJSON()))
-		}
-		return m.ep.classifyAPI(f)
-	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		var body struct {
-			Error json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal(se.Event.Data, &body)
-		var e struct {
-			Message string `json:"message"`
-			Type    string `json:"type"`
-			Code    any    `json:"code"`
-		}
-		if json.Unmarshal(body.Error, &e) != nil {
-			// Some servers send "error": "text".
-			_ = json.Unmarshal(body.Error, &e.Message)
-		}
-		f := apiFailure{errType: e.Type, message: e.Message, cause: errors.New("error event in the stream")}
-		if e.Code != nil {
-			f.code = fmt.Sprint(e.Code)
-			if n, ok := e.Code.(float64); ok && n >= 400 {
-				f.status = int(n)
-			}
-		}
-		return m.ep.classifyAPI(f)
-	}
-	return m.ep.classifyTransport(ctx, err)
-}
-
-// errorMessageOf finds error.message (or a string "error") in a body.
-func errorMessageOf(raw []byte) string {
-	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(raw, &body) != nil {
-		return strings.TrimSpace(string(raw))
-	}
-	var e struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body.Error, &e) == nil && e.Message != "" {
-		return e.Message
-	}
-	var s string
-	if json.Unmarshal(body.Error, &s) == nil && s != "" {
-		return s
-	}
-	return body.Message
+	return m.conn.classify(ctx, err)
 }
 
 // reasoningOf is the piece of reasoning of a compatible server's delta:
 // reasoning_content (DeepSeek, vLLM, llama.cpp) or reasoning (OpenRouter,
 // Ollama), a string; "" when it has none.
-func reasoningOf(extra map[string]respjson.Field) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		// The SDK marks the fields it has no type for as not valid: the
-		// raw JSON is the value.
-		f, ok := extra[k]
-		if !ok {
-			continue
-		}
+func reasoningOf(fields ...json.RawMessage) string {
+	for _, f := range fields {
 		var r string
-		if json.Unmarshal([]byte(f.Raw()), &r) == nil && r != "" {
+		if json.Unmarshal(f, &r) == nil && r != "" {
 			return r
 		}
 	}

@@ -2,14 +2,12 @@ package clients
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 	"go.uber.org/zap"
 )
 
@@ -76,14 +74,14 @@ func reasoningModel(name string) bool {
 // reasoningEffort maps the thinking budget onto OpenAI's effort levels:
 // under 4096 tokens low, under 16384 medium (4096, the setting's default,
 // is OpenAI's default effort), high above.
-func reasoningEffort(budget int) shared.ReasoningEffort {
+func reasoningEffort(budget int) string {
 	switch {
 	case budget < 4096:
-		return shared.ReasoningEffortLow
+		return "low"
 	case budget < 16384:
-		return shared.ReasoningEffortMedium
+		return "medium"
 	default:
-		return shared.ReasoningEffortHigh
+		return "high"
 	}
 }
 
@@ -92,40 +90,109 @@ func (m *openaiModel) completeResponses(ctx context.Context, req *Request, onDel
 	if err != nil {
 		return nil, err
 	}
+	body, err := m.conn.marshalBody(params)
+	if err != nil {
+		return nil, err
+	}
 	em := &emitter{fn: onDelta}
 	return m.retry.do(ctx, em, func(ctx context.Context) (*Response, error) {
 		m.log.Debug("model call", zap.String("agent", req.Agent), zap.Int("messages", len(req.Messages)), zap.String("api", "responses"))
-		return m.streamResponses(ctx, params, em)
+		return m.streamResponses(ctx, body, em)
 	})
+}
+
+// responsesRequest is the body of POST {base}/responses.
+type responsesRequest struct {
+	Model           string             `json:"model"`
+	Instructions    string             `json:"instructions,omitempty"`
+	Input           []any              `json:"input"`
+	MaxOutputTokens int64              `json:"max_output_tokens"`
+	Store           bool               `json:"store"`
+	Stream          bool               `json:"stream"`
+	Reasoning       *reasoningSettings `json:"reasoning,omitempty"`
+	Include         []string           `json:"include,omitempty"`
+	PromptCacheKey  string             `json:"prompt_cache_key,omitempty"`
+	Tools           []responsesTool    `json:"tools,omitempty"`
+}
+
+type reasoningSettings struct {
+	Effort  string `json:"effort"`  // "low", "medium", "high"
+	Summary string `json:"summary"` // "auto"
+}
+
+// The input items: a message, a reasoning item given back, a function
+// call, and a function call's output.
+type (
+	// inputMessage is a message whose Content is a string or a list of
+	// inputPart.
+	inputMessage struct {
+		Role    string `json:"role"` // "user", "assistant"
+		Content any    `json:"content"`
+	}
+	inputReasoning struct {
+		Type             string        `json:"type"` // "reasoning"
+		ID               string        `json:"id"`
+		EncryptedContent string        `json:"encrypted_content"`
+		Summary          []summaryText `json:"summary"`
+	}
+	summaryText struct {
+		Type string `json:"type"` // "summary_text"
+		Text string `json:"text"`
+	}
+	inputFunctionCall struct {
+		Type      string `json:"type"` // "function_call"
+		CallID    string `json:"call_id"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	// inputFunctionOutput's Output is a string or a list of inputPart.
+	inputFunctionOutput struct {
+		Type   string `json:"type"` // "function_call_output"
+		CallID string `json:"call_id"`
+		Output any    `json:"output"`
+	}
+	// inputPart is input_text or input_image (Detail is only sent in a
+	// message).
+	inputPart struct {
+		Type     string `json:"type"`
+		Text     string `json:"text,omitempty"`
+		ImageURL string `json:"image_url,omitempty"`
+		Detail   string `json:"detail,omitempty"`
+	}
+)
+
+type responsesTool struct {
+	Type        string         `json:"type"` // "function"
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Parameters  map[string]any `json:"parameters"`
+	Strict      bool           `json:"strict"`
 }
 
 // responsesParams is req for the Responses API: nothing stored on
 // OpenAI's side (store false), so the whole conversation goes each time,
 // the reasoning items of earlier turns with their encrypted content.
-func (m *openaiModel) responsesParams(req *Request) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{
-		Model:           shared.ResponsesModel(m.ep.model),
-		Store:           openai.Bool(false),
-		MaxOutputTokens: openai.Int(maxTokens(req)),
+func (m *openaiModel) responsesParams(req *Request) (*responsesRequest, error) {
+	p := &responsesRequest{
+		Model:           m.ep.model,
+		Store:           false,
+		Stream:          true,
+		MaxOutputTokens: maxTokens(req),
+		Input:           []any{},
 	}
 	if req.Thinking != nil && reasoningModel(m.ep.model) {
 		// The reasoning counts in max_output_tokens: the answer keeps its
 		// own bound on top of the budget, as with Anthropic.
-		p.MaxOutputTokens = openai.Int(maxTokens(req) + int64(req.Thinking.BudgetTokens))
-		p.Reasoning = shared.ReasoningParam{Effort: reasoningEffort(req.Thinking.BudgetTokens), Summary: shared.ReasoningSummaryAuto}
-		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+		p.MaxOutputTokens = maxTokens(req) + int64(req.Thinking.BudgetTokens)
+		p.Reasoning = &reasoningSettings{Effort: reasoningEffort(req.Thinking.BudgetTokens), Summary: "auto"}
+		p.Include = []string{"reasoning.encrypted_content"}
 	}
-	if k := m.cacheKey(req); k != "" {
-		p.PromptCacheKey = openai.String(k)
-	}
-	if req.System != "" {
-		p.Instructions = openai.String(req.System)
-	}
-	in := responses.ResponseInputParam{}
+	p.PromptCacheKey = m.cacheKey(req)
+	p.Instructions = req.System
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
-			in = append(in, responsesUser(msg.Text, msg.Images))
+			p.Input = append(p.Input, responsesUser(msg.Text, msg.Images))
 		case RoleAssistant:
 			// Its reasoning first, as the model gave it: a reasoning item
 			// goes before the call it led to.
@@ -133,85 +200,116 @@ func (m *openaiModel) responsesParams(req *Request) (responses.ResponseNewParams
 				if th.ID == "" || th.Encrypted == "" {
 					continue // not a reasoning item of this API: nothing to take back
 				}
-				r := &responses.ResponseReasoningItemParam{ID: th.ID, EncryptedContent: openai.String(th.Encrypted),
-					Summary: []responses.ResponseReasoningItemSummaryParam{}}
+				r := inputReasoning{Type: "reasoning", ID: th.ID, EncryptedContent: th.Encrypted, Summary: []summaryText{}}
 				for _, s := range th.Summary {
-					r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: s})
+					r.Summary = append(r.Summary, summaryText{Type: "summary_text", Text: s})
 				}
-				in = append(in, responses.ResponseInputItemUnionParam{OfReasoning: r})
+				p.Input = append(p.Input, r)
 			}
 			if msg.Text != "" {
-				in = append(in, responses.ResponseInputItemParamOfMessage(msg.Text, responses.EasyInputMessageRoleAssistant))
+				p.Input = append(p.Input, inputMessage{Role: "assistant", Content: msg.Text})
 			}
 			for _, c := range msg.ToolCalls {
-				in = append(in, responses.ResponseInputItemParamOfFunctionCall(string(arguments(c.Arguments)), c.ID, c.Name))
+				p.Input = append(p.Input, inputFunctionCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: string(arguments(c.Arguments))})
 			}
 		case RoleTool:
 			for _, r := range msg.ToolResults {
-				in = append(in, responsesToolResult(r))
+				p.Input = append(p.Input, responsesToolResult(r))
 			}
 			if msg.Text != "" {
-				in = append(in, responsesUser(msg.Text, nil))
+				p.Input = append(p.Input, responsesUser(msg.Text, nil))
 			}
 		default:
-			return p, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
+			return nil, m.ep.errorf(ErrBadRequest, 0, false, nil, "message role %q is not user, assistant or tool", msg.Role)
 		}
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: in}
 	for _, t := range req.Tools {
 		schema, err := m.schema(t)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
 		// Not strict: the API's default for function tools, strict,
 		// wants every property required, which tools' schemas are not.
-		ft := &responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: openai.Bool(false)}
-		if t.Description != "" {
-			ft.Description = openai.String(t.Description)
-		}
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: ft})
+		p.Tools = append(p.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema, Strict: false})
 	}
 	return p, nil
 }
 
 // responsesUser is a user message: its text, then each image as an
 // input_image with a data URL.
-func responsesUser(text string, images []Image) responses.ResponseInputItemUnionParam {
+func responsesUser(text string, images []Image) inputMessage {
 	if len(images) == 0 {
-		return responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleUser)
+		return inputMessage{Role: "user", Content: text}
 	}
-	parts := responses.ResponseInputMessageContentListParam{
-		{OfInputText: &responses.ResponseInputTextParam{Text: text}},
-	}
+	parts := []inputPart{{Type: "input_text", Text: text}}
 	for _, img := range images {
-		parts = append(parts, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
-			ImageURL: openai.String(dataURL(img)), Detail: responses.ResponseInputImageDetailAuto,
-		}})
+		parts = append(parts, inputPart{Type: "input_image", ImageURL: dataURL(img), Detail: "auto"})
 	}
-	return responses.ResponseInputItemParamOfMessage(parts, responses.EasyInputMessageRoleUser)
+	return inputMessage{Role: "user", Content: parts}
 }
 
 // responsesToolResult is a function_call_output: its text, and, when the
 // result has images, the text then the images as input_image parts (the
 // Responses API takes images in tool results, chat completions does not).
-func responsesToolResult(r ToolResult) responses.ResponseInputItemUnionParam {
-	var item responses.ResponseInputItemUnionParam
-	if len(r.Images) == 0 {
-		item = responses.ResponseInputItemParamOfFunctionCallOutput(toolResultText(r))
-	} else {
-		parts := responses.ResponseFunctionCallOutputItemListParam{
-			{OfInputText: &responses.ResponseInputTextContentParam{Text: toolResultText(r)}},
-		}
+func responsesToolResult(r ToolResult) inputFunctionOutput {
+	out := inputFunctionOutput{Type: "function_call_output", CallID: r.CallID, Output: toolResultText(r)}
+	if len(r.Images) > 0 {
+		parts := []inputPart{{Type: "input_text", Text: toolResultText(r)}}
 		for _, img := range r.Images {
-			parts = append(parts, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
-				ImageURL: openai.String(dataURL(img)),
-			}})
+			parts = append(parts, inputPart{Type: "input_image", ImageURL: dataURL(img)})
 		}
-		item = responses.ResponseInputItemParamOfFunctionCallOutput(parts)
+		out.Output = parts
 	}
-	item.OfFunctionCallOutput.CallID = openai.String(r.CallID)
-	return item
+	return out
 }
+
+// responsesEvent is an event of a streamed response: the members of the
+// event types read (streamResponses), leniently (decodeLenient).
+type responsesEvent struct {
+	Type         wireString `json:"type"`
+	OutputIndex  wireInt    `json:"output_index"`
+	SummaryIndex wireInt    `json:"summary_index"`
+	Delta        wireString `json:"delta"`
+	// Code and Message are those of an "error" event.
+	Code    wireString `json:"code"`
+	Message wireString `json:"message"`
+	// Item is the output item of output_item.added and output_item.done.
+	Item struct {
+		Type   wireString `json:"type"`
+		ID     wireString `json:"id"`
+		CallID wireString `json:"call_id"`
+		Name   wireString `json:"name"`
+		// Arguments are a call's, a string: anything else is none.
+		Arguments        json.RawMessage `json:"arguments"`
+		EncryptedContent wireString      `json:"encrypted_content"`
+		Summary          []struct {
+			Text wireString `json:"text"`
+		} `json:"summary"`
+	} `json:"item"`
+	// Response is the response of completed, incomplete and failed.
+	Response struct {
+		Usage struct {
+			InputTokens        wireInt `json:"input_tokens"`
+			OutputTokens       wireInt `json:"output_tokens"`
+			InputTokensDetails struct {
+				CachedTokens wireInt `json:"cached_tokens"`
+			} `json:"input_tokens_details"`
+		} `json:"usage"`
+		IncompleteDetails struct {
+			Reason wireString `json:"reason"`
+		} `json:"incomplete_details"`
+		Error struct {
+			Code    wireString `json:"code"`
+			Message wireString `json:"message"`
+		} `json:"error"`
+	} `json:"response"`
+	// Error, when there, makes the event a failure whatever its type.
+	Error json.RawMessage `json:"error"`
+}
+
+// maxSummaryParts bounds the parts of one reasoning summary: a
+// summary_index beyond it is a malformed answer, not a reason to allocate.
+const maxSummaryParts = 1024
 
 // reasoningItem is a reasoning item as it streams: its summary's parts.
 type reasoningItem struct {
@@ -234,9 +332,7 @@ type responsesItem struct {
 // streamResponses runs one streamed call of the Responses API. Reasoning
 // summaries stream as thinking (a blank line between parts), output text
 // as text, function calls as tool calls.
-func (m *openaiModel) streamResponses(ctx context.Context, params responses.ResponseNewParams, em *emitter) (*Response, error) {
-	st := m.client.Responses.NewStreaming(ctx, params)
-	defer st.Close()
+func (m *openaiModel) streamResponses(ctx context.Context, body []byte, em *emitter) (*Response, error) {
 	var (
 		resp     Response
 		text     strings.Builder
@@ -262,56 +358,66 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 		}
 		return it
 	}
-	for st.Next() {
-		ev := st.Current()
+	err := m.conn.events(ctx, "responses", body, func(data []byte) error {
+		var ev responsesEvent
+		if err := decodeLenient(data, &ev); err != nil {
+			return fmt.Errorf("an event of the stream is not a JSON object: %w", err)
+		}
+		if hasError(ev.Error) {
+			return &streamError{data: data}
+		}
 		switch ev.Type {
 		case "response.output_item.added":
-			it := item(ev.OutputIndex, ev.Item.Type)
+			it := item(int64(ev.OutputIndex), string(ev.Item.Type))
 			switch {
 			case it.reasoning != nil:
-				it.reasoning.id = ev.Item.ID
+				it.reasoning.id = string(ev.Item.ID)
 			case it.call != nil && it.call.id == "":
-				it.call.id, it.call.name = ev.Item.CallID, ev.Item.Name
+				it.call.id, it.call.name = string(ev.Item.CallID), string(ev.Item.Name)
 				em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, ID: it.call.id, Name: it.call.name}})
 			}
 		case "response.reasoning_summary_text.delta":
-			it := item(ev.OutputIndex, "reasoning")
+			it := item(int64(ev.OutputIndex), "reasoning")
 			if it.reasoning == nil || ev.Delta == "" {
 				break
 			}
+			i := int(ev.SummaryIndex)
+			if i < 0 || i >= maxSummaryParts {
+				return m.ep.errorf(ErrBadResponse, 0, false, nil, "a reasoning summary's part %d is not between 0 and %d", ev.SummaryIndex, maxSummaryParts-1)
+			}
 			r := it.reasoning
-			for int64(len(r.parts)) <= ev.SummaryIndex {
+			for len(r.parts) <= i {
 				r.parts = append(r.parts, strings.Builder{})
 			}
-			if ev.SummaryIndex > 0 && r.parts[ev.SummaryIndex].Len() == 0 {
+			if i > 0 && r.parts[i].Len() == 0 {
 				em.emit(Delta{Thinking: "\n\n"}) // a new part of the summary
 			}
-			r.parts[ev.SummaryIndex].WriteString(ev.Delta)
-			em.emit(Delta{Thinking: ev.Delta})
+			r.parts[i].WriteString(string(ev.Delta))
+			em.emit(Delta{Thinking: string(ev.Delta)})
 		case "response.output_text.delta":
-			text.WriteString(ev.Delta)
-			em.emit(Delta{Text: ev.Delta})
+			text.WriteString(string(ev.Delta))
+			em.emit(Delta{Text: string(ev.Delta)})
 		case "response.refusal.delta":
 			refused = true
-			text.WriteString(ev.Delta)
-			em.emit(Delta{Text: ev.Delta})
+			text.WriteString(string(ev.Delta))
+			em.emit(Delta{Text: string(ev.Delta)})
 		case "response.function_call_arguments.delta":
-			it := item(ev.OutputIndex, "function_call")
+			it := item(int64(ev.OutputIndex), "function_call")
 			if it.call == nil {
 				break
 			}
 			it.streamed = true
-			it.call.args.WriteString(ev.Delta)
-			em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, Arguments: ev.Delta}})
+			it.call.args.WriteString(string(ev.Delta))
+			em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, Arguments: string(ev.Delta)}})
 		case "response.output_item.done":
-			it := item(ev.OutputIndex, ev.Item.Type)
+			it := item(int64(ev.OutputIndex), string(ev.Item.Type))
 			switch {
 			case it.reasoning != nil:
 				r := it.reasoning
-				r.id, r.encrypted = ev.Item.ID, ev.Item.EncryptedContent
+				r.id, r.encrypted = string(ev.Item.ID), string(ev.Item.EncryptedContent)
 				r.done = []string{}
 				for _, s := range ev.Item.Summary {
-					r.done = append(r.done, s.Text)
+					r.done = append(r.done, string(s.Text))
 				}
 				if len(r.parts) == 0 && len(r.done) > 0 {
 					// A server that gave the summary whole.
@@ -319,10 +425,11 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 				}
 			case it.call != nil:
 				if it.call.id == "" {
-					it.call.id, it.call.name = ev.Item.CallID, ev.Item.Name
+					it.call.id, it.call.name = string(ev.Item.CallID), string(ev.Item.Name)
 					em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, ID: it.call.id, Name: it.call.name}})
 				}
-				if args := ev.Item.Arguments.OfString; args != "" && args != it.call.args.String() {
+				var args string
+				if json.Unmarshal(ev.Item.Arguments, &args) == nil && args != "" && args != it.call.args.String() {
 					if !it.streamed {
 						// A server that gave the arguments whole.
 						em.emit(Delta{ToolCall: &ToolCallDelta{Index: it.callIndex, Arguments: args}})
@@ -334,9 +441,9 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 		case "response.completed", "response.incomplete":
 			finished = true
 			u := ev.Response.Usage
-			resp.Usage.InputTokens = u.InputTokens
-			resp.Usage.OutputTokens = u.OutputTokens // reasoning tokens included
-			resp.Usage.CacheReadTokens = u.InputTokensDetails.CachedTokens
+			resp.Usage.InputTokens = int64(u.InputTokens)
+			resp.Usage.OutputTokens = int64(u.OutputTokens) // reasoning tokens included
+			resp.Usage.CacheReadTokens = int64(u.InputTokensDetails.CachedTokens)
 			resp.StopReason = StopEndTurn
 			if ev.Type == "response.incomplete" {
 				resp.StopReason = StopOther
@@ -346,12 +453,13 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 			}
 		case "response.failed":
 			e := ev.Response.Error
-			return nil, m.ep.classifyAPI(responsesFailure(string(e.Code), e.Message, "the response failed"))
+			return m.ep.classifyAPI(responsesFailure(string(e.Code), string(e.Message), "the response failed"))
 		case "error":
-			return nil, m.ep.classifyAPI(responsesFailure(ev.Code, ev.Message, "error event in the stream"))
+			return m.ep.classifyAPI(responsesFailure(string(ev.Code), string(ev.Message), "error event in the stream"))
 		}
-	}
-	if err := m.ended(ctx, st.Err(), finished); err != nil {
+		return nil
+	})
+	if err := m.ended(ctx, err, finished); err != nil {
 		return nil, err
 	}
 	if refused && resp.StopReason == StopEndTurn {
@@ -372,7 +480,6 @@ func (m *openaiModel) streamResponses(ctx context.Context, params responses.Resp
 			}
 		}
 	}
-	var err error
 	if resp.ToolCalls, err = m.finishCalls(calls, resp.StopReason); err != nil {
 		return nil, err
 	}

@@ -89,21 +89,21 @@ var windowFields = []string{"context_length", "max_model_len", "context_window",
 
 // askWindow reads the model's entry of GET {base}/models.
 func (m *openaiModel) askWindow(ctx context.Context) (int64, error) {
-	page, err := m.client.Models.List(ctx)
+	data, err := m.conn.models(ctx)
 	if err != nil {
-		return 0, m.classify(ctx, err)
+		return 0, err
 	}
-	for _, d := range page.Data {
-		if d.ID != m.ep.model {
+	for _, d := range data {
+		if modelID(d) != m.ep.model {
 			continue
 		}
 		for _, k := range windowFields {
-			f, ok := d.JSON.ExtraFields[k]
+			f, ok := d[k]
 			if !ok {
 				continue
 			}
 			var n float64
-			if json.Unmarshal([]byte(f.Raw()), &n) == nil && n >= 1 && n < 1<<40 {
+			if json.Unmarshal(f, &n) == nil && n >= 1 && n < 1<<40 {
 				return int64(n), nil
 			}
 		}

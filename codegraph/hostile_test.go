@@ -30,6 +30,9 @@ var hostileInputs = []struct {
 	{LangC, "x.c", "{)"}, {LangC, "x.c", "#define X \\\n"},
 	{LangCPP, "x.cpp", "class A "}, {LangCPP, "x.cpp", "namespace N "}, {LangCPP, "x.cpp", "template<"},
 	{LangCPP, "x.cpp", "A::B "}, {LangCPP, "x.cpp", "struct S : "}, {LangCPP, "x.cpp", "{)"},
+	{LangPHP, "x.php", "<?php require (__DIR__ . "}, {LangPHP, "x.php", "<?php include dirname(__FILE__) . '/a' "},
+	{LangKotlin, "x.kt", "package a."}, {LangCSharp, "x.cs", "namespace A { "},
+	{LangTypeScript, "x.ts", "interface I extends B<{"}, {LangTypeScript, "x.ts", "type T = { m(): P<"},
 }
 
 // TestRecognisersLinear holds each recogniser to work in proportion to its
@@ -55,6 +58,14 @@ func TestRecognisersLinear(t *testing.T) {
 		large := steps(in.lang, in.name, strings.Repeat(in.piece, 4*n))
 		if large > 5*small {
 			t.Errorf("%s: %q repeated %d times takes %d steps, %d times %d (%.1f×)", in.lang, in.piece, n, small, 4*n, large, float64(large)/float64(small))
+		}
+	}
+	// one statement of many declarators, each after a function's body
+	for _, piece := range []string{"a=function(){},", "a=b=>c,d=class{},", "a=class{m(){}},"} {
+		small := steps(LangJavaScript, "x.js", "var "+strings.Repeat(piece, n)+"z")
+		large := steps(LangJavaScript, "x.js", "var "+strings.Repeat(piece, 4*n)+"z")
+		if large > 5*small {
+			t.Errorf("var %q repeated %d times takes %d steps, %d times %d (%.1f×)", piece, n, small, 4*n, large, float64(large)/float64(small))
 		}
 	}
 }

@@ -50,7 +50,7 @@ import (
 const (
 	imageMagic   = "agentls codegraph\n"
 	imageTail    = "agcg"
-	imageVersion = 3
+	imageVersion = 4 // rises with the format and with what a parser finds (4: C#, PHP, Kotlin namespaces; JavaScript lists)
 	footerSize   = 8 + 4 + 4 + len(imageTail)
 	// imageInMemory: an image up to this size is read whole into memory
 	// when opened; a larger one is read in place.

@@ -100,7 +100,11 @@ func (s *Symbol) Qualified() string {
 type Import struct {
 	// Path is the import as written: a Go import path, a Python dotted
 	// module (with its leading dots for a relative import), a JavaScript
-	// specifier, a Rust path, a Java qualified name, a C include.
+	// specifier, a Rust path, a Java qualified name, a C include, a C#
+	// namespace, a PHP qualified name (or the literal path of a require,
+	// "./" before one relative to the file's directory), a Ruby required
+	// path ("./" before a require_relative's), a path a shell script
+	// sources, a Kotlin qualified name, a Swift module, a Lua module.
 	Path string
 	// Name is the name a Go import is given in the file when it is given
 	// one (an alias, "." or "_"), else "".
@@ -134,7 +138,9 @@ type File struct {
 	ModTime int64  // Unix nanoseconds
 	Hash    uint64 // of the content
 	Imports []Import
-	// Package is a Go file's package clause ("" for other languages).
+	// Package is a Go file's package clause, a Kotlin file's package, the
+	// full name of the namespace of a C# or PHP file's first definition;
+	// "" for the other languages.
 	Package string
 	// Err is why the file could not be parsed whole (its definitions up to
 	// the error are kept), or "".

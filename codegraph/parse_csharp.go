@@ -24,6 +24,7 @@ func parseCSharp(src []byte) *File {
 	p := &csParser{tokParser: newTokParser(src, lexOptions{preprocessor: true, textBlocks: true, csharp: true}, csKeywords)}
 	p.scope(0, len(p.t), -1, "")
 	p.refs(nil)
+	p.b.pkg = firstNamespace(p.b.syms, ".")
 	return p.b.file(LangCSharp)
 }
 

@@ -38,7 +38,14 @@ type jsParser struct {
 	*tokParser
 	ts     bool
 	scopes []jsScope
+	// the declarations whose list goes on after a function's or class's
+	// body the scan enters (var f = function () {…}, g = class {…}): the
+	// const, let or var and where the next declarator starts, the
+	// innermost last
+	rest []jsRest
 }
+
+type jsRest struct{ kw, next int }
 
 func (p *jsParser) top() *jsScope {
 	if len(p.scopes) == 0 {
@@ -151,6 +158,13 @@ func (p *jsParser) run() {
 		for s := p.top(); s != nil && i > s.close; s = p.top() {
 			p.scopes = p.scopes[:len(p.scopes)-1]
 		}
+		for len(p.rest) > 0 && p.rest[len(p.rest)-1].next <= i {
+			r := p.rest[len(p.rest)-1]
+			p.rest = p.rest[:len(p.rest)-1]
+			if r.next == i {
+				p.declarators(r.kw, i)
+			}
+		}
 		if s := p.top(); s != nil && (s.kind == 'c' || s.kind == 'i') && i == s.next && i < s.close {
 			p.member(i, s)
 			continue
@@ -225,7 +239,13 @@ func (p *jsParser) run() {
 			if p.ts && p.stmtStart(i) && p.ident(i+1) && (p.is(i+2, "=") || p.is(i+2, "<")) {
 				end := p.stmtEnd(i)
 				par, cont := p.parent()
-				p.def(i+1, KindType, par, cont, p.declStart(i), end)
+				sym := p.def(i+1, KindType, par, cont, p.declStart(i), end)
+				if eq := i + 2; p.is(eq, "=") && p.is(eq+1, "{") && int(p.match[eq+1]) <= end {
+					// an object type: its members are the type's, as an
+					// interface's are
+					p.push(eq+1, sym, p.text(i+1), 'i')
+					i = eq + 1
+				}
 			}
 		case "const", "let", "var":
 			if p.stmtStart(i) || p.is(i-1, "(") {
@@ -256,7 +276,7 @@ func (p *jsParser) blockKind(i int) byte {
 // typeDecl records a class, interface or enum whose keyword is at i, and
 // enters its body.
 func (p *jsParser) typeDecl(i int, kind Kind, scope byte) {
-	open := p.skipWithin(i+2, "{", ";")
+	open := p.headerEnd(i + 2)
 	if open >= len(p.t) || !p.is(open, "{") || p.match[open] < 0 {
 		return
 	}
@@ -272,9 +292,13 @@ func (p *jsParser) typeDecl(i int, kind Kind, scope byte) {
 // variables records the names a const, let or var at i declares: a
 // function when its value is one (at any depth), a variable or constant at
 // the module's level.
-func (p *jsParser) variables(i int) {
+func (p *jsParser) variables(i int) { p.declarators(i, i+1) }
+
+// declarators records the declarators of the const, let or var at i from
+// the token j on. When one's value is a function or class whose body the
+// scan enters, the rest are read once the scan has left it.
+func (p *jsParser) declarators(i, j int) {
 	end := p.stmtEnd(i)
-	j := i + 1
 	for j <= end && j < len(p.t) {
 		if !p.ident(j) {
 			// destructuring: skip the pattern
@@ -289,6 +313,12 @@ func (p *jsParser) variables(i int) {
 			continue
 		}
 		name := j
+		// the first declarator's span starts with the statement, a later
+		// one's with its name
+		start := p.declStart(i)
+		if j > i+1 {
+			start = name
+		}
 		k := j + 1
 		if p.is(k, "!") {
 			k++
@@ -305,19 +335,27 @@ func (p *jsParser) variables(i int) {
 			open := p.skipWithin(k+2, "{", ";")
 			if p.is(open, "{") && p.match[open] > int32(open) {
 				par, cont := p.parent()
-				sym := p.def(name, KindClass, par, cont, p.declStart(i), int(p.match[open]))
+				sym := p.def(name, KindClass, par, cont, start, int(p.match[open]))
 				p.push(open, sym, p.text(name), 'c')
 			}
+			p.later(i, valueEnd+1, end)
 			return
 		}
 		if p.is(k, "=") && p.fnValue(k+1) {
 			bodyEnd, open := p.bodyEnd(k + 1)
+			if open < 0 && p.is(valueEnd, ",") {
+				// an arrow's expression body ends with its declarator
+				bodyEnd = min(bodyEnd, valueEnd-1)
+			}
 			par, cont := p.parent()
-			sym := p.def(name, KindFunction, par, cont, p.declStart(i), max(bodyEnd, valueEnd-1))
+			sym := p.def(name, KindFunction, par, cont, start, max(bodyEnd, valueEnd-1))
 			if open >= 0 {
 				p.push(open, sym, p.text(name), 'f')
+				p.later(i, valueEnd+1, end)
+				return // the scan goes on inside the function
 			}
-			return // the scan goes on inside the function
+			j = valueEnd + 1
+			continue
 		}
 		if p.atModule() {
 			kind := KindVariable
@@ -325,9 +363,39 @@ func (p *jsParser) variables(i int) {
 				kind = KindConstant
 			}
 			par, cont := p.parent()
-			p.def(name, kind, par, cont, p.declStart(i), valueEnd-1)
+			p.def(name, kind, par, cont, start, valueEnd-1)
 		}
 		j = valueEnd + 1
+	}
+}
+
+// headerEnd is the body's { of the class, interface or enum whose header
+// goes on at i, or the ; that ends one without a body: a brace inside the
+// type arguments (extends Base<{ a: T }>) is not the body's. It looks no
+// further than scanLimit tokens (brackets skipped whole count as one).
+func (p *jsParser) headerEnd(i int) int {
+	angles := 0
+	for n := 0; i < len(p.t) && n < scanLimit; i, n = i+1, n+1 {
+		switch t := p.text(i); {
+		case t == "<":
+			angles++
+		case t == ">" || t == ">>" || t == ">>>":
+			angles = max(0, angles-len(t))
+		case t == ";" && angles == 0, t == "{" && angles == 0:
+			return i
+		case p.match[i] > int32(i):
+			i = int(p.match[i])
+		}
+	}
+	return i
+}
+
+// later keeps the declarators of the const, let or var at kw that start
+// at next for when the scan gets there, if the statement (ending at end)
+// has more.
+func (p *jsParser) later(kw, next, end int) {
+	if next <= end && next < len(p.t) && p.is(next-1, ",") {
+		p.rest = append(p.rest, jsRest{kw: kw, next: next})
 	}
 }
 
@@ -471,7 +539,16 @@ func (p *jsParser) memberEnd(j int, s *jsScope) int {
 				j = m
 			}
 		case p.is(j, "<"):
-			j = p.angleEnd(j)
+			if e := p.angleEnd(j); e > j {
+				// the > that closes type arguments ends a line as a
+				// bracket does (configure(): Promise<void>)
+				j = e
+				if p.newLine(j+1) && j+1 < s.close && !p.goesOn(j+1) {
+					return j
+				}
+				j++
+				continue
+			}
 		case p.match[j] > int32(j):
 			j = int(p.match[j])
 		}

@@ -107,8 +107,13 @@ func (p *declParser) run() {
 			i = end
 		case w == "package" && p.l.lang == LangKotlin && (i == 0 || p.newLine(i)):
 			j := i + 1
+			var b strings.Builder
 			for j < len(p.t) && p.t[j].line == p.t[i].line && (p.ident(j) || p.is(j, ".")) {
+				b.WriteString(p.text(j))
 				j++
+			}
+			if p.b.pkg == "" {
+				p.b.pkg = b.String()
 			}
 			p.skip(i+1, j-1)
 			i = j - 1

@@ -23,6 +23,7 @@ func parsePHP(src []byte) *File {
 	p := &phpParser{tokParser: newTokParser(src, lexOptions{multiline: true, hashComment: true, heredoc: true, php: true}, phpKeywords)}
 	p.run()
 	p.phpRefs()
+	p.b.pkg = firstNamespace(p.b.syms, `\`)
 	return p.b.file(LangPHP)
 }
 
@@ -145,6 +146,8 @@ func (p *phpParser) run() {
 			i = end
 		case w == "use" && (top == nil || top.namespace && inBody) && !p.is(i-1, ")"):
 			p.use(i)
+		case (w == "require" || w == "require_once" || w == "include" || w == "include_once") && !inClass:
+			p.include(i)
 		case w == "const" && (top == nil || inClass || top.namespace && inBody):
 			// const A = 1, B = 2; (a type may come first)
 			end := p.skipTo(i, ";", "}")
@@ -271,6 +274,41 @@ func (p *phpParser) use(i int) {
 	if s := strings.TrimPrefix(prefix.String(), "\\"); s != "" && !strings.HasSuffix(s, "\\") {
 		p.b.imp(s, int(p.t[i].start))
 	}
+}
+
+// include records the file a require or include at i names when the
+// expression is a literal path: 'lib/a.php' as written, __DIR__ . '/a.php'
+// and dirname(__FILE__) . '/a.php' relative to the file's directory
+// ("./a.php"). Anything else (a variable, a constant of the include path)
+// is no import the graph can follow.
+func (p *phpParser) include(i int) {
+	j := i + 1
+	if p.is(j, "(") && p.match[j] > int32(j) {
+		j++
+	}
+	rel := false
+	switch {
+	case p.is(j, "__DIR__") && p.is(j+1, "."):
+		j, rel = j+2, true
+	case p.is(j, "dirname") && p.is(j+1, "(") && p.is(j+2, "__FILE__") && p.is(j+3, ")") && p.is(j+4, "."):
+		j, rel = j+5, true
+	}
+	if j >= len(p.t) || p.t[j].kind != tString || !(p.is(j+1, ";") || p.is(j+1, ")")) {
+		return
+	}
+	s := p.text(j)
+	if len(s) < 2 || s[0] != s[len(s)-1] || (s[0] != '\'' && s[0] != '"') || strings.ContainsAny(s[1:len(s)-1], "$\\{") {
+		return
+	}
+	s = s[1 : len(s)-1]
+	if rel {
+		if s = strings.TrimPrefix(s, "/"); !strings.HasPrefix(s, "../") {
+			s = "./" + s
+		}
+	} else if !strings.Contains(s, "/") && !strings.Contains(s, ".") {
+		return // not a file name: a use's namespace looks the same
+	}
+	p.b.imp(s, int(p.t[i].start))
 }
 
 // phpRefs records the references: every name that is not a keyword, a

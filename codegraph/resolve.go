@@ -24,12 +24,14 @@ import (
 // maxAnywhere places).
 //
 // The other languages' references are resolved in tiers, the first that
-// has definitions winning: the same file, the files it imports, the same
-// directory, then anywhere in the workspace when the name is defined in at
-// most maxAnywhere places (a more common name is too ambiguous to mean one
-// of them). A bare name found in the file itself or in a file it imports
-// (a Java name in its package too) is Resolved as far as the recogniser
-// sees the language's scopes; a member of a value, or a name found by the
+// has definitions winning: the same file, what it imports (the files its
+// imports lead to; for C#, PHP, Kotlin and Swift also the namespaces,
+// packages and modules it sees whole, imports.go), the same directory,
+// then anywhere in the workspace when the name is defined in at most
+// maxAnywhere places (a more common name is too ambiguous to mean one of
+// them). A bare name found in the file itself or in what it imports (a
+// Java name in its package too) is Resolved as far as the recogniser sees
+// the language's scopes; a member of a value, or a name found by the
 // later tiers, is ByName.
 
 const maxAnywhere = 4
@@ -49,6 +51,20 @@ func (g *Graph) importTargets(f *File, imp Import) []*File {
 		return g.rustImport(f, p)
 	case LangJava:
 		return g.javaImport(p)
+	case LangRuby:
+		return g.rubyImport(dir, p)
+	case LangShell:
+		return g.shellImport(dir, p)
+	case LangLua:
+		return g.luaImport(dir, p)
+	case LangPHP:
+		return g.phpImport(dir, p)
+	case LangCSharp:
+		return g.csImport(p)
+	case LangKotlin:
+		return g.kotlinImport(p)
+	case LangSwift:
+		return g.swiftImport(p)
 	case LangC, LangCPP:
 		if t := g.files[cleanJoin(dir, p)]; t != nil {
 			return []*File{t}
@@ -362,6 +378,9 @@ type scope struct {
 	pkgDirs     map[string]string
 	importedDir map[string]bool
 	dots        []string
+	// C#, PHP, Kotlin, Swift: the namespaces, packages or modules the file
+	// sees whole (imports.go).
+	spaces map[string]bool
 }
 
 // scopeOf builds the scope of f. g.mu is held.
@@ -382,6 +401,11 @@ func (g *Graph) scopeOf(f *File) *scope {
 				s.dots = append(s.dots, imp.Path)
 			}
 		}
+		return s
+	}
+	switch f.Lang {
+	case LangCSharp, LangPHP, LangKotlin, LangSwift:
+		g.spaceScope(s, f)
 		return s
 	}
 	for _, imp := range f.Imports {
@@ -577,7 +601,7 @@ func resolveTokens(s *scope, all []defRef, qual string) ([]defRef, Provenance) {
 		switch {
 		case d.f == s.f:
 			return tierSame
-		case s.imported[d.f]:
+		case s.imported[d.f] || s.inSpace(d):
 			return tierImported
 		case d.f.dir == s.dir:
 			return tierDir

@@ -176,6 +176,12 @@ scan:
 // continues reports whether the statement goes on from token a to token b
 // on the next line: a ends in an operator, or b starts with one.
 func (p *tokParser) continues(a, b int) bool {
+	return p.endsOpen(a) || p.goesOn(b)
+}
+
+// endsOpen reports whether token a, ending a line, leaves the statement
+// open: an operator, an opening bracket, a keyword that needs what follows.
+func (p *tokParser) endsOpen(a int) bool {
 	if p.t[a].kind == tPunct {
 		switch p.text(a) {
 		case ")", "]", "}", "++", "--", "!":
@@ -183,6 +189,19 @@ func (p *tokParser) continues(a, b int) bool {
 			return true
 		}
 	}
+	if p.t[a].kind == tIdent {
+		switch p.text(a) {
+		case "extends", "implements", "as", "satisfies", "new", "return", "typeof", "keyof", "readonly", "in", "of":
+			return true
+		}
+	}
+	return false
+}
+
+// goesOn reports whether token b, starting a line, goes on with the
+// statement before: an operator, a member access, a keyword between two
+// operands.
+func (p *tokParser) goesOn(b int) bool {
 	if p.t[b].kind == tPunct {
 		switch p.text(b) {
 		case ".", "?.", "=>", "|", "&", "?", ":", "=", "==", "===", "!=", "!==", "&&", "||", "??", "+", "-", "*", "/", "%", "<", ">", "<=", ",", "(", "[":
@@ -192,12 +211,6 @@ func (p *tokParser) continues(a, b int) bool {
 	if p.t[b].kind == tIdent {
 		switch p.text(b) {
 		case "extends", "implements", "as", "satisfies", "in", "instanceof", "of", "keyof":
-			return true
-		}
-	}
-	if p.t[a].kind == tIdent {
-		switch p.text(a) {
-		case "extends", "implements", "as", "satisfies", "new", "return", "typeof", "keyof", "readonly", "in", "of":
 			return true
 		}
 	}

@@ -53,7 +53,7 @@ type spec struct {
 var specs = map[string]spec{
 	"go": {golang.GetLanguage(), []string{".go"},
 		[]string{`(function_declaration name: (identifier) @n)`, `(method_declaration name: (field_identifier) @n)`,
-			`(method_spec name: (field_identifier) @n)`, `(method_elem name: (field_identifier) @n)`},
+			`(method_elem name: (field_identifier) @n)`},
 		[]string{`(type_spec name: (type_identifier) @n)`}},
 	"python": {python.GetLanguage(), []string{".py"},
 		[]string{`(function_definition name: (identifier) @n)`},
@@ -63,18 +63,25 @@ var specs = map[string]spec{
 			`(class_body (method_definition name: (property_identifier) @n))`,
 			`(class_body (method_definition name: (private_property_identifier) @n))`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
-			`(variable_declarator name: (identifier) @n value: (function))`,
-			`(variable_declarator name: (identifier) @n value: (function_expression))`},
-		[]string{`(class_declaration name: (identifier) @n)`, `(variable_declarator name: (identifier) @n value: (class))`}},
+			`(variable_declarator name: (identifier) @n value: (function_expression))`,
+			`(variable_declarator name: (identifier) @n value: (generator_function))`,
+			// tags.scm's named function expressions, and class fields
+			// holding a function, which the graph counts as methods
+			`(function_expression name: (identifier) @n)`, `(generator_function name: (identifier) @n)`,
+			`(field_definition property: [(property_identifier) (private_property_identifier)] @n value: [(arrow_function) (function_expression)])`},
+		[]string{`(class_declaration name: (identifier) @n)`, `(variable_declarator name: (identifier) @n value: (class))`,
+			`(class name: (identifier) @n)`}}, // tags.scm's named class expressions
 	"typescript": {typescript.GetLanguage(), []string{".ts"},
 		[]string{`(function_declaration name: (identifier) @n)`, `(function_signature name: (identifier) @n)`,
 			`(class_body (method_definition name: (property_identifier) @n))`,
 			`(method_signature name: (property_identifier) @n)`, `(abstract_method_signature name: (property_identifier) @n)`,
 			`(variable_declarator name: (identifier) @n value: (arrow_function))`,
-			`(variable_declarator name: (identifier) @n value: (function))`,
-			`(variable_declarator name: (identifier) @n value: (function_expression))`},
+			`(variable_declarator name: (identifier) @n value: (function_expression))`,
+			`(variable_declarator name: (identifier) @n value: (generator_function))`,
+			`(function_expression name: (identifier) @n)`, `(generator_function name: (identifier) @n)`,
+			`(public_field_definition name: [(property_identifier) (private_property_identifier)] @n value: [(arrow_function) (function_expression)])`},
 		[]string{`(class_declaration name: (type_identifier) @n)`, `(abstract_class_declaration name: (type_identifier) @n)`,
-			`(variable_declarator name: (identifier) @n value: (class))`,
+			`(variable_declarator name: (identifier) @n value: (class))`, `(class name: (type_identifier) @n)`,
 			`(interface_declaration name: (type_identifier) @n)`, `(type_alias_declaration name: (type_identifier) @n)`,
 			`(enum_declaration name: (identifier) @n)`}},
 	"rust": {rust.GetLanguage(), []string{".rs"},
@@ -195,7 +202,7 @@ func main() {
 	for _, f := range files {
 		g := codegraph.Parse(f.name, f.src)
 		refs += len(g.Refs())
-		for _, s := range g.Symbols {
+		for _, s := range g.Symbols() {
 			k := key{f.name, s.Name, s.Sel.Line}
 			switch s.Kind {
 			case codegraph.KindFunction, codegraph.KindMethod:
@@ -341,7 +348,7 @@ func printTree(sp spec, name string) {
 		os.Exit(1)
 	}
 	fmt.Println(t.RootNode().String())
-	for _, s := range codegraph.Parse(name, src).Symbols {
+	for _, s := range codegraph.Parse(name, src).Symbols() {
 		fmt.Printf("%d:%d %s %s (in %q)\n", s.Sel.Line+1, s.Sel.Col+1, s.Kind, s.Name, s.Container)
 	}
 }

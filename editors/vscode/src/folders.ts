@@ -106,6 +106,7 @@ export class FolderAgent implements vscode.Disposable {
       // The shapes are the protocol's; the checks of applyEdit came first.
       convert: (edit: LspWorkspaceEdit) => lc.protocol2CodeConverter.asWorkspaceEdit(edit as Parameters<typeof lc.protocol2CodeConverter.asWorkspaceEdit>[0] & object),
       apply: (edit) => vscode.workspace.applyEdit(edit),
+      open: (uri) => vscode.workspace.openTextDocument(uri),
       save: async (uri) => (await document(uri)?.save()) ?? false,
       propose: s.propose,
       warn: (m) => {

@@ -48,7 +48,9 @@ repo=$(cd "$here/../.." && pwd)
 cache=${AGENTLS_TEST_CACHE:-$repo/.cache/test}/vscode
 mkdir -p "$cache"
 work=$(mktemp -d "${TMPDIR:-/tmp}/agentls-vscode-suite.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# KEEP=1 keeps it (the end-to-end tests' workspaces, logs and gopls's log
+# are under it), for a failure to be read afterwards.
+trap 'if [ -z "${KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work" >&2; fi' EXIT
 
 passed=0 failed=0
 cannot() { echo "vscode suite cannot run here: $*" >&2; exit 77; }

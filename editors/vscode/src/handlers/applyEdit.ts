@@ -57,6 +57,11 @@ export interface ApplyEditDeps {
   readDisk(uri: vscode.Uri): Promise<string | undefined>;
   convert(edit: LspWorkspaceEdit): Promise<vscode.WorkspaceEdit>;
   apply(edit: vscode.WorkspaceEdit): Thenable<boolean>;
+  /**
+   * open is workspace.openTextDocument: a document it opens stays open
+   * (VS Code keeps it a few minutes, whether or not an editor shows it).
+   */
+  open(uri: vscode.Uri): Thenable<unknown>;
   save(uri: vscode.Uri): Thenable<boolean>;
   /** Tells the person of a proposal (a notification); its answers go to the store. */
   propose(p: Pending): void;
@@ -196,8 +201,42 @@ export async function applyEdit(params: unknown, deps: ApplyEditDeps, token: vsc
   return propose(p.edit, label, files, deps, token);
 }
 
+/** The most files of one edit held open for the language servers (holdOpen). */
+export const HOLD_OPEN = 20;
+
+/**
+ * holdOpen opens, before the edit lands, the files it changes that are not
+ * open in VS Code (at most HOLD_OPEN). A language server checks a document
+ * while it is open in the editor, and the background document that
+ * workspace.applyEdit opens for a file closes as soon as it is saved: the
+ * server was told of the change and then of the close, often before it had
+ * checked the change (gopls then drops what it found; tsserver and pyright
+ * check open files only), so agentls, waiting for the diagnostics of its
+ * edit, heard none. Opened here, the document stays open after the save and
+ * the servers check the edit. A file the edit creates does not exist yet and
+ * is not held; one that cannot be opened is left as it is.
+ */
+async function holdOpen(files: FileEdit[], deps: ApplyEditDeps): Promise<void> {
+  let held = 0;
+  for (const f of files) {
+    if (held >= HOLD_OPEN) {
+      return;
+    }
+    if (f.operation !== 'update' || deps.document(f.uri) !== undefined) {
+      continue;
+    }
+    held++;
+    try {
+      await deps.open(f.uri);
+    } catch {
+      // Not a text document VS Code opens (binary, too large): no server checks it.
+    }
+  }
+}
+
 /** land applies edit as it is (with its annotations when reviewing) and saves what it may. */
 async function land(edit: LspWorkspaceEdit, files: FileEdit[], deps: ApplyEditDeps): Promise<ApplyEditResult> {
+  await holdOpen(files, deps);
   let ok: boolean;
   try {
     ok = await deps.apply(await deps.convert(edit));

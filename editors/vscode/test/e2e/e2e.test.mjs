@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { findFile, freePort, required, waitFor } from './lib.mjs';
+import { findFile, freePort, required, setExpanded, waitFor } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const e2eDir = required('E2E_DIR');
@@ -200,14 +200,33 @@ function writeSettings(agentls) {
   }, null, 2));
 }
 
-/** step is an it that leaves a screenshot of the page when it fails. */
+/**
+ * step is an it that leaves a screenshot of the page when it fails. fn may
+ * push onto its argument what puts the window back for the steps after
+ * (a view folded again), run whether the step passed or failed, so that a
+ * failure is one step's and not every later one's.
+ */
 function step(name, fn) {
   it(name, async () => {
+    const restore = [];
+    let failed = false;
     try {
-      await fn();
+      await fn(restore);
     } catch (e) {
+      failed = true;
       await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`);
       throw e;
+    } finally {
+      for (const r of restore.reverse()) {
+        try {
+          await r();
+        } catch (e) {
+          if (!failed) {
+            throw e;
+          }
+          console.log(`after the failure, the window could not be put back: ${e.message}`);
+        }
+      }
     }
   });
 }
@@ -267,7 +286,7 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
 
     const env = {
       ...process.env, AGENTLS_STATE_DIR: state, XDG_CONFIG_HOME: path.join(tmp, 'config'),
-      GOPLS_READY: goplsReady, AGENTLS_GOPLS_PATH: process.env.PATH,
+      GOPLS_READY: goplsReady, GOPLS_LOG: path.join(tmp, 'gopls.log'), AGENTLS_GOPLS_PATH: process.env.PATH,
     };
     const common = ['--config', path.join(tmp, 'code-server.yaml'), '--user-data-dir', userData, '--extensions-dir', extensions];
     const install = spawnSync(codeServer, [...common, '--install-extension', vsix], { env, encoding: 'utf8', timeout: 120000 });
@@ -422,14 +441,22 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     assert.equal(fs.existsSync(path.join(ws, 'ran.txt')), false, 'still nothing ran');
   });
 
-  step('unfolds a file of the Heat view to the files it references and those that reference it, each opening its file', async () => {
+  step('unfolds a file of the Heat view to the files it references and those that reference it, each opening its file', async (restore) => {
     await palette('agentls: Focus on Heat View');
     const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Heat' }) });
+    // The Heat view folded again for the steps after, passed or failed: a
+    // Heat view left open would leave them a side bar too short for theirs.
+    restore.push(async () => {
+      if (await pane.locator('.pane-header').getAttribute('aria-expanded') === 'true') {
+        await pane.locator('.pane-header').click();
+      }
+      await waitFor('the Heat view to fold', async () => await pane.locator('.pane-header').getAttribute('aria-expanded') === 'false');
+    });
     const rows = pane.locator('.monaco-list-row');
     // The second subtask read greet.go and holds it while it waits for the approval: it has heat.
     const greet = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'greet.go' });
     await greet.waitFor();
-    await greet.locator('.monaco-tl-twistie').click();
+    await setExpanded(greet, true);
     const text = await waitFor('greet.go\'s neighbours', async () => {
       const t = (await rows.allInnerTexts()).join('\n');
       return /Referenced by/.test(t) && /main\.go/.test(t) ? t : undefined;
@@ -443,9 +470,9 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     // taken that Read for two's as well (2 references, a guess).
     if (gopls) {
       await waitFor('gopls to run', () => fs.existsSync(goplsReady), 60000);
-      await greet.locator('.monaco-tl-twistie').click();
+      await setExpanded(greet, false);
       const two = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'two/reader.go' });
-      await two.locator('.monaco-tl-twistie').click();
+      await setExpanded(two, true);
       const refs = await waitFor('refs/two/reader.go\'s neighbours', async () => {
         const t = (await rows.allInnerTexts()).join('\n');
         return /Referenced by\s*1 file\s*refs\/use\/use\.go/.test(t) ? t : undefined;
@@ -454,8 +481,8 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
       const said = log ? fs.readFileSync(log, 'utf8').split('\n').filter((l) => /language server|agent\/references/.test(l)).join('\n') : '';
       assert.match(refs, /Referenced by\s*1 file\s*refs\/use\/use\.go\s*1 reference · language server/, `${refs}\nagentls's log: ${said}`);
       await shot('heat-neighbours-gopls');
-      await two.locator('.monaco-tl-twistie').click();
-      await greet.locator('.monaco-tl-twistie').click();
+      await setExpanded(two, false);
+      await setExpanded(greet, true);
     } else {
       console.log('AGENTLS_GOPLS is not set: the neighbours from gopls are not checked (scripts/gopls.sh installs it)');
     }
@@ -463,13 +490,10 @@ describe('agentls in VS Code', { timeout: 300000 }, () => {
     await pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'main.go' }).click();
     await page.locator('.tab.active', { hasText: 'main.go' }).waitFor();
     // notes.txt is no source file: the view says the graph has no such file.
-    await greet.locator('.monaco-tl-twistie').click();
+    await setExpanded(greet, false);
     const notes = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: 'notes.txt' });
-    await notes.locator('.monaco-tl-twistie').click();
+    await setExpanded(notes, true);
     await pane.locator('.monaco-list-row', { hasText: 'No neighbours: not in the code graph' }).waitFor();
-    // The Heat view folded again for the steps after.
-    await pane.locator('.pane-header').click();
-    await waitFor('the Heat view to fold', async () => await pane.locator('.pane-header').getAttribute('aria-expanded') === 'false');
   });
 
   step('runs the command once approved from its row in Tasks; the edits and the command reach the disk', async () => {

@@ -46,6 +46,30 @@ export async function waitFor(what, check, timeoutMs = 30000) {
   }
 }
 
+/**
+ * setExpanded unfolds (true) or folds (false) a row of a tree view with
+ * its twistie, and waits until the row says so (aria-expanded). A click
+ * lost to a re-render of the tree (the Heat view refreshes as the heat
+ * changes; a loaded machine renders late) is made again once the row has
+ * kept its state for a while: the row's state is what a test needs, and a
+ * second click that toggled it back would be worse than a late one.
+ */
+export async function setExpanded(row, want, timeoutMs = 60000) {
+  const is = async () => (await row.getAttribute('aria-expanded')) === String(want);
+  const deadline = Date.now() + timeoutMs;
+  while (!await is()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out ${want ? 'unfolding' : 'folding'} ${await row.innerText().catch(() => 'a row')}`);
+    }
+    await row.locator('.monaco-tl-twistie').click();
+    try {
+      await waitFor('the row to take the click', is, 10000);
+    } catch {
+      // Not taken: click again.
+    }
+  }
+}
+
 /** findFile walks dir for the first file whose path passes match. */
 export function findFile(dir, match) {
   let entries;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as vscode from 'vscode';
 import { EditLog } from '../../src/edits';
-import { applyEdit, LspWorkspaceEdit, needsConfirmation, withoutConfirmation } from '../../src/handlers/applyEdit';
+import { applyEdit, HOLD_OPEN, LspWorkspaceEdit, needsConfirmation, withoutConfirmation } from '../../src/handlers/applyEdit';
 import { PendingStore } from '../../src/pending';
 import { TaskStore } from '../../src/views/taskModel';
 import { FakeEditor, until } from './fakes';
@@ -66,6 +66,44 @@ describe('workspace/applyEdit', () => {
     const res = await applyEdit({ edit: create(ed, 'new.txt', 'fresh\n') }, ed.deps({ pending: new PendingStore() }), token());
     assert.deepEqual(res, { applied: true });
     assert.equal(ed.disk.get(ed.uri('new.txt')), 'fresh\n');
+  });
+
+  it('opens, before the edit lands, the files it changes that were not open, for the language servers to check them', async () => {
+    const ed = new FakeEditor();
+    ed.disk.set(ed.uri('closed.go'), 'package a\n');
+    ed.open('shown.go', 'package b\n');
+    ed.disk.set(ed.uri('gone.go'), 'package c\n');
+    const edit: LspWorkspaceEdit = {
+      documentChanges: [
+        ...(update(ed, 'closed.go', 0, 7, 'PACKAGE').documentChanges ?? []),
+        ...(update(ed, 'shown.go', 0, 7, 'PACKAGE').documentChanges ?? []),
+        ...(create(ed, 'new.go', 'package d\n').documentChanges ?? []),
+        { kind: 'delete', uri: ed.uri('gone.go') },
+      ],
+    };
+    const res = await applyEdit({ edit }, ed.deps({ pending: new PendingStore() }), token());
+    assert.deepEqual(res, { applied: true });
+    // Only the one that was not open, and before the edit landed: the
+    // document the edit opens itself closes when it is saved.
+    assert.deepEqual(ed.opened, [{ rel: 'closed.go', appliedBefore: 0 }]);
+    assert.equal(ed.disk.get(ed.uri('closed.go')), 'PACKAGE a\n');
+  });
+
+  it('opens at most HOLD_OPEN files of one edit, and applies it when one cannot be opened', async () => {
+    const ed = new FakeEditor();
+    const edit: LspWorkspaceEdit = { documentChanges: [] };
+    for (let i = 0; i < HOLD_OPEN + 5; i++) {
+      ed.disk.set(ed.uri(`f${i}.txt`), 'hello\n');
+      edit.documentChanges?.push(...(update(ed, `f${i}.txt`, 0, 5, 'howdy').documentChanges ?? []));
+    }
+    ed.unopenable.add('f0.txt');
+    const res = await applyEdit({ edit }, ed.deps({ pending: new PendingStore() }), token());
+    assert.deepEqual(res, { applied: true });
+    assert.equal(ed.opened.length, HOLD_OPEN - 1, 'f0 failed to open and counts toward the bound');
+    assert.ok(ed.opened.every((o) => o.appliedBefore === 0));
+    for (let i = 0; i < HOLD_OPEN + 5; i++) {
+      assert.equal(ed.disk.get(ed.uri(`f${i}.txt`)), 'howdy\n');
+    }
   });
 
   it('refuses an edit whose document version is not the open one', async () => {

@@ -22,6 +22,10 @@ export class FakeEditor {
   readonly applied: LspWorkspaceEdit[] = [];
   readonly proposals: Pending[] = [];
   readonly warnings: string[] = [];
+  /** The files deps.open opened, each with how many edits had been applied then. */
+  readonly opened: { rel: string; appliedBefore: number }[] = [];
+  /** Files deps.open fails for (a binary file VS Code does not open). */
+  readonly unopenable = new Set<string>();
   /** What the refactor preview answers for an edit that needs confirmation. */
   preview: 'apply' | 'discard' = 'apply';
 
@@ -99,6 +103,19 @@ export class FakeEditor {
       readDisk: (uri) => Promise.resolve(this.disk.get(uri.toString())),
       convert: (edit) => Promise.resolve(edit as unknown as vscode.WorkspaceEdit),
       apply: (edit) => Promise.resolve(this.apply(edit as unknown as LspWorkspaceEdit)),
+      open: (uri) => {
+        const key = uri.toString();
+        const rel = key.slice(key.indexOf(this.root) + this.root.length + 1);
+        const text = this.disk.get(key);
+        if (text === undefined || this.unopenable.has(rel)) {
+          return Promise.reject(new Error(`cannot open ${rel}`));
+        }
+        this.opened.push({ rel, appliedBefore: this.applied.length });
+        if (!this.docs.has(key)) {
+          this.docs.set(key, { text, isDirty: false, version: 1 });
+        }
+        return Promise.resolve();
+      },
       save: (uri) => {
         const key = uri.toString();
         const d = this.docs.get(key);

@@ -19,7 +19,9 @@ exports.activate = async function activate() {
   // gopls runs the go command: the test's PATH for it (the extension host
   // gets the PATH of a login shell, which may not have go).
   const env = { ...process.env, PATH: process.env.AGENTLS_GOPLS_PATH || process.env.PATH };
-  client = new LanguageClient('gopls-for-tests', 'gopls (test)', { command: gopls, args: [], options: { env } }, {
+  // GOPLS_LOG: gopls's own log with the RPC trace, for a run kept with KEEP.
+  const args = process.env.GOPLS_LOG ? ['-rpc.trace', '-logfile', `${process.env.GOPLS_LOG}.${process.pid}`] : [];
+  client = new LanguageClient('gopls-for-tests', 'gopls (test)', { command: gopls, args, options: { env } }, {
     documentSelector: [{ scheme: 'file', language: 'go', pattern: '**/refs/**/*.go' }],
   });
   await client.start();
