@@ -39,7 +39,9 @@
 //     not ignored by .gitignore); a refresh of any other path drops it.
 //   - Run builds the graph in the background and never blocks its caller's
 //     start. Queries answer from the stored graph as soon as it is read,
-//     while the first walk checks it; once that walk is done, they wait
+//     while the first walk checks it (that walk starts once a first query
+//     is answered, someone waits for it, or a second has passed, so that
+//     it does not slow the first answer); once that walk is done, they wait
 //     until every change told so far is refreshed. Without a stored graph
 //     they wait for the first build. Every wait is bounded by the query's
 //     context.
@@ -52,7 +54,9 @@
 //   - The graph is stored atomically (internal/fsutil) in one file, written
 //     in a stream on a goroutine of its own: an update never waits for a
 //     store, and one made while a store is written stays in memory until
-//     the next. A stored graph whose summary does not check out is ignored
+//     the next. A store copies the stored bytes and index entries of the
+//     files that did not change, so its cost follows what changed, and a
+//     store cut short leaves the stored graph before it in place. A stored graph whose summary does not check out is ignored
 //     and the graph built afresh, never half loaded; a file whose stored
 //     detail does not check out is parsed again. The file and the
 //     directories the store makes are the user's alone (0600, 0700).

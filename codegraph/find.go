@@ -46,6 +46,7 @@ type Reference struct {
 // as the editor's language server answers, else as the graph resolves
 // them (each with its Provenance). It waits until the graph is current.
 func (g *Graph) FindSymbol(ctx context.Context, name, rel string, limit int) ([]Definition, int, error) {
+	defer g.startWalk() // after the first answer
 	if err := g.answerable(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -138,6 +139,7 @@ func uniqueDefs(ds []defRef) []defRef {
 // at most limit of them, in path order, and how many there are in all.
 // It waits until the graph is current.
 func (g *Graph) References(ctx context.Context, name, rel string, limit int) ([]Reference, int, error) {
+	defer g.startWalk() // after the first answer
 	if err := g.answerable(ctx); err != nil {
 		return nil, 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"path"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,9 +91,12 @@ type Graph struct {
 	ranks   *rankCache
 	parses  atomic.Int64 // files parsed since New
 	rankMu  sync.Mutex   // guards ranks (made under the read lock)
+	pkgDirs pkgDirCache  // the directories of Go import paths (resolve.go)
 	storeMu sync.Mutex   // one store at a time
 
 	readyOnce sync.Once
+	walkOnce  sync.Once
+	walkNow   chan struct{} // closed once the walk may start (startWalk)
 	ready     chan struct{} // closed once a stored graph is read, or built
 	current   chan struct{} // closed once built
 	pending   chan struct{} // wakes Run: paths queued
@@ -180,7 +184,7 @@ func New(cfg Config) (*Graph, error) {
 		cfg: cfg, log: cfg.Logger, walker: w,
 		files: map[string]*File{}, defs: map[string][]defRef{}, naming: map[string][]*File{}, dirs: map[string][]string{},
 		bases: map[string][]string{}, modules: map[string]string{},
-		ready: make(chan struct{}), current: make(chan struct{}), pending: make(chan struct{}, 1),
+		ready: make(chan struct{}), current: make(chan struct{}), pending: make(chan struct{}, 1), walkNow: make(chan struct{}),
 		queue: map[string]bool{}, force: map[string]bool{},
 	}
 	g.qcond = sync.NewCond(&g.qmu)
@@ -199,8 +203,17 @@ func (g *Graph) Root() string { return g.walker.Root() }
 // the walk failed, is returned at once.
 func (g *Graph) Run(ctx context.Context) error {
 	defer g.qcond.Broadcast()
-	if g.cfg.StateFile != "" {
-		g.loadStored()
+	if g.cfg.StateFile != "" && g.loadStored() {
+		// The stored graph answers at once; the walk that checks it waits
+		// for the first answer (it would take the cores that answer needs),
+		// for someone waiting on it (Current), or for walkGrace.
+		t := time.NewTimer(walkGrace)
+		select {
+		case <-g.walkNow:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
 	}
 	err := g.build(ctx)
 	// A build's garbage (the parsers' syntax trees, six to seven times
@@ -299,6 +312,7 @@ func (g *Graph) Ready(ctx context.Context) error {
 // every change told so far has been refreshed. It fails when ctx ends
 // first, or with the first build's error.
 func (g *Graph) Current(ctx context.Context) error {
+	g.startWalk()
 	select {
 	case <-g.current:
 	case <-ctx.Done():
@@ -422,9 +436,16 @@ func (g *Graph) broken(f *File, err error) {
 	g.enqueue([]string{f.Path}, true)
 }
 
+// walkGrace is how long the walk that checks a stored graph waits for a
+// first query to be answered (a variable for the tests).
+var walkGrace = time.Second
+
+// startWalk lets the walk that checks the stored graph start.
+func (g *Graph) startWalk() { g.walkOnce.Do(func() { close(g.walkNow) }) }
+
 // loadStored reads the stored graph and installs it: queries answer from
-// it from then on.
-func (g *Graph) loadStored() {
+// it from then on. It reports whether there was one.
+func (g *Graph) loadStored() bool {
 	start := time.Now()
 	im, err := openImage(g.cfg.StateFile, g.cfg.InMemory)
 	switch {
@@ -436,7 +457,9 @@ func (g *Graph) loadStored() {
 		g.mu.Unlock()
 		g.markReady()
 		g.log.Info("code graph loaded", zap.Int("files", len(im.files)), zap.Duration("took", time.Since(start)))
+		return true
 	}
+	return false
 }
 
 // install makes the image the graph: its files and modules. The files in
@@ -448,15 +471,16 @@ func (g *Graph) install(im *image) {
 	im.mu.Unlock()
 	kept := g.files
 	g.files = make(map[string]*File, len(im.files)+len(kept))
-	g.dirs = make(map[string][]string, len(im.files)/8+1)
-	g.bases = make(map[string][]string, len(im.files))
 	g.defs, g.naming = map[string][]defRef{}, map[string][]*File{}
 	g.images = []*image{im}
 	g.setModules(im.modules)
-	for _, f := range im.files {
+	paths := make([]string, len(im.files))
+	for i, f := range im.files {
 		g.files[f.Path] = f
-		g.indexPath(f.Path)
+		paths[i] = f.Path
 	}
+	g.dirs = groupPaths(paths, func(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] })
+	g.bases = groupPaths(paths, path.Base)
 	g.version++
 	g.stored = g.changes
 	for p, f := range kept {
@@ -589,16 +613,25 @@ func writeImage(path string, files []*File, modules map[string]string, inMemory 
 		return nil, nil, err
 	}
 	var skipped []*File
+	// In path order: the details are stored in it, so that the next store
+	// reads those it copies in long runs.
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
-		blob := f.blob
 		if f.img != nil {
-			if blob, err = f.img.blob(f.idx); err != nil {
-				f.img.broken(f, err)
-				skipped = append(skipped, f)
-				continue
+			// a file unchanged since a store: its stored bytes and index
+			// entries are copied, not decoded
+			if err := w.copy(f); err != nil {
+				if errors.Is(err, errBadDetail) || w.err == nil { // not read: parsed again
+					f.img.broken(f, err)
+					skipped = append(skipped, f)
+					continue
+				}
+				w.abort()
+				return nil, nil, fmt.Errorf("store the code graph: %w", err)
 			}
+			continue
 		}
-		if err := w.add(f, blob); err != nil {
+		if err := w.add(f, f.blob); err != nil {
 			if errors.Is(err, errBadDetail) {
 				skipped = append(skipped, f)
 				continue
@@ -958,6 +991,35 @@ func (g *Graph) indexPath(rel string) {
 	g.bases[base] = append(g.bases[base], rel)
 }
 
+// groupPaths is the paths grouped by key, as indexPath makes them for
+// each in turn ("" is the root's directory, "."), in two passes and one
+// allocation for all the groups: a start indexes every file at once.
+func groupPaths(paths []string, key func(string) string) map[string][]string {
+	counts := map[string]int{}
+	keys := make([]string, len(paths))
+	for i, p := range paths {
+		k := key(p)
+		if k == "" {
+			k = "."
+		}
+		keys[i] = k
+		counts[k]++
+	}
+	all := make([]string, len(paths))
+	out := make(map[string][]string, len(counts))
+	at := 0
+	for i, p := range paths {
+		l, ok := out[keys[i]]
+		if !ok {
+			n := counts[keys[i]]
+			l = all[at : at : at+n] // full: an append copies it
+			at += n
+		}
+		out[keys[i]] = append(l, p)
+	}
+	return out
+}
+
 // unindexPath removes rel from the indexes by directory and by name.
 // g.mu is held.
 func (g *Graph) unindexPath(rel string) {
@@ -1202,19 +1264,25 @@ func (g *Graph) refreshDir(ctx context.Context, rel string) {
 			}
 			return nil
 		})
-		if err == nil {
-			seen := map[string]bool{}
-			for _, r := range found {
-				seen[r] = true
+		if err != nil {
+			// A walk cut short (the graph stopping, a directory that cannot
+			// be read) says nothing of what went away: its files stay.
+			if ctx.Err() == nil {
+				g.log.Warn("code graph: a directory not walked again", zap.String("path", rel), zap.Error(err))
 			}
-			for _, p := range gone {
-				if !seen[p] {
-					found = append(found, p)
-				}
-			}
-			_ = g.Refresh(ctx, found...)
 			return
 		}
+		seen := map[string]bool{}
+		for _, r := range found {
+			seen[r] = true
+		}
+		for _, p := range gone {
+			if !seen[p] {
+				found = append(found, p)
+			}
+		}
+		_ = g.Refresh(ctx, found...)
+		return
 	}
 	g.mu.Lock()
 	for _, p := range gone {

@@ -76,6 +76,7 @@ type image struct {
 	refs    string
 	files   []*File
 	locs    []blobLoc
+	sumOff  int64 // where the summary starts: the details end there
 	modules map[string]string
 	dead    []bool
 
@@ -238,8 +239,11 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 	n := fd.count()
 	im.files = make([]*File, 0, n)
 	im.locs = make([]blobLoc, 0, n)
+	slab := make([]File, n) // one allocation for the headers, not one each
+	var imports []Import
 	for i := 0; i < n && !fd.bad; i++ {
-		f := &File{img: im, idx: uint32(i)}
+		f := &slab[i]
+		f.img, f.idx = im, uint32(i)
 		f.Path = fd.str()
 		f.Lang = Lang(fd.uint())
 		f.Size = fd.int()
@@ -248,7 +252,11 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 		f.Package = fd.str()
 		f.Err = fd.str()
 		if k := fd.count(); k > 0 {
-			f.Imports = make([]Import, k)
+			if len(imports)+k > cap(imports) {
+				imports = make([]Import, 0, max(k, 4096))
+			}
+			f.Imports = imports[len(imports) : len(imports)+k : len(imports)+k]
+			imports = imports[:len(imports)+k]
 			for j := range f.Imports {
 				f.Imports[j] = Import{Path: fd.str(), Name: fd.str(), Line: fd.u32()}
 			}
@@ -276,6 +284,7 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 		return nil, errBadImage
 	}
 	im.dead = make([]bool, len(im.files))
+	im.sumOff = sumOff
 	_ = size
 	return im, nil
 }
@@ -391,6 +400,13 @@ type imageWriter struct {
 	refs  []refEntry
 	files []fileEntry
 	seen  map[uint32]bool // the names of the file being added
+
+	// The files copied from stored graphs (copy): by image, each of its
+	// files' number in this one (or -1); their index entries are taken
+	// from the image's indexes by name when the image is finished.
+	copied map[*image][]int32
+	reader map[*image]*blobReader
+	nsyms  int // the definitions of the files copied
 }
 
 type defEntry struct {
@@ -483,6 +499,127 @@ func (w *imageWriter) add(f *File, blob string) error {
 	return w.err
 }
 
+// copy writes file f of a stored graph, its detail's bytes as they are
+// stored: neither read into a detail nor indexed again (finish takes its
+// index entries from its image's). A detail that does not check out is
+// errBadDetail.
+func (w *imageWriter) copy(f *File) error {
+	if w.err != nil {
+		return w.err
+	}
+	im := f.img
+	if w.reader[im] == nil {
+		if w.copied == nil {
+			w.copied, w.reader = map[*image][]int32{}, map[*image]*blobReader{}
+		}
+		nums := make([]int32, len(im.files))
+		for i := range nums {
+			nums[i] = -1
+		}
+		w.copied[im], w.reader[im] = nums, &blobReader{im: im}
+	}
+	blob, err := w.reader[im].blob(f.idx)
+	if err != nil {
+		return err
+	}
+	loc := im.locs[f.idx]
+	e := fileEntry{path: f.Path, pkg: f.Package, err: f.Err, lang: f.Lang, size: f.Size, mtime: f.ModTime, hash: f.Hash,
+		imports: f.Imports, nsyms: f.nsyms, nnames: f.nnames, nrefs: f.nrefs,
+		loc: blobLoc{off: w.off, n: loc.n, crc: loc.crc}}
+	w.write(blob)
+	w.copied[im][f.idx] = int32(len(w.files))
+	w.nsyms += int(f.nsyms)
+	w.files = append(w.files, e)
+	return w.err
+}
+
+// takeEntries adds the index entries of the files copied from im: its
+// indexes by name, read once in a stream, each name interned once.
+func (w *imageWriter) takeEntries(im *image, nums []int32) {
+	ids := make([]uint32, im.nstrs) // the string's id here + 1, or 0
+	intern := func(s int) uint32 {
+		if ids[s] == 0 {
+			ids[s] = w.intern(im.str(s)) + 1
+		}
+		return ids[s] - 1
+	}
+	base := im.nstrs + 1
+	for s := 0; s < im.nstrs; s++ {
+		d := &decoder{s: im.defs[im.u32(im.names, s):im.u32(im.names, s+1)]}
+		file := uint64(0)
+		for d.i < len(d.s) {
+			file += d.uint()
+			sym, kind, cont := d.uint(), Kind(d.uint()), d.uint()
+			if d.bad || file >= uint64(len(nums)) || sym >= uint64(im.files[file].nsyms) || cont > uint64(im.nstrs) {
+				break // as eachDef: a damaged entry ends the name's list
+			}
+			if nums[file] < 0 {
+				continue
+			}
+			c := uint32(0)
+			if cont > 0 {
+				c = intern(int(cont-1)) + 1
+			}
+			w.defs = append(w.defs, defEntry{name: intern(s), file: uint32(nums[file]), sym: uint32(sym), cont: c, kind: kind})
+		}
+		r := &decoder{s: im.refs[im.u32(im.names, base+s):im.u32(im.names, base+s+1)]}
+		file = 0
+		for r.i < len(r.s) {
+			file += r.uint()
+			if r.bad || file >= uint64(len(nums)) {
+				break
+			}
+			if nums[file] >= 0 {
+				w.refs = append(w.refs, refEntry{name: intern(s), file: uint32(nums[file])})
+			}
+		}
+	}
+}
+
+// blobReader reads the details of an image's files for a store, which
+// asks for them in path order: where they lie in that order on the disk
+// too (as a store writes them), one read gives many.
+type blobReader struct {
+	im  *image
+	buf []byte
+	off int64 // of buf in the image
+}
+
+const blobReadAhead = 1 << 20
+
+func (r *blobReader) blob(i uint32) ([]byte, error) {
+	im := r.im
+	loc := im.locs[i]
+	var b []byte
+	switch {
+	case im.data != nil:
+		b = im.data[loc.off : loc.off+int64(loc.n)]
+	case loc.off >= r.off && loc.off+int64(loc.n) <= r.off+int64(len(r.buf)):
+		b = r.buf[loc.off-r.off : loc.off-r.off+int64(loc.n)]
+	default:
+		// the blob, and those of the next files where they follow it on
+		// the disk, up to blobReadAhead
+		n := int64(loc.n)
+		for j := int(i) + 1; j < len(im.locs) && im.locs[j].off == loc.off+n && n+int64(im.locs[j].n) <= blobReadAhead; j++ {
+			n += int64(im.locs[j].n)
+		}
+		if int64(cap(r.buf)) < n {
+			r.buf = make([]byte, n)
+		}
+		r.buf = r.buf[:n]
+		if _, err := im.f.ReadAt(r.buf, loc.off); err != nil {
+			r.buf = r.buf[:0]
+			return nil, fmt.Errorf("read the stored code graph: %w", err)
+		}
+		r.off = loc.off
+		b = r.buf[:loc.n]
+	}
+	if crc32.Checksum(b, castagnoli) != loc.crc {
+		return nil, errBadDetail
+	}
+	return b, nil
+}
+
 // abort drops the image being written.
 func (w *imageWriter) abort() { w.p.Abort() }
 
@@ -493,6 +630,11 @@ func (w *imageWriter) finish(modules map[string]string, inMemory int64) (*image,
 	if w.err != nil {
 		return nil, fmt.Errorf("store the code graph: %w", w.err)
 	}
+	w.defs = slices.Grow(w.defs, w.nsyms)
+	for im, nums := range w.copied {
+		w.takeEntries(im, nums)
+	}
+	w.copied, w.reader = nil, nil
 	// The files in path order, the strings sorted: the entries refer to
 	// both by their new numbers.
 	fileOrder := make([]uint32, len(w.files))
@@ -521,14 +663,14 @@ func (w *imageWriter) finish(modules map[string]string, inMemory int64) (*image,
 			e.cont = strNum[e.cont-1] + 1
 		}
 	}
-	slices.SortFunc(w.defs, func(a, b defEntry) int {
-		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.file, b.file), cmp.Compare(a.sym, b.sym))
+	w.defs = sortByName(w.defs, len(w.list), func(e *defEntry) uint32 { return e.name }, func(a, b defEntry) int {
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.sym, b.sym))
 	})
 	for i := range w.refs {
 		e := &w.refs[i]
 		e.name, e.file = strNum[e.name], fileNum[e.file]
 	}
-	slices.SortFunc(w.refs, func(a, b refEntry) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.file, b.file)) })
+	w.refs = sortByName(w.refs, len(w.list), func(e *refEntry) uint32 { return e.name }, func(a, b refEntry) int { return cmp.Compare(a.file, b.file) })
 	if len(w.list) > 1<<31 || len(w.files) > 1<<31 {
 		return nil, errors.New("store the code graph: too many names or files")
 	}
@@ -682,6 +824,34 @@ func (w *imageWriter) finish(modules map[string]string, inMemory int64) (*image,
 		return nil, fmt.Errorf("store the code graph: read it back: %w", err)
 	}
 	return im, nil
+}
+
+// sortByName sorts index entries by name (of nnames), then by within: a
+// counting sort by name (stable), then each name's entries sorted where
+// they are not already, which they mostly are (each file's entries are
+// made in file order, and those copied from a stored graph come in it).
+func sortByName[E any](entries []E, nnames int, name func(*E) uint32, within func(a, b E) int) []E {
+	starts := make([]int, nnames+1)
+	for i := range entries {
+		starts[name(&entries[i])+1]++
+	}
+	for i := 1; i <= nnames; i++ {
+		starts[i] += starts[i-1]
+	}
+	out := make([]E, len(entries))
+	at := slices.Clone(starts[:nnames])
+	for i := range entries {
+		n := name(&entries[i])
+		out[at[n]] = entries[i]
+		at[n]++
+	}
+	for n := 0; n < nnames; n++ {
+		group := out[starts[n]:starts[n+1]]
+		if !slices.IsSortedFunc(group, within) {
+			slices.SortFunc(group, within)
+		}
+	}
+	return out
 }
 
 // noEntries marks the offset of a name without entries until fixOffsets.

@@ -208,6 +208,7 @@ func (g *Graph) CodeGraph(ctx context.Context, q Query) (*api.CodeGraphResult, e
 	if q.Depth > maxDepth {
 		q.Depth = maxDepth
 	}
+	defer g.startWalk() // after the first answer
 	if err := g.answerable(ctx); err != nil {
 		return nil, err
 	}

@@ -75,10 +75,13 @@ func (g *Graph) fileGraph() *rankCache {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	ndefs := 0
 	for _, p := range paths {
 		rc.index[g.files[p]] = int32(len(rc.files))
 		rc.files = append(rc.files, g.files[p])
+		ndefs += int(g.files[p].nsyms)
 	}
+	v.budget = passDefs(ndefs)
 	intern := func(name string) int32 {
 		if i, ok := nameIdx[name]; ok {
 			return i

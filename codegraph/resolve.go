@@ -133,8 +133,15 @@ func (g *Graph) goPackage(from *File, p string) (string, []*File) {
 }
 
 // goPackageDir is the directory of the Go import path p, imported from the
-// file from ("" when the workspace does not hold it). g.mu is held.
+// file from ("" when the workspace does not hold it). g.mu is held. The
+// answer depends on from's module alone: it is kept (pkgDirCache), since
+// a query resolves the imports of thousands of files that share a few.
 func (g *Graph) goPackageDir(from *File, p string) string {
+	return g.pkgDirs.get(g, from.dir, p)
+}
+
+// findPackageDir is goPackageDir, not kept.
+func (g *Graph) findPackageDir(from *File, p string) string {
 	found := ""
 	try := func(d string) bool {
 		d = path.Clean(d)
@@ -150,7 +157,7 @@ func (g *Graph) goPackageDir(from *File, p string) string {
 		switch {
 		case p == mod:
 			return !try(mdir)
-		case strings.HasPrefix(p, mod+"/"):
+		case len(p) > len(mod) && inDir(p, mod):
 			return !try(cleanJoin(mdir, strings.TrimPrefix(p, mod+"/")))
 		case mod == "std":
 			return !try(cleanJoin(mdir, p)) && !try(cleanJoin(mdir, "vendor/"+p))
@@ -167,12 +174,7 @@ func (g *Graph) goPackageDir(from *File, p string) string {
 // one that holds dir (the deepest) first, then the others in the order of
 // their directories, until fn returns false. g.mu is held.
 func (g *Graph) eachModule(dir string, fn func(mdir, mod string) bool) {
-	own := ""
-	for _, m := range g.modDirs {
-		if (m == "." || dir == m || strings.HasPrefix(dir, m+"/")) && (own == "" || own == "." || len(m) > len(own)) {
-			own = m
-		}
-	}
+	own := g.ownModule(dir)
 	if own != "" && !fn(own, g.modules[own]) {
 		return
 	}

@@ -105,6 +105,9 @@ func TestStoredGraphAnswersBeforeTheWalk(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "codegraph.bin")
 	startStopped(t, Config{Root: root, StateFile: state})
 	writeFile(t, root, "cart/tax.go", "package cart\n\nfunc Tax(c *Cart) int { return c.Sum() / 5 }\n")
+	grace := walkGrace
+	walkGrace = time.Nanosecond // the walk starts at once, and is held
+	t.Cleanup(func() { walkGrace = grace })
 	reached, release := hold(t, &walkHook)
 	g, err := New(Config{Root: root, StateFile: state})
 	if err != nil {

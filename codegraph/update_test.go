@@ -85,6 +85,16 @@ func TestUpdates(t *testing.T) {
 			t.Errorf("%d files left, want 0:\n%s", st.Files, dump(g))
 		}
 	})
+	t.Run("a walk of the workspace cut short drops nothing", func(t *testing.T) {
+		g := start(t, Config{Root: fixture(t, "go")})
+		before := g.Stats().Files
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // the graph stopping while the walk runs
+		g.refreshDir(ctx, ".")
+		if st := g.Stats(); st.Files != before || before == 0 {
+			t.Errorf("%d files left of %d after a walk of the root cut short", st.Files, before)
+		}
+	})
 	t.Run("a file the walks do not show is never in the graph", func(t *testing.T) {
 		root := fixture(t, "go")
 		writeFile(t, root, ".gitignore", "gen/\n")
