@@ -183,3 +183,12 @@ func TestIndexByFileNameMadeWhenNeeded(t *testing.T) {
 		}
 	}
 }
+
+func TestDirOfIsPathDir(t *testing.T) {
+	for _, p := range []string{"a.go", "a/b.go", "a/b/c.go", ".a/b.go", "a/.b/c.go", "a//b.go", "./a.go", "a/../b.go",
+		"/a.go", "/", "", "a/", "a/b/", "..", "../a.go", "a/./b.go", ".git/x", "a.b/c.d/e"} {
+		if got, want := dirOf(p), path.Dir(p); got != want {
+			t.Errorf("dirOf(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
