@@ -21,6 +21,11 @@ type CodeGraphResult struct {
 	// Omitted is how many references and calls found were left out of
 	// the edges by the limits.
 	Omitted int `json:"omitted,omitempty"`
+	// Unread is how many files a cut answer did not read: files that refer
+	// to the symbol's name by the graph's index of names, whose references
+	// (some of which may be to other definitions of that name) are in no
+	// count. Omitted counts the references found in the files read.
+	Unread int `json:"unread,omitempty"`
 }
 
 // Provenance is how a reference, or an edge of references, was found:

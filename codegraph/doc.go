@@ -65,9 +65,10 @@
 //   - The language server is never asked under the graph's lock, and what
 //     it answers is held to the files the graph holds: a place outside the
 //     workspace, or in a file the walks do not show, is left out.
-//   - Every cut is said: an answer's truncated flag and the references it
-//     left out (omitted), each edge's count beside its first ranges, and
-//     the worker tools' totals.
+//   - Every cut is said: an answer's truncated flag, the references it
+//     left out (omitted) and, for a symbol's answer that stopped reading
+//     once full, the files it did not read (unread), each edge's count
+//     beside its first ranges, and the worker tools' totals.
 //   - A build's garbage (the parsers' syntax trees) is given back to the
 //     system when it ends.
 //

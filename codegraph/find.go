@@ -154,7 +154,8 @@ func (g *Graph) References(ctx context.Context, name, rel string, limit int) ([]
 	if len(ds) == 0 {
 		return nil, 0, fmt.Errorf("%w: no definition of %s", ErrNotFound, name)
 	}
-	sites := g.referencesTo(ctx, g.newAsker(), ds)
+	var sites []site
+	g.referencesTo(ctx, g.newAsker(), ds, nil, func(st site) { sites = append(sites, st) })
 	// one place once, however many of the definitions it may mean
 	kept := sites[:0]
 	for i, st := range sites {

@@ -79,7 +79,8 @@ type Graph struct {
 	defs    map[string][]defRef // definitions of the files in memory, by name
 	naming  map[string][]*File  // the files in memory that refer to each name
 	dirs    map[string][]string // paths by directory ("." for the root)
-	bases   map[string][]string // paths by file name
+	bases   map[string][]string // paths by file name, made when first needed (byBase), or nil
+	basesMu sync.Mutex          // guards the making of bases by a query, which holds g.mu for reading
 	modules map[string]string   // Go modules: directory -> module path
 	modDirs []string            // their directories, sorted
 	version uint64              // rises with every change of what the graph holds
@@ -308,6 +309,20 @@ func (g *Graph) Ready(ctx context.Context) error {
 	}
 }
 
+// Walked waits until the first walk has brought the graph up to date (or
+// failed), without starting that walk sooner as Current does: for work
+// that should not compete with a start's first answer, as the sweep of a
+// crash's leftovers, a walk of the workspace too. It fails when ctx ends
+// first.
+func (g *Graph) Walked(ctx context.Context) error {
+	select {
+	case <-g.current:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
 // Current waits until the first walk has brought the graph up to date and
 // every change told so far has been refreshed. It fails when ctx ends
 // first, or with the first build's error.
@@ -480,7 +495,7 @@ func (g *Graph) install(im *image) {
 		paths[i] = f.Path
 	}
 	g.dirs = groupPaths(paths, func(p string) string { return p[:max(strings.LastIndexByte(p, '/'), 0)] })
-	g.bases = groupPaths(paths, path.Base)
+	g.bases = nil // made when first needed: a start need not pay for it
 	g.version++
 	g.stored = g.changes
 	for p, f := range kept {
@@ -987,35 +1002,67 @@ func goModulePath(abs string) string {
 func (g *Graph) indexPath(rel string) {
 	dir := path.Dir(rel)
 	g.dirs[dir] = append(g.dirs[dir], rel)
-	base := path.Base(rel)
-	g.bases[base] = append(g.bases[base], rel)
+	if g.bases != nil {
+		base := path.Base(rel)
+		g.bases[base] = append(g.bases[base], rel)
+	}
+}
+
+// byBase is the index of the paths by file name, made from the files when
+// first needed (each name's paths in path order). g.mu is held, for
+// reading at least: a writer, which holds it alone, keeps a made index
+// current and leaves one not made alone.
+func (g *Graph) byBase() map[string][]string {
+	g.basesMu.Lock()
+	defer g.basesMu.Unlock()
+	if g.bases == nil {
+		paths := make([]string, 0, len(g.files))
+		for p := range g.files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		g.bases = groupPaths(paths, path.Base)
+	}
+	return g.bases
 }
 
 // groupPaths is the paths grouped by key, as indexPath makes them for
-// each in turn ("" is the root's directory, "."), in two passes and one
-// allocation for all the groups: a start indexes every file at once.
+// each in turn ("" is the root's directory, "."), with one allocation for
+// all the groups: a start indexes every file at once. Paths in path order
+// come in runs of one key (a directory's files, but where a subdirectory's
+// sort among them), and the map is consulted once a run, not once a path.
 func groupPaths(paths []string, key func(string) string) map[string][]string {
-	counts := map[string]int{}
-	keys := make([]string, len(paths))
+	type run struct {
+		key        string
+		start, end int
+	}
+	var runs []run
 	for i, p := range paths {
 		k := key(p)
 		if k == "" {
 			k = "."
 		}
-		keys[i] = k
-		counts[k]++
+		if n := len(runs); n > 0 && runs[n-1].key == k {
+			runs[n-1].end = i + 1
+			continue
+		}
+		runs = append(runs, run{key: k, start: i, end: i + 1})
+	}
+	counts := map[string]int{}
+	for _, r := range runs {
+		counts[r.key] += r.end - r.start
 	}
 	all := make([]string, len(paths))
 	out := make(map[string][]string, len(counts))
 	at := 0
-	for i, p := range paths {
-		l, ok := out[keys[i]]
+	for _, r := range runs {
+		l, ok := out[r.key]
 		if !ok {
-			n := counts[keys[i]]
+			n := counts[r.key]
 			l = all[at : at : at+n] // full: an append copies it
 			at += n
 		}
-		out[keys[i]] = append(l, p)
+		out[r.key] = append(l, paths[r.start:r.end]...)
 	}
 	return out
 }
@@ -1028,6 +1075,9 @@ func (g *Graph) unindexPath(rel string) {
 		delete(g.dirs, dir)
 	} else {
 		g.dirs[dir] = l
+	}
+	if g.bases == nil {
+		return
 	}
 	base := path.Base(rel)
 	if l := removeString(g.bases[base], rel); len(l) == 0 {

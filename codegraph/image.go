@@ -267,7 +267,7 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 			(i > 0 && f.Path <= im.files[i-1].Path) || f.Path == "" {
 			return nil, errBadImage
 		}
-		f.dir = path.Dir(f.Path)
+		f.dir = dirOf(f.Path)
 		im.files = append(im.files, f)
 		im.locs = append(im.locs, loc)
 	}
@@ -287,6 +287,16 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 	im.sumOff = sumOff
 	_ = size
 	return im, nil
+}
+
+// dirOf is path.Dir(p), without path.Clean's pass for a path the walks
+// make (relative, clean): a start takes the directory of every file.
+func dirOf(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 || p[0] == '.' || strings.Contains(p, "/.") || strings.Contains(p, "//") {
+		return path.Dir(p)
+	}
+	return p[:i]
 }
 
 // u32 is the i-th little-endian uint32 of s.

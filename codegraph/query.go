@@ -44,6 +44,7 @@ type answer struct {
 	provs     []Provenance   // of each edge of res.Edges
 	truncated bool
 	omitted   int
+	unread    int // files a cut answer did not read (referencesTo)
 }
 
 func newAnswer() *answer {
@@ -179,6 +180,7 @@ func (a *answer) result() *api.CodeGraphResult {
 	}
 	a.res.Truncated = a.truncated
 	a.res.Omitted = a.omitted
+	a.res.Unread = a.unread
 	return &a.res
 }
 
@@ -566,53 +568,41 @@ func siteEnd(pos Pos, name string) Pos {
 	return pos
 }
 
-// callers returns the graph's references to the definitions ds, which
-// share one name, in path order.
-func (v *view) callers(ds []defRef) []site {
-	if len(ds) == 0 {
-		return nil
-	}
-	want := map[defKey]bool{}
-	name := ds[0].sym().Name
-	for _, d := range ds {
-		want[d.key()] = true
-	}
-	var files []*File
-	v.referrers(name, func(f *File) { files = append(files, f) })
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+// callersIn returns the references of f to the definitions want (all
+// named name), in position order: each reference of f to the name that
+// resolves to one of them.
+func (v *view) callersIn(f *File, name string, want map[defKey]bool) []site {
 	type hit struct {
 		defs []defRef
 		prov Provenance
 	}
-	var out []site
-	for _, f := range files {
-		fd := f.detail()
-		hits := map[int]hit{}
-		for k, n := range fd.names {
-			if n != name {
-				continue
-			}
-			targets, prov := v.resolve(v.scopeOf(f), n, fd.qual(k))
-			var mine []defRef
-			for _, d := range targets {
-				if want[d.key()] {
-					mine = append(mine, d)
-				}
-			}
-			if len(mine) > 0 {
-				hits[k] = hit{defs: mine, prov: prov}
-			}
-		}
-		if len(hits) == 0 {
+	fd := f.detail()
+	hits := map[int]hit{}
+	for k, n := range fd.names {
+		if n != name {
 			continue
 		}
-		fd.eachRef(func(k int, r Ref) {
-			if h, ok := hits[k]; ok {
-				out = append(out, site{f: f, encl: fd.enclosing(r.Pos), pos: r.Pos, end: siteEnd(r.Pos, name),
-					call: r.Call, defs: h.defs, prov: h.prov})
+		targets, prov := v.resolve(v.scopeOf(f), n, fd.qual(k))
+		var mine []defRef
+		for _, d := range targets {
+			if want[d.key()] {
+				mine = append(mine, d)
 			}
-		})
+		}
+		if len(mine) > 0 {
+			hits[k] = hit{defs: mine, prov: prov}
+		}
 	}
+	if len(hits) == 0 {
+		return nil
+	}
+	var out []site
+	fd.eachRef(func(k int, r Ref) {
+		if h, ok := hits[k]; ok {
+			out = append(out, site{f: f, encl: fd.enclosing(r.Pos), pos: r.Pos, end: siteEnd(r.Pos, name),
+				call: r.Call, defs: h.defs, prov: h.prov})
+		}
+	})
 	return out
 }
 
@@ -634,10 +624,17 @@ func (c callsAt) at(f *File, p Pos) bool {
 	return m[p]
 }
 
-// referencesTo returns the references to the definitions ds: the
-// language server's for each definition it answers for, the graph's for
-// the others; in path and position order.
-func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []site {
+// referencesTo calls each with the references to the definitions ds,
+// in path and position order: the language server's for each definition
+// it answers for, the graph's for the others. The graph's are found file
+// by file, each file that refers to the names by the index of names being
+// read and resolved when its turn comes. Before each file it asks full
+// (nil: never full): once the answer takes no more, it stops, and returns
+// what it left: the language server's references in the files left
+// (known without reading them) and the files left that the index says
+// refer to the names (unread: their references, some of which may be to
+// other definitions of the same name, are not counted).
+func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef, full func() bool, each func(site)) (left, unread int) {
 	qs := make([]lspAsk, len(ds))
 	for i, d := range ds {
 		qs[i] = lspAsk{path: d.f.Path, lang: d.f.Lang, pos: d.sym().Sel}
@@ -645,7 +642,22 @@ func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []sit
 	answers := ask.references(ctx, qs)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	var out []site
+	// the files to read, by path: the language server's references in
+	// each, and the names the graph finds it refers to
+	type candidate struct {
+		f     *File
+		lsp   []site
+		names []string
+	}
+	cands := map[string]*candidate{}
+	get := func(f *File) *candidate {
+		c := cands[f.Path]
+		if c == nil {
+			c = &candidate{f: f}
+			cands[f.Path] = c
+		}
+		return c
+	}
 	byName := map[string][]defRef{}
 	var names []string
 	calls := callsAt{}
@@ -669,22 +681,52 @@ func (g *Graph) referencesTo(ctx context.Context, ask *asker, ds []defRef) []sit
 			if end.Line != l.start.Line || end.Col <= l.start.Col {
 				end = siteEnd(l.start, d.sym().Name)
 			}
-			out = append(out, site{f: f, encl: f.detail().enclosing(l.start), pos: l.start, end: end,
+			c := get(f)
+			c.lsp = append(c.lsp, site{f: f, encl: f.detail().enclosing(l.start), pos: l.start, end: end,
 				call: calls.at(f, l.start), defs: []defRef{d}, prov: ByLSP})
 		}
 	}
 	sort.Strings(names)
 	v := g.newView()
+	want := map[string]map[defKey]bool{}
 	for _, n := range names {
-		out = append(out, v.callers(byName[n])...)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].f.Path != out[j].f.Path {
-			return out[i].f.Path < out[j].f.Path
+		w := map[defKey]bool{}
+		for _, d := range byName[n] {
+			w[d.key()] = true
 		}
-		return before(out[i].pos, out[j].pos)
-	})
-	return out
+		want[n] = w
+		v.referrers(n, func(f *File) {
+			c := get(f)
+			c.names = append(c.names, n)
+		})
+	}
+	paths := make([]string, 0, len(cands))
+	for p := range cands {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for i, p := range paths {
+		if full != nil && full() {
+			for _, p := range paths[i:] {
+				c := cands[p]
+				left += len(c.lsp)
+				if len(c.names) > 0 {
+					unread++
+				}
+			}
+			return left, unread
+		}
+		c := cands[p]
+		sites := append([]site(nil), c.lsp...)
+		for _, n := range c.names {
+			sites = append(sites, v.callersIn(c.f, n, want[n])...)
+		}
+		sort.SliceStable(sites, func(i, j int) bool { return before(sites[i].pos, sites[j].pos) })
+		for _, st := range sites {
+			each(st)
+		}
+	}
+	return 0, 0
 }
 
 // defsAt are the definitions at the locations of an answer: those whose
@@ -780,7 +822,7 @@ func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []def
 	}
 	for lv := 0; lv < depth && len(level) > 0 && !a.truncated; lv++ {
 		var next []defRef
-		for _, st := range g.referencesTo(ctx, ask, level) {
+		left, unread := g.referencesTo(ctx, ask, level, a.full, func(st site) {
 			from := a.file(st.f)
 			if st.encl >= 0 {
 				from = a.sym(st.f, st.encl)
@@ -797,7 +839,9 @@ func (g *Graph) symbolQuery(ctx context.Context, a *answer, ask *asker, ds []def
 			for _, d := range st.defs {
 				a.ref(from, symID(d.f, int(d.i)), kind, toRange(st.pos, st.end), st.prov)
 			}
-		}
+		})
+		a.omitted += left
+		a.unread += unread
 		level = next
 	}
 	// callees, level by level

@@ -92,7 +92,7 @@ func (g *Graph) bySuffix(suffix string) []*File {
 		suffix = strings.TrimLeft(suffix, "./")
 	}
 	var out []*File
-	for _, p := range g.bases[path.Base(suffix)] {
+	for _, p := range g.byBase()[path.Base(suffix)] {
 		if p == suffix || strings.HasSuffix(p, "/"+suffix) {
 			if f := g.files[p]; f != nil {
 				out = append(out, f)

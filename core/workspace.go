@@ -127,8 +127,9 @@ func (b *background) stop() {
 	b.done.Wait()
 }
 
-// Open opens the workspace of cfg.Dir: it starts the sweep of a crash's
-// leftovers and the code graph, both in the background. The rest is made
+// Open opens the workspace of cfg.Dir: it starts the code graph and the
+// sweep of a crash's leftovers (once the graph's first walk is done), both
+// in the background. The rest is made
 // on first use.
 func Open(cfg Config) *Workspace {
 	if cfg.Getenv == nil {
@@ -151,8 +152,8 @@ func Open(cfg Config) *Workspace {
 	if w.noState != nil {
 		w.log.Warn("no state directory: sessions, checkpoints and the code graph are not kept", zap.Error(w.noState))
 	}
-	w.sweep.start(w.sweepLeftovers)
 	w.startGraph(cfg.Settings().Zones)
+	w.sweep.start(w.sweepLeftovers)
 	if !cfg.EditorWatches {
 		w.WatchDisk()
 	}
@@ -191,7 +192,16 @@ func (w *Workspace) Layout() (Layout, error) { return w.layout, w.noState }
 // sweepLeftovers removes the temporary files a crash left in the
 // workspace and in its state directory (fsutil.SweepTemps: only files
 // named as agentls's own, older than this process, that no writer holds).
+// It starts once the code graph's first walk is done: a walk of the
+// workspace of its own, it took the CPU from a restart's first answer
+// (on ten copies of the standard library, a third of it).
 func (w *Workspace) sweepLeftovers(ctx context.Context) {
+	if w.graph != nil {
+		if err := w.graph.Walked(ctx); err != nil {
+			w.log.Debug("leftover sweep cancelled", zap.Error(err))
+			return
+		}
+	}
 	dirs := []fsutil.SweepOptions{{Legacy: tracking.RewrittenFiles()}}
 	roots := []string{w.cfg.Dir.Path()}
 	if w.noState == nil {

@@ -175,3 +175,58 @@ func TestGraphWatchesTheDiskWhenTheEditorDoesNot(t *testing.T) {
 		t.Errorf("%d directories watched beside the editor's watcher, want none", n)
 	}
 }
+
+// TestLeftoverSweepWaitsForTheGraphsWalk: the sweep of a crash's leftovers,
+// a walk of the workspace, starts once the code graph's first walk is done,
+// so that it leaves a start's first answer the CPU.
+func TestLeftoverSweepWaitsForTheGraphsWalk(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t.Setenv("AGENTLS_STATE_DIR", filepath.Join(t.TempDir(), "state"))
+	dir, err := contain.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir.Path(), "main.go"), "package main\n\nfunc main() {}\n")
+	// a first start stores the graph: the next one loads it, and its walk
+	// waits for a first answer (or a while)
+	w := core.Open(core.Config{Dir: dir, Notices: &notices{}, EditorWatches: true})
+	g, err := w.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Current(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	leftover := filepath.Join(dir.Path(), ".main.go.agentls-2851.tmp")
+	writeFile(t, leftover, "half")
+	crash := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(leftover, crash, crash); err != nil {
+		t.Fatal(err)
+	}
+	w = core.Open(core.Config{Dir: dir, Notices: &notices{}, EditorWatches: true})
+	t.Cleanup(w.Close)
+	g, err = w.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.Stats(); st.Current {
+		t.Fatal("the stored graph was not loaded: its walk is done at once")
+	}
+	for {
+		if _, err := os.Lstat(leftover); os.IsNotExist(err) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s is still there", leftover)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !g.Stats().Current {
+		t.Error("the leftover was swept before the graph's first walk was done")
+	}
+}

@@ -9,7 +9,8 @@
 # figure (the graph's peak RSS per phase: rss_index, rss_update, rss_store,
 # rss_repomap, rss_query, rss_load; an edit's delay while the store is
 # written; the first agent/codeGraph answer of agentls restarted on the
-# tree, from its start and from initialize); then the medians; then, once (they do not
+# tree, from its start and from initialize, and its CPU time to it); then the
+# medians; then, once (they do not
 # vary), the precision and recall of the graph's Go references against
 # go/ast (bench/graph -mode refs: fmt.Errorf, io.Reader, strings.Builder and
 # 20 exported names drawn with a fixed seed). Needs ctags (Debian: apt-get

@@ -47,7 +47,7 @@ func main() {
 	agentls := flag.String("agentls", "", "restart: the agentls binary")
 	runs := flag.Int("runs", 5, "restart: how many starts")
 	editorWatches := flag.Bool("editorwatches", false, "restart: the client watches files for agentls (as VS Code does), so agentls does not watch the disk")
-	profile := flag.String("cpuprofile", "", "write a CPU profile here")
+	profile := flag.String("cpuprofile", "", "write a CPU profile here (-mode load: to the first answer)")
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -293,6 +293,7 @@ func load(o options) error {
 		return err
 	}
 	answer, answerCPU := time.Since(start), cpuTime()
+	pprof.StopCPUProfile() // -cpuprofile: the start to the first answer, which load is about
 	if err := g.Ready(ctx); err != nil {
 		return err
 	}

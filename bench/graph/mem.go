@@ -32,6 +32,27 @@ func statusMiB(file, key string) float64 {
 	return 0
 }
 
+// procCPU is the user and system CPU time of process pid so far, from
+// /proc/<pid>/stat (in clock ticks, a hundredth of a second here), or 0.
+func procCPU(pid int) time.Duration {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// the fields after the command, which is in parentheses
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ
+}
+
 // resetPeak starts the peak resident memory again from the present one
 // (Linux 4.0's clear_refs), so that each phase's peak is its own.
 func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

@@ -4,7 +4,8 @@ package main
 // LSP framing on its stdin and stdout. A first start builds and stores
 // the graph (its first answer waits for the build); each of the next ones
 // is timed from the process's start and from its initialize request to
-// the answer to its first agent/codeGraph request, the stored graph being
+// the answer to its first agent/codeGraph request (and the CPU time the
+// process took to it), the stored graph being
 // read in place. It speaks the wire itself: the benchmark imports nothing
 // of the project but the graph.
 
@@ -53,6 +54,7 @@ func restart(o options, bin string, runs int, editorWatches bool) error {
 		}
 		fmt.Printf("restart_answer %.1f ms\n", r.fromStart.Seconds()*1000)
 		fmt.Printf("restart_answer_from_initialize %.1f ms\n", r.fromInit.Seconds()*1000)
+		fmt.Printf("restart_answer_cpu %.0f ms\n", r.cpu.Seconds()*1000)
 		fmt.Printf("rss_restart %.1f MiB\n", r.rss)
 	}
 	return nil
@@ -60,7 +62,8 @@ func restart(o options, bin string, runs int, editorWatches bool) error {
 
 type startTimes struct {
 	fromStart, fromInit time.Duration
-	rss                 float64 // the process's peak resident memory at the answer
+	rss                 float64       // the process's peak resident memory at the answer
+	cpu                 time.Duration // its CPU time at the answer, in hundredths of a second
 }
 
 // startOnce starts agentls, initializes it on tree, asks q, and shuts it
@@ -112,6 +115,7 @@ func startOnce(bin, tree, state, home string, q map[string]any, editorWatches bo
 		return r, fmt.Errorf("agent/codeGraph: %w", err)
 	}
 	r.fromStart, r.fromInit = time.Since(t0), time.Since(t1)
+	r.cpu = procCPU(cmd.Process.Pid)
 	r.rss = statusMiB("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/status", "VmHWM:")
 	if _, err := c.call("shutdown", nil); err != nil {
 		return r, fmt.Errorf("shutdown: %w", err)

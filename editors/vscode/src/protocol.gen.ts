@@ -87,6 +87,13 @@ export interface CodeGraphResult {
    * the edges by the limits.
    */
   omitted?: number;
+  /**
+   * Unread is how many files a cut answer did not read: files that refer
+   * to the symbol's name by the graph's index of names, whose references
+   * (some of which may be to other definitions of that name) are in no
+   * count. Omitted counts the references found in the files read.
+   */
+  unread?: number;
 }
 
 /**
