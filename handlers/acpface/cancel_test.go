@@ -29,14 +29,7 @@ func TestCancel(t *testing.T) {
 	t.Run("stops a prompt in the middle of a command: the terminal is killed and released, the turn cancelled", func(t *testing.T) {
 		e, sid := ready(t, opts{script: longCommand})
 		e.client.termSeen = make(chan string, 1)
-		done := make(chan *acp.PromptResponse, 1)
-		go func() {
-			res, err := e.prompt(t, sid, acp.Text("wait"))
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := e.promptInBackground(t, sid, acp.Text("wait"))
 		id := <-e.client.termSeen
 		must(t, e.agent.Cancel(testkit.Context(t), &acp.CancelNotification{SessionID: sid}))
 		res := <-done
@@ -76,14 +69,7 @@ func TestCancel(t *testing.T) {
 		e, sid := ready(t, opts{script: longCommand})
 		e.client.termSeen = make(chan string, 1)
 		e.client.termGate = make(chan struct{})
-		done := make(chan *acp.PromptResponse, 1)
-		go func() {
-			res, err := e.prompt(t, sid, acp.Text("wait"))
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := e.promptInBackground(t, sid, acp.Text("wait"))
 		ctx := <-cmdCtx
 		id := <-e.client.termSeen
 		must(t, e.agent.Cancel(testkit.Context(t), &acp.CancelNotification{SessionID: sid}))
@@ -112,14 +98,7 @@ func TestCancel(t *testing.T) {
 		e, sid := ready(t, opts{files: map[string]string{"main.go": mainGo}, script: editOnly})
 		e.client.asked = make(chan *acp.RequestPermissionRequest, 1)
 		e.client.permCtx = make(chan error, 1)
-		done := make(chan *acp.PromptResponse, 1)
-		go func() {
-			res, err := e.prompt(t, sid, acp.Text("add greet"))
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := e.promptInBackground(t, sid, acp.Text("add greet"))
 		<-e.client.asked
 		must(t, e.agent.Cancel(testkit.Context(t), &acp.CancelNotification{SessionID: sid}))
 		if cause := <-e.client.permCtx; cause == nil || !strings.Contains(cause.Error(), "cancelled") {

@@ -82,14 +82,7 @@ func TestSlashCommands(t *testing.T) {
 		if got := listOf(t, e, sid, "/stop-subtask 1"); !strings.Contains(got, "No prompt is running") {
 			t.Fatalf("/stop-subtask without a prompt = %q", got)
 		}
-		done := make(chan *acp.PromptResponse, 1)
-		go func() {
-			res, err := e.prompt(t, sid, acp.Text("wait, then say done"))
-			if err != nil {
-				t.Error(err)
-			}
-			done <- res
-		}()
+		done := e.promptInBackground(t, sid, acp.Text("wait, then say done"))
 		<-e.client.termSeen
 		if got := listOf(t, e, sid, "/stop-subtask 1"); !strings.Contains(got, "Subtask 1 stopped") {
 			t.Fatalf("/stop-subtask 1 = %q", got)

@@ -405,6 +405,20 @@ func (e *env) prompt(t *testing.T, session string, blocks ...acp.ContentBlock) (
 	return e.agent.Prompt(testkit.Context(t), &acp.PromptRequest{SessionID: session, Prompt: blocks})
 }
 
+// promptInBackground sends a prompt from a goroutine of its own, for the
+// test to act while it runs; its answer comes on the channel.
+func (e *env) promptInBackground(t *testing.T, session string, blocks ...acp.ContentBlock) <-chan *acp.PromptResponse {
+	done := make(chan *acp.PromptResponse, 1)
+	go func() {
+		res, err := e.prompt(t, session, blocks...)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	return done
+}
+
 func (e *env) read(t *testing.T, rel string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(e.root, rel))
