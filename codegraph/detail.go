@@ -106,8 +106,8 @@ func (d *decoder) int() int64 {
 // u32 reads a uint32 that the decoder's caller checks against a bound.
 func (d *decoder) u32() uint32 { return uint32(min(d.uint(), 1<<32-1)) }
 
-func (d *decoder) str() string {
-	n := d.uint()
+// take reads the next n bytes; "" and the decoder bad when fewer are left.
+func (d *decoder) take(n uint64) string {
 	if d.bad || n > uint64(len(d.s)-d.i) {
 		d.bad = true
 		return ""
@@ -117,24 +117,20 @@ func (d *decoder) str() string {
 	return s
 }
 
+func (d *decoder) str() string { return d.take(d.uint()) }
+
 func (d *decoder) fixed32() uint32 {
-	if d.bad || len(d.s)-d.i < 4 {
-		d.bad = true
-		return 0
+	if b := d.take(4); len(b) == 4 {
+		return binary.LittleEndian.Uint32([]byte(b))
 	}
-	v := binary.LittleEndian.Uint32([]byte(d.s[d.i : d.i+4]))
-	d.i += 4
-	return v
+	return 0
 }
 
 func (d *decoder) fixed64() uint64 {
-	if d.bad || len(d.s)-d.i < 8 {
-		d.bad = true
-		return 0
+	if b := d.take(8); len(b) == 8 {
+		return binary.LittleEndian.Uint64([]byte(b))
 	}
-	v := binary.LittleEndian.Uint64([]byte(d.s[d.i : d.i+8]))
-	d.i += 8
-	return v
+	return 0
 }
 
 // count reads a count and checks it against what is left (each item takes

@@ -190,16 +190,7 @@ func parseSummary(sum []byte, sumOff, size int64) (*image, error) {
 	}
 	s := unsafe.String(unsafe.SliceData(body), len(body))
 	d := &decoder{s: s}
-	section := func() string {
-		n := d.fixed64()
-		if d.bad || n > uint64(len(d.s)-d.i) {
-			d.bad = true
-			return ""
-		}
-		out := d.s[d.i : d.i+int(n)]
-		d.i += int(n)
-		return out
-	}
+	section := func() string { return d.take(d.fixed64()) }
 	im := &image{}
 	strs, names := section(), section()
 	im.defs, im.refs = section(), section()
