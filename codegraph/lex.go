@@ -477,20 +477,27 @@ func (l *lexer) swiftRawString() bool {
 		closing = "\"\"\"" + string(src[l.i:j])
 		j += 2
 	}
+	l.rawString(j+1, closing)
+	return true
+}
+
+// rawString lexes, as one string token starting at l.i, a raw string whose
+// body starts at from and ends with closing (or at the end of the source).
+func (l *lexer) rawString(from int, closing string) {
+	src := l.src
 	start, line := l.i, l.line
-	for p := j + 1; p < len(src); p++ {
+	for p := from; p < len(src); p++ {
 		if src[p] == '\n' {
 			l.line++
 		}
-		if src[p] == '"' && p+len(closing) <= len(src) && string(src[p:p+len(closing)]) == closing {
+		if src[p] == closing[0] && p+len(closing) <= len(src) && string(src[p:p+len(closing)]) == closing {
 			l.i = p + len(closing)
 			l.emit(tString, start, line)
-			return true
+			return
 		}
 	}
 	l.i = len(src)
 	l.emit(tString, start, line)
-	return true
 }
 
 // phpHeredoc lexes a PHP heredoc or nowdoc at l.i (<<<ID, <<<"ID",
@@ -564,20 +571,7 @@ func (l *lexer) cppRawString() bool {
 	if k >= len(src) || src[k] != '(' {
 		return false
 	}
-	closing := ")" + string(src[j+2:k]) + "\""
-	start, line := l.i, l.line
-	for p := k + 1; p < len(src); p++ {
-		if src[p] == '\n' {
-			l.line++
-		}
-		if src[p] == ')' && p+len(closing) <= len(src) && string(src[p:p+len(closing)]) == closing {
-			l.i = p + len(closing)
-			l.emit(tString, start, line)
-			return true
-		}
-	}
-	l.i = len(src)
-	l.emit(tString, start, line)
+	l.rawString(k+1, ")"+string(src[j+2:k])+"\"")
 	return true
 }
 
