@@ -483,14 +483,28 @@ func TestSweepRemovesWhatACrashLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = crashed.lock.Unlock() // as kill -9 releases it
+	// It was the run of a process that ended before this one began.
+	before := time.Now().Add(-24 * time.Hour)
+	if err := os.Chtimes(crashed.dir, before, before); err != nil {
+		t.Fatal(err)
+	}
 	live, err := newWorktree(testkit.Context(t), root, work, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.remove()
+	// A start directory being made now, its lock not taken yet, as
+	// workDir makes it: the sweep (which runs beside tasks) leaves it.
+	making, err := os.MkdirTemp(work, "start-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	removed, err := Sweep(testkit.Context(t), work)
 	if err != nil || len(removed) != 1 || removed[0] != crashed.dir {
 		t.Fatalf("Sweep = %v, %v; want the crashed worktree %s alone", removed, err, crashed.dir)
+	}
+	if _, err := os.Stat(making); err != nil {
+		t.Fatalf("the start directory being made was removed: %v", err)
 	}
 	if _, err := os.Stat(live.cwd); err != nil {
 		t.Fatalf("the worktree in use was removed: %v", err)

@@ -359,7 +359,9 @@ func workDir(parent, prefix string) (string, *fsutil.FileLock, error) {
 
 // Sweep removes what the engine runs of a process that ended without
 // cleaning up (kill -9, a crash) left in workDir: each worktree and start
-// directory whose lock no running agentls holds, and a worktree's
+// directory whose lock no running agentls holds, unchanged since this
+// process started (a run of this process or of another one makes its
+// directory, then its lock: one changed since may be that), and a worktree's
 // registration in the repository it was added to (git worktree prune
 // there). Where file locks do not work nothing is removed. It returns the
 // directories removed.
@@ -383,6 +385,9 @@ func Sweep(ctx context.Context, workDir string) ([]string, error) {
 		}
 		if ctx.Err() != nil {
 			return removed, ctx.Err()
+		}
+		if fi, err := e.Info(); err != nil || fsutil.ChangedSinceStart(fi) {
+			continue // gone, or perhaps being made
 		}
 		dir := filepath.Join(workDir, name)
 		lock, err := fsutil.TryLockFile(filepath.Join(dir, lockName))

@@ -58,12 +58,17 @@ func TempTarget(name string) (string, bool) {
 // before it) and is never removed as a leftover.
 var started = time.Now()
 
+// ChangedSinceStart reports whether a file or directory last changed after
+// this process began: it may be one being made now (by this process or by
+// another one started before it), never a crash's leftover.
+func ChangedSinceStart(fi fs.FileInfo) bool { return !fi.ModTime().Before(started) }
+
 // removeLeftover removes the temporary file path if it is a crash's
 // leftover, and reports whether it did. A file that changed since the process started, or
 // that a writer holds locked, is left alone.
 func removeLeftover(path string) (bool, error) {
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(started) {
+	if err != nil || !fi.Mode().IsRegular() || ChangedSinceStart(fi) {
 		return false, nil
 	}
 	f, err := os.Open(path)
