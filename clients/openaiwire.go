@@ -37,13 +37,32 @@ type openaiConn struct {
 	baseErr error
 }
 
+// CustomHeadersVar names the headers sent to OpenAI's API beside the key,
+// one "Name: value" a line, for a gateway in front of it: their values may
+// be a gateway's token, and are kept as secret as the key (the endpoint's
+// redactor here, core.Secure for the rest of the process).
+const CustomHeadersVar = "OPENAI_CUSTOM_HEADERS"
+
+// CustomHeaderValues are the values of the headers CustomHeadersVar names.
+func CustomHeaderValues(env func(string) string) []string {
+	var out []string
+	for _, line := range strings.Split(env(CustomHeadersVar), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) != "" {
+			if v := strings.TrimSpace(value); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // openaiHeaders are the headers the OpenAI SDKs read from the environment:
 // the organization and project a key may belong to (OPENAI_ORG_ID,
 // OPENAI_PROJECT_ID), and OPENAI_CUSTOM_HEADERS, one "Name: value" a line,
 // for a gateway in front of the API. The key is never among them.
 func openaiHeaders(env func(string) string) http.Header {
 	h := http.Header{}
-	for _, line := range strings.Split(env("OPENAI_CUSTOM_HEADERS"), "\n") {
+	for _, line := range strings.Split(env(CustomHeadersVar), "\n") {
 		name, value, ok := strings.Cut(line, ":")
 		if name = strings.TrimSpace(name); ok && name != "" {
 			h.Set(name, strings.TrimSpace(value))

@@ -355,6 +355,39 @@ func TestOpenAIKeyNeverLeaks(t *testing.T) {
 	})
 }
 
+func TestOpenAICustomHeadersNeverLeak(t *testing.T) {
+	const token = "gw-token-5f8a2c9d1e7b"
+	fp := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(403)
+		_, _ = io.WriteString(w, `{"error":{"message":"gateway token `+r.Header.Get("X-Gateway-Token")+` is not allowed here","type":"forbidden"}}`)
+	})
+	core, logs := observer.New(zap.DebugLevel)
+	opts := once()
+	opts.Logger = zap.New(core)
+	env := map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": fp.srv.URL + "/v1", CustomHeadersVar: "X-Gateway-Token: " + token}
+	m, err := Resolve("openai:o4-mini", envOf(env), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Complete(context.Background(), thinkingConversation(), nil)
+	if err == nil || fp.count() == 0 || fp.request(0).Header.Get("X-Gateway-Token") != token {
+		t.Fatalf("err = %v; the header was not sent", err)
+	}
+	zap.New(core).Warn("the model failed", zap.Error(err))
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if strings.Contains(e.Error(), token) {
+			t.Errorf("the error quotes the gateway's token: %q", e.Error())
+		}
+	}
+	for _, entry := range logs.All() {
+		js, _ := json.Marshal(entry.ContextMap())
+		if strings.Contains(entry.Message+string(js), token) {
+			t.Errorf("a log line quotes the gateway's token: %s %s", entry.Message, js)
+		}
+	}
+}
+
 func TestOpenAIRequestHeaders(t *testing.T) {
 	t.Run("the key as a bearer token, JSON, and the organization, project and custom headers of the environment", func(t *testing.T) {
 		fp := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { sse(t, "openai_stream_text.sse")(w) })

@@ -192,6 +192,9 @@ func connect(provider, name, what string, env func(string) string, opts *Options
 		ep := &endpoint{provider: provider, model: name, keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", baseURL: base, red: keyRedactor("OPENAI_API_KEY", key), now: now}
 		m := newOpenAI(ep, key, httpClient, opts, false, wire)
 		m.conn.header = openaiHeaders(env)
+		for _, v := range CustomHeaderValues(env) {
+			ep.red.AddValue(CustomHeadersVar, v)
+		}
 		return &connection{model: m, lister: m, ep: ep, listEP: ep}, nil
 	case "ollama":
 		host := strings.TrimSpace(env("OLLAMA_HOST"))
