@@ -100,14 +100,14 @@ func TestStoreNeverHoldsUpdates(t *testing.T) {
 	})
 }
 
-func TestStoredGraphAnswersBeforeTheWalk(t *testing.T) {
-	root := fixture(t, "go")
-	state := filepath.Join(t.TempDir(), "codegraph.bin")
-	startStopped(t, Config{Root: root, StateFile: state})
-	writeFile(t, root, "cart/tax.go", "package cart\n\nfunc Tax(c *Cart) int { return c.Sum() / 5 }\n")
-	grace := walkGrace
-	walkGrace = time.Nanosecond // the walk starts at once, and is held
-	t.Cleanup(func() { walkGrace = grace })
+// runWalkHeld runs a graph of root from its stored graph state, the walk
+// that checks the stored graph waiting grace for a first answer (walkGrace)
+// and then held at walkHook until the test ends; reached says it is held.
+func runWalkHeld(t *testing.T, root, state string, grace time.Duration) (*Graph, <-chan struct{}) {
+	t.Helper()
+	was := walkGrace
+	walkGrace = grace
+	t.Cleanup(func() { walkGrace = was })
 	reached, release := hold(t, &walkHook)
 	g, err := New(Config{Root: root, StateFile: state})
 	if err != nil {
@@ -116,11 +116,20 @@ func TestStoredGraphAnswersBeforeTheWalk(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- g.Run(ctx) }()
-	defer func() {
+	t.Cleanup(func() {
 		release()
 		cancel()
 		<-done
-	}()
+	})
+	return g, reached
+}
+
+func TestStoredGraphAnswersBeforeTheWalk(t *testing.T) {
+	root := fixture(t, "go")
+	state := filepath.Join(t.TempDir(), "codegraph.bin")
+	startStopped(t, Config{Root: root, StateFile: state})
+	writeFile(t, root, "cart/tax.go", "package cart\n\nfunc Tax(c *Cart) int { return c.Sum() / 5 }\n")
+	g, reached := runWalkHeld(t, root, state, time.Nanosecond) // the walk starts at once, and is held
 	<-reached
 	qctx, qcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer qcancel()

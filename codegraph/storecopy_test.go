@@ -1,7 +1,6 @@
 package codegraph
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,22 +106,7 @@ func TestWalkWaitsForTheFirstAnswer(t *testing.T) {
 	root := fixture(t, "go")
 	state := filepath.Join(t.TempDir(), "codegraph.bin")
 	startStopped(t, Config{Root: root, StateFile: state})
-	grace := walkGrace
-	walkGrace = time.Hour // the answer alone lets the walk start
-	t.Cleanup(func() { walkGrace = grace })
-	reached, release := hold(t, &walkHook)
-	g, err := New(Config{Root: root, StateFile: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	defer func() {
-		release()
-		cancel()
-		<-done
-	}()
+	g, reached := runWalkHeld(t, root, state, time.Hour) // the answer alone lets the walk start
 	if err := g.Ready(bounded(t)); err != nil {
 		t.Fatal(err)
 	}
