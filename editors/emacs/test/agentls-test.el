@@ -1210,17 +1210,28 @@ file outside the graph says so."
                      '(("create" t) ("delete" t))))
       (should-not (directory-files-recursively root "agentls")))))
 
-;; eglot (1.9 in Emacs 28 from elpa-eglot, built in from Emacs 29) declares
-;; no resource operations and answers applied: true to a CreateFile or
-;; DeleteFile it ignores: agentls creates and deletes the files itself.
-(ert-deftest agentls-test-eglot-new-and-deleted-files ()
-  "Through eglot, a new file in a new directory and a deletion reach the disk."
+(defun agentls-test--skip-unless-eglot ()
+  "Skip the test unless a child Emacs finds eglot (Debian's elpa-eglot on 28)."
   (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
                                "--batch" "-Q" "--eval"
                                (concat "(unless (require 'eglot nil t)"
                                        " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
                                        " (add-to-list 'load-path d)) (require 'eglot))")))
-    (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+    (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)")))
+
+(defun agentls-test--gopls-or-skip ()
+  "Return the gopls of AGENTLS_GOPLS, or skip the test when there is none."
+  (let ((gopls (getenv "AGENTLS_GOPLS")))
+    (unless (and gopls (file-executable-p gopls))
+      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
+    gopls))
+
+;; eglot (1.9 in Emacs 28 from elpa-eglot, built in from Emacs 29) declares
+;; no resource operations and answers applied: true to a CreateFile or
+;; DeleteFile it ignores: agentls creates and deletes the files itself.
+(ert-deftest agentls-test-eglot-new-and-deleted-files ()
+  "Through eglot, a new file in a new directory and a deletion reach the disk."
+  (agentls-test--skip-unless-eglot)
   (let* ((root (file-name-as-directory (make-temp-file "agentls-eglot" t)))
          (state (make-temp-file "agentls-state" t))
          (script (expand-file-name "script.json" state))
@@ -1281,15 +1292,8 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
 ;; be wrong.
 (ert-deftest agentls-test-references-from-gopls-through-eglot ()
   "agentls's questions go to gopls through eglot; its answers are the edges."
-  (let ((gopls (getenv "AGENTLS_GOPLS")))
-    (unless (and gopls (file-executable-p gopls))
-      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
-    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
-                                 "--batch" "-Q" "--eval"
-                                 (concat "(unless (require 'eglot nil t)"
-                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
-                                         " (add-to-list 'load-path d)) (require 'eglot))")))
-      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+  (let ((gopls (agentls-test--gopls-or-skip)))
+    (agentls-test--skip-unless-eglot)
     (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-gopls" t))))
            (state (make-temp-file "agentls-state" t))
            (process-environment (append (list (concat "AGENTLS_STATE_DIR=" state)
@@ -1338,15 +1342,8 @@ t.Errorf beside errs.Errorf, errs having an Errorf method too.")
 ;; no diagnostics.
 (ert-deftest agentls-test-diagnostics-from-gopls-through-eglot ()
   "gopls's error in an agent's edit reaches the worker through eglot."
-  (let ((gopls (getenv "AGENTLS_GOPLS")))
-    (unless (and gopls (file-executable-p gopls))
-      (ert-skip "AGENTLS_GOPLS is not set (scripts/gopls.sh installs gopls)"))
-    (unless (eql 0 (call-process (expand-file-name invocation-name invocation-directory) nil nil nil
-                                 "--batch" "-Q" "--eval"
-                                 (concat "(unless (require 'eglot nil t)"
-                                         " (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa-src/*\"))"
-                                         " (add-to-list 'load-path d)) (require 'eglot))")))
-      (ert-skip "eglot is not installed (Debian's elpa-eglot for Emacs 28)"))
+  (let ((gopls (agentls-test--gopls-or-skip)))
+    (agentls-test--skip-unless-eglot)
     (let* ((root (file-name-as-directory (file-truename (make-temp-file "agentls-diag" t))))
            (state (make-temp-file "agentls-state" t))
            (script (expand-file-name "script.json" state))
